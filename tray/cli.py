@@ -1,0 +1,54 @@
+"""The ``dicetray`` command: one sub-command a job, each implemented in its own module.
+
+    dicetray demo [--game G] [--out DIR]     a whole game on the simulated tray
+    dicetray play                            the real table: camera, buttons, screen
+    dicetray calibrate                       tray, exposure, white balance, dice check
+    dicetray replay JOURNAL [--json]         the state a journal leads to
+    dicetray recognize IMAGE... --dice-set SET [--json]
+    dicetray eval                            vision figures on rendered and real photos
+    dicetray bench [--json]                  vision speed per frame and per die
+    dicetray screenshots [--out DIR]         every screen of every game, headless
+    dicetray train                           retrain the ONNX models (needs the train extra)
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "demo": ("tray.app", "main_demo", "a whole game on the simulated tray"),
+    "play": ("tray.app", "main_play", "run the table: camera, buttons and screen"),
+    "calibrate": ("tray.calibrate", "main", "find the tray, fix exposure and white balance"),
+    "replay": ("tray.journal", "main_replay", "print the state a game journal leads to"),
+    "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
+    "eval": ("vision.cli", "main_eval", "accuracy figures of the vision pipeline"),
+    "bench": ("vision.cli", "main_bench", "speed figures of the vision pipeline"),
+    "screenshots": ("tray.screenshots", "main", "draw every screen of every game to PNG files"),
+    "train": ("vision.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: dicetray COMMAND [options]", "", "commands:"]
+    lines += [f"  {name:<12} {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    lines += ["", "dicetray COMMAND --help shows the options of a command."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"dicetray: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module, func, _ = COMMANDS[name]
+    entry = getattr(importlib.import_module(module), func)
+    return int(entry(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""The rules engines, one module a game. ``get(game_id)`` returns the module."""
+
+from __future__ import annotations
+
+import importlib
+
+GAME_IDS = ("tally-up", "toss-up", "bank", "diced-out", "rollers")
+_MODULES = {
+    "tally-up": "tray.games.tally_up",
+    "toss-up": "tray.games.toss_up",
+    "bank": "tray.games.bank",
+    "diced-out": "tray.games.diced_out",
+    "rollers": "tray.games.rollers",
+}
+
+
+def get(game_id: str):
+    """The engine module of a game id; ValueError naming the choices for an unknown id."""
+    try:
+        return importlib.import_module(_MODULES[game_id])
+    except KeyError:
+        raise ValueError(f"unknown game {game_id!r}; choose one of {', '.join(GAME_IDS)}") from None

@@ -1,0 +1,79 @@
+"""The data vision hands on: readings of single frames and settled rolls.
+
+vision/ knows nothing of games: a reading names a die id and a face id of a dice set
+(vision/dicesets), with a box and a confidence; the app decides what the roll means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die found in a frame. Box in pixels, (x, y) its top-left corner.
+
+    ``die``/``face`` are ids of the dice set, or None where the classifier abstained
+    (confidence below its threshold): such a die was found but not read.
+    """
+
+    x: int
+    y: int
+    w: int
+    h: int
+    die: str | None
+    face: str | None
+    confidence: float
+
+    @property
+    def read(self) -> bool:
+        return self.face is not None and self.die is not None
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return self.x + self.w / 2, self.y + self.h / 2
+
+    @property
+    def spec(self) -> str | None:
+        """``die:face`` as used in roll events, or None when unread."""
+        return f"{self.die}:{self.face}" if self.read else None
+
+    def to_json(self) -> dict:
+        return {"x": self.x, "y": self.y, "w": self.w, "h": self.h, "die": self.die,
+                "face": self.face, "confidence": round(float(self.confidence), 4)}
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    """What one frame shows: the dice found and the state of the scene."""
+
+    dice: tuple[DieReading, ...] = ()
+    hand: bool = False     # a hand or another large object is in the tray
+    motion: float = 0.0    # how much changed since the previous frame (0 = still)
+    empty: bool = False    # no dice in the tray
+
+
+@dataclass(frozen=True)
+class SettledRoll:
+    """One throw, once its dice are still and their readings agree over consecutive frames."""
+
+    dice: tuple[DieReading, ...]
+    frame_index: int = 0
+    frames_still: int = 0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def sure(self) -> tuple[DieReading, ...]:
+        return tuple(d for d in self.dice if d.read)
+
+    @property
+    def unreadable(self) -> tuple[DieReading, ...]:
+        return tuple(d for d in self.dice if not d.read)
+
+    @property
+    def complete(self) -> bool:
+        return all(d.read for d in self.dice)
+
+    def specs(self) -> list[str]:
+        """The ``die:face`` strings of the read dice (for a roll event)."""
+        return [d.spec for d in self.dice if d.read]
