@@ -622,6 +622,7 @@ def _end_round(s: dict, reason: str) -> None:
         s["tie"] = False
         s["winner"] = winners(scores, s["players"])
         s["running"] = 0
+        s["last"]["game_over"] = True
         return
     # A tie for the highest score plays one more round (the next player clockwise active, all
     # players in it as usual); the end is checked again after it, for as long as the tie lasts.
