@@ -238,16 +238,17 @@ class MemoryJournal:
         return self.state
 
     def correct(self, event_number: int, dice: list[str]) -> dict:
+        """Replace the dice of roll event ``event_number`` (1-based, like Journal.correct)."""
         events = [dict(e) for e in self.events]
-        if not (0 <= event_number < len(events)) or events[event_number].get("type") != "roll":
-            raise RuleError(f"event {event_number} is not a roll")
-        events[event_number] = engine.roll(*dice)
+        if not (1 <= event_number <= len(events)) or events[event_number - 1].get("type") != "roll":
+            raise RuleError(f"There is no roll {event_number} to correct")
+        events[event_number - 1] = engine.roll(*dice)
         states = [self._start]
-        for i, e in enumerate(events):
+        for i, e in enumerate(events, 1):
             try:
                 states.append(self.game.apply(states[-1], e))
             except RuleError as exc:
-                raise RuleError(f"that correction makes event {i} impossible: {exc}") from None
+                raise RuleError(f"That correction makes event {i} impossible: {exc}") from None
         self.events, self._states = events, states
         return self.state
 
@@ -579,11 +580,23 @@ class Table:
             engine.check_roll(e.roll, [engine.parse_die(s) for s in specs],
                               self.state.get("layout") or {})
         except RuleError as exc:
-            self.message = Message(str(exc), "wrong_roll", t + MESSAGE_S)
-            self._emit("refused", f"refused roll {', '.join(specs)}: {exc}")
+            text = self._roll_words(specs) or str(exc)
+            self.message = Message(text, "wrong_roll", t + MESSAGE_S)
+            self._emit("refused", f"refused roll {', '.join(specs)}: {text}")
             return False
         self.correction = None
         return self.send(engine.roll(*specs), t)
+
+    def _roll_words(self, specs: list[str]) -> str | None:
+        """The game's own words for a refused roll (its rules know best what to say), or None.
+        The engine is pure: asking it changes nothing."""
+        try:
+            self.journal.game.apply(self.state, engine.roll(*specs))
+        except RuleError as exc:
+            return str(exc)
+        except (ValueError, TypeError, KeyError):
+            return None
+        return None
 
     def confirm_correction(self, t: float) -> str:
         c = self.correction
@@ -626,10 +639,10 @@ class Table:
                 return "correcting"
         return "no roll to correct"
 
-    def _journal_number(self, index: int) -> int:
-        """The event number Journal.correct expects for ``journal.events[index]``."""
-        number = getattr(self.journal, "event_number", None)
-        return number(index) if callable(number) else index
+    @staticmethod
+    def _journal_number(index: int) -> int:
+        """The event number Journal.correct expects for ``journal.events[index]`` (1-based)."""
+        return index + 1
 
     def cancel(self, t: float) -> None:
         """Escape: drop a correction in progress and clear messages."""
@@ -784,3 +797,222 @@ class ButtonMapper:
             self.pending[ev.player] = now
             return None
         return self.table.press(ev.player, now)
+
+
+def handle_key(table: Table, key: str, t: float, shift: bool = False) -> str:
+    """A key on the keyboard (pygame key name, e.g. "1", "return", "up", "u"), in words.
+
+    1-9, 0: the buttons of seats 1-10 (Shift = long press). Enter/Space: confirm. Up/Down:
+    the face of the selected die, or the highlighted choice. Left/Right: the selected die, or
+    the highlighted choice. U/Backspace: undo. C: correct the last roll. E: end the game early
+    (when the game allows it). Escape: drop a correction.
+    """
+    key = key.lower()
+    if len(key) == 1 and key.isdigit():
+        seat = (int(key) - 1) % 10
+        if seat >= len(table.players):
+            return "no such player"
+        return table.press(seat, t, long=shift)
+    if key in ("return", "enter", "keypad enter", "space"):
+        return table.confirm(t)
+    c = table.correction
+    if key in ("up", "down"):
+        if c is not None:
+            c.cycle(1 if key == "down" else -1)
+            return "cycled face"
+        p = table.chooser()
+        if p is not None:
+            table.cycle_choice(p, 1 if key == "down" else -1)
+            return "cycled"
+        return "nothing to change"
+    if key in ("left", "right"):
+        if c is not None:
+            c.select(c.selected + (1 if key == "right" else -1))
+            return "selected die"
+        p = table.chooser()
+        if p is not None:
+            table.cycle_choice(p, 1 if key == "right" else -1)
+            return "cycled"
+        return "nothing to change"
+    if key in ("u", "backspace"):
+        return table.undo(t)
+    if key == "c":
+        return table.correct_last(t)
+    if key == "e":
+        acts = table.table_actions()
+        if acts:
+            return "sent" if table.table_action(acts[0], t) else "refused"
+        return "nothing to end"
+    if key == "escape":
+        table.cancel(t)
+        return "cancelled"
+    return "unknown key"
+
+
+def handle_tap(table: Table, target: tuple | None, t: float) -> str:
+    """A tap on the screen, given what it landed on (``Display.hit``), in words."""
+    if not target:
+        return "nothing there"
+    kind = target[0]
+    if kind == "player":
+        return table.press(target[1], t)
+    if kind == "choice":
+        p = table.chooser()
+        return table.pick(p, target[1], t) if p is not None else "nothing to pick"
+    if kind == "die":
+        c = table.correction
+        if c is None:
+            return table.correct_last(t)
+        if c.selected == target[1]:
+            c.cycle(1)
+            return "cycled face"
+        c.select(target[1])
+        return "selected die"
+    if kind == "button":
+        name = target[1]
+        if name == "undo":
+            return table.undo(t)
+        if name == "ok":
+            return table.confirm(t)
+        return "sent" if table.table_action(name, t) else "refused"
+    return "nothing there"
+
+
+#: the values a start-screen option steps through (other ints step by about a tenth)
+OPTION_VALUES = {
+    ("bank", "rounds"): [10, 15, 20],
+    ("bank", "doubles_rule"): ["double_then_add", "double_only"],
+    ("tally-up", "target"): [1000, 1500, 2000, 2500, 3000, 4000, 5000],
+    ("tally-up", "press_window_s"): [3, 5, 8, 10],
+    ("diced-out", "rounds"): [1, 2, 3, 4, 5, 6],
+    ("diced-out", "rerolls"): [0, 1, 2, 3, 4, 5],
+    ("rollers", "target"): [3, 4, 5],
+}
+
+
+class StartMenu:
+    """The start screen's logic: the game, the number of players (as the game allows), their
+    names and the options, changed by keys (Up/Down a line, Left/Right its value, Enter starts)
+    or taps on < and >.
+
+    >>> m = StartMenu(["Ana", "Ben", "Cy"], default_game="bank")
+    >>> m.game_id, len(m.players)
+    ('bank', 3)
+    >>> m.key("down"); m.key("left"); len(m.players)
+    2
+    >>> m.key("return"); m.started
+    True
+    """
+
+    def __init__(self, names: list[str], default_game: str = "tally-up",
+                 options: dict | None = None, players: int | None = None):
+        from tray import games
+
+        self.games = [(gid, games.get(gid).TITLE) for gid in games.GAME_IDS]
+        ids = [g for g, _ in self.games]
+        self.game_index = ids.index(default_game) if default_game in ids else 0
+        fallback = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
+        self.names = list(names) + [n for n in fallback if n not in names]
+        self.n_players = players or max(2, min(len(names) or 2, 4))
+        self.overrides = {g: dict(v) for g, v in (options or {}).items() if isinstance(v, dict)}
+        self.focus = 0
+        self.started = False
+        self.resume: str | None = None
+        self.resume_path = None
+        self.message: str | None = None
+        self._clamp()
+
+    @property
+    def game_id(self) -> str:
+        return self.games[self.game_index][0]
+
+    @property
+    def engine(self):
+        from tray import games
+
+        return games.get(self.game_id)
+
+    @property
+    def players(self) -> list[str]:
+        return self.names[:self.n_players]
+
+    def _clamp(self) -> None:
+        e = self.engine
+        self.n_players = max(e.MIN_PLAYERS, min(self.n_players, e.MAX_PLAYERS, len(self.names)))
+
+    def option_names(self) -> list[str]:
+        """The options shown (scalars; list options keep their value)."""
+        return [k for k, v in self.engine.OPTIONS.items() if isinstance(v, (bool, int, float, str))]
+
+    def chosen_options(self) -> dict:
+        opts = dict(self.overrides.get(self.game_id, {}))
+        return opts
+
+    def value(self, name: str):
+        return self.chosen_options().get(name, self.engine.OPTIONS[name])
+
+    def rows(self) -> int:
+        return 2 + len(self.option_names())
+
+    def change(self, row: int, step: int) -> None:
+        """Change line ``row`` by ``step`` (+1 / -1)."""
+        self.message = None
+        if row == 0:
+            self.game_index = (self.game_index + step) % len(self.games)
+            self._clamp()
+        elif row == 1:
+            self.n_players += step
+            self._clamp()
+        elif 2 <= row < self.rows():
+            name = self.option_names()[row - 2]
+            cur = self.value(name)
+            values = OPTION_VALUES.get((self.game_id, name))
+            if isinstance(cur, bool):
+                new = not cur
+            elif values:
+                i = values.index(cur) if cur in values else 0
+                new = values[(i + step) % len(values)]
+            elif isinstance(cur, (int, float)):
+                inc = max(1, round(abs(self.engine.OPTIONS[name]) / 10)) if self.engine.OPTIONS[name] else 1
+                new = max(1, cur + step * inc)
+            else:
+                return
+            self.overrides.setdefault(self.game_id, {})[name] = new
+
+    def key(self, name: str) -> None:
+        """A key on the start screen."""
+        name = name.lower()
+        if name == "up":
+            self.focus = (self.focus - 1) % (self.rows() + 1)
+        elif name == "down":
+            self.focus = (self.focus + 1) % (self.rows() + 1)
+        elif name in ("left", "right"):
+            self.change(self.focus, 1 if name == "right" else -1)
+        elif name in ("return", "enter", "keypad enter"):
+            self.started = True
+
+    def tap(self, target) -> None:
+        """A tap on the start screen (``Display.hit``)."""
+        if not target or target[0] != "start":
+            return
+        _, row, step = target
+        if row >= self.rows():
+            self.started = True
+        elif step:
+            self.change(row, step)
+        else:
+            self.focus = row
+
+    def view(self):
+        from tray.view import StartView
+
+        e = self.engine
+        opts = [(n.replace("_", " "), _show(self.value(n))) for n in self.option_names()]
+        return StartView(self.games, self.game_index, self.players, e.MIN_PLAYERS,
+                         e.MAX_PLAYERS, opts, self.focus, self.resume, self.message)
+
+
+def _show(v) -> str:
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return str(v).replace("_", " ")

@@ -343,12 +343,12 @@ class Display:
                 self.box(r, GOLD if c.highlighted else PANEL, radius=6)
                 self.text(c.label, (cx + 8, cy + ch // 2), 20, BG if c.highlighted else TEXT,
                           anchor="midleft", max_w=cw - 14)
-                self.hits.append((r, ("choice", i)))
+                self.hits.append((r, ("choice", c.index)))
 
         # table buttons (touch)
         bx = 790
-        for name in (["undo"] + [a for a in v.table_actions]):
-            label = name.replace("_", " ")
+        for name in ["undo", *v.table_actions] + (["ok"] if v.confirm else []):
+            label = v.confirm if name == "ok" else name.replace("_", " ")
             w = self.font(18).size(label)[0] + 18
             r = pg.Rect(bx - w, 448, w, 26)
             self.box(r, PANEL, radius=6)

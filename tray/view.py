@@ -60,6 +60,7 @@ class DieView:
 class ChoiceView:
     label: str
     highlighted: bool = False
+    index: int = 0    # into the decision's choices
 
 
 @dataclass
@@ -90,6 +91,7 @@ class View:
     camera_lost: bool = False
     table_actions: list[str] = field(default_factory=list)
     sheet: list = field(default_factory=list)   # (label, marked, circled)
+    confirm: str | None = None   # label of the on-screen confirm button, when one is useful
 
 
 @dataclass
@@ -331,7 +333,7 @@ def build_view(table: Table, t: float) -> View:
         labels = (e.detail or {}).get("labels")
         if not (isinstance(labels, list) and len(labels) == len(d.choices)):
             labels = [choice_label(c, players) for c in d.choices]
-        choices = [ChoiceView(str(lab), i == hi) for i, lab in enumerate(labels)]
+        choices = [ChoiceView(str(lab), i == hi, i) for i, lab in enumerate(labels)]
         if len(choices) > 12:   # show a window around the highlight
             lo = max(0, min(hi - 5, len(choices) - 12))
             choices = choices[lo:lo + 12]
@@ -398,4 +400,6 @@ def build_view(table: Table, t: float) -> View:
         winner=", ".join(winners) if winners else None,
         camera_lost=bool(msg and msg.kind == "camera"),
         table_actions=table.table_actions(),
+        confirm=("OK" if (choices or table.correction is not None)
+                 else "Reveal" if secret_ds and table.countdown_from is None else None),
     )
