@@ -441,6 +441,7 @@ def test_tally_up_window_closed_nobody_gets_200():
     s = T.apply(s, action(-1, "window_closed"))
     assert s["scores"] == [450, 100, 100] and s["last"]["first"] is None
     refused(s, action(-1, "window_closed"), "no Tally Up! press window is open")
+    refused(_tally_state(2), action(1, "window_closed"), "table event", "player -1")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -567,6 +567,8 @@ def _apply_action(s: dict, event: dict) -> None:
         _tally_bonus(s, p)
         return
     if name == "window_closed":
+        if p != -1:
+            raise RuleError("the press window closing is a table event: send it with player -1")
         if phase != TALLY:
             raise RuleError("no Tally Up! press window is open")
         _tally_bonus(s, None)
