@@ -50,9 +50,25 @@ BIG_MOMENTS = {
     "round_over_seven": "SEVEN!",
     "all_green": "ALL GREEN!",
     "complete": "ALL MARKED!",
+    "seventy": "SEVENTY!",
+    "doubles": "DOUBLES!",
     "round_end": "ROUND OVER",
     "game_over": "GAME OVER",
 }
+
+
+
+def moment_of(last) -> str | None:
+    """The big-moment kind of ``state["last"]`` (a key of BIG_MOMENTS), or None."""
+    if not isinstance(last, dict):
+        return None
+    kind = last.get("kind")
+    if kind == "roll" and last.get("all_back"):
+        return "all_green"
+    if kind in ("apply", "roll") and last.get("round_over") and last.get("round_end"):
+        return "round_end"
+    return kind if kind in BIG_MOMENTS else None
+
 
 COUNTDOWN_S = 3.0
 MESSAGE_S = 6.0
@@ -356,12 +372,13 @@ class Table:
             self.window_from = t
         last = self.state.get("last") or {}
         kind = last.get("kind") if isinstance(last, dict) else None
+        moment = moment_of(last)
         if kind == "reveal":
             self.revealed = {k: [self.name(x) if isinstance(x, int) else str(x)
                                  for x in last.get(k, [])] for k in ("in", "out")}
-        if kind in BIG_MOMENTS:
-            self.banner = (kind, BIG_MOMENTS[kind], t + BANNER_S)
-            self._emit("banner", BIG_MOMENTS[kind])
+        if moment is not None:
+            self.banner = (moment, BIG_MOMENTS[moment], t + BANNER_S)
+            self._emit("banner", BIG_MOMENTS[moment])
         if e.finished:
             self.banner = ("game_over", "GAME OVER", t + 1e9)
             self._emit("finished", "game over")
@@ -742,8 +759,20 @@ def asdict(obj: Any) -> Any:
     return dataclasses.asdict(obj) if dataclasses.is_dataclass(obj) else obj
 
 
-__all__ = ["BIG_MOMENTS", "ButtonMapper", "Correction", "MemoryJournal", "Message", "Slot",
-           "Table", "candidates_for", "choice_label", "classify_decision", "press_plan"]
+__all__ = [
+    "BIG_MOMENTS",
+    "ButtonMapper",
+    "Correction",
+    "MemoryJournal",
+    "Message",
+    "Slot",
+    "Table",
+    "candidates_for",
+    "choice_label",
+    "classify_decision",
+    "moment_of",
+    "press_plan",
+]
 
 
 LONG_PRESS_S = 0.8

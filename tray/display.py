@@ -249,18 +249,19 @@ class Display:
             fpx = 26 if row_h >= 40 else 20
             self.text(f"{row.seat + 1 if row.seat < 9 else 0}", (20, y + (row_h - 4) // 2), fpx - 6,
                       DIM, anchor="midleft")
-            self.text(row.name, (40, y + (row_h - 4) // 2), fpx, TEXT, bold=row.active,
-                      anchor="midleft", max_w=120)
-            self.text(row.score, (248, y + (row_h - 4) // 2), fpx + 2, GOLD if row.winner else TEXT,
-                      bold=True, anchor="midright")
+            mid = y + (row_h - 4) // 2
+            self.text(row.name, (40, mid), fpx, TEXT, bold=row.active, anchor="midleft", max_w=104)
+            sr = self.text(row.score, (248, mid), fpx + 2, GOLD if row.winner else TEXT,
+                           bold=True, anchor="midright")
+            tag_w = sr.left - 8 - 146
             if row.awaited:
                 mark = "chosen" if row.chosen else "..."
-                self.text(mark, (168, y + (row_h - 4) // 2), max(14, fpx - 8),
-                          GREEN if row.chosen else DIM, anchor="midleft")
+                self.text(mark, (sr.left - 8, mid), max(14, fpx - 8),
+                          GREEN if row.chosen else DIM, anchor="midright", max_w=tag_w)
             elif row.tag:
                 tag_col = {"OUT": ORANGE, "IN": GREEN, "banked": GREEN}.get(row.tag, DIM)
-                self.text(row.tag, (168, y + (row_h - 4) // 2), max(14, fpx - 8), tag_col,
-                          anchor="midleft", max_w=48)
+                self.text(row.tag, (sr.left - 8, mid), max(14, fpx - 8), tag_col,
+                          anchor="midright", max_w=tag_w)
             self.hits.append((rect, ("player", row.seat)))
             y += row_h
 
@@ -327,23 +328,30 @@ class Display:
             self.text(v.roll_caption, (x0, yb + 6), 22, DIM, max_w=516)
             yb += 28
 
-        # choices
+        # choices: as many as fit, in a window around the highlighted one
         if v.choices:
             self.text(f"{v.chooser}, choose:", (x0, yb + 6), 22, TEXT, bold=True)
+            more = len(v.choices)
             yb += 30
-            cols = 2 if len(v.choices) > 4 else 1
+            cols = 2 if len(v.choices) > 3 else 1
             cw = 516 // cols - 6
-            ch = 30
-            for i, c in enumerate(v.choices):
+            ch = 28
+            rows = max(1, (418 - yb) // (ch + 4))
+            fit = rows * cols
+            hi = next((i for i, c in enumerate(v.choices) if c.highlighted), 0)
+            lo = 0 if more <= fit else max(0, min(hi - fit // 2, more - fit))
+            shown = v.choices[lo:lo + fit]
+            for i, c in enumerate(shown):
                 cx = x0 + (i % cols) * (cw + 6)
                 cy = yb + (i // cols) * (ch + 4)
-                if cy + ch > 446:
-                    break
                 r = pg.Rect(cx, cy, cw, ch)
                 self.box(r, GOLD if c.highlighted else PANEL, radius=6)
                 self.text(c.label, (cx + 8, cy + ch // 2), 20, BG if c.highlighted else TEXT,
                           anchor="midleft", max_w=cw - 14)
                 self.hits.append((r, ("choice", c.index)))
+            if more > fit:
+                self.text(f"{lo + 1}-{lo + len(shown)} of {more}", (788, yb - 24), 18, DIM,
+                          anchor="topright")
 
         # table buttons (touch)
         bx = 790
@@ -367,7 +375,7 @@ class Display:
                       80, GOLD, bold=True, anchor="center", max_w=r.w - 20)
         if v.banner:
             col = BANNER_COLOURS.get(v.banner_kind or "", GOLD)
-            r = pg.Rect(272, 200, 520, 90) if v.screen != "end" else pg.Rect(272, 120, 520, 110)
+            r = pg.Rect(272, 300, 516, 96) if v.screen != "end" else pg.Rect(272, 290, 516, 110)
             self.box(r.inflate(8, 8), (0, 0, 0), radius=16)
             self.box(r, col, radius=14)
             self.text(v.banner, r.center, 64 if len(v.banner) < 14 else 40,
@@ -375,7 +383,7 @@ class Display:
                       anchor="center", max_w=r.w - 20)
         if v.message:
             col = MESSAGE_COLOURS.get(v.message_kind or "info", BLUE)
-            r = pg.Rect(160, 340, 630, 84) if not v.camera_lost else pg.Rect(120, 150, 560, 160)
+            r = pg.Rect(272, 330, 516, 84) if not v.camera_lost else pg.Rect(120, 150, 560, 160)
             self.box(r.inflate(6, 6), (0, 0, 0), radius=14)
             self.box(r, col, radius=12)
             if v.camera_lost:

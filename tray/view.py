@@ -14,6 +14,7 @@ what), the banner and the messages through the View.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from tray.actions import Table, choice_label, classify_decision
@@ -334,9 +335,6 @@ def build_view(table: Table, t: float) -> View:
         if not (isinstance(labels, list) and len(labels) == len(d.choices)):
             labels = [choice_label(c, players) for c in d.choices]
         choices = [ChoiceView(str(lab), i == hi, i) for i, lab in enumerate(labels)]
-        if len(choices) > 12:   # show a window around the highlight
-            lo = max(0, min(hi - 5, len(choices) - 12))
-            choices = choices[lo:lo + 12]
         help_ = (f"{players[chooser]}: short press = next choice, long press = confirm "
                  "(keys: arrows + Enter, or tap)")
     elif secret_ds:
@@ -374,7 +372,7 @@ def build_view(table: Table, t: float) -> View:
     window = table.window_decision()
     if window is not None and table.window_from is not None:
         left = max(0.0, table.window_seconds() - (t - table.window_from))
-        prompt = f"{e.prompt}  ({left:.0f} s)"
+        prompt = f"{e.prompt}  ({math.ceil(left)} s)"
     return View(
         screen="end" if e.finished else "play",
         game_id=game_id,

@@ -1,0 +1,222 @@
+"""``dicetray screenshots``: every screen of every game, drawn headless to PNG files.
+
+The states come from the real engines: a seeded random game (tray.playthrough) is replayed
+and the screen is drawn at its interesting moments (the first prompt, a secret IN/OUT choice
+and its countdown and reveal, the choices of DICEDOUT! and Rollers, every kind of big moment,
+the end), plus the overlays (a wrong roll, dice that could not be read, the camera lost), the
+start screen and the set-up camera view.
+
+>>> from tray.screenshots import write_all
+>>> paths = write_all("shots", size=(800, 480))   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tray import games
+from tray.actions import MemoryJournal, StartMenu, Table, classify_decision, moment_of
+from tray.view import SetupView, build_view
+
+PLAYERS = {"tally-up": ["Ana", "Ben", "Cy", "Dee"], "toss-up": ["Ana", "Ben", "Cy"],
+           "bank": ["Ana", "Ben", "Cy", "Dee"], "diced-out": ["Ana", "Ben", "Cy"],
+           "rollers": ["Ana", "Ben", "Cy"]}
+OPTIONS = {"bank": {"rounds": 10}, "tally-up": {"target": 1500}}
+#: big moments each game's screenshots must show
+WANTED = {"tally-up": ("bust", "tally_up"), "toss-up": ("bust", "all_green"),
+          "bank": ("seven", "seventy", "doubles"),
+          "diced-out": ("diced_out",), "rollers": ("zap",)}
+
+
+def _table(game_id: str, events: list[dict], k: int) -> Table:
+    j = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
+    table = Table(j)
+    for ev in events[:k]:
+        table.send(ev, 0.0)
+    table.banner = None
+    table.message = None
+    if k:
+        # show the moment as the table showed it right after event k
+        table._changed(0.0)
+    return table
+
+
+def _unread_roll(table: Table):
+    """A settled roll like the one the game waits for, with its last die unread."""
+    import random
+
+    from tray import playthrough
+    from vision.types import DieReading, SettledRoll
+
+    spec = table.expect().roll
+    ev = playthrough.throw(spec, random.Random(5), table.state.get("layout"))
+    dice = []
+    for i, s in enumerate(ev["dice"]):
+        die, face = s.split(":", 1)
+        unread = i == len(ev["dice"]) - 1
+        dice.append(DieReading(40 + 60 * i, 200, 48, 48, die if not unread else None,
+                               None if unread else face, 0.3 if unread else 0.99))
+    return SettledRoll(tuple(dice))
+
+
+def scenes(game_id: str, seed: int = 7):
+    """(name, table, t) for every screen worth a picture in one seeded game of ``game_id``."""
+    from tray import playthrough
+
+    events = playthrough.play(game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=seed,
+                              table_rate=0.0)
+    out = []
+    t0 = _table(game_id, events, 0)
+    out.append(("01-first-prompt", t0, 0.0))
+
+    # walk the game: states with choices and the first of each big moment
+    seen_kinds: set[str] = set()
+    seen_choice = secret_done = False
+    j = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
+    for k, ev in enumerate(events, 1):
+        j.append(ev)
+        kind = moment_of(j.state.get("last"))
+        e = j.expect()
+        if kind is not None and kind not in seen_kinds and not e.finished:
+            seen_kinds.add(kind)
+            tb = _table(game_id, events, k)
+            out.append((f"moment-{kind.replace('_', '-')}", tb, 0.5))
+        if not seen_choice and any(classify_decision(d) == "choice" and d.player >= 0
+                                   for d in e.decisions):
+            seen_choice = True
+            tb = _table(game_id, events, k)
+            out.append(("choice", tb, 0.5))
+        if not secret_done and any(d.secret for d in e.decisions) and k > 0:
+            secret_done = True
+            tb = _table(game_id, events, k)
+            ds = [d.player for d in tb.secret_decisions()]
+            for p in ds[:-1]:
+                tb.press(p, 1.0)
+            out.append(("secret-choosing", tb, 1.0))
+            tc = _table(game_id, events, k)
+            for p in ds:
+                tc.press(p, 1.0)
+            out.append(("secret-countdown", tc, 2.2))
+            tr = _table(game_id, events, k)
+            for p in ds:
+                tr.press(p, 1.0)
+            tr.tick(4.5)
+            tr.banner = None
+            out.append(("secret-reveal", tr, 4.6))
+    # big moments this seed did not reach: look for them in other seeded games
+    want = set(WANTED.get(game_id, ())) - seen_kinds
+    for extra in range(seed + 1, seed + 40):
+        if not want:
+            break
+        more = playthrough.play(game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=extra,
+                                table_rate=0.0)
+        jj = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
+        for k, ev in enumerate(more, 1):
+            jj.append(ev)
+            kind = moment_of(jj.state.get("last"))
+            if kind in want:
+                want.discard(kind)
+                out.append((f"moment-{kind.replace('_', '-')}", _table(game_id, more, k), 0.5))
+    # the overlays, on a state that waits for a roll
+    k_roll = next((k for k in range(len(events) // 3, len(events))
+                   if _table(game_id, events, k).expect().roll is not None), 0)
+    tw = _table(game_id, events, k_roll)
+    spec = tw.expect().roll
+    wrong = [f"{d}:{tw.state['layout'][d][0]}" for d in
+             (list(spec.dice) if spec.dice is not None else list(spec.choose_from or ()))[:1]]
+    tw.roll(wrong * (spec.count + 1), 1.0)
+    out.append(("wrong-roll", tw, 1.0))
+    tu = _table(game_id, events, k_roll)
+    tu.settled(_unread_roll(tu), 1.0)
+    out.append(("unread-dice", tu, 1.0))
+    tl = _table(game_id, events, k_roll)
+    tl.camera(False, 0.0)
+    tl.camera(False, 5.0)
+    out.append(("camera-lost", tl, 5.0))
+    te = _table(game_id, events, len(events))
+    out.append(("end", te, 1.0))
+    return out
+
+
+def setup_view(game_id: str):
+    """The set-up view: a rendered tray with the dice the real pipeline finds."""
+    import numpy as np
+
+    engine = games.get(game_id)
+    from vision import dicesets
+
+    ds = dicesets.load(engine.DICE_SET)
+    try:
+        from vision.render import render_scene
+    except ImportError:
+        return SetupView(None, [], "the renderer (vision.render) is not installed", ds.id,
+                         "No picture: vision.render is missing")
+    rng = np.random.default_rng(3)
+    dice = [(d.id, d.faces[i % 6]) for i, d in enumerate(ds.dice[:6])]
+    while len(dice) < 4:
+        dice.append((ds.dice[0].id, ds.dice[0].faces[len(dice) % 6]))
+    frame, labels = render_scene(ds, dice, rng)
+    boxes = []
+    status = "still: dice read"
+    try:
+        from vision.pipeline import Recognizer
+
+        reading = Recognizer(ds).read(frame)
+        for d in reading.dice:
+            boxes.append((d.x, d.y, d.w, d.h, d.spec or "?", d.read))
+    except ImportError:
+        status = "truth labels shown (vision.pipeline missing)"
+        boxes = [(lab["x"], lab["y"], lab["w"], lab["h"], f"{lab['die']}:{lab['face']}", True)
+                 for lab in labels]
+    return SetupView(frame, boxes, f"Tray: {status}", ds.id)
+
+
+def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480),
+              game_ids=None, seed: int = 7) -> list[Path]:
+    """Draw every screen of every game to ``out``; returns the PNG paths."""
+    from tray.display import Display
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    screen = Display(size=size, headless=True)
+    paths: list[Path] = []
+    menu = StartMenu(["Ana", "Ben", "Cy", "Dee"], default_game="tally-up")
+    screen.draw(menu.view())
+    paths.append(screen.save(out / "start.png"))
+    menu.resume = "Resume Bank (Ana, Ben, Cy)? Press R"
+    menu.focus = 1
+    screen.draw(menu.view())
+    paths.append(screen.save(out / "start-resume.png"))
+    for gid in game_ids or games.GAME_IDS:
+        for name, table, t in scenes(gid, seed):
+            screen.draw(build_view(table, t))
+            paths.append(screen.save(out / f"{gid}-{name}.png"))
+        screen.draw(setup_view(gid))
+        paths.append(screen.save(out / f"{gid}-setup.png"))
+    return paths
+
+
+def main(argv: list[str]) -> int:
+    """``dicetray screenshots [--out DIR] [--size WxH] [--game G]``."""
+    from tray.display import parse_size
+
+    ap = argparse.ArgumentParser(prog="dicetray screenshots",
+                                 description="Draw every screen of every game, headless, to PNG files.")
+    ap.add_argument("--out", default="screenshots", help="folder for the PNG files")
+    ap.add_argument("--size", default="800x480", help="window size, like 800x480 or 1920x1080")
+    ap.add_argument("--game", action="append", choices=games.GAME_IDS,
+                    help="only this game (repeatable; default: all)")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    try:
+        size = parse_size(args.size)
+    except ValueError as exc:
+        print(f"dicetray screenshots: {exc}", file=sys.stderr)
+        return 2
+    paths = write_all(args.out, size, args.game, args.seed)
+    print(f"{len(paths)} screenshots in {args.out}/")
+    for p in paths:
+        print(f"  {p.name}")
+    return 0
