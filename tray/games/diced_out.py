@@ -323,6 +323,9 @@ def apply(state: dict, event: dict) -> dict:
             seat = exp.decisions[0].player
             raise RuleError(f"No roll now: {_name(state, seat)} chooses first ({exp.prompt})")
         dice = roll_dice(event)
+        if len(dice) != 2:
+            raise RuleError(f"{len(dice)} {'die' if len(dice) == 1 else 'dice'} seen: "
+                            "roll both dice")
         check_roll(exp.roll, dice, state["layout"])
         total = sum(int(face) for _, face in dice)
         new = copy_state(state)
@@ -459,6 +462,7 @@ def _end_round(s: dict) -> None:
     low = min(this_round)
     lowest = [p for p in range(n) if this_round[p] == low]
     s["last"]["round_end"] = {"round": s["round"], "scores": this_round, "lowest": lowest}
+    s["last"]["round_over"] = True
     if s["round"] >= s["options"]["rounds"]:
         s["finished"] = True
         s["phase"] = "over"
