@@ -413,7 +413,7 @@ class Display:
             left, right = pg.Rect(200, y + 4, 32, 32), pg.Rect(470, y + 4, 32, 32)
             self.text("<", left.center, 30, GOLD, bold=True, anchor="center")
             self.text(">", right.center, 30, GOLD, bold=True, anchor="center")
-            self.hits += [(left, ("start", i, -1)), (right, ("start", i, 1)), (r, ("start", i, 0))]
+            self.hits += [(r, ("start", i, 0)), (left, ("start", i, -1)), (right, ("start", i, 1))]
             y += 46
             if y > 370:
                 break
