@@ -1,0 +1,440 @@
+"""Rollers rules engine: one scenario per reading of games.md section 5, plus the option."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tray import engine
+from tray.engine import RuleError
+from tray.games import rollers as g
+from vision import dicesets
+
+LAYOUT = dicesets.load("rollers").layout()
+E, O, C = "empty", "open", "closed"
+
+
+def R(*wild: str, black: str | None = None) -> dict:
+    """A roll event: the wild dice faces, then the black die's face if it is rolled."""
+    dice = [f"wild:{f}" for f in wild] + ([f"black:{black}"] if black else [])
+    return engine.roll(*dice)
+
+
+def play(state: dict, *events: dict) -> dict:
+    for event in events:
+        state = g.apply(state, event)
+    return state
+
+
+def started(n: int = 3, first: int = 0, options: dict | None = None) -> dict:
+    """A game whose start roll-off made seat ``first`` the first player."""
+    s = g.new_game([f"P{i}" for i in range(n)], LAYOUT, options)
+    for seat in range(n):
+        s = g.apply(s, R("5" if seat == first else "2"))
+    assert s["active"] == first and s["phase"] == "turn"
+    return s
+
+
+def setup(state: dict, boards: dict[int, list[str]] | None = None, chips=None, scores=None):
+    """Scenario set-up: a copy of ``state`` with these boards, chip values and points."""
+    s = engine.copy_state(state)
+    for seat, board in (boards or {}).items():
+        s["boards"][seat] = list(board)
+    if chips is not None:
+        s["chips"] = list(chips)
+    if scores is not None:
+        s["scores"] = list(scores)
+    return s
+
+
+def stop(seat: int = 0) -> dict:
+    return engine.action(seat, "stop")
+
+
+def close_the_5s(state: dict, seat: int = 0) -> dict:
+    """``seat`` (with the 5s open) closes them with a single 5 and applies nothing else: the
+    5 is saved, the next roll is a ZAP, and the player stops."""
+    return play(
+        state,
+        R("5", "1", "2", "3", "4", black="2"),
+        engine.action(seat, "save", dice=[0]),
+        R("1", "1", "1", "1", black="zap"),
+        stop(seat),
+    )
+
+
+def choice_of(state: dict, **fields) -> dict:
+    """The offered choice with these fields (fails if the engine does not offer it)."""
+    (decision,) = g.expect(state).decisions
+    found = [c for c in decision.choices if all(c.get(k) == v for k, v in fields.items())]
+    assert found, f"no choice with {fields} in {decision.choices}"
+    return found[0]
+
+
+# ------------------------------------------------------------------------------ set-up
+
+
+def test_two_to_five_players_each_with_a_board_of_five_sections_and_55_chips():
+    """"2–5 players. Each round each player has a board with sections 1..5 (empty, open,
+    closed) and chips worth 55" """
+    s = g.new_game(["A", "B", "C", "D", "E"], LAYOUT)
+    assert s["boards"] == [[E] * 5] * 5 and s["chips"] == [55] * 5
+    for n in (1, 6):
+        with pytest.raises(RuleError, match="2 to 5 players"):
+            g.new_game([f"P{i}" for i in range(n)], LAYOUT)
+
+
+def test_start_every_player_rolls_one_die_high_roller_goes_first():
+    """"Start: every player rolls one die; high roller goes first" """
+    s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
+    e = g.expect(s)
+    assert e.roll.purpose == "start" and e.roll.count == 1
+    assert e.roll.choose_from == ("wild", "black") and e.roll.dice is None
+    s = play(s, R("3"), R(black="4"), R("2"))
+    assert s["active"] == 1 and s["starter"] == 1 and s["last"]["kind"] == "first"
+    assert g.expect(s).prompt == "Ben: roll all six dice (roll 1 of 3)"
+
+
+def test_start_ties_roll_again_star_and_zap_count_as_six():
+    """"(ties roll again)"; a STAR or ZAP stands for the 6 and counts as 6 here."""
+    s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
+    s = play(s, R("star"), R("5"), R(black="zap"))
+    assert s["last"]["kind"] == "start_tie" and s["last"]["tied"] == [0, 2]
+    assert g.expect(s).roll.roller == 0 and "again" in g.expect(s).prompt
+    s = play(s, R("1"), R("4"))
+    assert s["active"] == 2 and s["phase"] == "turn"
+
+
+def test_play_goes_clockwise():
+    """"play goes clockwise." (the next seat in the list is clockwise)"""
+    s = started(3, first=2)
+    order = []
+    for _ in range(4):
+        order.append(s["active"])
+        s = play(s, R("1", "1", "2", "2", "3", black="4"), stop(s["active"]))
+    assert order == [2, 0, 1, 2]
+
+
+# ------------------------------------------------------------------------------ rolling
+
+
+def test_a_turn_has_up_to_three_rolls_the_first_with_all_six_dice():
+    """"A turn: up to three rolls. The first roll uses all six dice." """
+    s = started()
+    e = g.expect(s)
+    assert e.roll.dice == ("wild",) * 5 + ("black",) and e.roll.purpose == "turn"
+    with pytest.raises(RuleError):
+        g.apply(s, R("1", "2", "3", "4", "5"))  # the black die is missing
+    s = play(s, R("4", "4", "2", "2", "3", black="5"), engine.action(0, "save", dice=[]))
+    assert g.expect(s).roll.purpose == "reroll" and "roll 2 of 3" in g.expect(s).prompt
+    s = play(s, R("4", "4", "2", "2", "3", black="5"), engine.action(0, "save", dice=[]))
+    s = g.apply(s, R("4", "4", "2", "2", "3", black="5"))
+    # the third roll ends the rolling: the dice are applied (no STAR: one way only)
+    assert s["last"]["kind"] == "apply" and s["active"] == 1
+    assert s["boards"][0] == [E, O, E, E, E]  # two 2s open the 2s
+
+
+def test_saved_dice_stay_saved_and_the_rest_are_rolled():
+    """"After rolls 1 and 2 the player saves dice (saved dice stay saved for the turn) and
+    rolls the rest" (saving design: the dice saved are set aside, the camera sees the rest)"""
+    s = started()
+    s = play(s, R("3", "3", "1", "5", "2", black="3"))
+    s = g.apply(s, engine.action(0, "save", dice=[0, 1, 5]))
+    assert s["turn"]["saved"] == ["wild:3", "wild:3", "black:3"]
+    e = g.expect(s)
+    assert e.roll.dice == ("wild", "wild", "wild") and "the 3 dice not saved" in e.prompt
+    with pytest.raises(RuleError):
+        g.apply(s, R("3", "3", "3", "1", "1", black="2"))  # all six: saved ones are out
+    s = play(s, R("3", "1", "4"), engine.action(0, "save", dice=[0]))
+    assert s["turn"]["saved"] == ["wild:3", "wild:3", "black:3", "wild:3"]
+    assert g.expect(s).roll.dice == ("wild", "wild")
+    s = g.apply(s, R("1", "2"))
+    assert s["boards"][0] == [O, E, C, E, E]  # four 3s open and close the 3s, a 1 opens 1s
+
+
+def test_stop_early_applies_saved_and_last_roll():
+    """"...or stops early." """
+    s = started()
+    s = play(s, R("1", "1", "2", "2", "2", black="4"))
+    (d,) = g.expect(s).decisions
+    assert engine.action(0, "stop") in d.choices
+    s = g.apply(s, stop())
+    assert s["boards"][0] == [C, C, E, E, E] and s["turn"]["rolls"] == 0
+    assert s["active"] == 1
+
+
+def test_save_choices_are_distinct_sets_and_saving_everything_is_stopping():
+    """Saving design: choices list every distinct save set (same faces interchangeable)."""
+    s = play(started(), R("2", "2", "2", "2", "2", black="2"))
+    (d,) = g.expect(s).decisions
+    saves = [c["dice"] for c in d.choices if c["action"] == "save"]
+    # five wild 2s: keep 0..5 of them (all five kept still rolls the black die), black kept
+    # or not; saving all six is "stop"
+    assert len(saves) == 11 and [] in saves and [0, 1, 2, 3, 4] in saves
+    assert len(g.expect(s).detail["labels"]) == len(d.choices)
+    s2 = g.apply(s, engine.action(0, "save", dice=[0, 1, 2, 3, 4, 5]))
+    assert s2["last"]["kind"] == "apply" and s2["active"] == 1
+    s = play(started(), R("1", "2", "3", "4", "5", black="1"))
+    assert len(g.expect(s).decisions[0].choices) == 2 ** 6 - 1 + 1
+
+
+def test_zap_nothing_rolled_with_it_is_saved_or_applied_counts_as_a_roll():
+    """"A roll that shows the ZAP: none of the dice rolled with it may be saved or applied (the
+    black die included); dice saved earlier are unaffected; it still counts as one of the
+    three rolls." """
+    s = started()
+    s = g.apply(s, R("1", "1", "2", "2", "2", black="zap"))
+    assert s["last"]["kind"] == "zap"
+    e = g.expect(s)
+    (d,) = e.decisions
+    assert d.choices == (engine.action(0, "save", dice=[]), engine.action(0, "stop"))
+    assert e.prompt.startswith("ZAP!")
+    with pytest.raises(RuleError, match="ZAP"):
+        g.apply(s, engine.action(0, "save", dice=[0]))
+    s = g.apply(s, engine.action(0, "save", dice=[]))
+    assert g.expect(s).roll.dice == ("wild",) * 5 + ("black",)
+    s = play(s, R("3", "3", "3", "4", "5", black="1"), engine.action(0, "save", dice=[0, 1, 2]))
+    assert s["turn"]["rolls"] == 2
+    s = g.apply(s, R("1", "1", black="zap"))  # the third roll: a ZAP
+    # only the saved 3s count: open the 3s; the 1s rolled with the ZAP are not applied
+    assert s["last"]["kind"] == "apply" and s["last"]["zap"] is True
+    assert s["boards"][0] == [E, E, O, E, E]
+
+
+def test_zap_then_stop_applies_only_the_dice_saved_before():
+    """"dice saved earlier are unaffected" """
+    s = started()
+    s = play(s, R("2", "2", "2", "5", "5", black="4"), engine.action(0, "save", dice=[0, 1, 2]))
+    s = play(s, R("1", "1", black="zap"), stop())
+    assert s["boards"][0] == [E, C, E, E, E]
+
+
+def test_black_die_saved_on_a_number_cannot_zap_later():
+    """"A black die saved on a number cannot zap later." """
+    s = started()
+    s = play(s, R("1", "2", "3", "4", "5", black="3"), engine.action(0, "save", dice=[5]))
+    assert g.expect(s).roll.dice == ("wild",) * 5
+    with pytest.raises(RuleError):
+        g.apply(s, R("1", "2", "3", "4", black="zap"))
+    s = g.apply(s, R("3", "3", "2", "4", "5"))
+    assert s["last"]["kind"] == "roll" and s["turn"]["saved"] == ["black:3"]
+
+
+# ------------------------------------------------------------------------------ applying
+
+
+def test_star_value_is_chosen_when_applying():
+    """"Apply (after the last roll): a STAR is any value 1..5, chosen when applying." """
+    s = play(started(), R("star", "2", "4", "4", "4", black="1"), stop())
+    e = g.expect(s)
+    (d,) = e.decisions
+    assert d.actions == ("apply",)
+    assert all(len(c["stars"]) == 1 for c in d.choices)
+    with pytest.raises(RuleError, match="STAR a value from 1 to 5"):
+        g.apply(s, engine.action(0, "apply", stars=[6]))
+    s = g.apply(s, engine.action(0, "apply", stars=[2]))
+    assert s["boards"][0] == [O, O, E, E, E] and s["last"]["stars"] == [2]
+
+
+def test_open_section_k_with_k_dice_of_value_k():
+    """"Open section k with k dice of value k" """
+    s = play(started(), R("4", "4", "4", "4", "3", black="3"), stop())
+    assert s["boards"][0] == [E, E, E, O, E]  # four 4s open; two 3s are not enough
+
+
+def test_close_an_open_section_with_one_die_of_value_k():
+    """"close an open section with one die of value k" """
+    s = setup(started(), {0: [O, E, O, E, E]})
+    s = play(s, R("1", "3", "2", "5", "5", black="4"), stop())
+    assert s["boards"][0] == [C, E, C, E, E]  # rulebook example 2 (first part)
+
+
+def test_open_and_close_in_one_turn_with_k_plus_1_dice():
+    """"(open and close in one turn with k+1 dice)" """
+    s = setup(started(), {0: [O, E, O, E, E]})
+    s = play(s, R("1", "3", "2", "2", "2", black="4"), stop())
+    # rulebook example 2: 1 and 3 close, three 2s open and close 2s, the 4 is not used
+    assert s["boards"][0] == [C, C, C, E, E]
+    assert s["last"]["opened"] == [2] and s["last"]["closed"] == [1, 2, 3]
+    assert s["last"]["unused"] == 1
+
+
+def test_each_die_of_a_closed_value_collects_k_chips_from_every_player_not_closed():
+    """"Each die of value k whose section is closed (earlier, or by this same apply) collects
+    k chips from every other player who has not closed k" """
+    s = setup(started(3), {0: [E, E, C, E, E], 2: [E, E, C, E, E]})
+    s = play(s, R("3", "3", "1", "5", "5", black="4"), stop())
+    assert s["chips"] == [55 + 6, 55 - 6, 55]  # P2 has closed 3s: pays nothing
+    # closed by this same apply: 1 opens, 1 closes, the third 1 collects
+    s = setup(s, chips=[55, 55, 55])
+    s = play(s, R("1", "1", "1", "2", "4", black="5"), stop(1))
+    assert s["boards"][1][0] == C and s["chips"] == [54, 57, 54]
+
+
+def test_a_player_pays_what_they_have_down_to_0():
+    """"a player pays what they have, down to 0" """
+    s = setup(started(3), {0: [E, E, E, E, C]}, chips=[55, 2, 55])
+    s = play(s, R("5", "1", "2", "3", "4", black="1"), stop())
+    assert s["chips"] == [55 + 2 + 5, 0, 50]
+    assert s["last"]["paid"] == {"1": 2, "2": 5}
+
+
+def test_a_player_with_0_chips_can_no_longer_collect():
+    """"a player with 0 chips can no longer collect." """
+    s = setup(started(3), {0: [E, E, E, E, C]}, chips=[0, 55, 55])
+    s = play(s, R("5", "5", "1", "3", "4", black="1"), stop())
+    assert s["chips"] == [0, 55, 55] and s["last"]["gained"] == 0
+
+
+def test_dice_that_fit_nothing_are_not_used():
+    """"Dice that fit nothing are not used." """
+    s = play(started(), R("2", "3", "4", "4", "5", black="5"), stop())
+    assert s["boards"][0] == [E] * 5 and s["chips"] == [55] * 3
+    assert s["last"]["unused"] == 6 and s["active"] == 1
+
+
+def test_engine_proposes_the_best_use_and_offers_the_others():
+    """"The screen proposes the best use of the dice and lets the player choose another."
+    Rulebook example 3: with 1s-3s closed, 3, 4, 4, 4, STAR, 5: the STAR as a 4 opens the 4s
+    (proposed), or as another 3 collects more chips."""
+    s = setup(started(3), {0: [C, C, C, E, E]})
+    s = play(s, R("3", "4", "4", "4", "star", black="5"), stop())
+    (d,) = g.expect(s).decisions
+    assert d.default == engine.action(0, "apply", stars=[4])
+    assert sorted(c["stars"][0] for c in d.choices) == [1, 2, 3, 4, 5]
+    labels = g.expect(s).detail["labels"]
+    assert labels[0].startswith("STAR as 4; open 4s; collect 6 chips")
+    s2 = g.apply(s, d.default)
+    assert s2["boards"][0] == [C, C, C, O, E] and s2["chips"] == [61, 52, 52]
+    s3 = g.apply(s, choice_of(s, stars=[3]))
+    assert s3["boards"][0] == [C, C, C, E, E] and s3["chips"] == [67, 49, 49]
+
+
+def test_best_plan_rulebook_example_1_star_as_3_opens_1s_and_3s():
+    """Rulebook example 1: 1, 3, 3, STAR (+ 4, 5): open the 1s and 3s with the STAR as a 3."""
+    s = play(started(), R("1", "3", "3", "star", "4", black="5"), stop())
+    assert g.expect(s).decisions[0].default == engine.action(0, "apply", stars=[3])
+
+
+def test_default_save_keeps_useful_dice_and_stars():
+    """The default save (documented in the module): STARs and the dice of the value closest to
+    opening a section are kept, the rest is rolled again."""
+    s = play(started(), R("4", "4", "4", "star", "1", black="2"))
+    d = g.expect(s).decisions[0]
+    # 1s: one die opens the 1s (ratio 1/1) -> the 1 is the target; 4s have 3 of 4 needed
+    assert d.default["action"] == "save"
+    assert set(d.default["dice"]) >= {3, 4}
+    s = play(started(), R("5", "5", "5", "5", "5", black="4"))
+    d = g.expect(s).decisions[0]
+    assert d.default == engine.action(0, "save", dice=[0, 1, 2, 3, 4])
+
+
+def test_default_stops_when_the_dice_close_the_board():
+    """Default: stop when the dice already close every section."""
+    s = setup(started(), {0: [C, C, C, C, O]})
+    s = g.apply(s, R("5", "1", "2", "2", "3", black="4"))
+    assert g.expect(s).decisions[0].default == stop()
+
+
+# ------------------------------------------------------------------------------ round end
+
+
+def test_round_ends_when_a_player_closes_all_five_closer_scores_2_highest_chips_1():
+    """"The round ends when a player closes all five sections: that player scores 2 points
+    (1 if they hold no chips); the highest chip value scores 1 point" """
+    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 60, 50])
+    s = close_the_5s(s)
+    assert s["last"]["round_over"] is True
+    assert s["last"]["round_end"]["points"] == [2, 1, 0]
+    assert s["last"]["round_end"]["chips"] == [55, 60, 50]
+    assert s["scores"] == [2, 1, 0]
+
+
+def test_closer_with_no_chips_scores_only_1():
+    """"(1 if they hold no chips)" """
+    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[0, 60, 105])
+    s = close_the_5s(s)
+    assert s["scores"] == [1, 0, 1]
+
+
+def test_every_player_tied_for_the_highest_chip_value_scores_1():
+    """"(every player tied for highest scores it)" """
+    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 55, 55])
+    s = close_the_5s(s)
+    assert s["scores"] == [3, 1, 1]
+
+
+def test_boards_and_chips_reset_and_the_player_to_the_right_starts_the_next_round():
+    """"Boards and chips reset for the next round." and "Each new round is started by the
+    player to the RIGHT of the previous round's starter." """
+    s = setup(started(3, first=1), {2: [C, C, C, C, O]}, chips=[40, 60, 65])
+    s = play(s, R("1", "1", "1", "2", "3", black="3"), stop(1))  # P1 (the starter)
+    s = close_the_5s(s, 2)  # P2 closes everything
+    assert s["round"] == 2
+    assert s["boards"] == [[E] * 5] * 3 and s["chips"] == [55] * 3
+    assert s["starter"] == 0 and s["active"] == 0  # to the right of P1 is P0
+    assert g.expect(s).roll.dice == ("wild",) * 5 + ("black",)
+
+
+# ------------------------------------------------------------------------------ game end
+
+
+def test_first_to_5_points_wins():
+    """"End: first to 5 points" """
+    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[70, 50, 45], scores=[3, 4, 4])
+    s = close_the_5s(s)
+    assert s["finished"] and s["scores"] == [6, 4, 4]
+    assert g.summary(s)["winner"] == "P0" and g.expect(s).prompt == "Game over: P0 wins"
+    with pytest.raises(RuleError, match="game is over"):
+        g.apply(s, R("1", "2", "3", "4", "5", black="1"))
+
+
+def test_several_reaching_the_target_together_higher_chip_value_wins():
+    """"several reaching it together: higher chip value wins." """
+    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[50, 60, 45], scores=[4, 4, 0])
+    s = close_the_5s(s)
+    assert s["scores"] == [6, 5, 0]
+    assert g.summary(s)["winner"] == "P1"  # 60 chips beat 55 (after collecting nothing)
+
+
+def test_several_reaching_the_target_with_equal_chips_share_the_win():
+    """"higher chip value wins" — still tied: a shared win."""
+    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 55, 55], scores=[4, 4, 2])
+    s = close_the_5s(s)
+    assert g.summary(s)["winner"] == ["P0", "P1"]
+    assert "share the win" in g.expect(s).prompt
+
+
+def test_option_target_points():
+    """"(option: 3 to 5)" """
+    s = setup(started(2, options={"target": 3}), {0: [C, C, C, C, O]}, chips=[60, 50])
+    s = close_the_5s(s)
+    assert s["scores"] == [3, 0] and s["finished"]
+    for bad in (2, 6, "5"):
+        with pytest.raises(RuleError, match="target must be 3, 4 or 5"):
+            g.new_game(["A", "B"], LAYOUT, {"target": bad})
+
+
+# ------------------------------------------------------------------------------ refusals
+
+
+def test_refused_events_name_what_to_do_and_leave_the_state_unchanged():
+    s = play(started(), R("1", "2", "3", "4", "5", black="1"))
+    before = json.dumps(s, sort_keys=True)
+    with pytest.raises(RuleError, match="P0's choice"):
+        g.apply(s, engine.action(1, "stop"))
+    with pytest.raises(RuleError, match="places in the last roll"):
+        g.apply(s, engine.action(0, "save", dice=[6]))
+    with pytest.raises(RuleError, match="No roll now"):
+        g.apply(s, R("1"))
+    assert json.dumps(s, sort_keys=True) == before
+
+
+def test_summary_has_boards_chips_and_points():
+    s = setup(started(2), {0: [C, E, O, E, E]}, chips=[50, 60])
+    summary = g.summary(s)
+    assert set(summary) >= {"game", "players", "round", "active", "finished", "winner"}
+    assert summary["boards"]["P0"] == {"1": C, "2": E, "3": O, "4": E, "5": E}
+    assert summary["chips"] == {"P0": 50, "P1": 60} and summary["points"] == {"P0": 0, "P1": 0}
+    json.dumps(s)
