@@ -51,6 +51,22 @@ def make_journal(path: Path | None, game_id: str, players: list[str], options: d
     return Journal.create(path, game_id, players, options, None)
 
 
+def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
+    """The newest unfinished game's journal in ``journal_dir`` and the words offering to
+    resume it, or None."""
+    from tray.journal import Journal, find_unfinished
+
+    path = find_unfinished(journal_dir)
+    if path is None:
+        return None
+    try:
+        j = Journal.open(path)
+    except (ValueError, OSError):
+        return None
+    return path, (f"Resume {j.game.TITLE} ({', '.join(j.players)}), "
+                  f"{len(j.events)} events in? Press R or tap here")
+
+
 class Session:
     """The loop's state: source, recognizer, settler, table, button queue, display.
 
@@ -637,18 +653,13 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
     def now() -> float:
         return time.monotonic() - wall0
 
-    from tray.journal import Journal, find_unfinished, journal_path
+    from tray.journal import Journal, journal_path
 
     menu = StartMenu(names, default_game=game_id or cfg.game.default,
                      options=dict(cfg.game.options))
-    resume = find_unfinished(journal_dir)
-    if resume is not None:
-        try:
-            j = Journal.open(resume)
-            menu.resume = f"Resume {games.get(j.game_id).TITLE} ({', '.join(j.players)})? Press R"
-            menu.resume_path = resume
-        except (ValueError, OSError):
-            resume = None
+    offer = resume_offer(journal_dir)
+    if offer is not None:
+        menu.resume_path, menu.resume = offer
     source = open_source(source_spec or cfg.camera.source)
     try:
         while True:
