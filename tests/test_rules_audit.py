@@ -1,0 +1,415 @@
+"""Independent rules audit of the five engines (engineer A1).
+
+The scenarios below were written from ``/work/shared/games.md`` and the rulebooks in
+``/work/shared/rules/`` before the engines' code was read; every engine is driven only through
+its public interface (``new_game``, ``expect``, ``apply``, ``summary``, events made with
+``tray.engine.roll`` / ``tray.engine.action``). A test marked ``xfail(strict=True)`` records a
+discrepancy with games.md in an engine its author is still working on: it flips to a pass (and
+then, being strict, to a failure that asks for the marker to be removed) once fixed.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tray.engine import RuleError, action, roll
+from tray.games import get
+from vision.dicesets import load
+
+SUMMARY_KEYS = {"game", "players", "round", "active", "finished", "winner"}
+
+
+def check_summary(engine, state, game_id):
+    """The replay JSON of summary(): the shared keys with the shared types."""
+    s = engine.summary(state)
+    assert SUMMARY_KEYS <= set(s)
+    assert s["game"] == game_id
+    assert [p["name"] for p in s["players"]] == state["players"]
+    assert all(isinstance(p["score"], int) for p in s["players"])
+    assert isinstance(s["round"], int)
+    assert s["active"] is None or s["active"] in state["players"]
+    assert isinstance(s["finished"], bool)
+    w = s["winner"]
+    assert w is None or w in state["players"] or (
+        isinstance(w, list) and len(w) >= 2 and all(n in state["players"] for n in w)
+    )
+    if not s["finished"]:
+        assert w is None
+    return s
+
+
+def scores_of(engine, state):
+    """Scores as the replay JSON reports them."""
+    return [p["score"] for p in engine.summary(state)["players"]]
+
+
+def refused(engine, state, event, *words):
+    """The event is refused with a RuleError whose message holds every word; state unchanged."""
+    before = copy.deepcopy(state)
+    with pytest.raises(RuleError) as err:
+        engine.apply(state, event)
+    assert state == before
+    msg = str(err.value)
+    for w in words:
+        assert w.lower() in msg.lower(), msg
+    return msg
+
+
+# =============================================================================================
+# Tally Up! (games.md section 1)
+# =============================================================================================
+
+TU = get("tally-up")
+TU_LAYOUT = load("tally-up").layout()
+
+
+def tu_new(players=("Ana", "Ben", "Cy"), **options):
+    return TU.new_game(list(players), copy.deepcopy(TU_LAYOUT), options or None)
+
+
+def tu_reveal(s, choices):
+    """Every listed player chooses (in the given order); the reveal happens with the last."""
+    for p, c in choices.items():
+        s = TU.apply(s, action(p, c))
+    return s
+
+
+def tu_decision_players(s):
+    return sorted(d.player for d in TU.expect(s).decisions)
+
+
+def test_tu_first_main_roll_has_no_reveal_and_takes_any_three_distinct_dice():
+    s = tu_new()
+    e = TU.expect(s)
+    assert e.roll is not None and e.roll.count == 3 and e.roll.roller == 0
+    assert not e.decisions
+    refused(TU, s, roll("red:200", "red:200", "blue:100"))
+    refused(TU, s, roll("red:200", "blue:100"))
+    refused(TU, s, roll("red:200", "blue:100", "up:+1"))
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    assert s["running"] == 450
+    # after every resolved roll the IN players choose, in secret
+    e = TU.expect(s)
+    assert e.roll is None
+    assert tu_decision_players(s) == [0, 1, 2]
+    assert all(d.secret for d in e.decisions)
+    check_summary(TU, s, "tally-up")
+
+
+def test_tu_locked_colours_refuse_other_dice_naming_the_locked_ones():
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "in", 2: "in"})
+    msg = refused(TU, s, roll("red:200", "blue:100", "yellow:150"), "red", "blue", "green")
+    assert msg
+    refused(TU, s, roll("red:200", "blue:100"), "red", "blue", "green")
+    refused(TU, s, roll("red:200", "blue:100", "green:150", "yellow:150"))
+    s = TU.apply(s, roll("green:150", "red:200", "blue:100"))  # any order
+    assert s["running"] == 900
+
+
+def test_tu_out_players_bank_at_the_reveal_and_the_active_player_rolls_while_out():
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "out", 1: "in", 2: "out"})
+    assert scores_of(TU, s) == [450, 0, 450]
+    e = TU.expect(s)
+    assert e.roll is not None and e.roll.roller == 0  # Ana is OUT but still rolls
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    assert s["running"] == 900
+    assert tu_decision_players(s) == [1]  # only IN players choose again
+    s = tu_reveal(s, {1: "out"})
+    # everyone OUT: the round ends, next player clockwise is active, total back to 0
+    assert scores_of(TU, s) == [450, 900, 450]
+    summ = check_summary(TU, s, "tally-up")
+    assert summ["active"] == "Ben"
+    assert summ["round"] == 2
+    assert s["running"] == 0
+    e = TU.expect(s)
+    assert e.roll.roller == 1 and e.roll.count == 3 and not e.decisions
+    # a new round: the new active player chooses any three dice again
+    s = TU.apply(s, roll("yellow:150", "orange:200", "purple:100"))
+    assert s["running"] == 450
+
+
+def test_tu_two_stars_bust_the_players_still_in():
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    assert scores_of(TU, s) == [0, 450, 0]
+    assert s["running"] == 0
+    summ = check_summary(TU, s, "tally-up")
+    assert summ["active"] == "Ben" and summ["round"] == 2
+    e = TU.expect(s)
+    assert e.roll.roller == 1 and not e.decisions
+
+
+def test_tu_two_stars_on_the_first_roll_bust_everyone():
+    s = tu_new(("Ana", "Ben"))
+    s = TU.apply(s, roll("red:star", "orange:star", "green:150"))
+    assert scores_of(TU, s) == [0, 0]
+    assert TU.summary(s)["active"] == "Ben"
+
+
+@pytest.mark.parametrize("presser, expected", [
+    (1, [100, 200, 100]),   # Ben is OUT: +200 anyway; Ana and Cy still IN: +100
+    (0, [200, 0, 100]),     # the active player (IN) presses first: +200 only
+    (2, [100, 0, 200]),
+])
+def test_tu_tally_up_first_press_scores_200_others_in_100(presser, expected):
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    base = [0, 450, 0]
+    s = TU.apply(s, roll("red:star", "blue:star", "green:star"))
+    assert s["running"] == 0  # the running total is lost
+    assert {d.player for d in TU.expect(s).decisions} >= {0, 1, 2}
+    s = TU.apply(s, action(presser, "tally_up"))
+    assert scores_of(TU, s) == [b + x for b, x in zip(base, expected)]
+    summ = check_summary(TU, s, "tally-up")
+    assert summ["active"] == "Ben" and summ["round"] == 2
+    # the round is over: a later press is refused, the next player rolls
+    e = TU.expect(s)
+    assert e.roll is not None and e.roll.roller == 1
+    refused(TU, s, action(0, "tally_up"))
+
+
+def test_tu_tally_up_nobody_presses_in_time():
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("red:star", "blue:star", "green:star"))
+    s = TU.apply(s, action(-1, "window_closed"))
+    # nobody gets +200; the players still IN get +100
+    assert scores_of(TU, s) == [100, 450, 100]
+    assert TU.summary(s)["active"] == "Ben"
+
+
+def test_tu_tally_up_on_the_first_roll_of_a_round():
+    s = tu_new(("Ana", "Ben"))
+    s = TU.apply(s, roll("red:star", "orange:star", "yellow:star"))
+    s = TU.apply(s, action(1, "tally_up"))
+    assert scores_of(TU, s) == [100, 200]
+
+
+def test_tu_press_window_option_is_kept():
+    s = tu_new(press_window_s=8)
+    assert TU.summary(s)["finished"] is False
+    assert TU.expect(s).detail.get("press_window_s", 8) == 8
+
+
+def test_tu_circle_reveal_before_up_die_then_plus_100():
+    s = tu_new()
+    s = TU.apply(s, roll("red:(200)", "blue:100", "green:150"))
+    assert s["running"] == 450
+    # IN players choose again before the Up Die
+    assert tu_decision_players(s) == [0, 1, 2]
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    assert scores_of(TU, s) == [0, 450, 0]
+    e = TU.expect(s)
+    assert e.roll is not None and e.roll.dice == ("up",) and e.roll.roller == 0
+    refused(TU, s, roll("red:200", "blue:100", "green:150"))
+    s = TU.apply(s, roll("up:+100"))
+    assert s["running"] == 550
+    assert tu_decision_players(s) == [0, 2]
+    s = tu_reveal(s, {0: "out", 2: "in"})
+    assert scores_of(TU, s) == [550, 450, 0]
+
+
+def test_tu_one_up_die_roll_even_with_several_circles():
+    s = tu_new()
+    s = TU.apply(s, roll("red:(200)", "orange:(200)", "green:(150)"))
+    assert s["running"] == 550
+    s = tu_reveal(s, {0: "in", 1: "in", 2: "in"})
+    s = TU.apply(s, roll("up:+100"))
+    assert s["running"] == 650
+    assert TU.expect(s).roll is None  # a reveal, not a second Up Die
+    assert tu_decision_players(s) == [0, 1, 2]
+
+
+def test_tu_x2_doubles_after_the_main_roll_points():
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "in", 2: "in"})
+    s = TU.apply(s, roll("red:(200)", "blue:100", "green:150"))
+    assert s["running"] == 900
+    s = tu_reveal(s, {0: "in", 1: "in", 2: "out"})
+    assert scores_of(TU, s) == [0, 0, 900]
+    s = TU.apply(s, roll("up:x2"))
+    assert s["running"] == 1800
+
+
+def test_tu_minus_100_never_below_zero():
+    layout = copy.deepcopy(TU_LAYOUT)
+    # an edited dice set with small circled values: 20 + 20 + 20 = 60, then -100 leaves 0
+    layout["blue"] = ["star", "20", "20", "20", "20", "(20)"]
+    layout["purple"] = ["star", "20", "20", "20", "(20)", "(20)"]
+    layout["green"] = ["star", "star", "20", "20", "(20)", "(20)"]
+    s = TU.new_game(["Ana", "Ben"], layout, None)
+    s = TU.apply(s, roll("blue:(20)", "purple:20", "green:20"))
+    assert s["running"] == 60
+    s = tu_reveal(s, {0: "in", 1: "in"})
+    s = TU.apply(s, roll("up:-100"))
+    assert s["running"] == 0
+    s = tu_reveal(s, {0: "out", 1: "in"})
+    assert scores_of(TU, s) == [0, 0]
+
+
+def test_tu_minus_100_subtracts():
+    s = tu_new(("Ana", "Ben"))
+    s = TU.apply(s, roll("red:(200)", "blue:star", "green:150"))
+    assert s["running"] == 350
+    s = tu_reveal(s, {0: "in", 1: "in"})
+    s = TU.apply(s, roll("up:-100"))
+    assert s["running"] == 250
+
+
+def test_tu_bonus_roll_adds_points_circles_do_nothing_then_reveal():
+    s = tu_new()
+    s = TU.apply(s, roll("red:(200)", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("up:+2"))
+    e = TU.expect(s)
+    # no reveal between the Up Die and its Bonus Roll
+    assert not e.decisions
+    assert e.roll is not None and e.roll.count == 2 and e.roll.roller == 0
+    # only dice not rolled in the Main Roll
+    refused(TU, s, roll("red:200", "yellow:150"))
+    refused(TU, s, roll("yellow:150"))
+    s = TU.apply(s, roll("yellow:star", "purple:(100)"))  # one star in all: fine; circle: nothing
+    assert s["running"] == 550
+    e = TU.expect(s)
+    assert e.roll is None
+    assert tu_decision_players(s) == [0, 2]
+    s = tu_reveal(s, {0: "in", 2: "out"})
+    assert scores_of(TU, s) == [0, 450, 550]
+    # the locked dice stay the Main Roll's three
+    e = TU.expect(s)
+    assert sorted(e.roll.dice) == ["blue", "green", "red"]
+
+
+def test_tu_bonus_roll_bust_counts_stars_across_main_and_bonus():
+    s = tu_new()
+    s = TU.apply(s, roll("red:(200)", "blue:star", "green:150"))
+    assert s["running"] == 350
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("up:+1"))
+    s = TU.apply(s, roll("purple:star"))
+    assert scores_of(TU, s) == [0, 350, 0]
+    assert s["running"] == 0
+    assert TU.summary(s)["active"] == "Ben"
+    assert TU.expect(s).roll.roller == 1
+
+
+def test_tu_three_stars_on_a_bonus_roll_bust_but_are_no_tally_up():
+    s = tu_new()
+    s = TU.apply(s, roll("red:(200)", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "in", 2: "in"})
+    s = TU.apply(s, roll("up:+3"))
+    e = TU.expect(s)
+    assert e.roll.count == 3
+    s = TU.apply(s, roll("orange:star", "yellow:star", "purple:star"))
+    assert scores_of(TU, s) == [0, 0, 0]
+    e = TU.expect(s)
+    assert not any("tally_up" in d.actions for d in e.decisions)
+    assert e.roll is not None and e.roll.roller == 1
+
+
+def test_tu_no_up_die_without_a_circle():
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:star", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "in", 2: "in"})
+    assert TU.expect(s).roll.purpose != "up"
+    assert TU.expect(s).roll.count == 3
+
+
+def test_tu_end_at_target_only_at_the_end_of_a_round():
+    s = tu_new(("Ana", "Ben"), target=500)
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "in"})
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out"})
+    assert scores_of(TU, s) == [0, 900]
+    assert TU.summary(s)["finished"] is False  # the round goes on
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "out"})
+    summ = check_summary(TU, s, "tally-up")
+    assert scores_of(TU, s) == [1350, 900]
+    assert summ["finished"] is True and summ["winner"] == "Ana"
+    assert TU.expect(s).finished
+    refused(TU, s, roll("red:200", "blue:100", "green:150"))
+
+
+def test_tu_tie_at_the_top_plays_more_rounds_until_broken():
+    s = tu_new(("Ana", "Ben", "Cy"), target=400)
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "out", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    # Ana and Ben tie at 450 over the target: no winner yet
+    assert scores_of(TU, s) == [450, 450, 0]
+    assert TU.summary(s)["finished"] is False
+    assert TU.summary(s)["active"] == "Ben"
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "out"})
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    assert scores_of(TU, s) == [450, 900, 450]
+    summ = check_summary(TU, s, "tally-up")
+    assert summ["finished"] is True and summ["winner"] == "Ben"
+
+
+def test_tu_every_player_once_option():
+    s = tu_new(("Ana", "Ben", "Cy"), every_player_once=True)
+    # round 1 (Ana): Ben banks 450
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    # round 2 (Ben): everyone busts
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    assert TU.summary(s)["finished"] is False
+    assert TU.summary(s)["active"] == "Cy"
+    # round 3 (Cy): Cy banks 300
+    s = TU.apply(s, roll("blue:100", "purple:100", "orange:star"))
+    s = tu_reveal(s, {0: "in", 1: "in", 2: "out"})
+    s = TU.apply(s, roll("blue:star", "purple:star", "orange:200"))
+    summ = check_summary(TU, s, "tally-up")
+    assert scores_of(TU, s) == [0, 450, 200]
+    assert summ["finished"] is True and summ["winner"] == "Ben"
+
+
+def test_tu_high_stakes_in_holds_through_the_up_die():
+    s = tu_new(high_stakes=True)
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    assert scores_of(TU, s) == [0, 450, 0]
+    s = TU.apply(s, roll("red:(200)", "blue:100", "green:150"))
+    # no reveal before the Up Die in high stakes
+    e = TU.expect(s)
+    assert not e.decisions and e.roll is not None and e.roll.dice == ("up",)
+    s = TU.apply(s, roll("up:+100"))
+    assert s["running"] == 1000
+    # the next choice is made before the next Main Roll
+    assert tu_decision_players(s) == [0, 2]
+    s = tu_reveal(s, {0: "in", 2: "out"})
+    assert scores_of(TU, s) == [0, 450, 1000]
+    assert TU.expect(s).roll.purpose == "main"
+
+
+def test_tu_order_of_active_players_wraps_around():
+    s = tu_new(("Ana", "Ben", "Cy"))
+    actives = []
+    for _ in range(4):
+        actives.append(TU.summary(s)["active"])
+        s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    assert actives == ["Ana", "Ben", "Cy", "Ana"]
+
+
+def test_tu_refuses_choices_out_of_turn():
+    s = tu_new()
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    refused(TU, s, action(1, "in"))  # Ben is OUT for the rest of the round
+    refused(TU, s, action(7, "in"))
