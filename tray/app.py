@@ -157,7 +157,9 @@ class SimPlayers:
     """
 
     def __init__(self, session: Session, tray, rng: random.Random, log: Callable[[str], None],
-                 think_s: float = 0.4, give_up_frames: int = 240):
+                 think_s: float = 0.4, give_up_frames: int = 240, script: list[dict] | None = None):
+        self.script = list(script) if script is not None else None
+        self.k = 0   # the next scripted event
         self.s = session
         self.tray = tray
         self.rng = rng
@@ -187,6 +189,8 @@ class SimPlayers:
             result = "taken" if table.correction is None and \
                 len(getattr(table.journal, "events", [])) > before else result
         if result == "taken" or len(getattr(table.journal, "events", [])) > before:
+            if self.script is not None:
+                self.k += 1
             taken = list(getattr(table.journal, "events", [])[-1].get("dice", thrown)) \
                 if getattr(table.journal, "events", None) else thrown
             if Counter(taken) != Counter(thrown):
@@ -297,6 +301,9 @@ class SimPlayers:
             return
         if t < self.next_act or table.counting_down() or table.correction is not None:
             return
+        if self.script is not None:
+            self._scripted(t)
+            return
         if table.window_decision() is not None:
             self._tally_window(t)
             return
@@ -321,6 +328,36 @@ class SimPlayers:
         if not plan:   # no button sends it: fall back to the keys' confirm
             table.send(ev, t)
         self._presses(plan, t)
+        self.next_act = t + self.think_s
+
+    @property
+    def script_done(self) -> bool:
+        return self.script is not None and self.k >= len(self.script)
+
+    def _scripted(self, t: float) -> None:
+        """Play the next event of the script, the way people at the table would."""
+        if self.script_done:
+            return
+        table = self.s.table
+        ev = self.script[self.k]
+        if ev.get("type") == "roll":
+            self.throwing = list(ev["dice"])
+            self.throw_frames = 0
+            self.tray.throw(self.throwing)
+            return
+        if ev.get("player") == -1:
+            if ev.get("action") == "window_closed":
+                if table.window_decision() is None:   # the table closed it on time
+                    self.k += 1
+                return
+            table.table_action(ev.get("action"), t)
+            self.k += 1
+            return
+        plan = press_plan(table, ev)
+        if not plan and table.secret.get(ev.get("player")) != ev.get("action"):
+            raise RuntimeError(f"no button press sends {ev} (prompt: {table.expect().prompt})")
+        self._presses(plan, t)
+        self.k += 1
         self.next_act = t + self.think_s
 
     def _tally_window(self, t: float) -> None:
@@ -394,9 +431,15 @@ def _game_log_line(table: Table) -> Callable[[str, str], None]:
 def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
              out: str | Path = "demo-out", max_seconds: float | None = None, window: bool = False,
              options: dict | None = None, fps: int = 30, quiet: bool = False,
-             screenshots: bool = True) -> dict:
+             screenshots: bool = True, script: list[dict] | None = None, rest_frames: int = 6,
+             dropout: tuple[int, int] | None = None, max_steps: int | None = None) -> dict:
     """Play a whole game on the simulated tray; returns {"summary", "journal", "screenshots",
-    "seconds", "frames", "rolls", "finished", ...}. Raises ValueError on bad arguments."""
+    "seconds", "frames", "rolls", "finished", ...}. Raises ValueError on bad arguments.
+
+    ``script``: play exactly these events (rolls thrown on the tray, decisions pressed on the
+    buttons) instead of random choices, and stop when they are done. ``dropout``: (after this
+    many rolls, this many frames) the camera goes quiet once. ``max_steps``: a bound on loop
+    turns (tests)."""
     from vision import dicesets
 
     engine = games.get(game_id)
@@ -426,7 +469,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
     from vision.pipeline import Recognizer
     from vision.settle import Settler
 
-    tray = SimulatedTray(diceset, seed=seed, fps=fps, realtime=window)
+    tray = SimulatedTray(diceset, seed=seed, fps=fps, realtime=window, rest_frames=rest_frames)
     recognizer = Recognizer(diceset)
     settler = Settler()
     display = None
@@ -436,7 +479,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
         display = Display(headless=not window, caption=f"dicetray demo: {engine.TITLE}")
     session = Session(table, tray, recognizer, settler, display=display,
                       read_timeout=0.0 if not window else 1.0)
-    sim = SimPlayers(session, tray, random.Random(seed), log)
+    sim = SimPlayers(session, tray, random.Random(seed), log, script=script)
     shots: list[Path] = []
     snap_next: list[str] = []
 
@@ -479,6 +522,16 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
             if table.expect().finished:
                 finished = True
                 break
+            if sim.script_done and not sim.throwing and table.window_decision() is None \
+                    and not table.counting_down():
+                break
+            if dropout is not None and rolls_taken(journal) >= dropout[0]:
+                tray.drop_out(frames=dropout[1])
+                log(f"  (the camera drops out for {dropout[1]} frames)")
+                dropout = None
+            if max_steps is not None and steps >= max_steps:
+                timed_out = True
+                break
             if max_seconds is not None and time.monotonic() - wall0 > max_seconds:
                 timed_out = True
                 break
@@ -500,15 +553,21 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
         w = summary.get("winner")
         log(f"winner: {', '.join(w) if isinstance(w, list) else w}")
     if timed_out:
-        log(f"stopped after --max-seconds {max_seconds:g}: the game is not finished")
-    rolls = sum(1 for e in getattr(journal, "events", []) if e.get("type") == "roll")
+        log("stopped at the time limit: the game is not finished")
+    rolls = rolls_taken(journal)
     log(f"{rolls} rolls, {session.frames} frames read by the vision pipeline in {seconds:.1f} s; "
         f"{sim.fixed} unread dice fixed, {sim.misread_corrected} misread rolls corrected, "
         f"{sim.rethrows} rethrows; {len(shots)} screenshots in {out}")
-    return {"summary": summary, "journal": jpath, "screenshots": shots, "seconds": seconds,
+    return {"summary": summary, "state": journal.state, "journal": jpath, "screenshots": shots,
+            "seconds": seconds,
             "frames": session.frames, "rolls": rolls, "finished": finished,
             "fixed": sim.fixed, "corrected": sim.misread_corrected, "rethrows": sim.rethrows,
             "log": list(table.log)}
+
+
+def rolls_taken(journal) -> int:
+    """How many roll events the journal holds."""
+    return sum(1 for e in getattr(journal, "events", []) if e.get("type") == "roll")
 
 
 def _pump_window(session: Session, t: float) -> None:
