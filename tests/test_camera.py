@@ -473,3 +473,27 @@ def test_sim_with_real_renderer_moves_then_rests():
     assert seen.index("moving") < seen.index("rest")
     assert sorted(f"{lab['die']}:{lab['face']}" for lab in tray.truth["labels"]) == \
         ["d6:3", "d6:5"]
+
+
+# --- Pi helpers (hardware/pi.py) ------------------------------------------------------------
+
+def test_pi_model_and_display_env(tmp_path):
+    from hardware import pi
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\x00")
+    assert pi.pi_model(model) == "Raspberry Pi 5 Model B Rev 1.0" and pi.is_raspberry_pi(model)
+    model.write_bytes(b"Some PC\x00")
+    assert pi.pi_model(model) is None
+    assert not pi.is_raspberry_pi(tmp_path / "missing")
+    assert pi.display_env({}) == {"SDL_VIDEODRIVER": "kmsdrm"}
+    assert pi.display_env({"WAYLAND_DISPLAY": "wayland-1"}) == {}
+    assert pi.display_env({"SDL_VIDEODRIVER": "dummy"}) == {}
+
+
+def test_pi_check_reports_a_bad_config(tmp_path, capsys):
+    from hardware import pi
+    bad = tmp_path / "c.toml"
+    bad.write_text("[pins]\nbuttons = [99]\n", encoding="utf-8")
+    assert pi.main(["--config", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "[FIX] config" in out and "pins.buttons[0] = 99" in out
