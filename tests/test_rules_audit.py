@@ -413,3 +413,189 @@ def test_tu_refuses_choices_out_of_turn():
     s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
     refused(TU, s, action(1, "in"))  # Ben is OUT for the rest of the round
     refused(TU, s, action(7, "in"))
+
+
+# =============================================================================================
+# Toss Up! (games.md section 2)
+# =============================================================================================
+
+TO = get("toss-up")
+TO_LAYOUT = load("toss-up").layout()
+
+
+def to_new(players=("Ana", "Ben", "Cy"), **options):
+    return TO.new_game(list(players), copy.deepcopy(TO_LAYOUT), options or None)
+
+
+def toss(green=0, yellow=0, red=0):
+    return roll(*(["toss:green"] * green + ["toss:yellow"] * yellow + ["toss:red"] * red))
+
+
+def to_turn(s, player, points):
+    """``player`` scores ``points`` this turn with all-green rolls (dice come back) and a stop."""
+    while points >= 10:
+        s = TO.apply(s, toss(10))
+        points -= 10
+    if points:
+        s = TO.apply(s, toss(points, 10 - points))
+    return TO.apply(s, action(player, "stop"))
+
+
+def test_to_first_roll_all_ten_dice_greens_set_aside_then_stop():
+    s = to_new()
+    e = TO.expect(s)
+    assert e.roll.count == 10 and e.roll.roller == 0
+    refused(TO, s, toss(3, 2, 1))
+    s = TO.apply(s, toss(4, 5, 1))
+    e = TO.expect(s)
+    assert e.roll.count == 6 and e.roll.roller == 0
+    assert any("stop" in d.actions and d.player == 0 for d in e.decisions)
+    s = TO.apply(s, toss(2, 3, 1))
+    assert TO.expect(s).roll.count == 4
+    s = TO.apply(s, action(0, "stop"))
+    assert scores_of(TO, s) == [6, 0, 0]
+    summ = check_summary(TO, s, "toss-up")
+    assert summ["active"] == "Ben"
+    assert TO.expect(s).roll.count == 10 and TO.expect(s).roll.roller == 1
+
+
+def test_to_wrong_count_is_refused_with_the_count_to_roll():
+    s = to_new()
+    s = TO.apply(s, toss(6, 3, 1))
+    refused(TO, s, toss(6, 3, 1), "4")
+    refused(TO, s, toss(1, 1, 1), "4")
+    s = TO.apply(s, toss(1, 2, 1))
+    assert TO.expect(s).roll.count == 3
+
+
+def test_to_no_green_with_a_red_busts_the_turn():
+    s = to_new()
+    s = TO.apply(s, toss(5, 4, 1))
+    s = TO.apply(s, toss(0, 4, 1))
+    assert scores_of(TO, s) == [0, 0, 0]
+    assert TO.summary(s)["active"] == "Ben"
+    assert TO.expect(s).roll.count == 10
+
+
+def test_to_first_roll_bust():
+    s = to_new()
+    s = TO.apply(s, toss(0, 9, 1))
+    assert scores_of(TO, s) == [0, 0, 0]
+    assert TO.summary(s)["active"] == "Ben"
+
+
+def test_to_only_yellows_change_nothing():
+    s = to_new()
+    s = TO.apply(s, toss(3, 6, 1))
+    s = TO.apply(s, toss(0, 7, 0))
+    e = TO.expect(s)
+    assert e.roll.count == 7 and e.roll.roller == 0
+    assert any("stop" in d.actions for d in e.decisions)
+    s = TO.apply(s, action(0, "stop"))
+    assert scores_of(TO, s) == [3, 0, 0]
+
+
+def test_to_one_green_with_reds_is_not_a_bust():
+    s = to_new()
+    s = TO.apply(s, toss(1, 0, 9))
+    assert TO.expect(s).roll.count == 9
+    s = TO.apply(s, action(0, "stop"))
+    assert scores_of(TO, s) == [1, 0, 0]
+
+
+def test_to_all_ten_green_come_back():
+    s = to_new()
+    s = TO.apply(s, toss(6, 3, 1))
+    s = TO.apply(s, toss(4))
+    e = TO.expect(s)
+    assert e.roll.count == 10 and e.roll.roller == 0
+    s = TO.apply(s, toss(10))
+    assert TO.expect(s).roll.count == 10
+    s = TO.apply(s, toss(3, 7))
+    assert TO.expect(s).roll.count == 7
+    s = TO.apply(s, action(0, "stop"))
+    assert scores_of(TO, s) == [23, 0, 0]
+
+
+def test_to_only_the_active_player_stops():
+    s = to_new()
+    s = TO.apply(s, toss(3, 6, 1))
+    refused(TO, s, action(1, "stop"))
+
+
+def test_to_over_100_gives_every_other_player_one_last_turn():
+    s = to_new()
+    s = to_turn(s, 0, 50)
+    s = to_turn(s, 1, 60)
+    s = to_turn(s, 2, 10)
+    s = to_turn(s, 0, 55)  # Ana 105 > 100: Ben and Cy get one last turn
+    assert TO.summary(s)["finished"] is False
+    assert TO.summary(s)["active"] == "Ben"
+    s = to_turn(s, 1, 50)  # Ben 110
+    assert TO.summary(s)["finished"] is False
+    assert TO.summary(s)["active"] == "Cy"
+    s = to_turn(s, 2, 0 + 1)
+    summ = check_summary(TO, s, "toss-up")
+    assert scores_of(TO, s) == [105, 110, 11]
+    assert summ["finished"] is True and summ["winner"] == "Ben"
+    assert TO.expect(s).finished
+    refused(TO, s, toss(10))
+
+
+def test_to_exactly_100_does_not_end_the_game():
+    s = to_new(("Ana", "Ben"))
+    s = to_turn(s, 0, 100)
+    s = to_turn(s, 1, 5)
+    assert TO.summary(s)["finished"] is False
+    assert TO.summary(s)["active"] == "Ana"
+    s = to_turn(s, 0, 1)  # 101
+    s = to_turn(s, 1, 3)
+    summ = check_summary(TO, s, "toss-up")
+    assert summ["finished"] is True and summ["winner"] == "Ana"
+
+
+def test_to_last_seat_over_100_lets_the_earlier_seats_play_once():
+    s = to_new()
+    s = to_turn(s, 0, 20)
+    s = to_turn(s, 1, 20)
+    s = to_turn(s, 2, 101)
+    assert TO.summary(s)["active"] == "Ana"
+    s = to_turn(s, 0, 30)
+    assert TO.summary(s)["active"] == "Ben"
+    s = TO.apply(s, toss(0, 0, 10))  # Ben busts on his last turn
+    summ = check_summary(TO, s, "toss-up")
+    assert summ["finished"] is True and summ["winner"] == "Cy"
+
+
+def test_to_bust_in_a_last_turn_counts_as_the_turn():
+    s = to_new(("Ana", "Ben"))
+    s = to_turn(s, 0, 104)
+    s = TO.apply(s, toss(2, 7, 1))
+    s = TO.apply(s, toss(0, 0, 8))
+    summ = check_summary(TO, s, "toss-up")
+    assert summ["finished"] is True and summ["winner"] == "Ana"
+
+
+def test_to_tie_for_highest_shares_the_win():
+    s = to_new()
+    s = to_turn(s, 0, 102)
+    s = to_turn(s, 1, 102)
+    s = to_turn(s, 2, 50)
+    summ = check_summary(TO, s, "toss-up")
+    assert summ["finished"] is True and summ["winner"] == ["Ana", "Ben"]
+
+
+def test_to_tie_break_option_plays_on_until_the_tie_breaks():
+    s = to_new(tie_break=True)
+    s = to_turn(s, 0, 102)
+    s = to_turn(s, 1, 102)
+    s = to_turn(s, 2, 50)
+    summ = TO.summary(s)
+    assert summ["finished"] is False
+    # only the tied players play the tie-break; Ana first
+    assert summ["active"] == "Ana"
+    s = to_turn(s, 0, 3)
+    assert TO.summary(s)["active"] == "Ben"
+    s = to_turn(s, 1, 2)
+    summ = check_summary(TO, s, "toss-up")
+    assert summ["finished"] is True and summ["winner"] == "Ana"
