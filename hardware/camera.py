@@ -830,3 +830,79 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
     if crop or (gains and any(abs(g - 1.0) > 1e-6 for g in gains)):
         return Adjusted(source, crop=crop or None, gains=gains or None)
     return source
+
+
+# --- record / measure a source: python -m hardware.camera SPEC ------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    """Read frames from a source, print the frame rate and dropouts, optionally save them.
+
+    ``python -m hardware.camera picamera --frames 300 --save rec/`` records a sequence that
+    ``replay:rec/`` plays back at the same pace (JPEG frames + expected.json with the fps).
+    """
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(prog="python -m hardware.camera",
+                                 description="Measure a frame source and record its frames.")
+    ap.add_argument("source", nargs="?", default="auto",
+                    help="auto, picamera, opencv:0, replay:DIR, sim[:SET]")
+    ap.add_argument("--frames", type=int, default=120, help="frames to read (default 120)")
+    ap.add_argument("--save", help="folder to write the frames to (JPEG) with expected.json")
+    ap.add_argument("--throw", type=int, default=0,
+                    help="simulated tray: throw this many random dice first")
+    ap.add_argument("--fast", action="store_true",
+                    help="replay / simulated tray: as fast as possible instead of real time")
+    ap.add_argument("--config", help="apply this config's camera settings (crop, gains)")
+    args = ap.parse_args(argv)
+    camera = None
+    if args.config:
+        from tray.config import ConfigError, load_config
+        try:
+            camera = load_config(args.config).camera
+        except ConfigError as exc:
+            print(f"python -m hardware.camera: {exc}", file=sys.stderr)
+            return 2
+    try:
+        source = open_source(args.source, camera=camera, realtime=not args.fast)
+    except (CameraError, ValueError) as exc:
+        print(f"python -m hardware.camera: {exc}", file=sys.stderr)
+        return 1
+    out_dir = Path(args.save) if args.save else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    with source:
+        if args.throw and hasattr(source, "throw"):
+            print("throw:", " ".join(source.throw(count=args.throw)))
+        got = misses = 0
+        start = time.perf_counter()
+        gaps = []
+        last = start
+        while got + misses < args.frames:
+            frame = source.read(timeout=1.0)
+            now = time.perf_counter()
+            if frame is None:
+                misses += 1
+                continue
+            gaps.append(now - last)
+            last = now
+            if out_dir:
+                cv2.imwrite(str(out_dir / f"frame{got:05d}.jpg"), frame,
+                            [cv2.IMWRITE_JPEG_QUALITY, 90])
+            got += 1
+        elapsed = time.perf_counter() - start
+    span = sum(gaps[1:])                      # first frame to last frame
+    fps = (got - 1) / span if got > 1 and span > 0 else 0.0
+    worst = max(gaps[1:], default=0.0) * 1000
+    print(f"{source.name}: {got} frames, {misses} dropouts in {elapsed:.2f} s = {fps:.1f} fps "
+          f"(nominal {source.fps:g}); slowest gap {worst:.1f} ms")
+    if out_dir:
+        (out_dir / "expected.json").write_text(json.dumps(
+            {"source": source.name,
+             "fps": round(fps if fps > 0 and not args.fast else source.fps, 2),
+             "frames": got, "throws": []}, indent=1), encoding="utf-8")
+        print(f"saved to {out_dir} (play back with --source replay:{out_dir})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -497,3 +497,14 @@ def test_pi_check_reports_a_bad_config(tmp_path, capsys):
     assert pi.main(["--config", str(bad)]) == 1
     out = capsys.readouterr().out
     assert "[FIX] config" in out and "pins.buttons[0] = 99" in out
+
+
+def test_record_command_round_trip(frames_dir, tmp_path, capsys):
+    rec = tmp_path / "rec"
+    assert cam_mod.main([f"replay:{frames_dir}", "--frames", "6", "--fast", "--save",
+                         str(rec)]) == 0
+    assert "6 frames, 0 dropouts" in capsys.readouterr().out
+    meta = json.loads((rec / "expected.json").read_text())
+    assert meta["fps"] == 10 and meta["frames"] == 6
+    src = ReplaySource(rec, realtime=False)
+    assert src.fps == 10 and [abs(level(src.read()) - 10 * i) <= 2 for i in range(6)] == [True] * 6
