@@ -599,3 +599,206 @@ def test_to_tie_break_option_plays_on_until_the_tie_breaks():
     s = to_turn(s, 1, 2)
     summ = check_summary(TO, s, "toss-up")
     assert summ["finished"] is True and summ["winner"] == "Ana"
+
+
+# =============================================================================================
+# Bank (games.md section 3)
+# =============================================================================================
+
+BK = get("bank")
+D6 = {"d6": ["1", "2", "3", "4", "5", "6"]}
+
+
+def bk_new(players=("Ana", "Ben", "Cy"), **options):
+    return BK.new_game(list(players), copy.deepcopy(D6), options or None)
+
+
+def d6(a, b):
+    return roll(f"d6:{a}", f"d6:{b}")
+
+
+def bk_roller(s):
+    e = BK.expect(s)
+    return e.roll.roller if e.roll is not None else None
+
+
+def bk_total(s):
+    return BK.summary(s)["total"]
+
+
+def bk_three(s, rolls=((1, 2), (2, 2), (4, 3))):
+    for r in rolls:
+        s = BK.apply(s, d6(*r))
+    return s
+
+
+def test_bk_phase_1_sums_seven_is_70_doubles_plain_no_banking():
+    s = bk_new()
+    refused(BK, s, action(0, "bank"))
+    s = BK.apply(s, d6(1, 2))
+    assert bk_total(s) == 3 and bk_roller(s) == 1
+    refused(BK, s, action(0, "bank"))
+    s = BK.apply(s, d6(2, 2))  # doubles are plain in phase 1
+    assert bk_total(s) == 7 and bk_roller(s) == 2
+    refused(BK, s, action(2, "bank"))
+    s = BK.apply(s, d6(4, 3))  # a 7 is worth 70 in phase 1
+    assert bk_total(s) == 77
+    assert bk_roller(s) == 0
+    # the first chance to bank: right after roll 3, before roll 4
+    s = BK.apply(s, action(2, "bank"))
+    assert scores_of(BK, s) == [0, 0, 77]
+    check_summary(BK, s, "bank")
+
+
+def test_bk_phase_1_seven_on_every_roll():
+    s = bk_new()
+    s = bk_three(s, ((6, 1), (5, 2), (3, 4)))
+    assert bk_total(s) == 210
+    assert BK.summary(s)["round"] == 1
+
+
+def test_bk_phase_2_doubles_double_then_add_and_banking_keeps_the_total():
+    s = bk_new()
+    s = bk_three(s)  # 77
+    s = BK.apply(s, action(1, "bank"))
+    s = BK.apply(s, action(2, "bank"))
+    assert bk_total(s) == 77  # banking does not reduce the total
+    assert scores_of(BK, s) == [0, 77, 77]
+    s = BK.apply(s, d6(5, 5))  # Ana rolls alone
+    assert bk_total(s) == 77 * 2 + 10
+    assert bk_roller(s) == 0
+    s = BK.apply(s, d6(1, 3))
+    assert bk_total(s) == 168
+    s = BK.apply(s, action(0, "bank"))
+    assert scores_of(BK, s) == [168, 77, 77]
+    # every player banked: round 2 starts with the player after Ana (the last roller)
+    summ = check_summary(BK, s, "bank")
+    assert summ["round"] == 2
+    assert bk_total(s) == 0
+    assert bk_roller(s) == 1
+
+
+def test_bk_double_only_option():
+    s = bk_new(doubles_rule="double_only")
+    s = bk_three(s)
+    s = BK.apply(s, d6(5, 5))
+    assert bk_total(s) == 154
+
+
+def test_bk_phase_2_seven_ends_the_round_unbanked_score_nothing():
+    s = bk_new()
+    s = bk_three(s)  # 77, Ana to roll
+    s = BK.apply(s, d6(6, 2))  # Ana: 85
+    s = BK.apply(s, action(0, "bank"))
+    assert bk_roller(s) == 1
+    s = BK.apply(s, d6(3, 4))  # Ben rolls a 7 in phase 2
+    assert scores_of(BK, s) == [85, 0, 0]
+    summ = check_summary(BK, s, "bank")
+    assert summ["round"] == 2
+    assert bk_total(s) == 0
+    # the next round starts with the player after Ben
+    assert bk_roller(s) == 2
+    # and it is phase 1 again: no banking
+    refused(BK, s, action(0, "bank"))
+
+
+def test_bk_roller_rotates_among_unbanked_players():
+    s = bk_new(("Ana", "Ben", "Cy", "Dee"))
+    s = bk_three(s)  # rolls by Ana, Ben, Cy; Dee next
+    assert bk_roller(s) == 3
+    s = BK.apply(s, action(0, "bank"))
+    s = BK.apply(s, d6(1, 3))  # Dee
+    assert bk_roller(s) == 1  # Ana has banked: Ben
+    s = BK.apply(s, action(2, "bank"))
+    s = BK.apply(s, d6(1, 3))  # Ben
+    assert bk_roller(s) == 3  # Cy has banked: Dee
+    s = BK.apply(s, action(3, "bank"))
+    assert bk_roller(s) == 1  # Ben alone
+    s = BK.apply(s, d6(1, 3))
+    assert bk_roller(s) == 1
+    s = BK.apply(s, d6(2, 5))
+    # Ben rolled last: round 2 starts with Cy
+    assert BK.summary(s)["round"] == 2 and bk_roller(s) == 2
+
+
+def test_bk_banked_player_cannot_bank_again_and_bank_between_rolls_by_anyone():
+    s = bk_new()
+    s = bk_three(s)
+    s = BK.apply(s, action(0, "bank"))
+    refused(BK, s, action(0, "bank"))
+    # the roller is not Ana any more
+    assert bk_roller(s) == 1
+    # several players bank at the same total
+    s = BK.apply(s, action(2, "bank"))
+    assert scores_of(BK, s) == [77, 0, 77]
+    assert bk_roller(s) == 1
+
+
+def test_bk_all_bank_right_after_roll_3_ends_the_round():
+    s = bk_new()
+    s = bk_three(s)  # Cy made the last roll
+    for p in (0, 1, 2):
+        s = BK.apply(s, action(p, "bank"))
+    assert scores_of(BK, s) == [77, 77, 77]
+    assert BK.summary(s)["round"] == 2
+    assert bk_roller(s) == 0  # the player after Cy
+
+
+def test_bk_rounds_option_and_the_winner():
+    s = bk_new(("Ana", "Ben"), rounds=10)
+    for r in range(10):
+        s = bk_three(s)
+        starter_banks = bk_roller(s)
+        s = BK.apply(s, action(starter_banks, "bank"))
+        s = BK.apply(s, d6(3, 4))  # the other player rolls a 7
+    summ = check_summary(BK, s, "bank")
+    assert summ["finished"] is True
+    assert BK.expect(s).finished
+    total = sum(scores_of(BK, s))
+    assert total == 10 * 77
+    sc = scores_of(BK, s)
+    assert summ["winner"] == (["Ana", "Ben"] if sc[0] == sc[1] else ["Ana", "Ben"][sc.index(max(sc))])
+    refused(BK, s, d6(1, 2))
+
+
+def test_bk_default_is_20_rounds_and_rounds_must_be_10_15_or_20():
+    s = bk_new(("Ana", "Ben"))
+    for r in range(19):
+        s = bk_three(s)
+        s = BK.apply(s, action(0, "bank"))
+        s = BK.apply(s, action(1, "bank"))
+    assert BK.summary(s)["finished"] is False
+    assert BK.summary(s)["round"] == 20
+    s = bk_three(s)
+    s = BK.apply(s, action(0, "bank"))
+    s = BK.apply(s, action(1, "bank"))
+    summ = check_summary(BK, s, "bank")
+    assert summ["finished"] is True and summ["winner"] == ["Ana", "Ben"]
+    with pytest.raises((ValueError, RuleError)):
+        bk_new(("Ana", "Ben"), rounds=12)
+
+
+def test_bk_end_game_early():
+    s = bk_new()
+    s = bk_three(s)
+    s = BK.apply(s, action(1, "bank"))
+    s = BK.apply(s, action(-1, "end_game"))
+    summ = check_summary(BK, s, "bank")
+    assert summ["finished"] is True and summ["winner"] == "Ben"
+    assert scores_of(BK, s) == [0, 77, 0]
+
+
+def test_bk_two_players_last_unbanked_rolls_alone_until_a_seven():
+    s = bk_new(("Ana", "Ben"))
+    s = bk_three(s, ((1, 2), (2, 3), (1, 1)))  # 3 + 5 + 2 = 10, Ben to roll
+    assert bk_roller(s) == 1
+    s = BK.apply(s, action(1, "bank"))
+    assert bk_roller(s) == 0
+    s = BK.apply(s, d6(1, 2))
+    assert bk_roller(s) == 0
+    s = BK.apply(s, d6(2, 2))  # (13 * 2) + 4
+    assert bk_total(s) == 30
+    s = BK.apply(s, d6(1, 6))
+    assert scores_of(BK, s) == [0, 10]
+    assert BK.summary(s)["round"] == 2
+    assert bk_roller(s) == 1  # after Ana, who rolled last
