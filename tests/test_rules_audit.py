@@ -802,3 +802,235 @@ def test_bk_two_players_last_unbanked_rolls_alone_until_a_seven():
     assert scores_of(BK, s) == [0, 10]
     assert BK.summary(s)["round"] == 2
     assert bk_roller(s) == 1  # after Ana, who rolled last
+
+
+# =============================================================================================
+# DICEDOUT! (games.md section 4)
+# =============================================================================================
+
+DO = get("diced-out")
+PAIRS = {2: (1, 1), 3: (1, 2), 4: (1, 3), 5: (1, 4), 6: (1, 5), 7: (1, 6), 8: (2, 6), 9: (3, 6),
+         10: (4, 6), 11: (5, 6), 12: (6, 6)}
+
+
+def do_new(players=("Ana", "Ben"), **options):
+    return DO.new_game(list(players), copy.deepcopy(D6), options or None)
+
+
+def sum_roll(n):
+    return d6(*PAIRS[n])
+
+
+def do_rolls(s, *sums):
+    for n in sums:
+        s = DO.apply(s, sum_roll(n))
+    return s
+
+
+def do_roller(s):
+    e = DO.expect(s)
+    return e.roll.roller if e.roll is not None else None
+
+
+def do_started(players=("Ana", "Ben"), first=0, **options):
+    """A game after a start roll-off that ``first`` wins outright."""
+    s = do_new(players, **options)
+    for p in range(len(players)):
+        s = DO.apply(s, sum_roll(11 if p == first else 3))
+    assert do_roller(s) == first
+    return s
+
+
+def test_do_roll_off_highest_first_ties_roll_again_then_left():
+    s = do_new(("Ana", "Ben", "Cy"))
+    e = DO.expect(s)
+    assert e.roll.roller == 0 and e.roll.count == 2
+    s = do_rolls(s, 11, 11, 12)
+    assert do_roller(s) == 2 and DO.expect(s).roll.purpose != "start"  # Cy goes first
+    s = do_rolls(s, 5)
+    assert do_roller(s) == 0  # then to the left: Ana
+    s = do_new(("Ana", "Ben", "Cy"))
+    s = do_rolls(s, 10, 4, 10)  # Ana and Cy tie: they roll again, alone
+    assert do_roller(s) == 0
+    s = do_rolls(s, 6)
+    assert do_roller(s) == 2
+    s = do_rolls(s, 8)
+    assert do_roller(s) == 2 and DO.expect(s).roll.purpose != "start"
+    s = do_rolls(s, 9)
+    assert do_roller(s) == 0
+
+
+def test_do_mark_then_automatic_rerolls_then_dicedout_scores_unmarked_sum():
+    s = do_started()
+    s = do_rolls(s, 7)  # Ana marks 7
+    assert do_roller(s) == 1
+    s = do_rolls(s, 7)  # Ben marks 7
+    s = do_rolls(s, 7)  # Ana: marked, reroll 1
+    assert do_roller(s) == 0
+    s = do_rolls(s, 7)  # reroll 2
+    assert do_roller(s) == 0
+    s = do_rolls(s, 7)  # reroll 3
+    assert do_roller(s) == 0
+    assert DO.summary(s)["finished"] is False
+    s = do_rolls(s, 7)  # no reroll left: DICEDOUT!, 77 - 7 = 70
+    assert do_roller(s) == 1
+    s = do_rolls(s, 8)  # Ben marks 8; Ana takes no more turns
+    assert do_roller(s) == 1
+    s = do_rolls(s, 6)  # Ben marks 6
+    assert do_roller(s) == 1
+    s = do_rolls(s, 6, 6, 6)  # three rerolls
+    assert do_roller(s) == 1 and DO.summary(s)["round"] == 1
+    s = do_rolls(s, 6)  # Ben: fourth marked roll in a row -> DICEDOUT!: 77 - 21 = 56
+    summ = check_summary(DO, s, "diced-out")
+    assert summ["round"] == 2
+    assert scores_of(DO, s) == [70, 56]
+    # Ben (lowest) starts round 2; Ana loses a reroll (two players: no choice)
+    assert do_roller(s) == 1
+    s = do_rolls(s, 7)  # Ben marks 7
+    s = do_rolls(s, 7)  # Ana marks 7
+    s = do_rolls(s, 2)  # Ben marks 2 (••): one more mark to choose
+    s = DO.apply(s, action(1, "mark", number=12))
+    s = do_rolls(s, 7, 7, 7)  # Ana: two rerolls only, then DICEDOUT!
+    assert do_roller(s) == 1
+
+
+def test_do_rerolls_are_per_round_not_per_turn():
+    s = do_started()
+    s = do_rolls(s, 7, 8)  # Ana 7, Ben 8
+    s = do_rolls(s, 7, 7, 6)  # Ana: two rerolls, then marks 6
+    assert do_roller(s) == 1
+    s = do_rolls(s, 9)  # Ben marks 9
+    s = do_rolls(s, 6, 7)  # Ana: third reroll, then marked again: DICEDOUT! 77 - 13 = 64
+    assert do_roller(s) == 1
+    assert DO.summary(s)["round"] == 1
+
+
+def test_do_double_circle_extra_mark_default_highest_and_choice():
+    s = do_started()
+    s = do_rolls(s, 12)  # Ana rolls 12 (••)
+    e = DO.expect(s)
+    assert e.roll is None
+    (d,) = [d for d in e.decisions if d.player == 0]
+    assert d.default == action(0, "mark", number=11)
+    nums = sorted(c["number"] for c in d.choices)
+    assert nums == list(range(2, 12))
+    refused(DO, s, action(0, "mark", number=12))  # already marked
+    refused(DO, s, action(1, "mark", number=5))
+    s = DO.apply(s, action(0, "mark", number=2))  # any unmarked number, even a •• one
+    assert do_roller(s) == 1
+    assert DO.expect(s).decisions == () or all(d.player != 0 for d in DO.expect(s).decisions)
+    s = do_rolls(s, 5)  # Ben
+    s = do_rolls(s, 12)  # Ana rolls a marked •• number: a reroll, no bonus
+    assert do_roller(s) == 0
+    assert not any("mark" in d.actions for d in DO.expect(s).decisions)
+
+
+def test_do_circled_option():
+    s = do_started(circled=[3, 11])
+    s = do_rolls(s, 12)  # not •• now
+    assert do_roller(s) == 1
+    s = do_rolls(s, 11)  # Ben: •• now
+    assert any(d.player == 1 and "mark" in d.actions for d in DO.expect(s).decisions)
+
+
+def test_do_marking_every_number_scores_zero_and_ends_that_players_round():
+    s = do_started()
+    order = [12, 11, 10, 9, 8, 7, 6, 5, 4, 3]
+    # Ana rolls 12 (••: marks 11 too), then 10, 9, ...; Ben rolls numbers he has not marked
+    s = do_rolls(s, 12)
+    s = DO.apply(s, action(0, "mark", number=11))
+    ben = iter([3, 4, 5, 6, 7, 8, 9, 10, 11])
+    for n in order[2:]:
+        s = do_rolls(s, next(ben))
+        s = do_rolls(s, n)
+    # Ana has one number left: 2. Ben's turn, then Ana marks 2 (••: nothing left to choose)
+    s = do_rolls(s, next(ben))
+    s = do_rolls(s, 2)
+    assert DO.summary(s)["round"] == 1
+    assert do_roller(s) == 1  # Ana is complete: Ben plays on alone
+    s = do_rolls(s, 11, 11, 11, 11)
+    summ = check_summary(DO, s, "diced-out")
+    assert summ["round"] == 2
+    assert scores_of(DO, s) == [0, 14]  # Ben: 2 + 12 unmarked
+    assert do_roller(s) == 0  # Ana, lowest, starts round 2
+
+
+def test_do_three_players_lowest_starts_and_picks_who_loses_a_reroll():
+    s = do_started(("Ana", "Ben", "Cy"))
+    s = do_rolls(s, 7, 7, 7)  # all mark 7
+    s = do_rolls(s, 7, 7, 7, 7)  # Ana DICEDOUT!: 70
+    s = do_rolls(s, 8)  # Ben marks 8
+    s = do_rolls(s, 7, 7, 7, 7)  # Cy DICEDOUT!: 70
+    s = do_rolls(s, 8, 8, 8, 8)  # Ben DICEDOUT!: 62
+    assert scores_of(DO, s) == [70, 62, 70]
+    e = DO.expect(s)
+    (d,) = [d for d in e.decisions if d.player == 1]
+    assert "penalize" in d.actions
+    targets = sorted(c["target"] for c in d.choices)
+    assert targets == [0, 2]
+    refused(DO, s, action(1, "penalize", target=1))
+    refused(DO, s, action(0, "penalize", target=2))
+    s = DO.apply(s, action(1, "penalize", target=2))
+    assert DO.summary(s)["round"] == 2
+    assert do_roller(s) == 1
+    s = do_rolls(s, 7, 7, 7)  # all mark 7 in round 2
+    s = do_rolls(s, 7, 7, 7, 8)  # Ben: three rerolls, marks 8
+    s = do_rolls(s, 7, 7, 7)  # Cy: two rerolls only, then DICEDOUT!
+    assert do_roller(s) == 0
+
+
+def test_do_tie_for_lowest_round_score_rolls_off():
+    s = do_started()
+    s = do_rolls(s, 7, 7)
+    s = do_rolls(s, 7, 7, 7, 7)  # Ana 70
+    s = do_rolls(s, 7, 7, 7, 7)  # Ben 70
+    assert scores_of(DO, s) == [70, 70]
+    e = DO.expect(s)
+    assert e.roll is not None and e.roll.roller == 0
+    s = do_rolls(s, 5, 9)  # Ana 5, Ben 9: Ben starts round 2
+    assert DO.summary(s)["round"] == 2
+    assert do_roller(s) == 1
+    s = do_new(("Ana", "Ben"))
+    s = do_rolls(s, 11, 3)
+    s = do_rolls(s, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7)
+    s = do_rolls(s, 6, 6)  # tied roll-off: again
+    assert do_roller(s) == 0 and DO.summary(s)["round"] == 1
+    s = do_rolls(s, 4, 3)
+    assert DO.summary(s)["round"] == 2 and do_roller(s) == 0
+
+
+def test_do_after_four_rounds_lowest_total_wins_and_ties_share():
+    s = do_started()
+    for r in range(4):
+        first = do_roller(s)
+        other = 1 - first
+        s = do_rolls(s, 7, 8)  # first marks 7, other marks 8
+        while do_roller(s) == first:  # first rolls 7 until DICEDOUT!: 70
+            s = DO.apply(s, sum_roll(7))
+        while DO.summary(s)["round"] == r + 1 and not DO.summary(s)["finished"]:
+            assert do_roller(s) == other
+            s = DO.apply(s, sum_roll(8))  # other: DICEDOUT!: 69
+        # the lower (other) starts the next round; first loses a reroll
+    summ = check_summary(DO, s, "diced-out")
+    assert summ["finished"] is True
+    assert scores_of(DO, s) == [278, 278]
+    assert summ["winner"] == ["Ana", "Ben"]
+    assert DO.expect(s).finished
+    refused(DO, s, sum_roll(7))
+
+
+def test_do_lowest_total_wins():
+    s = do_started(rounds=1)
+    s = do_rolls(s, 7, 8)
+    s = do_rolls(s, 7, 7, 7, 7)  # Ana 70
+    s = do_rolls(s, 5, 8, 8, 8, 8)  # Ben 64
+    summ = check_summary(DO, s, "diced-out")
+    assert summ["finished"] is True and summ["winner"] == "Ben"
+    assert scores_of(DO, s) == [70, 64]
+
+
+def test_do_shared_win_on_a_tie():
+    s = do_started(rounds=1)
+    s = do_rolls(s, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7)
+    summ = check_summary(DO, s, "diced-out")
+    assert summ["finished"] is True and summ["winner"] == ["Ana", "Ben"]
