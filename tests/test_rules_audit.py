@@ -1034,3 +1034,483 @@ def test_do_shared_win_on_a_tie():
     s = do_rolls(s, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7)
     summ = check_summary(DO, s, "diced-out")
     assert summ["finished"] is True and summ["winner"] == ["Ana", "Ben"]
+
+
+# =============================================================================================
+# Rollers (games.md section 5)
+# =============================================================================================
+
+RO = get("rollers")
+RO_LAYOUT = {"wild": ["1", "2", "3", "4", "5", "star"], "black": ["1", "2", "3", "4", "5", "zap"]}
+ZAP = ("wild:1", "wild:2", "wild:3", "wild:4", "wild:5", "black:zap")
+# four turns that open and close all five sections, with no chips collected on an empty board
+CLOSE_ALL = (
+    ("wild:1", "wild:1", "wild:2", "wild:2", "wild:2", "black:4"),   # 1s, 2s open+close
+    ("wild:3", "wild:3", "wild:3", "wild:3", "wild:4", "black:4"),   # 3s open+close
+    ("wild:4", "wild:4", "wild:4", "wild:4", "wild:4", "black:5"),   # 4s open+close
+    ("wild:5", "wild:5", "wild:5", "wild:5", "wild:5", "black:5"),   # 5s open+close
+)
+
+
+def ro_new(players=("Ana", "Ben"), **options):
+    return RO.new_game(list(players), copy.deepcopy(RO_LAYOUT), options or None)
+
+
+def ro_roller(s):
+    e = RO.expect(s)
+    return e.roll.roller if e.roll is not None else None
+
+
+def ro_started(players=("Ana", "Ben"), first=0, **options):
+    s = ro_new(players, **options)
+    for p in range(len(players)):
+        s = RO.apply(s, roll("wild:5" if p == first else "wild:2"))
+    assert ro_roller(s) == first
+    return s
+
+
+def ro_turn(s, dice, stars=None):
+    """The active player rolls six dice once, stops, and applies (STAR values if asked)."""
+    p = ro_roller(s)
+    s = RO.apply(s, roll(*dice))
+    s = RO.apply(s, action(p, "stop"))
+    if stars is not None:
+        s = RO.apply(s, action(p, "apply", stars=list(stars)))
+    return s
+
+
+def boards(s):
+    return RO.summary(s)["boards"]
+
+
+def chips(s):
+    return RO.summary(s)["chips"]
+
+
+def points(s):
+    return RO.summary(s)["points"]
+
+
+def test_ro_roll_off_high_roller_first_ties_roll_again_then_clockwise():
+    s = ro_new(("Ana", "Ben", "Cy"))
+    e = RO.expect(s)
+    assert e.roll.count == 1 and e.roll.roller == 0
+    s = RO.apply(s, roll("wild:4"))
+    s = RO.apply(s, roll("black:4"))
+    s = RO.apply(s, roll("wild:2"))
+    assert ro_roller(s) == 0 and RO.expect(s).roll.count == 1  # Ana and Ben roll again
+    s = RO.apply(s, roll("wild:1"))
+    s = RO.apply(s, roll("wild:3"))
+    e = RO.expect(s)
+    assert e.roll.roller == 1 and e.roll.count == 6
+    s = ro_turn(s, ZAP)
+    assert ro_roller(s) == 2  # clockwise
+    s = ro_turn(s, ZAP)
+    assert ro_roller(s) == 0
+    check_summary(RO, s, "rollers")
+
+
+def test_ro_open_with_k_close_with_one_open_and_close_with_k_plus_1():
+    s = ro_started()
+    s = ro_turn(s, ("wild:1", "wild:3", "wild:3", "wild:3", "wild:4", "black:2"))
+    assert boards(s)["Ana"] == {"1": "open", "2": "empty", "3": "open", "4": "empty", "5": "empty"}
+    assert ro_roller(s) == 1
+    s = ro_turn(s, ("wild:2", "wild:2", "wild:2", "wild:5", "wild:5", "black:4"))
+    assert boards(s)["Ben"]["2"] == "closed"
+    s = ro_turn(s, ("wild:1", "wild:3", "wild:2", "wild:2", "wild:2", "black:4"))
+    assert boards(s)["Ana"] == {"1": "closed", "2": "closed", "3": "closed", "4": "empty", "5": "empty"}
+    assert chips(s) == {"Ana": 55, "Ben": 55}
+
+
+def test_ro_star_value_chosen_when_applying():
+    s = ro_started()
+    s = RO.apply(s, roll("wild:3", "wild:3", "wild:star", "wild:star", "wild:2", "black:1"))
+    s = RO.apply(s, action(0, "stop"))
+    e = RO.expect(s)
+    (d,) = [d for d in e.decisions if d.player == 0]
+    assert "apply" in d.actions
+    s = RO.apply(s, action(0, "apply", stars=[3, 3]))
+    assert boards(s)["Ana"] == {"1": "open", "2": "empty", "3": "closed", "4": "empty", "5": "empty"}
+
+
+def test_ro_star_as_2_opens_and_closes_twos():
+    s = ro_started()
+    s = RO.apply(s, roll("wild:2", "wild:2", "wild:star", "wild:4", "wild:5", "black:1"))
+    s = RO.apply(s, action(0, "stop"))
+    s = RO.apply(s, action(0, "apply", stars=[2]))
+    assert boards(s)["Ana"]["2"] == "closed" and boards(s)["Ana"]["1"] == "open"
+
+
+def test_ro_collect_chips_per_die_from_players_who_have_not_closed():
+    s = ro_started(("Ana", "Ben", "Cy"))
+    s = ro_turn(s, ("wild:3", "wild:3", "wild:3", "wild:3", "wild:1", "black:2"))  # Ana: 3s closed
+    s = ro_turn(s, ("wild:3", "wild:3", "wild:3", "wild:3", "wild:4", "black:4"))  # Ben: 3s closed
+    s = ro_turn(s, ZAP)  # Cy
+    # Ana: two 3s collect 3 each from Cy only (Ben closed 3s); 1 closes the 1s
+    s = ro_turn(s, ("wild:3", "wild:3", "wild:1", "wild:4", "wild:5", "black:2"))
+    assert chips(s) == {"Ana": 61, "Ben": 55, "Cy": 49}
+    assert boards(s)["Ana"]["1"] == "closed"
+
+
+def test_ro_collect_with_the_dice_beyond_open_and_close():
+    s = ro_started()
+    # five 2s: two open, one closes, two collect 2 each
+    s = ro_turn(s, ("wild:2", "wild:2", "wild:2", "wild:2", "wild:2", "black:4"))
+    assert boards(s)["Ana"]["2"] == "closed"
+    assert chips(s) == {"Ana": 59, "Ben": 51}
+
+
+def test_ro_payment_down_to_zero_and_a_player_with_no_chips_cannot_collect():
+    s = ro_started()
+    s = ro_turn(s, ("wild:5", "wild:5", "wild:5", "wild:5", "wild:5", "black:5"))  # Ana: 5s
+    s = ro_turn(s, ("wild:1", "wild:1", "wild:1", "wild:2", "wild:4", "black:4"))  # Ben: 1s, +1
+    assert chips(s) == {"Ana": 54, "Ben": 56}
+    s = ro_turn(s, ("wild:5", "wild:5", "wild:5", "wild:5", "wild:5", "black:5"))  # 30 from Ben
+    assert chips(s) == {"Ana": 84, "Ben": 26}
+    s = ro_turn(s, ZAP)
+    s = ro_turn(s, ("wild:5", "wild:5", "wild:5", "wild:5", "wild:5", "black:5"))  # Ben pays 26
+    assert chips(s) == {"Ana": 110, "Ben": 0}
+    s = ro_turn(s, ("wild:1", "wild:1", "wild:1", "wild:3", "wild:4", "black:4"))  # Ben: 0 chips
+    assert chips(s) == {"Ana": 110, "Ben": 0}
+
+
+def test_ro_zap_cancels_the_roll_saved_dice_are_kept_and_it_counts():
+    s = ro_started()
+    s = RO.apply(s, roll("wild:3", "wild:3", "wild:3", "wild:1", "wild:2", "black:4"))
+    s = RO.apply(s, action(0, "save", dice=[0, 1, 2]))
+    e = RO.expect(s)
+    assert sorted(e.roll.dice) == ["black", "wild", "wild"]
+    s = RO.apply(s, roll("wild:3", "wild:1", "black:zap"))  # roll 2: ZAP
+    e = RO.expect(s)
+    (d,) = [d for d in e.decisions if d.player == 0]
+    assert all(c.get("dice", []) == [] for c in d.choices if c["action"] == "save")
+    refused(RO, s, action(0, "save", dice=[0]))
+    s = RO.apply(s, action(0, "save", dice=[]))
+    e = RO.expect(s)
+    assert sorted(e.roll.dice) == ["black", "wild", "wild"]
+    s = RO.apply(s, roll("wild:5", "wild:4", "black:zap"))  # roll 3: ZAP again, applied now
+    # only the three saved 3s apply: the 3s open
+    assert boards(s)["Ana"] == {"1": "empty", "2": "empty", "3": "open", "4": "empty", "5": "empty"}
+    assert ro_roller(s) == 1
+
+
+def test_ro_zap_on_the_first_roll_and_stop_applies_nothing():
+    s = ro_started()
+    s = RO.apply(s, roll("wild:1", "wild:1", "wild:2", "wild:2", "wild:2", "black:zap"))
+    s = RO.apply(s, action(0, "stop"))
+    assert boards(s)["Ana"] == {str(k): "empty" for k in range(1, 6)}
+    assert ro_roller(s) == 1
+
+
+def test_ro_saved_black_die_cannot_zap_later():
+    s = ro_started()
+    s = RO.apply(s, roll("wild:2", "wild:2", "wild:5", "wild:1", "wild:4", "black:2"))
+    s = RO.apply(s, action(0, "save", dice=[0, 1, 5]))
+    e = RO.expect(s)
+    assert sorted(e.roll.dice) == ["wild", "wild", "wild"]
+    refused(RO, s, roll("wild:1", "wild:1", "black:zap"))
+
+
+def test_ro_three_rolls_at_most_then_apply():
+    s = ro_started()
+    s = RO.apply(s, roll("wild:1", "wild:2", "wild:3", "wild:4", "wild:5", "black:4"))
+    s = RO.apply(s, action(0, "save", dice=[0]))
+    s = RO.apply(s, roll("wild:1", "wild:3", "wild:4", "wild:5", "black:4"))
+    s = RO.apply(s, action(0, "save", dice=[0]))
+    s = RO.apply(s, roll("wild:4", "wild:2", "wild:4", "black:4"))
+    # the third roll is applied at once: 1, 1 open+close 1s; three 4s do not open the 4s
+    assert boards(s)["Ana"] == {"1": "closed", "2": "empty", "3": "empty", "4": "empty", "5": "empty"}
+    assert ro_roller(s) == 1
+
+
+def test_ro_first_roll_must_use_all_six_dice():
+    s = ro_started()
+    refused(RO, s, roll("wild:1", "wild:2", "wild:3", "wild:4", "wild:5"))
+    refused(RO, s, roll("wild:1", "wild:2", "wild:3", "wild:4", "wild:5", "wild:5"))
+
+
+def ro_close_all(s, closer, others_turn=None):
+    """``closer`` closes the whole board in four turns; the others ZAP (or play given turns)."""
+    turns = iter(CLOSE_ALL)
+    done = 0
+    while done < 4:
+        if ro_roller(s) == closer:
+            s = ro_turn(s, next(turns))
+            done += 1
+        else:
+            s = ro_turn(s, others_turn(s) if others_turn else ZAP)
+    return s
+
+
+def test_ro_round_end_points_reset_and_next_starter_to_the_right():
+    s = ro_started(("Ana", "Ben", "Cy"), first=0)
+    s = ro_close_all(s, 1)
+    # Ben closed all: 2 points; chips all tied at 55: everyone scores the chip point
+    assert points(s) == {"Ana": 1, "Ben": 3, "Cy": 1}
+    summ = check_summary(RO, s, "rollers")
+    assert summ["round"] == 2
+    assert chips(s) == {"Ana": 55, "Ben": 55, "Cy": 55}
+    assert all(v == "empty" for b in boards(s).values() for v in b.values())
+    # round 1 started with Ana: round 2 starts with the player to her RIGHT, Cy
+    assert ro_roller(s) == 2
+    s = ro_close_all(s, 2)
+    assert RO.summary(s)["round"] == 3
+    assert ro_roller(s) == 1  # to the right of Cy: Ben
+
+
+def test_ro_highest_chips_point_and_closer_with_no_chips_scores_1():
+    s = ro_started()
+    # Ben drains Ana with 5s, then Ana closes her board with 0 chips
+    def ben_plays(s):
+        return ("wild:5",) * 5 + ("black:5",)
+    s = ro_turn(s, ZAP)  # Ana
+    s = ro_turn(s, ben_plays(s))  # Ben: 5s open+close
+    s = ro_turn(s, ZAP)
+    s = ro_turn(s, ben_plays(s))  # Ben: 30 from Ana
+    s = ro_turn(s, ZAP)
+    s = ro_turn(s, ben_plays(s))  # Ben: Ana pays her last 25
+    assert chips(s) == {"Ana": 0, "Ben": 110}
+    for dice in CLOSE_ALL:
+        s = ro_turn(s, dice)  # Ana: her 5s close on the last turn
+        if RO.summary(s)["round"] == 1:
+            s = ro_turn(s, ZAP)
+    assert points(s) == {"Ana": 1, "Ben": 1}
+    assert RO.summary(s)["round"] == 2
+
+
+def test_ro_first_to_target_wins():
+    s = ro_started(target=3)
+    s = ro_close_all(s, 0)
+    summ = check_summary(RO, s, "rollers")
+    assert points(s) == {"Ana": 3, "Ben": 1}
+    assert summ["finished"] is True and summ["winner"] == "Ana"
+    assert RO.expect(s).finished
+
+
+def test_ro_target_option_range():
+    for bad in (2, 6):
+        with pytest.raises((ValueError, RuleError)):
+            ro_new(target=bad)
+
+
+def test_ro_several_reach_the_target_together_higher_chips_wins():
+    s = ro_started()
+    # round 1: Ana closes, chips tied: Ana 3, Ben 1
+    s = ro_close_all(s, 0)
+    assert points(s) == {"Ana": 3, "Ben": 1}
+    # round 2 (Ben starts): Ben closes 1s and collects a 1 from Ana first, then closes all
+    assert ro_roller(s) == 1
+    s = ro_turn(s, ("wild:1", "wild:1", "wild:1", "wild:2", "wild:2", "black:2"))  # +1 chip
+    s = ro_turn(s, ZAP)
+    for dice in (("wild:3",) * 4 + ("wild:4", "black:4"), ("wild:4",) * 5 + ("black:5",)):
+        s = ro_turn(s, dice)
+        s = ro_turn(s, ZAP)
+    s = ro_turn(s, ("wild:5",) * 5 + ("black:5",))
+    assert points(s) == {"Ana": 3, "Ben": 4}
+    # round 3 (Ana starts): Ben collects first, Ana closes all; both reach 5
+    assert ro_roller(s) == 0
+    s = ro_turn(s, CLOSE_ALL[0])
+    s = ro_turn(s, ("wild:3",) * 5 + ("black:4",))  # Ben closes 3s, collects 3 from Ana
+    for dice in CLOSE_ALL[1:3]:
+        s = ro_turn(s, dice)
+        s = ro_turn(s, ZAP)
+    s = ro_turn(s, CLOSE_ALL[3])
+    assert chips(s) == {"Ana": 52, "Ben": 58}
+    summ = check_summary(RO, s, "rollers")
+    assert points(s) == {"Ana": 5, "Ben": 5}
+    assert summ["finished"] is True and summ["winner"] == "Ben"
+
+
+def test_ro_star_choice_open_fours_or_collect_as_three():
+    """The rulebook's third-turn example: 3s closed; 3, 4, 4, 4, STAR, 5."""
+    s = ro_started()
+    s = ro_turn(s, ("wild:3", "wild:3", "wild:3", "wild:3", "wild:1", "black:2"))  # Ana: 3s
+    s = ro_turn(s, ZAP)
+    base = RO.apply(s, roll("wild:3", "wild:4", "wild:4", "wild:4", "wild:star", "black:5"))
+    base = RO.apply(base, action(0, "stop"))
+    as_four = RO.apply(base, action(0, "apply", stars=[4]))
+    assert boards(as_four)["Ana"]["4"] == "open"
+    assert chips(as_four) == {"Ana": 58, "Ben": 52}
+    as_three = RO.apply(base, action(0, "apply", stars=[3]))
+    assert boards(as_three)["Ana"]["4"] == "empty"
+    assert chips(as_three) == {"Ana": 61, "Ben": 49}
+    refused(RO, base, action(0, "apply", stars=[6]))
+    refused(RO, base, action(0, "apply", stars=[3, 3]))
+
+
+# =============================================================================================
+# More edge cases, all games
+# =============================================================================================
+
+
+def test_tu_everyone_out_before_the_up_die_ends_the_round_without_it():
+    s = tu_new(("Ana", "Ben"))
+    s = TU.apply(s, roll("red:(200)", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "out", 1: "out"})
+    assert scores_of(TU, s) == [450, 450]
+    e = TU.expect(s)
+    assert e.roll is not None and e.roll.purpose == "main" and e.roll.roller == 1
+
+
+def test_tu_bonus_roll_with_one_star_in_the_main_roll_and_none_in_the_bonus():
+    s = tu_new(("Ana", "Ben"))
+    s = TU.apply(s, roll("red:(200)", "blue:star", "green:150"))
+    s = tu_reveal(s, {0: "in", 1: "in"})
+    s = TU.apply(s, roll("up:+3"))
+    s = TU.apply(s, roll("orange:200", "yellow:(150)", "purple:100"))
+    assert s["running"] == 350 + 450
+    assert tu_decision_players(s) == [0, 1]
+
+
+def test_tu_target_reached_exactly_by_a_tally_up_bonus_ends_the_game():
+    s = tu_new(("Ana", "Ben"), target=200)
+    s = TU.apply(s, roll("red:star", "orange:star", "yellow:star"))
+    s = TU.apply(s, action(1, "tally_up"))
+    summ = check_summary(TU, s, "tally-up")
+    assert scores_of(TU, s) == [100, 200]
+    assert summ["finished"] is True and summ["winner"] == "Ben"
+
+
+def test_tu_window_closed_tie_over_target_plays_on():
+    s = tu_new(("Ana", "Ben"), target=100)
+    s = TU.apply(s, roll("red:star", "orange:star", "yellow:star"))
+    s = TU.apply(s, action(-1, "window_closed"))
+    assert scores_of(TU, s) == [100, 100]
+    assert TU.summary(s)["finished"] is False
+
+
+def test_to_stop_needs_a_roll_first():
+    s = to_new()
+    refused(TO, s, action(0, "stop"))
+
+
+def test_to_tie_break_repeats_while_the_tie_lasts():
+    s = to_new(("Ana", "Ben"), tie_break=True)
+    s = to_turn(s, 0, 101)
+    s = to_turn(s, 1, 101)
+    assert TO.summary(s)["finished"] is False
+    s = to_turn(s, 0, 4)
+    s = to_turn(s, 1, 4)
+    assert TO.summary(s)["finished"] is False
+    s = to_turn(s, 0, 1)
+    s = TO.apply(s, toss(0, 0, 10))
+    summ = check_summary(TO, s, "toss-up")
+    assert summ["finished"] is True and summ["winner"] == "Ana"
+
+
+def test_bk_end_game_early_tie_and_invalid_doubles_rule():
+    s = bk_new(("Ana", "Ben"))
+    s = BK.apply(s, action(-1, "end_game"))
+    summ = check_summary(BK, s, "bank")
+    assert summ["finished"] is True and summ["winner"] == ["Ana", "Ben"]
+    with pytest.raises((ValueError, RuleError)):
+        bk_new(("Ana", "Ben"), doubles_rule="triple")
+
+
+def test_bk_seven_on_roll_4_with_nobody_banked():
+    s = bk_new(("Ana", "Ben"))
+    s = bk_three(s)  # 77, Ben to roll (Ana, Ben, Ana rolled)
+    assert bk_roller(s) == 1
+    s = BK.apply(s, d6(5, 2))
+    assert scores_of(BK, s) == [0, 0]
+    assert BK.summary(s)["round"] == 2
+    assert bk_roller(s) == 0
+
+
+def test_do_three_player_tie_for_lowest_roll_off_winner_penalizes():
+    s = do_started(("Ana", "Ben", "Cy"))
+    s = do_rolls(s, 7, 7, 7)
+    s = do_rolls(s, 7, 7, 7, 7)  # Ana 70
+    s = do_rolls(s, 8)  # Ben marks 8
+    assert do_roller(s) == 2
+    s = do_rolls(s, 8)  # Cy marks 8
+    assert do_roller(s) == 1  # Ana is out: skipped
+    s = do_rolls(s, 8, 8, 8, 8)  # Ben: DICEDOUT!: 62
+    assert do_roller(s) == 2
+    s = do_rolls(s, 8, 8, 8, 8)  # Cy: 62
+    assert scores_of(DO, s) == [70, 62, 62]
+    e = DO.expect(s)
+    assert e.roll is not None and e.roll.roller == 1  # only Ben and Cy roll off
+    s = do_rolls(s, 4, 9)  # Cy wins the roll-off
+    (d,) = [d for d in DO.expect(s).decisions if d.player == 2]
+    assert "penalize" in d.actions
+    s = DO.apply(s, action(2, "penalize", target=0))
+    assert do_roller(s) == 2 and DO.summary(s)["round"] == 2
+
+
+def test_do_penalty_lasts_one_round_only():
+    s = do_started(("Ana", "Ben", "Cy"))
+    # round 1: Ana 70, Ben 62, Cy 70: Ben penalizes Cy
+    s = do_rolls(s, 7, 7, 7)
+    s = do_rolls(s, 7, 7, 7, 7)
+    s = do_rolls(s, 8)
+    s = do_rolls(s, 7, 7, 7, 7)
+    s = do_rolls(s, 8, 8, 8, 8)
+    s = DO.apply(s, action(1, "penalize", target=2))
+    # round 2 (Ben first): Cy has 2 rerolls; Ben 62-round again lowest: Ben penalizes Ana
+    s = do_rolls(s, 7, 7, 7)
+    s = do_rolls(s, 8)  # Ben marks 8
+    s = do_rolls(s, 7, 7, 7)  # Cy: DICEDOUT! after two rerolls: 70
+    s = do_rolls(s, 7, 7, 7, 7)  # Ana: 70
+    s = do_rolls(s, 8, 8, 8, 8)  # Ben: 62
+    assert DO.summary(s)["round"] == 2
+    assert any(d.player == 1 and "penalize" in d.actions for d in DO.expect(s).decisions)
+    s = DO.apply(s, action(1, "penalize", target=0))
+    # round 3: Cy has three rerolls again, Ana two
+    s = do_rolls(s, 7, 7, 7)
+    s = do_rolls(s, 8)  # Ben
+    s = do_rolls(s, 7, 7, 7)  # Cy: rerolls 1..3 would leave her rolling
+    assert do_roller(s) == 2
+    s = do_rolls(s, 7)  # Cy: DICEDOUT!
+    s = do_rolls(s, 7, 7, 7)  # Ana: two rerolls then DICEDOUT!
+    assert do_roller(s) == 1
+
+
+def test_do_no_penalty_or_roll_off_after_the_last_round():
+    s = do_started(("Ana", "Ben", "Cy"), rounds=1)
+    s = do_rolls(s, 7, 7, 7)
+    s = do_rolls(s, 7, 7, 7, 7)
+    s = do_rolls(s, 8, 8, 8, 8, 8)
+    s = do_rolls(s, 8, 8, 8, 8, 8)
+    summ = check_summary(DO, s, "diced-out")
+    assert summ["finished"] is True and summ["winner"] == ["Ben", "Cy"]
+    assert DO.expect(s).finished and DO.expect(s).roll is None
+
+
+SEQUENCES = {
+    "tally-up": (tu_new, [roll("red:(200)", "blue:100", "green:150"), action(0, "in"),
+                          action(1, "out"), action(2, "in"), roll("up:+1"), roll("yellow:150"),
+                          action(0, "in"), action(2, "in"), roll("red:star", "blue:star", "green:star"),
+                          action(1, "tally_up")]),
+    "toss-up": (to_new, [toss(4, 5, 1), toss(2, 2, 2), action(0, "stop"), toss(0, 0, 10)]),
+    "bank": (bk_new, [d6(1, 2), d6(3, 3), d6(3, 4), action(1, "bank"), d6(2, 2), d6(3, 4)]),
+    "diced-out": (do_new, [sum_roll(11), sum_roll(3), sum_roll(12), action(0, "mark", number=2),
+                           sum_roll(7), sum_roll(12)]),
+    "rollers": (ro_new, [roll("wild:5"), roll("black:2"),
+                         roll("wild:3", "wild:3", "wild:star", "wild:star", "wild:2", "black:1"),
+                         action(0, "save", dice=[0, 1, 2, 3]), roll("wild:2", "black:zap"),
+                         action(0, "stop"), action(0, "apply", stars=[3, 3])]),
+}
+
+
+@pytest.mark.parametrize("game_id", sorted(SEQUENCES))
+def test_apply_never_changes_its_input_and_states_are_json(game_id):
+    import json
+
+    engine = get(game_id)
+    make, events = SEQUENCES[game_id]
+    s = make()
+    states = [s]
+    for ev in events:
+        before = json.dumps(s, sort_keys=True)
+        nxt = engine.apply(s, ev)
+        assert json.dumps(s, sort_keys=True) == before
+        json.dumps(nxt)
+        check_summary(engine, nxt, game_id)
+        s = nxt
+        states.append(s)
+    # deterministic: the same events give the same states
+    again = make()
+    for ev in events:
+        again = engine.apply(again, ev)
+    assert again == s
