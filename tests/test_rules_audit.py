@@ -445,7 +445,7 @@ def test_to_first_roll_all_ten_dice_greens_set_aside_then_stop():
     s = to_new()
     e = TO.expect(s)
     assert e.roll.count == 10 and e.roll.roller == 0
-    refused(TO, s, toss(3, 2, 1))
+    refused(TO, s, toss(3, 2, 1), "roll 10 dice")
     s = TO.apply(s, toss(4, 5, 1))
     e = TO.expect(s)
     assert e.roll.count == 6 and e.roll.roller == 0
@@ -462,8 +462,8 @@ def test_to_first_roll_all_ten_dice_greens_set_aside_then_stop():
 def test_to_wrong_count_is_refused_with_the_count_to_roll():
     s = to_new()
     s = TO.apply(s, toss(6, 3, 1))
-    refused(TO, s, toss(6, 3, 1), "4")
-    refused(TO, s, toss(1, 1, 1), "4")
+    refused(TO, s, toss(6, 3, 1), "remove the greens set aside", "roll 4 dice")
+    refused(TO, s, toss(1, 1, 1), "roll 4 dice")
     s = TO.apply(s, toss(1, 2, 1))
     assert TO.expect(s).roll.count == 3
 

@@ -160,8 +160,8 @@ def test_wrong_count_refused_with_message():
     """"A roll must show exactly the dice that are left: a different count is refused with a
     message ("remove the greens set aside: roll 4 dice"), nothing scored.\""""
     s = U.apply(game(), toss(green=6, yellow=4))
-    refused(s, toss(green=6, yellow=4), "10 dice seen: remove the greens set aside and roll 4 dice")
-    refused(s, toss(green=1, yellow=2), "3 dice seen: roll all 4 dice that are left")
+    refused(s, toss(green=6, yellow=4), "10 dice seen: remove the greens set aside: roll 4 dice")
+    refused(s, toss(green=1, yellow=2), "3 dice seen: only 4 dice are left to roll: roll 4 dice")
     refused(s, {"type": "roll", "dice": ["d6:3"] * 4}, "d6 is not a Toss Up! die")
     refused(s, {"type": "roll", "dice": ["toss:blue"] * 4}, "no face blue")
 

@@ -220,11 +220,12 @@ def _apply_roll(s: dict, event: dict) -> None:
             raise RuleError(f"a Toss Up! die has no face {face}: check the roll")
     left = s["left"]
     if len(dice) != left:
+        # Every message ends with "roll N dice", the words games.md gives for this refusal.
         if not s["rolled"]:
-            raise RuleError(f"{len(dice)} dice seen: a turn starts with all {left} dice")
+            raise RuleError(f"{len(dice)} dice seen: a turn starts with all {left} dice: roll {left} dice")
         if len(dice) > left:
-            raise RuleError(f"{len(dice)} dice seen: remove the greens set aside and roll {left} dice")
-        raise RuleError(f"{len(dice)} dice seen: roll all {left} dice that are left")
+            raise RuleError(f"{len(dice)} dice seen: remove the greens set aside: roll {left} dice")
+        raise RuleError(f"{len(dice)} dice seen: only {left} dice are left to roll: roll {left} dice")
     faces = [f for _, f in dice]
     greens, reds = faces.count("green"), faces.count("red")
     roll = [f"{d}:{f}" for d, f in dice]
