@@ -1514,3 +1514,56 @@ def test_apply_never_changes_its_input_and_states_are_json(game_id):
     for ev in events:
         again = engine.apply(again, ev)
     assert again == s
+
+
+def test_tu_every_player_once_tie_plays_on():
+    s = tu_new(("Ana", "Ben"), every_player_once=True)
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    assert scores_of(TU, s) == [0, 0]
+    assert TU.summary(s)["finished"] is False
+    assert TU.summary(s)["active"] == "Ana"
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "out", 1: "in"})
+    s = TU.apply(s, roll("red:star", "blue:star", "green:150"))
+    summ = check_summary(TU, s, "tally-up")
+    assert summ["finished"] is True and summ["winner"] == "Ana"
+
+
+def test_tu_a_third_player_can_overtake_in_the_tie_round():
+    s = tu_new(("Ana", "Ben", "Cy"), target=400)
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {0: "out", 1: "out", 2: "in"})
+    s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
+    s = tu_reveal(s, {2: "out"})
+    # Ana 450, Ben 450, Cy 900: Cy leads alone at the end of the round
+    summ = check_summary(TU, s, "tally-up")
+    assert summ["finished"] is True and summ["winner"] == "Cy"
+
+
+def test_do_zero_rerolls_and_no_circled_numbers_options():
+    s = do_started(rerolls=0, circled=[])
+    s = do_rolls(s, 12)  # no bonus with circled = []
+    assert do_roller(s) == 1
+    s = do_rolls(s, 7)
+    s = do_rolls(s, 12)  # marked, no reroll: DICEDOUT!: 77 - 12 = 65
+    assert do_roller(s) == 1
+    s = do_rolls(s, 7)  # Ben DICEDOUT!: 70
+    assert scores_of(DO, s) == [65, 70]
+    assert DO.summary(s)["round"] == 2
+    assert do_roller(s) == 0
+
+
+def test_ro_collect_from_two_players_one_short_of_chips():
+    s = ro_started(("Ana", "Ben", "Cy"))
+    five_fives = ("wild:5",) * 5 + ("black:5",)
+    s = ro_turn(s, five_fives)  # Ana: 5s open+close
+    s = ro_turn(s, ("wild:5",) * 5 + ("black:4",))  # Ben: 5s open only
+    s = ro_turn(s, ZAP)  # Cy
+    s = ro_turn(s, five_fives)  # Ana: 30 from Ben and 30 from Cy
+    assert chips(s) == {"Ana": 115, "Ben": 25, "Cy": 25}
+    s = ro_turn(s, ("wild:5", "wild:2", "wild:2", "wild:2", "wild:1", "black:4"))  # Ben closes 5s
+    s = ro_turn(s, ZAP)
+    s = ro_turn(s, five_fives)  # Ana: Ben has closed 5s; Cy pays 25, all she has
+    assert chips(s) == {"Ana": 140, "Ben": 25, "Cy": 0}
+    assert boards(s)["Ben"]["5"] == "closed"
