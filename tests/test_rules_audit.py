@@ -1567,3 +1567,20 @@ def test_ro_collect_from_two_players_one_short_of_chips():
     s = ro_turn(s, five_fives)  # Ana: Ben has closed 5s; Cy pays 25, all she has
     assert chips(s) == {"Ana": 140, "Ben": 25, "Cy": 0}
     assert boards(s)["Ben"]["5"] == "closed"
+
+
+@pytest.mark.parametrize("game_id, low, high", [
+    ("tally-up", 2, None), ("toss-up", 2, 6), ("bank", 2, None), ("diced-out", 2, None),
+    ("rollers", 2, 5),
+])
+def test_player_counts_from_the_rulebooks(game_id, low, high):
+    engine = get(game_id)
+    layout = {"tally-up": TU_LAYOUT, "toss-up": TO_LAYOUT, "rollers": RO_LAYOUT}.get(game_id, D6)
+    names = [f"P{i}" for i in range(12)]
+    with pytest.raises((ValueError, RuleError)):
+        engine.new_game(names[: low - 1], copy.deepcopy(layout), None)
+    engine.new_game(names[:low], copy.deepcopy(layout), None)
+    if high is not None:
+        engine.new_game(names[:high], copy.deepcopy(layout), None)
+        with pytest.raises((ValueError, RuleError)):
+            engine.new_game(names[: high + 1], copy.deepcopy(layout), None)
