@@ -52,7 +52,11 @@ def display_env(environ=None) -> dict[str, str]:
 
 @dataclass
 class Check:
-    """One line of the set-up check: ok (True/False/None = only a note) and what to do."""
+    """One line of the set-up check: ok (True/False/None = only a note) and what to do.
+
+    >>> Check("gpio", False, "lgpio missing").ok
+    False
+    """
 
     name: str
     ok: bool | None

@@ -323,3 +323,8 @@ def test_real_pipeline_on_simulated_tray(tmp_path):
                       str(tmp_path / "c.toml")])
     assert "Step 4/4" in text and "d6:" in text
     assert code in (0, 1)
+
+
+def test_docstring_examples():
+    import doctest
+    assert doctest.testmod(calibrate).failed == 0

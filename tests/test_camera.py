@@ -508,3 +508,11 @@ def test_record_command_round_trip(frames_dir, tmp_path, capsys):
     assert meta["fps"] == 10 and meta["frames"] == 6
     src = ReplaySource(rec, realtime=False)
     assert src.fps == 10 and [abs(level(src.read()) - 10 * i) <= 2 for i in range(6)] == [True] * 6
+
+
+def test_docstring_examples():
+    import doctest
+
+    from hardware import pi
+    assert doctest.testmod(cam_mod).failed == 0
+    assert doctest.testmod(pi).failed == 0

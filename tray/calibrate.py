@@ -211,7 +211,11 @@ def hex_bgr(value: str) -> tuple[int, int, int]:
 
 @dataclass
 class Gains:
-    """Software gains (blue, green, red) and how they were chosen, in words."""
+    """Software gains (blue, green, red) and how they were chosen, in words.
+
+    >>> Gains([1.0, 1.0, 1.2], "neutral felt").gains[2]
+    1.2
+    """
 
     gains: list[float]
     how: str
@@ -286,7 +290,11 @@ def converge_picamera(cam, frames: int = 60, settle: int = 6, tolerance: float =
 
 @dataclass
 class DieCheck:
-    """One row of the dice table: what was shown (face None: unknown) and what was read."""
+    """One row of the dice table: what was shown (face None: unknown) and what was read.
+
+    >>> DieCheck("red", "star", "red:star", 0.97, True).ok
+    True
+    """
 
     die: str
     face: str | None
