@@ -7,7 +7,8 @@ the ``random.Random`` passed in, so a seed replays the same game.
 - For a roll (``expect().roll``) it throws random faces of the dice the roll names: exactly
   ``dice``, or ``count`` distinct dice chosen from ``choose_from``. Faces are drawn from the
   die's six faces in the layout, so a face printed twice comes up twice as often.
-- For decisions it picks one of the listed ``choices``. When a roll is awaited too (Bank's
+- For decisions it takes the engine's suggested ``default`` with probability ``default_rate``
+  (like a player who mostly follows the screen's suggestion), else one of the ``choices``. When a roll is awaited too (Bank's
   "bank now?", Toss Up!'s "stop?") it rolls with probability ``roll_rate``. Table actions
   (player -1, like "end game early" or "nobody pressed in time") are taken with probability
   ``table_rate`` (default 0: never) unless nothing else can happen.
@@ -24,6 +25,7 @@ Example::
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from functools import cache
@@ -34,6 +36,7 @@ from tray.engine import Expect, RollSpec, roll
 
 ROLL_RATE = 0.6
 TABLE_RATE = 0.0
+DEFAULT_RATE = 0.5
 
 
 @cache
@@ -72,7 +75,8 @@ def throw(spec: RollSpec, rng: random.Random, layout: dict[str, list[str]] | Non
 
 
 def choose(expect: Expect, rng: random.Random, layout: dict[str, list[str]] | None = None, *,
-           roll_rate: float = ROLL_RATE, table_rate: float = TABLE_RATE) -> dict:
+           roll_rate: float = ROLL_RATE, table_rate: float = TABLE_RATE,
+           default_rate: float = DEFAULT_RATE) -> dict:
     """One step of a random player: the next event for a state that waits for ``expect``.
 
     ``layout`` is the state's dice layout (``state["layout"]``; default: the shipped dice set).
@@ -91,17 +95,22 @@ def choose(expect: Expect, rng: random.Random, layout: dict[str, list[str]] | No
     if not (expect.roll or player_choices or table_choices):
         raise ValueError(f"the game waits for nothing a player can do: {expect.prompt!r}")
     if table_choices and (not (expect.roll or player_choices) or rng.random() < table_rate):
-        decision = rng.choice(table_choices)
-        return dict(rng.choice(decision.choices))
+        return _pick(rng.choice(table_choices), rng, default_rate)
     if expect.roll is not None and (not player_choices or rng.random() < roll_rate):
         return throw(expect.roll, rng, layout)
-    decision = rng.choice(player_choices)
-    return dict(rng.choice(decision.choices))
+    return _pick(rng.choice(player_choices), rng, default_rate)
+
+
+def _pick(decision, rng: random.Random, default_rate: float) -> dict:
+    if decision.default is not None and rng.random() < default_rate:
+        return copy.deepcopy(decision.default)
+    return copy.deepcopy(rng.choice(decision.choices))
 
 
 def play(game_id: str, players: list[str], options: dict | None = None, seed: int = 0,
          max_events: int = 20000, *, layout: dict | None = None,
-         roll_rate: float = ROLL_RATE, table_rate: float = TABLE_RATE) -> list[dict]:
+         roll_rate: float = ROLL_RATE, table_rate: float = TABLE_RATE,
+         default_rate: float = DEFAULT_RATE) -> list[dict]:
     """A whole random game: the list of events, from a ``random.Random(seed)``.
 
     Stops when the game is finished or after ``max_events`` events (then the game is not
@@ -116,7 +125,8 @@ def play(game_id: str, players: list[str], options: dict | None = None, seed: in
         e = engine.expect(state)
         if e.finished:
             break
-        ev = choose(e, rng, state["layout"], roll_rate=roll_rate, table_rate=table_rate)
+        ev = choose(e, rng, state["layout"], roll_rate=roll_rate, table_rate=table_rate,
+                    default_rate=default_rate)
         try:
             state = engine.apply(state, ev)
         except Exception as exc:
