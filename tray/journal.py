@@ -62,6 +62,10 @@ class JournalError(ValueError):
     """A journal that cannot be read back: the message names the file and the line to look at.
 
     ``path`` and ``line`` (1-based, or None when the whole file is at fault) are kept too.
+
+    >>> err = JournalError("not a valid JSON line", "game.jsonl", 7)
+    >>> str(err), err.line
+    ('game.jsonl, line 7: not a valid JSON line', 7)
     """
 
     def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
