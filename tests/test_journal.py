@@ -264,3 +264,14 @@ def test_replay_command_exits_1_on_a_damaged_journal(tmp_path, capsys):
     assert f"{j.path}, line 2" in err and "no face 0" in err
     assert main_replay([str(tmp_path / "missing.jsonl")]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import tray.journal
+    import tray.playthrough
+
+    for module in (tray.journal, tray.playthrough):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
