@@ -298,6 +298,7 @@ class Table:
         self.revealed: dict | None = None   # {"in": [names], "out": [names]} of the last reveal
         self.log: list[str] = []
         self.last_roll: list[str] = []   # the dice of the last roll taken, for the screen
+        self.rolls_taken = 0             # rolls this table sent to the journal
         self.now = 0.0
         self._expect_cache: Expect | None = None
 
@@ -387,6 +388,10 @@ class Table:
         """Append an engine event to the journal (written before anything shows it). A refused
         event shows its message and changes nothing. Returns whether it was taken."""
         self.now = t
+        who = ""
+        if event.get("type") == "roll":
+            spec = self.expect().roll
+            who = f"{self.name(spec.roller)} " if spec is not None else ""
         try:
             self.journal.append(event)
         except RuleError as exc:
@@ -396,7 +401,8 @@ class Table:
             return False
         if event.get("type") == "roll":
             self.last_roll = list(event.get("dice", []))
-        self._emit(event.get("type", "event"), self.describe(event))
+            self.rolls_taken += 1
+        self._emit(event.get("type", "event"), who + self.describe(event))
         if self.message is not None and self.message.kind in ("wrong_roll", "unreadable", "error"):
             self.message = None
         self._changed(t)

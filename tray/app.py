@@ -38,6 +38,8 @@ from tray.engine import RuleError
 DEMO_NAMES = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 #: options the demo plays with unless --option says otherwise (games that finish in minutes)
 DEMO_OPTIONS = {"bank": {"rounds": 10}}
+#: how many demo screenshots of each kind of moment (default 1: the first one)
+SHOTS_PER_KIND = {"reveal": 2, "bust": 2}
 
 
 def make_journal(path: Path | None, game_id: str, players: list[str], options: dict):
@@ -182,18 +184,13 @@ class SimPlayers:
             table.settled(roll, t)
             return
         thrown = list(self.throwing)
-        before = len(getattr(table.journal, "events", []))
         result = table.settled(roll, t)
         if result == "correcting":
-            self._fix_unread(roll, thrown, t)
-            result = "taken" if table.correction is None and \
-                len(getattr(table.journal, "events", [])) > before else result
-        if result == "taken" or len(getattr(table.journal, "events", [])) > before:
+            result = self._fix_unread(roll, thrown, t)
+        if result == "taken":
             if self.script is not None:
                 self.k += 1
-            taken = list(getattr(table.journal, "events", [])[-1].get("dice", thrown)) \
-                if getattr(table.journal, "events", None) else thrown
-            if Counter(taken) != Counter(thrown):
+            if Counter(table.last_roll) != Counter(thrown):
                 self._correct_after(thrown, t)
             self._done_throw(t)
         else:
@@ -201,6 +198,7 @@ class SimPlayers:
             self.rethrows += 1
             self.log(f"  (vision: {table.message.text if table.message else 'not taken'}; "
                      "the dice are thrown again)")
+            table.correction = None
             self._done_throw(t)
 
     def _done_throw(self, t: float) -> None:
@@ -210,7 +208,7 @@ class SimPlayers:
             pick()
         self.next_act = t + self.think_s
 
-    def _fix_unread(self, roll, thrown: list[str], t: float) -> None:
+    def _fix_unread(self, roll, thrown: list[str], t: float) -> str:
         """Fix each unread die like a person: press the roller's button until the die shows
         the right face, move on, confirm with a long press."""
         table = self.s.table
@@ -229,7 +227,7 @@ class SimPlayers:
             for _ in range(steps):
                 table.press(roller, t)
             self.fixed += 1
-        table.press(roller, t, long=True)
+        return table.press(roller, t, long=True)
 
     def _truth_specs(self, roll, thrown: list[str]) -> list[str]:
         """The true face of each die of the settled roll: the tray's truth labels matched by box
@@ -380,25 +378,24 @@ class SimPlayers:
         return dict(self.rng.choice(d.choices))
 
     def _choose(self, e) -> dict | None:
-        """The next event: a roll or one player's decision (never a table-level action)."""
-        layout = self.s.table.state.get("layout")
-        try:
-            from tray import playthrough
+        """The next event: a roll or one player's decision (never a table-level action).
 
-            for _ in range(20):
-                ev = playthrough.choose(e, self.rng, layout, table_rate=0.0)
-                if ev.get("player", 0) != -1:
-                    return ev
-        except ImportError:
-            pass
+        Decisions follow the game's suggested default most of the time (else a random legal
+        choice); when the game also waits for a roll (Toss Up!'s stop, Bank's bank), the lone
+        decider takes the suggestion often, each of several (Bank) now and then."""
+        from tray import playthrough
+
+        layout = self.s.table.state.get("layout")
         ds = [d for d in e.decisions if d.player >= 0 and d.choices]
-        if ds and (e.roll is None or self.rng.random() < 0.3):
+        if ds and e.roll is None:
             return self._pick(self.rng.choice(ds))
+        if ds:
+            p_take = 0.8 if len(ds) == 1 else 0.12
+            for d in self.rng.sample(ds, len(ds)):
+                if d.default is not None and self.rng.random() < p_take:
+                    return dict(d.default)
         if e.roll is not None:
-            spec = e.roll
-            ids = list(spec.dice) if spec.dice is not None else \
-                self.rng.sample(sorted(set(spec.choose_from or ())), spec.count)
-            return {"type": "roll", "dice": [f"{d}:{self.rng.choice(layout[d])}" for d in ids]}
+            return playthrough.throw(e.roll, self.rng, layout)
         return None
 
     def _presses(self, plan, t: float) -> None:
@@ -415,16 +412,9 @@ class SimPlayers:
 
 def _game_log_line(table: Table) -> Callable[[str, str], None]:
     def on_event(kind: str, text: str) -> None:
-        if kind in ("countdown",):
+        if kind in ("countdown", "unreadable"):
             return
-        st = table.state
-        who = ""
-        if kind == "roll":
-            a = st.get("last", {}) or {}
-            p = a.get("player") if isinstance(a, dict) else None
-            who = table.name(p) + " " if isinstance(p, int) else ""
-        prefix = f"[r{st.get('round', '?')}] "
-        print(prefix + who + text, flush=True)
+        print(f"[round {table.state.get('round', '?')}] {text}", flush=True)
     return on_event
 
 
@@ -498,7 +488,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
     t = 0.0
     dt = 1.0 / fps
     finished = False
-    reveals = 0
+    shot_counts: dict[str, int] = {}
     draw_every = 1 if window else 0
     steps = 0
     timed_out = False
@@ -512,11 +502,8 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
             if snap_next and display is not None:
                 kind = snap_next.pop(0)
                 snap_next.clear()
-                if kind == "reveal":
-                    reveals += 1
-                    if reveals > 2:
-                        kind = ""
-                if kind:
+                shot_counts[kind] = shot_counts.get(kind, 0) + 1
+                if shot_counts[kind] <= SHOTS_PER_KIND.get(kind, 1):
                     session.draw(t)
                     shots.append(display.save(out / f"{len(shots) + 1:03d}-{game_id}-{kind}.png"))
             if table.expect().finished:
@@ -525,7 +512,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
             if sim.script_done and not sim.throwing and table.window_decision() is None \
                     and not table.counting_down():
                 break
-            if dropout is not None and rolls_taken(journal) >= dropout[0]:
+            if dropout is not None and table.rolls_taken >= dropout[0]:
                 tray.drop_out(frames=dropout[1])
                 log(f"  (the camera drops out for {dropout[1]} frames)")
                 dropout = None
@@ -566,7 +553,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
 
 
 def rolls_taken(journal) -> int:
-    """How many roll events the journal holds."""
+    """How many roll events the journal holds (copies the events: not for every frame)."""
     return sum(1 for e in getattr(journal, "events", []) if e.get("type") == "roll")
 
 
