@@ -229,6 +229,8 @@ def test_find_unfinished_returns_the_newest_unfinished_game(tmp_path):
     a.append(action(-1, "end_game"))
     os.utime(a.path, (now, now + 10))
     assert find_unfinished(tmp_path) == c.path
+    assert find_unfinished(tmp_path, limit=2) is None  # the two newest: unreadable and finished
+    assert find_unfinished(tmp_path, limit=None) == c.path
 
 
 def test_journal_path_is_fresh(tmp_path):

@@ -37,7 +37,7 @@ OPTION_CHOICES = {
 DEFAULT_RATES = {"rollers": [0.5, 0.9]}
 # Rollers games are the longest (hundreds of events, each costly to apply): fewer of them.
 MAX_EXAMPLES = {"rollers": 12}
-MAX_TRIED_PLAYERS = 6  # more seats only make the games longer, not different
+MAX_TRIED_PLAYERS = 10  # every seat count a game allows (all allow at most 10)
 
 
 def engine_or_skip(game_id):

@@ -472,10 +472,15 @@ def replay(path: str | Path) -> dict:
     return Journal.open(path).state
 
 
-def find_unfinished(directory: str | Path) -> Path | None:
+def find_unfinished(directory: str | Path, limit: int | None = 10) -> Path | None:
     """The newest journal (``*.jsonl``, by modification time) in ``directory`` whose game is
-    not finished, for "resume the unfinished game?"; None if there is none. Journals that
-    cannot be read are passed over."""
+    not finished, for "resume the unfinished game?"; None if there is none.
+
+    Only the ``limit`` newest journals are read (None: all), since each is replayed to see
+    whether its game is over and a long-kept journal folder would make start-up slow; an
+    unfinished game older than that many newer games is not worth offering. Journals that
+    cannot be read are passed over.
+    """
     directory = Path(directory)
     if not directory.is_dir():
         return None
@@ -485,7 +490,8 @@ def find_unfinished(directory: str | Path) -> Path | None:
             found.append((p.stat().st_mtime, p.name, p))
         except OSError:
             continue
-    for _, _, p in sorted(found, reverse=True):
+    newest = sorted(found, reverse=True)
+    for _, _, p in newest if limit is None else newest[:limit]:
         try:
             if not Journal.open(p).finished:
                 return p
