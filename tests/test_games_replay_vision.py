@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import os
 
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
 import pytest
 
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+for _module in ("vision.render", "vision.settle", "vision.pipeline"):
+    pytest.importorskip(_module, reason="the vision pipeline has not landed on main yet")
 
 from tray import games, playthrough  # noqa: E402
 from tray.app import run_demo  # noqa: E402
