@@ -20,9 +20,9 @@ import pytest
 for _module in ("vision.render", "vision.settle", "vision.pipeline"):
     pytest.importorskip(_module, reason="the vision pipeline has not landed on main yet")
 
-from tray import games, playthrough  # noqa: E402
-from tray.app import run_demo  # noqa: E402
-from tray.journal import Journal, replay  # noqa: E402
+from tray import games, playthrough
+from tray.app import run_demo
+from tray.journal import Journal, replay
 
 PLAYERS = ["Ana", "Ben"]
 
