@@ -244,6 +244,63 @@ def regenerate_examples(directory: str | Path = FIXTURES_DIR,
     return written
 
 
-if __name__ == "__main__":  # python -m tray.playthrough: regenerate the example journals
-    for p in regenerate_examples():
-        print(p)
+def bench_journal(game_id: str, players: list[str], options: dict | None = None, seed: int = 3,
+                  directory: str | Path | None = None) -> dict:
+    """Speed of the journal for one seeded game: appends (each fsync'd) and a full re-open.
+
+    Writes in ``directory`` (default: a temporary folder; use one on the disk that will hold
+    the real journals, fsync costs differ a lot between disks). Returns the figures.
+    """
+    import tempfile
+    import time
+
+    from tray.journal import Journal
+
+    events = play(game_id, players, options, seed)
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        path = Path(tmp) / "bench.jsonl"
+        j = Journal.create(path, game_id, players, options)
+        t0 = time.perf_counter()
+        for ev in events:
+            j.append(ev)
+        t1 = time.perf_counter()
+        Journal.open(path)
+        t2 = time.perf_counter()
+    n = max(1, len(events))
+    return {"game": game_id, "events": len(events), "append_ms": 1000 * (t1 - t0) / n,
+            "open_ms": 1000 * (t2 - t1), "replay_ms_per_event": 1000 * (t2 - t1) / n}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tray.playthrough examples|bench|show GAME``: regenerate the example
+    journals, print journal speed figures, or print one seeded random game."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m tray.playthrough")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("examples", help="rewrite fixtures/journals/<game>.jsonl")
+    b = sub.add_parser("bench", help="journal append (fsync) and replay speed per game")
+    b.add_argument("--dir", default=None, help="folder on the disk to measure (default: /tmp)")
+    s = sub.add_parser("show", help="print one seeded random game as text")
+    s.add_argument("game", choices=games.GAME_IDS)
+    s.add_argument("--players", type=int, default=3)
+    s.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.cmd == "examples":
+        for p in regenerate_examples():
+            print(p)
+    elif args.cmd == "bench":
+        for game_id, (players, options, _) in EXAMPLES.items():
+            f = bench_journal(game_id, players, options, directory=args.dir)
+            print(f"{game_id:<10} {f['events']:>5} events  append+fsync {f['append_ms']:.2f} "
+                  f"ms/event  open {f['open_ms']:.0f} ms ({f['replay_ms_per_event']:.3f} "
+                  "ms/event)")
+    else:
+        names = [f"P{i + 1}" for i in range(args.players)]
+        events = play(args.game, names, {}, args.seed)
+        print(format_playthrough(args.game, {"players": names, "seed": args.seed}, events), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
