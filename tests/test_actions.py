@@ -341,3 +341,13 @@ def test_start_menu_options_step_through_allowed_values():
     assert m.chosen_options()["rounds"] == 15
     m.tap(("start", m.rows(), 0))
     assert m.started
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import tray.actions
+    import tray.view
+
+    assert doctest.testmod(tray.actions).failed == 0
+    assert doctest.testmod(tray.view).failed == 0

@@ -24,9 +24,13 @@ tests drive it instantly. It sits between the inputs and the journal (tray/journ
   highlight to the next choice, a long press (or Enter, or a second tap) confirms.
 
 >>> from tray.actions import Table, MemoryJournal
->>> j = MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None)   # doctest: +SKIP
->>> table = Table(j)                                                    # doctest: +SKIP
->>> table.press(0, t=0.0)                                               # doctest: +SKIP
+>>> table = Table(MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None))
+>>> table.roll(["d6:3", "d6:1", "d6:2"], t=0.0)     # the game waits for two dice
+False
+>>> table.message.text
+'3 dice seen: roll both dice'
+>>> table.roll(["d6:3", "d6:1"], t=1.0), table.state["total"]
+(True, 4)
 """
 
 from __future__ import annotations
@@ -206,8 +210,9 @@ class MemoryJournal:
     events), for screenshots and tests that need no file. Same semantics: a refused event
     leaves it unchanged.
 
-    >>> j = MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None)  # doctest: +SKIP
-    >>> j.expect().prompt                                                  # doctest: +SKIP
+    >>> j = MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None)
+    >>> j.expect().roll.dice
+    ('d6', 'd6')
     """
 
     def __init__(self, game_id: str, players: list[str], options: dict, layout: dict):
@@ -277,9 +282,11 @@ class Table:
     "refused", ...), e.g. to print a game log or take screenshots.
 
     >>> from tray.actions import Table, MemoryJournal
-    >>> table = Table(MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None))  # doctest: +SKIP
-    >>> table.roll(["d6:3", "d6:4"], t=0.0)                                         # doctest: +SKIP
+    >>> table = Table(MemoryJournal.create(None, "tally-up", ["Ana", "Ben"], {}, None))
+    >>> table.roll(["red:200", "blue:100", "green:150"], t=0.0)
     True
+    >>> table.press(1, t=1.0), table.chosen()      # Ben chose (IN), nobody sees what
+    ('chose', [1])
     """
 
     def __init__(self, journal, countdown_s: float = COUNTDOWN_S,
@@ -794,8 +801,12 @@ class ButtonMapper:
     other press acts at once, at the time the contact closed, so "first press wins" is fair.
     Without releases (keys), every press is short; the app maps Shift+key to a long press.
 
-    >>> from hardware.buttons import ButtonPress                       # doctest: +SKIP
-    >>> ButtonMapper(table).handle(ButtonPress(0, 1.0))                 # doctest: +SKIP
+    >>> from hardware.buttons import ButtonPress
+    >>> table = Table(MemoryJournal.create(None, "toss-up", ["Ana", "Ben"], {}, None))
+    >>> table.roll(["toss:green"] * 4 + ["toss:yellow"] * 6, t=0.0)
+    True
+    >>> ButtonMapper(table, releases=True).handle(ButtonPress(0, 1.0))   # Ana stops at once
+    'sent'
     """
 
     def __init__(self, table: Table, releases: bool = False, long_s: float = LONG_PRESS_S):

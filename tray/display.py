@@ -375,10 +375,15 @@ class Display:
                       80, GOLD, bold=True, anchor="center", max_w=r.w - 20)
         if v.banner:
             col = BANNER_COLOURS.get(v.banner_kind or "", GOLD)
-            r = pg.Rect(272, 300, 516, 96) if v.screen != "end" else pg.Rect(272, 290, 516, 110)
+            if v.choices:       # keep the choices in sight: a slimmer banner over the totals
+                r = pg.Rect(272, 104, 516, 64)
+            elif v.screen == "end":
+                r = pg.Rect(272, 290, 516, 110)
+            else:
+                r = pg.Rect(272, 300, 516, 96)
             self.box(r.inflate(8, 8), (0, 0, 0), radius=16)
             self.box(r, col, radius=14)
-            self.text(v.banner, r.center, 64 if len(v.banner) < 14 else 40,
+            self.text(v.banner, r.center, min(64, r.h - 8) if len(v.banner) < 14 else 40,
                       BG if col in (GOLD, (250, 220, 40), GREEN) else TEXT, bold=True,
                       anchor="center", max_w=r.w - 20)
         if v.message:

@@ -7,9 +7,10 @@ what), the banner and the messages through the View.
 
 >>> from tray.actions import Table, MemoryJournal
 >>> from tray.view import build_view
->>> table = Table(MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None))  # doctest: +SKIP
->>> build_view(table, t=0.0).prompt                                              # doctest: +SKIP
-'Ana: roll both dice'
+>>> table = Table(MemoryJournal.create(None, "toss-up", ["Ana", "Ben"], {}, None))
+>>> view = build_view(table, t=0.0)
+>>> view.prompt, [(row.name, row.score) for row in view.players]
+('Ana: roll all 10 dice', [('Ana', '0'), ('Ben', '0')])
 """
 
 from __future__ import annotations
