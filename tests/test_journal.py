@@ -39,6 +39,13 @@ def test_create_writes_the_header_line(tmp_path):
         new(tmp_path)
 
 
+def test_create_records_names_and_options_as_the_game_reads_them(tmp_path):
+    j = Journal.create(tmp_path / "n.jsonl", "bank", [" Ann ", "Ben"], {}, LAYOUT)
+    header = lines(j.path)[0]
+    assert header["players"] == ["Ann", "Ben"] == j.players == j.state["players"]
+    assert header["options"] == {"rounds": 20, "doubles_rule": "double_then_add"}
+
+
 def test_create_refuses_what_the_game_refuses_and_writes_nothing(tmp_path):
     with pytest.raises(RuleError, match="10, 15 or 20"):
         Journal.create(tmp_path / "x.jsonl", "bank", PLAYERS, {"rounds": 7}, LAYOUT)

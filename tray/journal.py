@@ -191,11 +191,12 @@ class Journal:
         initial = engine.new_game(list(players), layout, options)
         # store the options as resolved by the game (defaults filled in) when the game takes
         # them back unchanged, so a later change of a default does not change an old game
-        resolved = initial.get("options")
-        if isinstance(resolved, dict):
+        # (and the player names as the game wrote them, e.g. trimmed)
+        resolved, names = initial.get("options"), initial.get("players")
+        if isinstance(resolved, dict) and isinstance(names, list):
             try:
-                if engine.new_game(list(players), layout, copy.deepcopy(resolved)) == initial:
-                    options = copy.deepcopy(resolved)
+                if engine.new_game(list(names), layout, copy.deepcopy(resolved)) == initial:
+                    options, players = copy.deepcopy(resolved), list(names)
             except (RuleError, ValueError, TypeError, KeyError):
                 pass
         header = {"type": "new_game", "v": VERSION, "game": game_id, "players": list(players),
