@@ -351,3 +351,17 @@ def test_docstring_examples_run():
 
     assert doctest.testmod(tray.actions).failed == 0
     assert doctest.testmod(tray.view).failed == 0
+
+
+def test_long_press_with_nothing_to_decide_undoes_after_a_second_one():
+    """Undo by long press asks first, so a slip of the thumb undoes nothing."""
+    t = table_for("bank", ("Ana", "Ben"))
+    t.roll(["d6:2", "d6:3"], 0.0)
+    assert t.press(1, 1.0, long=True) == "undo asked"
+    assert len(t.journal.events) == 1 and "Long-press again" in t.message.text
+    assert t.press(1, 2.0, long=True) == "undone"
+    assert t.journal.events == []
+    t.roll(["d6:2", "d6:3"], 3.0)
+    t.press(0, 4.0, long=True)
+    assert t.press(0, 20.0, long=True) == "undo asked"      # too late: asks again
+    assert len(t.journal.events) == 1

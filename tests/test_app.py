@@ -219,3 +219,16 @@ def test_demo_rejects_bad_player_count(capsys):
 
     assert main_demo(["--game", "rollers", "--players", "9", "--headless"]) == 2
     assert "2 to 5 players" in capsys.readouterr().err
+
+
+def test_leds_show_who_is_awaited_not_what_they_chose(tmp_path):
+    from tray.app import led_states
+
+    s = make_session(tmp_path, "tally-up", ["Ana", "Ben", "Cy"], [])
+    assert led_states(s.table) == [True, False, False]         # Ana rolls
+    s.table.roll(["red:200", "blue:100", "yellow:150"], 0.0)
+    assert led_states(s.table) == [True, True, True]           # everyone chooses
+    s.table.press(1, 1.0)
+    s.table.press(2, 1.0)
+    s.table.press(2, 1.1)
+    assert led_states(s.table) == [True, False, False]         # Ben and Cy chose: off alike

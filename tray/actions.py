@@ -75,6 +75,7 @@ def moment_of(last) -> str | None:
 
 
 COUNTDOWN_S = 3.0
+UNDO_CONFIRM_S = 5.0
 MESSAGE_S = 6.0
 BANNER_S = 3.0
 
@@ -306,6 +307,7 @@ class Table:
         self.log: list[str] = []
         self.last_roll: list[str] = []   # the dice of the last roll taken, for the screen
         self.rolls_taken = 0             # rolls this table sent to the journal
+        self.undo_asked: float | None = None
         self.now = 0.0
         self._expect_cache: Expect | None = None
 
@@ -439,7 +441,7 @@ class Table:
         d = self.decision_of(player)
         if d is None:
             if long:
-                return self.undo(t)
+                return self.undo_request(t)
             return f"nothing for {self.name(player)} to decide now"
         kind = classify_decision(d)
         if kind == "secret":
@@ -543,6 +545,17 @@ class Table:
             if d.player == -1:
                 out += [c.get("action") for c in d.choices if c.get("action") != "window_closed"]
         return out
+
+    def undo_request(self, t: float) -> str:
+        """A long press with nothing to decide: the first asks, a second one within
+        UNDO_CONFIRM_S undoes the last event (so a slip of the thumb undoes nothing)."""
+        if self.undo_asked is not None and t - self.undo_asked <= UNDO_CONFIRM_S:
+            self.undo_asked = None
+            return self.undo(t)
+        self.undo_asked = t
+        self.message = Message("Undo the last event? Long-press again to undo it", "info",
+                               t + UNDO_CONFIRM_S)
+        return "undo asked"
 
     def undo(self, t: float) -> str:
         """Undo the last event (Journal.undo)."""

@@ -69,6 +69,22 @@ def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
                   f"{len(j.events)} events in? Press R or tap here")
 
 
+def led_states(table: Table) -> list[bool]:
+    """Which players' button LEDs are lit: those the game waits for (a roller, a decision not
+    made yet; a hidden IN/OUT choice already made turns the LED off, showing nothing of what)."""
+    n = len(table.players)
+    lit = [False] * n
+    e = table.expect()
+    if e.finished:
+        return lit
+    if e.roll is not None and 0 <= e.roll.roller < n and not table.secret_decisions():
+        lit[e.roll.roller] = True
+    for d in e.decisions:
+        if 0 <= d.player < n and not (d.secret and d.player in table.secret):
+            lit[d.player] = True
+    return lit
+
+
 class Session:
     """The loop's state: source, recognizer, settler, table, button queue, display.
 
@@ -726,9 +742,16 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
                               long_s=cfg.pins.hold_ms / 1000.0)
             keys.players = len(journal.players)
             rematch = False
+            lit: list[bool] = []
             while True:
                 t = now()
                 session.step(t)
+                if buttons is not None and getattr(buttons, "leds", None):
+                    want = led_states(table)
+                    if want != lit:
+                        for p, on in enumerate(want[:len(buttons.leds)]):
+                            buttons.set_led(p, on)
+                        lit = want
                 for ev in pygame.event.get():
                     if ev.type == pygame.QUIT:
                         return 0
