@@ -82,3 +82,22 @@ def test_parse_size():
     assert parse_size("1920x1080") == (1920, 1080)
     with pytest.raises(ValueError, match="WIDTHxHEIGHT"):
         parse_size("big")
+
+
+def test_screenshots_command_draws_every_screen_of_a_game(tmp_path, capsys):
+    from tray.cli import main
+
+    assert main(["screenshots", "--out", str(tmp_path), "--game", "bank"]) == 0
+    names = {p.name for p in tmp_path.glob("*.png")}
+    for want in ("start.png", "bank-01-first-prompt.png", "bank-moment-seven.png",
+                 "bank-wrong-roll.png", "bank-unread-dice.png", "bank-camera-lost.png",
+                 "bank-end.png", "bank-setup.png"):
+        assert want in names
+    assert "screenshots in" in capsys.readouterr().out
+
+
+def test_screenshots_rejects_a_bad_size(capsys):
+    from tray.screenshots import main
+
+    assert main(["--size", "huge"]) == 2
+    assert "WIDTHxHEIGHT" in capsys.readouterr().err

@@ -333,7 +333,8 @@ class Display:
             self.text(f"{v.chooser}, choose:", (x0, yb + 6), 22, TEXT, bold=True)
             more = len(v.choices)
             yb += 30
-            cols = 2 if len(v.choices) > 3 else 1
+            longest = max(len(c.label) for c in v.choices)
+            cols = 1 if len(v.choices) <= 3 else 3 if longest <= 14 else 2
             cw = 516 // cols - 6
             ch = 28
             rows = max(1, (418 - yb) // (ch + 4))
