@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tray import games
-from tray.actions import ButtonMapper, Table, handle_key, handle_tap, press_plan
+from tray.actions import ButtonMapper, Message, Table, handle_key, handle_tap, press_plan
 from tray.engine import RuleError
 
 DEMO_NAMES = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
@@ -67,6 +67,14 @@ def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
         return None
     return path, (f"Resume {j.game.TITLE} ({', '.join(j.players)}), "
                   f"{len(j.events)} events in? Press R or tap here")
+
+
+def sim_throw_ids(spec, rng: random.Random | None = None) -> list[str]:
+    """The die ids to throw on the simulated tray for a RollSpec (faces: the tray's chance)."""
+    if spec.dice is not None:
+        return list(spec.dice)
+    pool = sorted(set(spec.choose_from or ()))
+    return (rng or random.Random()).sample(pool, min(spec.count, len(pool)))
 
 
 def led_states(table: Table) -> list[bool]:
@@ -197,7 +205,8 @@ class SimPlayers:
     def settled(self, roll, t: float) -> None:
         table = self.s.table
         if self.throwing is None:
-            table.settled(roll, t)
+            # nobody threw: dice seen on their way out of the tray, or seen twice
+            self.log("  (a roll seen while nobody threw: ignored)")
             return
         thrown = list(self.throwing)
         result = table.settled(roll, t)
@@ -722,7 +731,7 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
     offer = resume_offer(journal_dir)
     if offer is not None:
         menu.resume_path, menu.resume = offer
-    source = open_source(source_spec or cfg.camera.source)
+    source = None
     try:
         while True:
             journal = None
@@ -737,6 +746,15 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
                     return 0
             table = Table(journal)
             diceset = dicesets.load(journal.game.DICE_SET)
+            if source is not None:
+                source.close()
+            source = open_source(source_spec or cfg.camera.source, camera=cfg.camera,
+                                 dice_set=diceset.id)
+            simulated = hasattr(source, "throw") and hasattr(source, "pick_up")
+            if simulated:
+                table.message = Message("No camera: this is the simulated tray. Press T to throw "
+                                        "the dice the game asks for.", "info", now() + 8)
+            rolls_seen = 0
             session = Session(table, source, Recognizer(diceset), Settler(), events=events,
                               display=display, releases=releases,
                               long_s=cfg.pins.hold_ms / 1000.0)
@@ -746,6 +764,9 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
             while True:
                 t = now()
                 session.step(t)
+                if simulated and table.rolls_taken != rolls_seen:
+                    rolls_seen = table.rolls_taken
+                    source.pick_up()          # people take their dice out of the tray
                 if buttons is not None and getattr(buttons, "leds", None):
                     want = led_states(table)
                     if want != lit:
@@ -761,6 +782,10 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
                             return 0
                         if name == "s":
                             session.setup_view = not session.setup_view
+                        elif name == "t" and simulated:
+                            spec = table.expect().roll
+                            if spec is not None:
+                                source.throw(sim_throw_ids(spec))
                         elif table.expect().finished and name in ("return", "space"):
                             rematch = True
                         elif len(name) == 1 and name.isdigit() and not (ev.mod & pygame.KMOD_SHIFT):
@@ -786,7 +811,8 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
                 if headless:
                     time.sleep(0.001)
     finally:
-        source.close()
+        if source is not None:
+            source.close()
         if buttons is not None:
             buttons.close()
 
