@@ -365,3 +365,16 @@ def test_long_press_with_nothing_to_decide_undoes_after_a_second_one():
     t.press(0, 4.0, long=True)
     assert t.press(0, 20.0, long=True) == "undo asked"      # too late: asks again
     assert len(t.journal.events) == 1
+
+
+def test_other_players_keep_their_decisions_while_a_die_is_fixed():
+    """Bank: while the roller fixes an unread die, another player's press still banks."""
+    t = table_for("bank", ("Ana", "Ben"))
+    for i, dice in enumerate((["d6:2", "d6:3"], ["d6:4", "d6:1"], ["d6:6", "d6:2"])):
+        t.roll(dice, float(i))
+    roller = t.expect().roll.roller
+    other = 1 - roller
+    t.settled(SettledRoll((reading(10, "d6", "3"), reading(100, None, None))), 5.0)
+    assert t.press(other, 5.5) == "sent"
+    assert t.journal.state["banked"][other]
+    assert t.press(roller, 6.0) == "cycled face"

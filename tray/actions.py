@@ -432,8 +432,11 @@ class Table:
         self.now = t
         if self.expect().finished:
             return "game over"
-        if self.correction is not None and self.correction.event is None:
-            # any player's button fixes an unread die: short = next face, long = confirm
+        spec = self.expect().roll
+        if self.correction is not None and self.correction.event is None and (
+                spec is None or player == spec.roller or self.decision_of(player) is None):
+            # the roller's button fixes an unread die: short = next face, long = confirm
+            # (another player with a decision of their own, like banking, keeps it)
             if long:
                 return self.confirm_correction(t)
             self.correction.cycle(1)
