@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 
 import pytest
@@ -438,3 +439,9 @@ def test_summary_has_boards_chips_and_points():
     assert summary["boards"]["P0"] == {"1": C, "2": E, "3": O, "4": E, "5": E}
     assert summary["chips"] == {"P0": 50, "P1": 60} and summary["points"] == {"P0": 0, "P1": 0}
     json.dumps(s)
+
+
+def test_docstring_examples_run():
+    """The runnable examples in the module's docstrings give what they show."""
+    result = doctest.testmod(g, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

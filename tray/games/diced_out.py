@@ -242,10 +242,7 @@ def expect(state: dict) -> Expect:
         last = state["last"] or {}
         if state["in_turn"] and last.get("kind") == "reroll":
             left = state["rerolls"][seat]
-            prompt = (
-                f"{name} rolled a marked {last['sum']}: reroll "
-                f"({left} reroll{'s' if left != 1 else ''} left after this)"
-            )
+            prompt = f"{name} rolled a marked {last['sum']}: reroll ({left} left)"
             purpose = "reroll"
         else:
             prompt = f"{name}: roll both dice"
