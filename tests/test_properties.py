@@ -246,3 +246,69 @@ def test_the_engine_module_has_the_interface(game_id):
     assert state["options"] == {**engine.OPTIONS, **state["options"]}
     with pytest.raises(RuleError):
         engine.new_game(["Solo"] * (engine.MIN_PLAYERS - 1), default_layout(game_id))
+
+
+# ------------------------------------------------------------------ the random player itself
+
+
+def test_play_is_deterministic_for_a_seed():
+    from tray.playthrough import play
+
+    a = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=5)
+    assert a == play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=5)
+    assert a != play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=6)
+
+
+def test_throw_takes_distinct_dice_from_choose_from_and_faces_from_the_layout():
+    from tray.engine import RollSpec, check_roll, parse_die
+
+    layout = {"red": ["star", "200"], "blue": ["100"], "green": ["150"], "up": ["x2"]}
+    spec = RollSpec(roller=0, count=3, dice_set="tally-up",
+                    choose_from=("red", "blue", "green"))
+    rng = random.Random(0)
+    for _ in range(50):
+        ev = throw(spec, rng, layout)
+        dice = [parse_die(d) for d in ev["dice"]]
+        check_roll(spec, dice, layout)
+        assert sorted(d for d, _ in dice) == ["blue", "green", "red"]
+
+
+def test_choose_takes_table_actions_only_when_asked_or_when_nothing_else_can_happen():
+    from tray.engine import Decision, Expect, RollSpec, action
+
+    end = action(-1, "end_game")
+    table = Decision(player=-1, actions=("end_game",), choices=(end,), default=end)
+    spec = RollSpec(roller=0, count=2, dice_set="d6", dice=("d6", "d6"))
+    rng = random.Random(1)
+    with_roll = Expect(prompt="roll", roll=spec, decisions=(table,))
+    assert all(choose(with_roll, rng)["type"] == "roll" for _ in range(200))
+    assert choose(with_roll, rng, table_rate=1.0) == end
+    only_table = Expect(prompt="nobody pressed?", decisions=(table,))
+    assert choose(only_table, rng) == end
+    with pytest.raises(ValueError, match="game is over"):
+        choose(Expect(prompt="over", finished=True), rng)
+
+
+def test_choose_follows_the_default_at_the_default_rate():
+    from tray.engine import Decision, Expect, action
+
+    options = tuple(action(0, "mark", number=n) for n in range(2, 13))
+    d = Decision(player=0, actions=("mark",), choices=options, default=options[-1])
+    e = Expect(prompt="mark one", decisions=(d,))
+    rng = random.Random(2)
+    assert all(choose(e, rng, default_rate=1.0) == options[-1] for _ in range(20))
+    picks = {choose(e, rng, default_rate=0.0)["number"] for _ in range(300)}
+    assert picks == set(range(2, 13))
+
+
+def test_format_playthrough_lists_every_event_with_what_follows():
+    from tray.playthrough import format_playthrough, play
+
+    events = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=4)
+    text = format_playthrough("bank", {"players": ["Ann", "Ben"], "options": {"rounds": 10},
+                                       "seed": 4}, events)
+    lines = text.splitlines()
+    assert lines[0] == '# Bank (bank): players Ann, Ben; options {"rounds":10}; seed 4'
+    assert sum(1 for x in lines if x[:1].isdigit()) == len(events)
+    assert lines[-2].startswith("   > Game over")
+    assert lines[-1].startswith("summary: ") and '"finished":true' in lines[-1]
