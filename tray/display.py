@@ -117,20 +117,26 @@ class Display:
         self.surface.blit(img, r)
         return r
 
-    def wrap(self, s: str, rect, px: int = 28, colour=TEXT, bold: bool = False, max_lines: int = 3):
-        """Draw text word-wrapped into ``rect`` (x, y, w, h); returns the bottom y."""
-        x, y, w, _h = rect
+    def lines(self, s: str, width: int, px: int, bold: bool = False) -> list[str]:
+        """``s`` broken into lines that fit ``width`` pixels at font size ``px``."""
         f = self.font(px, bold)
-        words, lines, cur = s.split(), [], ""
-        for word in words:
+        lines, cur = [], ""
+        for word in s.split():
             trial = (cur + " " + word).strip()
-            if f.size(trial)[0] <= w or not cur:
+            if f.size(trial)[0] <= width or not cur:
                 cur = trial
             else:
                 lines.append(cur)
                 cur = word
         if cur:
             lines.append(cur)
+        return lines
+
+    def wrap(self, s: str, rect, px: int = 28, colour=TEXT, bold: bool = False, max_lines: int = 3):
+        """Draw text word-wrapped into ``rect`` (x, y, w, h); returns the bottom y."""
+        x, y, w, _h = rect
+        f = self.font(px, bold)
+        lines = self.lines(s, w, px, bold)
         if len(lines) > max_lines:
             lines = lines[:max_lines]
             lines[-1] = lines[-1].rstrip(".") + "..."
@@ -267,7 +273,10 @@ class Display:
 
         # main area
         x0 = 272
-        yb = self.wrap(v.prompt, (x0, 58, 516, 90), 34, TEXT, bold=True, max_lines=2)
+        ppx = 34
+        while ppx > 22 and len(self.lines(v.prompt, 516, ppx, True)) > (2 if ppx > 28 else 3):
+            ppx -= 2
+        yb = self.wrap(v.prompt, (x0, 56, 516, 100), ppx, TEXT, bold=True, max_lines=3)
         if v.totals:
             tx = x0
             for label, value in v.totals[:4]:
@@ -389,15 +398,20 @@ class Display:
                       anchor="center", max_w=r.w - 20)
         if v.message:
             col = MESSAGE_COLOURS.get(v.message_kind or "info", BLUE)
-            r = pg.Rect(272, 330, 516, 84) if not v.camera_lost else pg.Rect(120, 150, 560, 160)
+            if v.camera_lost:
+                r = pg.Rect(120, 150, 560, 160)
+            else:
+                n = min(3, len(self.lines(v.message, 516 - 28, 24, True)))
+                h = n * self.font(24, True).get_linesize() + 20
+                r = pg.Rect(272, 414 - h, 516, h)
             self.box(r.inflate(6, 6), (0, 0, 0), radius=14)
             self.box(r, col, radius=12)
             if v.camera_lost:
                 self.text("CAMERA LOST", (r.centerx, r.y + 34), 44, TEXT, bold=True, anchor="center")
                 self.wrap(v.message, (r.x + 16, r.y + 64, r.w - 32, 90), 24, TEXT, max_lines=3)
             else:
-                self.wrap(v.message, (r.x + 14, r.y + 10, r.w - 28, 70), 24, TEXT, bold=True,
-                          max_lines=3)
+                self.wrap(v.message, (r.x + 14, r.y + 10, r.w - 28, r.h - 10), 24, TEXT,
+                          bold=True, max_lines=3)
 
     # ------------------------------------------------------------------ start
     def _draw_start(self, v: StartView) -> None:
