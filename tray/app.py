@@ -13,6 +13,25 @@ Commands:
 * ``dicetray play`` (:func:`main_play`): the real table (Pi camera + GPIO buttons), else an
   OpenCV camera, else the simulated tray with keyboard buttons.
 
+Controls at the table (buttons, keys, touch all do the same things):
+
+=====================  ==========================================  ============================
+what                   button                                      keys / touch
+=====================  ==========================================  ============================
+IN/OUT in secret       press: 1st IN, 2nd OUT, ... (toggles);       keys 1-0; tap your name
+                       the active player's long press reveals now   Enter / "Reveal"
+bank / stop / Tally!   press                                       keys 1-0; tap your name
+a choice (marks,       press = next choice, long press = confirm   arrows + Enter; tap a
+saves, plans)                                                      choice twice
+fix an unread die      the roller: press = next face, long = OK    Left/Right die, Up/Down
+                                                                   face, Enter; tap the die
+undo                   long press (with nothing to decide), twice  U / Backspace; "undo"
+correct the last roll  -                                           C, then as above
+end the game early     -                                           E; "end game" (Bank)
+set-up camera view     -                                           S
+throw (simulated tray) -                                           T
+=====================  ==========================================  ============================
+
 >>> from tray.app import run_demo
 >>> result = run_demo("bank", players=2, seed=1, out="demo-out", options={"rounds": 10})  # doctest: +SKIP
 >>> result["summary"]["finished"]                                                        # doctest: +SKIP
