@@ -481,6 +481,11 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
         raise ValueError(f"{engine.TITLE} is played by {engine.MIN_PLAYERS} to "
                          f"{engine.MAX_PLAYERS} players, not {players}: use --players "
                          f"{max(engine.MIN_PLAYERS, min(players, engine.MAX_PLAYERS))}")
+    # the whole pipeline first: nothing is written when a part is missing
+    from hardware.camera import SimulatedTray
+    from vision.pipeline import Recognizer
+    from vision.settle import Settler
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     opts = dict(DEMO_OPTIONS.get(game_id, {}))
@@ -499,10 +504,6 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
         table.on_event = _game_log_line(table)
 
     diceset = dicesets.load(engine.DICE_SET)
-    from hardware.camera import SimulatedTray
-    from vision.pipeline import Recognizer
-    from vision.settle import Settler
-
     tray = SimulatedTray(diceset, seed=seed, fps=fps, realtime=window, rest_frames=rest_frames)
     recognizer = Recognizer(diceset)
     settler = Settler()
@@ -667,6 +668,14 @@ def main_demo(argv: list[str]) -> int:
     except (ValueError, RuleError) as exc:
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 2
+    except ImportError as exc:
+        print(f"dicetray demo: part of the vision pipeline is missing ({exc}). The demo reads "
+              "every throw with vision.render, vision.pipeline and vision.settle: update your "
+              "checkout or reinstall (pip install -e .).", file=sys.stderr)
+        return 1
+    except (OSError, RuntimeError) as exc:   # hardware.camera.CameraError, file errors
+        print(f"dicetray demo: {exc}", file=sys.stderr)
+        return 1
     return 0 if result["finished"] else 1
 
 
