@@ -232,3 +232,42 @@ def test_leds_show_who_is_awaited_not_what_they_chose(tmp_path):
     s.table.press(2, 1.0)
     s.table.press(2, 1.1)
     assert led_states(s.table) == [True, False, False]         # Ben and Cy chose: off alike
+
+
+def test_play_keys_go_through_the_button_queue(tmp_path):
+    from hardware.buttons import KeyboardButtons
+    from tray.app import play_key
+
+    s = make_session(tmp_path, "toss-up", ["Ana", "Ben"], [])
+    s.keys = KeyboardButtons(s.events, players=2, clock=lambda: 0.0)
+    s.table.roll(["toss:green"] * 2 + ["toss:yellow"] * 8, 0.0)
+    assert play_key(s, "2", False, 1.0) == "pressed"          # not Ben's turn: nothing
+    assert s.table.state["scores"] == [0, 0]
+    assert play_key(s, "1", False, 1.0) == "pressed"          # Ana stops
+    assert s.table.state["scores"] == [2, 0]
+    assert play_key(s, "s", False, 1.0) == "setup" and s.setup_view
+    assert play_key(s, "escape", False, 1.0) == "quit"
+
+
+def test_play_key_t_throws_on_the_simulated_tray(tmp_path):
+    from tray.app import play_key
+
+    class Tray(ScriptedSource):
+        thrown = None
+
+        def throw(self, dice):
+            Tray.thrown = list(dice)
+
+    s = make_session(tmp_path, "tally-up", ["Ana", "Ben"], [])
+    s.source = Tray([])
+    assert play_key(s, "t", False, 0.0) == "thrown"
+    assert len(Tray.thrown) == 3 and len(set(Tray.thrown)) == 3       # three Tally Dice
+
+
+def test_enter_on_the_end_screen_is_a_rematch(tmp_path):
+    from tray.app import play_key
+
+    s = make_session(tmp_path, "bank", ["Ana", "Ben"], [])
+    s.table.roll(["d6:2", "d6:3"], 0.0)
+    s.table.table_action("end_game", 1.0)
+    assert play_key(s, "return", False, 2.0) == "rematch"

@@ -139,6 +139,7 @@ class Session:
         self.last_frame = None
         self.last_reading = None
         self.setup_view = False
+        self.keys = None   # hardware.buttons.KeyboardButtons: keys 1-0 as buttons
         self.on_settled: Callable | None = None
 
     def step(self, t: float, draw: bool = True) -> None:
@@ -611,15 +612,39 @@ def _pump_window(session: Session, t: float) -> None:
         if ev.type == pygame.QUIT:
             raise KeyboardInterrupt
         if ev.type == pygame.KEYDOWN:
-            name = pygame.key.name(ev.key)
-            if name == "escape" and session.table.correction is None:
+            if play_key(session, pygame.key.name(ev.key), bool(ev.mod & pygame.KMOD_SHIFT),
+                        t) == "quit":
                 raise KeyboardInterrupt
-            if name == "s":
-                session.setup_view = not session.setup_view
-                continue
-            handle_key(session.table, name, t, shift=bool(ev.mod & pygame.KMOD_SHIFT))
         elif ev.type == pygame.MOUSEBUTTONDOWN and session.display is not None:
             handle_tap(session.table, session.display.hit(ev.pos), t)
+
+
+def play_key(session: Session, name: str, shift: bool, t: float) -> str:
+    """A key during a game, in words: "quit" (Escape), "rematch" (Enter on the end screen),
+    "setup" (S toggles the camera view), "thrown" (T on the simulated tray), or what
+    tray.actions.handle_key did. Player keys 1-0 go through the button queue like GPIO
+    presses when the session has keyboard buttons (``session.keys``)."""
+    table = session.table
+    name = name.lower()
+    if name == "escape" and table.correction is None:
+        return "quit"
+    if name == "s":
+        session.setup_view = not session.setup_view
+        return "setup"
+    if name == "t" and hasattr(session.source, "throw"):
+        spec = table.expect().roll
+        if spec is None:
+            return "no roll now"
+        session.source.throw(sim_throw_ids(spec))
+        return "thrown"
+    if table.expect().finished and name in ("return", "enter", "space"):
+        return "rematch"
+    keys = getattr(session, "keys", None)
+    if keys is not None and len(name) == 1 and name.isdigit() and not shift:
+        keys.key(name, t)
+        session.drain(t)
+        return "pressed"
+    return handle_key(table, name, t, shift=shift)
 
 
 def _parse_options(items: list[str]) -> dict:
@@ -790,6 +815,7 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
             keys.players = len(journal.players)
             rematch = False
             lit: list[bool] = []
+            session.keys = keys
             while True:
                 t = now()
                 session.step(t)
@@ -806,21 +832,11 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
                     if ev.type == pygame.QUIT:
                         return 0
                     if ev.type == pygame.KEYDOWN:
-                        name = pygame.key.name(ev.key)
-                        if name == "escape" and table.correction is None:
+                        what = play_key(session, pygame.key.name(ev.key),
+                                        bool(ev.mod & pygame.KMOD_SHIFT), t)
+                        if what == "quit":
                             return 0
-                        if name == "s":
-                            session.setup_view = not session.setup_view
-                        elif name == "t" and simulated:
-                            spec = table.expect().roll
-                            if spec is not None:
-                                source.throw(sim_throw_ids(spec))
-                        elif table.expect().finished and name in ("return", "space"):
-                            rematch = True
-                        elif len(name) == 1 and name.isdigit() and not (ev.mod & pygame.KMOD_SHIFT):
-                            keys.key(name, t)
-                        else:
-                            handle_key(table, name, t, shift=bool(ev.mod & pygame.KMOD_SHIFT))
+                        rematch = rematch or what == "rematch"
                     elif ev.type == pygame.MOUSEBUTTONDOWN:
                         if table.expect().finished:
                             rematch = True
