@@ -19,7 +19,7 @@ Off a Raspberry Pi gpiozero's MockFactory is used, so everything runs (and is te
     >>> factory.pin(27).drive_low(); now[0] = 0.05; buttons.poll()
     >>> events.get_nowait()
     ButtonPress(player=1, time=0.0, source='gpio')
-    >>> buttons.close()
+    >>> factory.pin(27).drive_high(); buttons.close()
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ def rig():
     buttons = PlayerButtons([17, 27, 22], events, pin_factory=factory, bounce_ms=30,
                             led_pins=[5, 6, 13], clock=clock, releases=True, poll_interval=None)
     yield factory, clock, events, buttons
+    for pin in (17, 27, 22):
+        factory.pin(pin).drive_high()   # gpiozero waits out hold_time when closing a held button
     buttons.close()
 
 
@@ -179,6 +181,7 @@ def test_poll_thread_reports_presses():
         factory.pin(4).drive_low()
         press = events.get(timeout=5.0)     # the background poll reports it (no fixed sleep)
         assert press.player == 0
+        factory.pin(4).drive_high()
 
 
 def test_key_mapping():
