@@ -1,0 +1,143 @@
+"""Read a die's identity (body colour) and top face from its crop, with a small ONNX model.
+
+One model per dice set, ``models/classifier-<set>.onnx`` with ``models/classifier-<set>.json``
+beside it (class lists, input size, abstention threshold). The model has two heads: which
+die of the set (its body colour) and which face mark (plus ``none``: not a readable die).
+A reading combines them over the (die, face) pairs the dice-set file allows, so a changed
+layout only needs the file edited, as long as every face id and die id is one the model knows
+(otherwise ``dicetray train`` retrains it from the data file).
+
+>>> import numpy as np
+>>> from vision.classify import FaceClassifier
+>>> from vision.faceart import draw_face
+>>> from vision.dicesets import load
+>>> clf = FaceClassifier("tally-up")
+>>> img = np.full((120, 120, 3), (40, 90, 30), np.uint8)        # green felt
+>>> img[30:90, 30:90] = draw_face(load("tally-up"), "blue", "(100)", 60)
+>>> r = clf.classify([clf.crop(img, (30, 30, 60, 60))])[0]
+>>> r.die, r.face, r.confidence > 0.9
+('blue', '(100)', True)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
+from vision.dicesets import DiceSet, load
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+class ModelError(RuntimeError):
+    """A model file that is missing or does not fit the dice-set file; says how to fix it."""
+
+
+@dataclass(frozen=True)
+class CropReading:
+    """What the classifier says about one crop. ``die``/``face`` None where it abstains."""
+
+    die: str | None
+    face: str | None
+    confidence: float
+    face_confidence: float = 0.0
+    die_confidence: float = 0.0
+
+
+def model_paths(set_id: str, models_dir: Path | str | None = None) -> tuple[Path, Path]:
+    """The ONNX file and its JSON metadata for a dice set id."""
+    base = Path(models_dir) if models_dir else MODELS_DIR
+    return base / f"classifier-{set_id}.onnx", base / f"classifier-{set_id}.json"
+
+
+def _session(path: Path):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), sess_options=opts,
+                                providers=["CPUExecutionProvider"])
+
+
+class FaceClassifier:
+    """Die identity + face of die crops of one dice set, abstaining below a threshold.
+
+    ``dice_set``: a set id or a loaded :class:`~vision.dicesets.DiceSet` (an edited file is
+    fine). ``threshold``: the least confidence for a face to be reported (default: the one
+    stored with the model, chosen on held-out data).
+
+    >>> clf = FaceClassifier("d6")
+    >>> clf.faces[:3], clf.input_size
+    (('1', '2', '3'), 48)
+    """
+
+    def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,
+                 threshold: float | None = None):
+        self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
+        onnx_path, meta_path = model_paths(self.dice_set.id, models_dir)
+        if not onnx_path.exists() or not meta_path.exists():
+            raise ModelError(
+                f"no classifier model for dice set {self.dice_set.id!r} in {onnx_path.parent}: "
+                "run `dicetray train` (needs pip install -e '.[train]')")
+        self.meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        self.dice: tuple[str, ...] = tuple(self.meta["dice"])
+        self.faces: tuple[str, ...] = tuple(f for f in self.meta["faces"] if f != NONE_CLASS)
+        self.input_size = int(self.meta.get("input_size", INPUT_SIZE))
+        self.margin = float(self.meta.get("crop_margin", CROP_MARGIN))
+        self.threshold = float(self.meta.get("threshold", 0.9) if threshold is None
+                               else threshold)
+        unknown = [f"{d.id}:{f}" for d in self.dice_set.dice for f in d.faces
+                   if d.id not in self.dice or f not in self.faces]
+        if unknown:
+            raise ModelError(
+                f"the {self.dice_set.id} model does not know {', '.join(sorted(set(unknown)))} "
+                f"(the dice-set file names dice or faces it was not trained on): "
+                "run `dicetray train --sets " + self.dice_set.id + "` to retrain it")
+        self._session = _session(onnx_path)
+        self._input = self._session.get_inputs()[0].name
+        # the (die, face) pairs the data file allows, as index arrays into the two heads
+        pairs = sorted({(self.dice.index(d.id), self.faces.index(f))
+                        for d in self.dice_set.dice for f in d.faces})
+        self._pair_die = np.array([p[0] for p in pairs], np.int64)
+        self._pair_face = np.array([p[1] for p in pairs], np.int64)
+
+    def crop(self, frame_bgr: np.ndarray, box) -> np.ndarray:
+        """The model input crop (uint8 BGR) for a die box ``(x, y, w, h)`` of a frame."""
+        return cut_crop(frame_bgr, box, self.input_size, self.margin)
+
+    def probabilities(self, crops) -> tuple[np.ndarray, np.ndarray]:
+        """Raw head outputs for uint8 BGR crops: (N x dice, N x (faces + none))."""
+        if len(crops) == 0:
+            return np.zeros((0, len(self.dice)), np.float32), np.zeros(
+                (0, len(self.faces) + 1), np.float32)
+        die_p, face_p = self._session.run(None, {self._input: to_input(crops)})
+        return die_p, face_p
+
+    def classify(self, crops) -> list[CropReading]:
+        """Read a batch of crops (from :meth:`crop`) in one model call."""
+        die_p, face_p = self.probabilities(crops)
+        out = []
+        for dp, fp in zip(die_p, face_p):
+            joint = dp[self._pair_die] * fp[self._pair_face]
+            k = int(np.argmax(joint))
+            di, fi = int(self._pair_die[k]), int(self._pair_face[k])
+            conf = float(joint[k])
+            die_conf, face_conf = float(dp[di]), float(fp[fi])
+            die = self.dice[di] if die_conf >= self.threshold else None
+            if conf >= self.threshold and die is not None:
+                out.append(CropReading(die, self.faces[fi], conf, face_conf, die_conf))
+            else:
+                out.append(CropReading(die, None, conf, face_conf, die_conf))
+        return out
+
+    def read_boxes(self, frame_bgr: np.ndarray, boxes) -> list[CropReading]:
+        """Crop every box of a frame and classify them in one batch."""
+        crops = [self.crop(frame_bgr, b) for b in boxes]
+        return self.classify(crops) if crops else []

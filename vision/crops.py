@@ -1,0 +1,660 @@
+"""Die crops: the one way crops are cut from frames, synthetic training crops, real-photo readers.
+
+Everything that turns pixels into classifier input lives here, so that training and the running
+pipeline cut crops the same way::
+
+    >>> import numpy as np
+    >>> from vision.crops import cut_crop, INPUT_SIZE
+    >>> frame = np.zeros((480, 640, 3), np.uint8)
+    >>> cut_crop(frame, (300, 200, 40, 40)).shape
+    (48, 48, 3)
+
+``cut_crop`` takes a square of ``CROP_MARGIN`` times the longer box side around the box centre
+(the frame edge is repeated where the square leaves the frame) and resizes it to
+``INPUT_SIZE``. The box is the die outline as a detector finds it.
+
+Synthetic crops (``SyntheticDice``) are drawn from the dice-set data alone (vision/dicesets/),
+so a changed data file needs no hand-made images: pips, stars, zaps, numbers and text, circled
+marks and coloured "light" faces are drawn from their description, then warped and spoiled
+(any rotation, scale, crop offset, tilt, side faces, shadow, glare, blur, noise, white-balance
+and exposure shifts, JPEG). Crops of whole rendered scenes come from ``rendered_crops`` when
+the scene renderer (vision.render) is present.
+
+Real photos (``read_matteop65``, ``read_rune55``) come from /work/shared/realdice/ and are
+used for training only; nothing at run time needs them. Attribution of those sets is in
+models/README.md.
+
+No torch here: this module is numpy + OpenCV only.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+INPUT_SIZE = 48          # model input side in pixels
+CROP_MARGIN = 1.35       # crop side = CROP_MARGIN * longer side of the die box
+REALDICE_DIR = Path("/work/shared/realdice")
+NONE_CLASS = "none"      # extra face class: "this crop is not a readable die"
+
+
+# --------------------------------------------------------------------------------------------
+# cutting crops
+
+
+def crop_matrix(cx: float, cy: float, side: float, size: int = INPUT_SIZE,
+                angle_deg: float = 0.0) -> np.ndarray:
+    """The 2x3 affine matrix mapping a square of ``side`` px centred on (cx, cy) to size x size.
+
+    ``angle_deg`` turns the square (training augmentation); 0 for the running pipeline.
+
+    >>> crop_matrix(100, 100, 48, 48).round(3).tolist()
+    [[1.0, 0.0, -76.0], [0.0, 1.0, -76.0]]
+    """
+    s = size / float(side)
+    a = math.radians(angle_deg)
+    c, si = math.cos(a) * s, math.sin(a) * s
+    half = size / 2.0
+    # out = R*S*(p - centre) + half
+    return np.array([[c, si, half - c * cx - si * cy],
+                     [-si, c, half + si * cx - c * cy]], dtype=np.float64)
+
+
+def cut_crop(frame_bgr: np.ndarray, box, size: int = INPUT_SIZE,
+             margin: float = CROP_MARGIN) -> np.ndarray:
+    """Cut the classifier crop for one die box ``(x, y, w, h)`` from a BGR frame.
+
+    Returns a ``size`` x ``size`` x 3 uint8 BGR image: a square of ``margin`` times the longer
+    box side centred on the box centre, the frame edge repeated outside the frame.
+
+    >>> import numpy as np
+    >>> cut_crop(np.full((10, 10, 3), 7, np.uint8), (0, 0, 4, 4), size=8).max()
+    7
+    """
+    x, y, w, h = (float(v) for v in box)
+    side = max(w, h, 1.0) * margin
+    m = crop_matrix(x + w / 2.0, y + h / 2.0, side, size)
+    # shrinking a lot: blur first so that the resampling does not alias pips away
+    interp = cv2.INTER_AREA if side > 2 * size else cv2.INTER_LINEAR
+    if interp == cv2.INTER_AREA:
+        k = side / size
+        src = cv2.GaussianBlur(frame_bgr, (0, 0), sigmaX=max(0.5, 0.45 * k))
+        return cv2.warpAffine(src, m, (size, size), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(frame_bgr, m, (size, size), flags=interp,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_input(crops_bgr) -> np.ndarray:
+    """Stack uint8 BGR crops (N x S x S x 3 or a list) into the model input: float32 N x 3 x S x S.
+
+    Values are scaled to 0..1 here; the model itself centres them.
+    """
+    arr = np.asarray(crops_bgr)
+    if arr.ndim == 3:
+        arr = arr[None]
+    return np.ascontiguousarray(arr.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+
+
+# --------------------------------------------------------------------------------------------
+# colours
+
+
+def _bgr(rgb) -> tuple[int, int, int]:
+    r, g, b = rgb
+    return int(b), int(g), int(r)
+
+
+def _hex_bgr(value: str) -> tuple[int, int, int]:
+    return _bgr((int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)))
+
+
+def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    """A random saturated or plain die-body colour (BGR)."""
+    h = rng.uniform(0, 180)
+    s = rng.choice([rng.uniform(0, 40), rng.uniform(90, 255)])
+    v = rng.uniform(30, 250)
+    hsv = np.uint8([[[h, s, v]]])
+    return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+
+def _contrast_ink(rng: np.random.Generator, body) -> tuple[int, int, int]:
+    """A mark colour that stands out from the body (random hue, lightness far from the body)."""
+    lum = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
+    for _ in range(20):
+        c = random_colour(rng)
+        if abs(0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2] - lum) > 80:
+            return c
+    return (20, 20, 20) if lum > 128 else (240, 240, 240)
+
+
+# classic body/ink pairs of standard dice (BGR); random pairs are added on top
+_D6_PAIRS = [((235, 238, 240), (20, 20, 20)), ((20, 20, 20), (235, 235, 235)),
+             ((40, 40, 200), (240, 240, 240)), ((200, 90, 30), (240, 240, 240)),
+             ((50, 150, 40), (240, 240, 240)), ((30, 200, 235), (20, 20, 20)),
+             ((160, 50, 120), (240, 240, 240)), ((30, 120, 240), (240, 240, 240)),
+             ((235, 238, 240), (40, 40, 200)), ((210, 215, 220), (120, 40, 20)),
+             ((60, 60, 60), (40, 200, 240)), ((235, 235, 240), (150, 60, 20))]
+
+
+# --------------------------------------------------------------------------------------------
+# drawing one die face from its description (die coordinates: the face spans -1..1)
+
+_PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+         4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+         5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+         6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+         7: [(-1, -1), (1, -1), (-1, 0), (0, 0), (1, 0), (-1, 1), (1, 1)],
+         8: [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)],
+         9: [(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)]}
+
+
+def _star_points(n: int, r_out: float, r_in: float, rot: float) -> np.ndarray:
+    pts = []
+    for i in range(2 * n):
+        r = r_out if i % 2 == 0 else r_in
+        a = rot + math.pi * i / n - math.pi / 2
+        pts.append((r * math.cos(a), r * math.sin(a)))
+    return np.array(pts)
+
+
+_ZAP = np.array([(0.15, -0.62), (-0.35, 0.08), (-0.02, 0.08), (-0.18, 0.62),
+                 (0.38, -0.12), (0.04, -0.12), (0.22, -0.62)])
+
+
+def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool = True,
+                   pip_colour=None) -> list[tuple[np.ndarray, tuple | None]]:
+    """Masks (float 0..1, canvas x canvas) of one face's marks, with their colour (None = ink).
+
+    The face square spans the whole canvas. ``jitter`` varies the drawing (pip size and
+    spacing, stroke width, font) the way different physical dice do.
+    """
+    c = canvas
+    half = c / 2.0
+
+    def px(u: float, v: float) -> tuple[int, int]:
+        return int(round((half + u * half) * 16)), int(round((half + v * half) * 16))
+
+    out: list[tuple[np.ndarray, tuple | None]] = []
+    m = np.zeros((c, c), np.uint8)
+    j = (lambda a, b: rng.uniform(a, b)) if jitter else (lambda a, b: (a + b) / 2)
+    if face.mark == "pips":
+        spacing = j(0.44, 0.56)
+        n = face.count
+        r = j(0.13, 0.19) if n > 1 else j(0.14, 0.34)
+        if n >= 7:
+            r *= 0.8
+        for (i, k) in _PIPS.get(n, _PIPS[6]):
+            cx, cy = px(i * spacing, k * spacing)
+            cv2.circle(m, (cx, cy), int(r * half * 16), 255, -1, cv2.LINE_AA, 4)
+    elif face.mark == "star":
+        pts = _star_points(5, j(0.55, 0.72), j(0.22, 0.32), j(-0.2, 0.2) if jitter else 0.0)
+        poly = np.array([px(u, v) for u, v in pts], np.int32)
+        cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
+    elif face.mark == "zap":
+        sc = j(0.9, 1.2)
+        poly = np.array([px(u * sc, v * sc) for u, v in _ZAP], np.int32)
+        cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
+    elif face.mark in ("number", "text"):
+        text = face.text
+        font = rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX,
+                           cv2.FONT_HERSHEY_TRIPLEX]) if jitter else cv2.FONT_HERSHEY_DUPLEX
+        thick = max(1, int(round(c * j(0.035, 0.06))))
+        (tw, th), base = cv2.getTextSize(text, font, 1.0, thick)
+        width_frac = (0.9 if face.circle else 1.2) * j(0.9, 1.05)
+        scale = min(width_frac * half / tw, 0.75 * half / th)
+        (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+        org = (int(half - tw / 2), int(half + th / 2))
+        cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    elif face.mark == "light":
+        pass
+    if face.circle:
+        cv2.circle(m, px(0, 0), int(j(0.7, 0.8) * half * 16), 255,
+                   max(1, int(c * j(0.035, 0.06))), cv2.LINE_AA, 4)
+    if face.mark == "light":
+        lm = np.zeros((c, c), np.uint8)
+        style = rng.integers(0, 3) if jitter else 0
+        if style == 0:      # a coloured disc
+            cv2.circle(lm, px(0, 0), int(j(0.45, 0.7) * half * 16), 255, -1, cv2.LINE_AA, 4)
+        elif style == 1:    # a coloured square inset
+            a = j(0.5, 0.8)
+            p0, p1 = px(-a, -a), px(a, a)
+            cv2.rectangle(lm, (p0[0] >> 4, p0[1] >> 4), (p1[0] >> 4, p1[1] >> 4), 255, -1)
+        else:               # the whole face
+            lm[:] = 255
+        out.append((lm.astype(np.float32) / 255.0, _hex_bgr(face.color)))
+    if m.any():
+        col = pip_colour if pip_colour is not None else (
+            _hex_bgr(face.color) if face.color else None)
+        out.append((m.astype(np.float32) / 255.0, col))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# synthetic die crops
+
+
+@dataclass
+class DieStyle:
+    """How one synthetic die looks: body and ink colour (BGR)."""
+
+    body: tuple[int, int, int]
+    ink: tuple[int, int, int]
+
+
+def _felt(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A tray-floor background: felt, wood, paper or cloth colour with texture and a gradient."""
+    kind = rng.integers(0, 4)
+    if kind == 0:
+        base = np.array(random_colour(rng), np.float32)
+    elif kind == 1:   # felt greens / blues / blacks
+        base = np.array([(40, 90, 30), (90, 50, 20), (30, 30, 30), (60, 30, 100),
+                         (20, 60, 20)][rng.integers(0, 5)], np.float32)
+    elif kind == 2:   # wood / paper
+        base = np.array([(120, 170, 200), (80, 120, 160), (230, 230, 230), (200, 210, 215)]
+                        [rng.integers(0, 4)], np.float32)
+    else:
+        base = rng.uniform(0, 255, 3).astype(np.float32)
+    img = np.empty((n, n, 3), np.float32)
+    img[:] = base * rng.uniform(0.6, 1.2)
+    noise = rng.normal(0, rng.uniform(2, 14), (n // 4 + 1, n // 4 + 1, 1)).astype(np.float32)
+    noise = cv2.resize(noise, (n, n), interpolation=cv2.INTER_LINEAR)[..., None]
+    img += noise + rng.normal(0, rng.uniform(0, 6), (n, n, 1)).astype(np.float32)
+    gx = np.linspace(-1, 1, n, dtype=np.float32)
+    img += (rng.uniform(-25, 25) * gx[None, :, None] + rng.uniform(-25, 25) * gx[:, None, None])
+    if kind == 2 and rng.random() < 0.5:   # wood grain
+        a = rng.uniform(0, math.pi)
+        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+        grain = np.sin((xx * math.cos(a) + yy * math.sin(a)) * rng.uniform(0.2, 0.6))
+        img += (grain * rng.uniform(3, 15))[..., None]
+    return img
+
+
+def _rounded_square(n: int, quad: np.ndarray, radius_frac: float) -> np.ndarray:
+    """Mask (float, n x n) of a rounded square mapped onto the quadrilateral ``quad`` (4x2)."""
+    k = 64
+    sq = np.zeros((k, k), np.uint8)
+    r = int(radius_frac * k)
+    cv2.rectangle(sq, (r, 0), (k - 1 - r, k - 1), 255, -1)
+    cv2.rectangle(sq, (0, r), (k - 1, k - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (k - 1 - r, r), (r, k - 1 - r), (k - 1 - r, k - 1 - r)):
+        cv2.circle(sq, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
+    h = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    return cv2.warpPerspective(sq, h, (n, n), flags=cv2.INTER_LINEAR).astype(np.float32) / 255.0
+
+
+def spoil(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Camera troubles on a float BGR image 0..255: white balance, exposure, blur, noise, JPEG.
+
+    Returns uint8. ``strength`` 0 leaves it almost clean.
+    """
+    img = img.astype(np.float32)
+    if rng.random() < 0.9 * strength:   # white balance and exposure
+        img *= rng.uniform(0.75, 1.25, 3).astype(np.float32) * rng.uniform(0.55, 1.35)
+        img += rng.uniform(-25, 25)
+    if rng.random() < 0.3 * strength:   # contrast
+        mu = img.mean()
+        img = (img - mu) * rng.uniform(0.6, 1.3) + mu
+    if rng.random() < 0.12 * strength:   # grey camera
+        g = img @ np.float32([0.114, 0.587, 0.299])
+        img = np.repeat(g[..., None], 3, axis=2)
+    img = np.clip(img, 0, 255)
+    if rng.random() < 0.5 * strength:
+        s = rng.uniform(0.3, 1.6)
+        img = cv2.GaussianBlur(img, (0, 0), s)
+    if rng.random() < 0.15 * strength:   # motion blur
+        k = int(rng.integers(3, 8))
+        ker = np.zeros((k, k), np.float32)
+        ker[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        ker = cv2.warpAffine(ker, rot, (k, k))
+        ker /= max(ker.sum(), 1e-6)
+        img = cv2.filter2D(img, -1, ker)
+    if rng.random() < 0.6 * strength:
+        img = img + rng.normal(0, rng.uniform(1, 9), img.shape).astype(np.float32)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4 * strength:
+        q = int(rng.integers(35, 95))
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return img
+
+
+class SyntheticDice:
+    """Draws labelled die crops of one dice set from its data file, with heavy augmentation.
+
+    ``random_colours``: fraction of dice drawn with random body/ink colours instead of the
+    set's own (used for the d6 set, whose real dice come in every colour).
+
+    >>> import numpy as np
+    >>> from vision.dicesets import load
+    >>> synth = SyntheticDice(load("d6"))
+    >>> img, die, face = synth.sample(np.random.default_rng(0))
+    >>> img.shape, die, face in load("d6").faces
+    ((48, 48, 3), 'd6', True)
+    """
+
+    def __init__(self, dice_set, size: int = INPUT_SIZE, random_colours: float = 0.0,
+                 canvas: int = 2 * INPUT_SIZE):
+        self.ds = dice_set
+        self.size = size
+        self.canvas = canvas
+        self.random_colours = random_colours
+        self.pairs = [(d, f) for d in dice_set.dice for f in sorted(set(d.faces))]
+
+    def sample(self, rng: np.random.Generator, die=None, face_id: str | None = None,
+               strength: float = 1.0):
+        """One crop: (uint8 BGR size x size x 3, die id, face id). Random die/face unless given."""
+        if die is None:
+            die, face_id = self.pairs[rng.integers(0, len(self.pairs))]
+        elif face_id is None:
+            face_id = die.faces[rng.integers(0, 6)]
+        face = self.ds.faces[face_id]
+        if rng.random() < self.random_colours:
+            if rng.random() < 0.4:
+                body, ink = _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
+            else:
+                body = random_colour(rng)
+                ink = _contrast_ink(rng, body)
+        else:
+            body, ink = _hex_bgr(die.body), _hex_bgr(die.ink)
+            # dice of one colour still vary a little from batch to batch
+            body = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in body)
+            ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in ink)
+        return self.draw(rng, face, DieStyle(body, ink), strength), die.id, face_id
+
+    def draw(self, rng: np.random.Generator, face, style: DieStyle,
+             strength: float = 1.0) -> np.ndarray:
+        """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``."""
+        n = self.canvas
+        img = _felt(rng, n)
+        # the die's top face inside the crop: side such that CROP_MARGIN * box ~ crop
+        side = n / CROP_MARGIN * rng.uniform(0.72, 0.98) * (1.0 if strength else 0.9)
+        off = rng.uniform(-0.09, 0.09, 2) * side * strength
+        angle = rng.uniform(0, 2 * math.pi)
+        centre = np.array([n / 2, n / 2]) + off
+        base = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * side / 2
+        rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+        quad = base @ rot.T
+        tilt = rng.normal(0, 0.05 * strength, (4, 2)) * side
+        quad = quad + tilt + centre
+        body = np.array(style.body, np.float32)
+        radius = rng.uniform(0.08, 0.25)
+        # shadow on the floor
+        if rng.random() < 0.7:
+            sh = _rounded_square(n, quad + rng.uniform(-0.12, 0.12, 2) * side, radius)
+            sh = cv2.GaussianBlur(sh, (0, 0), rng.uniform(2, 6))
+            img *= (1 - sh * rng.uniform(0.2, 0.6))[..., None]
+        # side faces seen when the view is not straight down: the die body extends away
+        if rng.random() < 0.55 * strength:
+            d = rng.normal(0, 0.12, 2) * side
+            side_mask = np.maximum(_rounded_square(n, quad + d, radius),
+                                   _rounded_square(n, quad + d / 2, radius))
+            shade = rng.uniform(0.45, 0.85)
+            img = img * (1 - side_mask[..., None]) + (body * shade) * side_mask[..., None]
+        top = _rounded_square(n, quad, radius)
+        # face texture: the marks in die coordinates, then warped onto the quad
+        k = 96
+        ink = style.ink
+        layers = draw_face_mask(face, k, rng, jitter=strength > 0)
+        face_img = np.empty((k, k, 3), np.float32)
+        face_img[:] = body
+        for mask, colour in layers:
+            col = np.array(colour if colour is not None else ink, np.float32)
+            if face.mark == "light" or colour is not None:
+                col = col * rng.uniform(0.85, 1.1)
+            face_img = face_img * (1 - mask[..., None]) + col * mask[..., None]
+        # the inner margin of the face (marks do not reach the rounded edge)
+        inner = 0.86
+        src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
+        dst = (quad - centre) * inner + centre
+        h = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+        warped = cv2.warpPerspective(face_img, h, (n, n), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(
+                                         float(v) for v in body))
+        # light falloff across the face and glare
+        gx = np.linspace(-1, 1, n, dtype=np.float32)
+        shading = 1 + rng.uniform(-0.15, 0.15) * gx[None, :] + rng.uniform(-0.15, 0.15) * gx[:, None]
+        warped *= shading[..., None]
+        if rng.random() < 0.3 * strength:
+            g = np.zeros((n, n), np.float32)
+            gc = (int(centre[0] + rng.uniform(-0.4, 0.4) * side),
+                  int(centre[1] + rng.uniform(-0.4, 0.4) * side))
+            ax = (int(rng.uniform(0.05, 0.25) * side), int(rng.uniform(0.03, 0.15) * side))
+            cv2.ellipse(g, gc, ax, rng.uniform(0, 180), 0, 360, 1.0, -1)
+            g = cv2.GaussianBlur(g, (0, 0), rng.uniform(1.5, 5))
+            warped = warped + g[..., None] * rng.uniform(60, 200)
+        img = img * (1 - top[..., None]) + warped * top[..., None]
+        img = cv2.resize(np.clip(img, 0, 255), (self.size, self.size),
+                         interpolation=cv2.INTER_AREA)
+        return spoil(img, rng, strength)
+
+
+def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
+                  backgrounds: list[np.ndarray] | None = None) -> np.ndarray:
+    """A crop that is not a readable die: felt, a skin-coloured patch, fingers, clutter, an edge."""
+    n = 2 * size
+    kind = rng.integers(0, 5)
+    if kind == 4 and backgrounds:
+        bg = backgrounds[rng.integers(0, len(backgrounds))]
+        bh, bw = bg.shape[:2]
+        s = int(rng.uniform(0.08, 0.3) * min(bh, bw))
+        x, y = rng.integers(0, bw - s), rng.integers(0, bh - s)
+        img = cv2.resize(bg[y:y + s, x:x + s], (n, n)).astype(np.float32)
+    else:
+        img = _felt(rng, n)
+    if kind in (1, 2):   # skin: a hand, fingers or a palm patch
+        skin = np.array(cv2.cvtColor(np.uint8([[[rng.uniform(3, 20), rng.uniform(50, 170),
+                                                 rng.uniform(70, 245)]]]),
+                                     cv2.COLOR_HSV2BGR)[0, 0], np.float32)
+        mask = np.zeros((n, n), np.float32)
+        if kind == 1:
+            mask[:] = 1.0
+        else:
+            for _ in range(int(rng.integers(1, 5))):
+                p0 = (int(rng.uniform(-0.2, 1.2) * n), int(rng.uniform(-0.2, 1.2) * n))
+                p1 = (int(rng.uniform(0, 1) * n), int(rng.uniform(0, 1) * n))
+                cv2.line(mask, p0, p1, 1.0, int(rng.uniform(0.15, 0.35) * n))
+        mask = cv2.GaussianBlur(mask, (0, 0), 2)
+        tex = skin * (1 + rng.normal(0, 0.04, (n, n, 1))).astype(np.float32)
+        yy = np.linspace(-1, 1, n, dtype=np.float32)[:, None, None]
+        tex = tex * (1 + rng.uniform(-0.2, 0.2) * yy)
+        img = img * (1 - mask[..., None]) + tex * mask[..., None]
+    elif kind == 3:   # random blobs and strokes (tray rim, cables, paper)
+        for _ in range(int(rng.integers(1, 4))):
+            col = random_colour(rng)
+            if rng.random() < 0.5:
+                cv2.circle(img, (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
+                           int(rng.uniform(0.05, 0.5) * n), col, -1)
+            else:
+                cv2.line(img, (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
+                         (int(rng.uniform(0, n)), int(rng.uniform(0, n))), col,
+                         int(rng.uniform(2, 0.2 * n)))
+    img = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
+    return spoil(img, rng)
+
+
+# --------------------------------------------------------------------------------------------
+# real photos
+
+
+@dataclass
+class RealCrop:
+    """One labelled real die: the crop, its pip value, the split or source, and the image."""
+
+    crop: np.ndarray
+    value: int
+    split: str      # matteop65: "train" | "valid"; rune55: "train" | "valid" (by base name)
+    source: str     # "matteop65_webcam" or the rune55 source column
+    file: str
+
+
+def _read_labels(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: int = INPUT_SIZE,
+                   rng: np.random.Generator | None = None, angle: float = 0.0,
+                   jitter: float = 0.0) -> list[RealCrop]:
+    """Crops of the matteop65 webcam set (MIT, (c) 2021 Matteo A. Penlington).
+
+    Its boxes cover only the pip pattern: the die is taken as a square of ~2.2x the box side
+    around the box centre (a fixed 50 px for the single pip of a 1), which is what
+    ``cut_crop`` would cut for a die box of that side / CROP_MARGIN.
+    """
+    root = Path(root)
+    out = []
+    cache: dict[str, np.ndarray] = {}
+    for row in _read_labels(root / "labels.csv"):
+        f = row["file"]
+        if f not in cache:
+            img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            cache.clear()
+            cache[f] = img
+        img = cache[f]
+        x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
+        value = int(row["value"])
+        side = 50.0 if value == 1 else 2.2 * max(w, h)
+        cx, cy = x + w / 2, y + h / 2
+        if rng is not None and jitter:
+            cx += rng.uniform(-jitter, jitter) * side
+            cy += rng.uniform(-jitter, jitter) * side
+            side *= rng.uniform(1 - jitter, 1 + jitter)
+        m = crop_matrix(cx, cy, side, size, angle_deg=angle)
+        crop = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+        out.append(RealCrop(crop, value, row["split"], "matteop65_webcam", f))
+    return out
+
+
+def rune55_base(name: str) -> str:
+    """The photo a rune55 file came from: the text before ``_jpg.rf.`` (copies share it)."""
+    return name.split("_jpg.rf.")[0]
+
+
+def rune55_split(name: str) -> str:
+    """A stable train/valid split of rune55 by base name (about one base in five is valid)."""
+    base = rune55_base(name)
+    if len(base) <= 2:   # the i_single photos all share the base "i": split them by file
+        base = name
+    h = 0
+    for ch in base:
+        h = (h * 131 + ord(ch)) % 1000003
+    return "valid" if h % 5 == 0 else "train"
+
+
+def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INPUT_SIZE,
+                rng: np.random.Generator | None = None, angle: float = 0.0,
+                jitter: float = 0.0) -> list[RealCrop]:
+    """Crops of the rune55 set (Roboflow "rune55" v3, CC BY 4.0; via N3VERS4YDIE, MIT).
+
+    Its boxes cover the die's top face or the die, so crops are cut as the pipeline cuts them.
+    Split by base name (``rune55_split``), so rotated copies of one photo stay together.
+    """
+    root = Path(root)
+    out = []
+    cache: dict[str, np.ndarray] = {}
+    for row in _read_labels(root / "labels.csv"):
+        f = row["file"]
+        if f not in cache:
+            img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            cache.clear()
+            cache[f] = img
+        img = cache[f]
+        x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
+        side = max(w, h) * CROP_MARGIN
+        cx, cy = x + w / 2, y + h / 2
+        if rng is not None and jitter:
+            cx += rng.uniform(-jitter, jitter) * side
+            cy += rng.uniform(-jitter, jitter) * side
+            side *= rng.uniform(1 - jitter, 1 + jitter)
+        m = crop_matrix(cx, cy, side, size, angle_deg=angle)
+        interp = cv2.INTER_AREA if side > 2 * size else cv2.INTER_LINEAR
+        src = cv2.GaussianBlur(img, (0, 0), 0.45 * side / size) if side > 2 * size else img
+        crop = cv2.warpAffine(src, m, (size, size), flags=interp,
+                              borderMode=cv2.BORDER_REPLICATE)
+        out.append(RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f))
+    return out
+
+
+def real_backgrounds(root: Path | str = REALDICE_DIR / "matteop65_webcam",
+                     limit: int = 40) -> list[np.ndarray]:
+    """Some real photos with their dice painted out, for negative (not-a-die) crops."""
+    root = Path(root)
+    rows = _read_labels(root / "labels.csv") if (root / "labels.csv").exists() else []
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        by_file.setdefault(r["file"], []).append(r)
+    out = []
+    for f in sorted(by_file)[:limit]:
+        img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        mask = np.zeros(img.shape[:2], np.uint8)
+        for r in by_file[f]:
+            x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
+            s = 50.0 if r["value"] == "1" else 2.4 * max(w, h)
+            cx, cy = x + w / 2, y + h / 2
+            cv2.rectangle(mask, (int(cx - s), int(cy - s)), (int(cx + s), int(cy + s)), 255, -1)
+        out.append(cv2.inpaint(img, mask, 3, cv2.INPAINT_TELEA))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# crops of rendered scenes (engineer V1's renderer), when it is present
+
+
+def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = INPUT_SIZE,
+                   jitter: float = 0.08):
+    """Crops of dice in rendered scenes (``vision.render.render_scene``), labelled by its truth.
+
+    Yields (crop, die id, face id). Yields nothing when the renderer is not installed. Each die
+    box is jittered (centre offset and size, ``jitter`` of the side) as a detector's would be.
+    """
+    try:
+        from vision import render
+    except ImportError:
+        return
+    counts = [d for d in dice_set.dice for _ in range(d.count)]
+    for _ in range(scenes):
+        k = int(rng.integers(1, min(len(counts), 6) + 1))
+        pick = [counts[i] for i in rng.choice(len(counts), size=k, replace=False)]
+        dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
+        try:
+            frame, labels = render.render_scene(dice_set, dice, rng)
+        except Exception:  # noqa: BLE001 - a renderer change must not stop training
+            return
+        for lab in labels:
+            box, die_id, face_id = _label_parts(lab)
+            if box is None:
+                continue
+            x, y, w, h = box
+            side = max(w, h)
+            x += rng.uniform(-jitter, jitter) * side
+            y += rng.uniform(-jitter, jitter) * side
+            s = rng.uniform(1 - jitter, 1 + jitter)
+            yield cut_crop(frame, (x, y, w * s, h * s), size), die_id, face_id
+
+
+def _label_parts(lab):
+    """(box, die, face) from a renderer label, whether it is a dict or an object."""
+    get = (lambda k: lab.get(k)) if isinstance(lab, dict) else (lambda k: getattr(lab, k, None))
+    box = get("box")
+    if box is None and get("x") is not None:
+        box = (get("x"), get("y"), get("w"), get("h"))
+    die, face = get("die"), get("face")
+    if box is None or die is None or face is None:
+        return None, None, None
+    return tuple(float(v) for v in box), die, face

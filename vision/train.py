@@ -1,0 +1,356 @@
+"""Retrain the die classifiers (``dicetray train`` / ``python -m vision.train``).
+
+Needs the optional training extra: ``pip install -e '.[train]'`` (torch, onnx). Nothing
+else in dicetray imports torch. For each dice set it:
+
+1. makes training crops: synthetic dice drawn from the dice-set file (``vision.crops``:
+   any rotation, offset, tilt and side faces, shadows, glare, blur, noise, white balance,
+   JPEG), crops of rendered tray scenes (``vision.render``) when present, "not a die" crops
+   (felt, skin, clutter), and for the pip set ``d6`` the real photos of
+   ``../shared/realdice`` (matteop65_webcam: MIT, (c) 2021 Matteo A. Penlington;
+   rune55_gray: Roboflow "rune55" v3, CC BY 4.0, via N3VERS4YDIE/dice-recognition, MIT);
+2. trains a small two-head CNN (die identity, face mark + ``none``) on the CPU;
+3. picks the abstention threshold on held-out synthetic crops (the least confidence at which
+   no held-out crop is read wrong) and checks the held-out real photos;
+4. writes ``models/classifier-<set>.onnx`` and ``.json`` and prints the figures.
+
+    python -m vision.train --sets d6 tally-up --samples 30000 --epochs 14
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+
+from vision.crops import (CROP_MARGIN, INPUT_SIZE, NONE_CLASS, REALDICE_DIR, SyntheticDice,
+                          negative_crop, read_matteop65, read_rune55, real_backgrounds,
+                          rendered_crops)
+from vision.dicesets import SET_IDS, load
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
+
+
+def class_lists(ds) -> tuple[list[str], list[str]]:
+    """The two heads' classes of a dice set: die ids, and face ids plus ``none``."""
+    faces = list(dict.fromkeys(f for d in ds.dice for f in d.faces))
+    return [d.id for d in ds.dice], faces + [NONE_CLASS]
+
+
+def _synth_chunk(args):
+    set_id, seed, n, n_neg, random_colours, strength = args
+    ds = load(set_id)
+    rng = np.random.default_rng(seed)
+    synth = SyntheticDice(ds, random_colours=random_colours)
+    dice, faces = class_lists(ds)
+    xs, yd, yf = [], [], []
+    for _ in range(n):
+        img, die, face = synth.sample(rng, strength=strength)
+        xs.append(img)
+        yd.append(dice.index(die))
+        yf.append(faces.index(face))
+    bgs = real_backgrounds(limit=12) if (REALDICE_DIR / "matteop65_webcam").exists() else None
+    for _ in range(n_neg):
+        xs.append(negative_crop(rng, backgrounds=bgs))
+        yd.append(-1)
+        yf.append(len(faces) - 1)
+    return np.stack(xs), np.array(yd, np.int64), np.array(yf, np.int64)
+
+
+def _rendered_chunk(args):
+    set_id, seed, scenes = args
+    ds = load(set_id)
+    dice, faces = class_lists(ds)
+    rng = np.random.default_rng(seed)
+    xs, yd, yf = [], [], []
+    for crop, die, face in rendered_crops(ds, rng, scenes):
+        xs.append(crop)
+        yd.append(dice.index(die))
+        yf.append(faces.index(face))
+    if not xs:
+        return None
+    return np.stack(xs), np.array(yd, np.int64), np.array(yf, np.int64)
+
+
+def make_synthetic(set_id: str, n: int, seed: int, workers: int = 2, neg_share: float = 0.1,
+                   strength: float = 1.0):
+    """``n`` synthetic crops (+ negatives) of a set, made in ``workers`` processes."""
+    random_colours = 0.75 if set_id == "d6" else 0.0
+    chunks = max(workers * 4, 1)
+    per = n // chunks
+    neg = int(per * neg_share)
+    jobs = [(set_id, seed * 1000 + i, per, neg, random_colours, strength) for i in range(chunks)]
+    with Pool(workers) as pool:
+        parts = pool.map(_synth_chunk, jobs)
+    return tuple(np.concatenate(p) for p in zip(*parts))
+
+
+def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2):
+    """Crops of rendered scenes, or None when vision.render is not there."""
+    jobs = [(set_id, seed * 1000 + 500 + i, scenes // (workers * 2)) for i in range(workers * 2)]
+    with Pool(workers) as pool:
+        parts = [p for p in pool.map(_rendered_chunk, jobs) if p is not None]
+    if not parts:
+        return None
+    return tuple(np.concatenate(p) for p in zip(*parts))
+
+
+def real_d6(realdice: Path, split: str, copies: int, seed: int):
+    """Real d6 crops of one split, ``copies`` randomly turned/jittered copies of each die."""
+    rng = np.random.default_rng(seed)
+    xs, ys, src = [], [], []
+    for c in range(copies):
+        kw = {} if split == "valid" else {"rng": rng, "jitter": 0.08,
+                                          "angle": float(rng.uniform(0, 360))}
+        for reader, sub in ((read_matteop65, "matteop65_webcam"), (read_rune55, "rune55_gray")):
+            if not (realdice / sub).exists():
+                continue
+            for rc in reader(realdice / sub, **kw):
+                if rc.split != split:
+                    continue
+                xs.append(rc.crop)
+                ys.append(rc.value - 1)
+                src.append(rc.source)
+        if split == "valid":
+            break
+    if not xs:
+        return None
+    return np.stack(xs), np.array(ys, np.int64), src
+
+
+def build_model(n_dice: int, n_faces: int):
+    """The two-head CNN (about 70k parameters)."""
+    import torch
+    from torch import nn
+
+    def block(cin, cout):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+                             nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    class DieNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(
+                block(3, 16), nn.MaxPool2d(2),            # 24
+                block(16, 32), nn.MaxPool2d(2),           # 12
+                block(32, 48), block(48, 48), nn.MaxPool2d(2),  # 6
+                block(48, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+            self.die = nn.Linear(64, n_dice)
+            self.face = nn.Linear(64, n_faces)
+
+        def forward(self, x):
+            h = self.body(x - 0.5)
+            return self.die(h), self.face(h)
+
+    class Exported(nn.Module):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            d, f = self.net(x)
+            return torch.softmax(d, 1), torch.softmax(f, 1)
+
+    net = DieNet()
+    return net, Exported
+
+
+def _to_tensor(x):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float().div_(255.0)
+
+
+def train_set(set_id: str, args, log=print) -> dict:
+    """Train, calibrate, export and measure the classifier of one dice set."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    ds = load(set_id)
+    dice, faces = class_lists(ds)
+    t0 = time.time()
+    n = args.samples if set_id != "toss-up" else args.samples // 2
+    x, yd, yf = make_synthetic(set_id, n, args.seed, args.workers)
+    rendered = make_rendered(set_id, args.rendered_scenes, args.seed, args.workers) \
+        if args.rendered_scenes else None
+    if rendered is not None:
+        x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered))
+    realdice = Path(args.realdice)
+    real_train = real_valid = None
+    if set_id == "d6":
+        real_train = real_d6(realdice, "train", args.real_copies, args.seed)
+        real_valid = real_d6(realdice, "valid", 1, args.seed)
+        if real_train is not None:
+            rx, ry, _ = real_train
+            x = np.concatenate([x, rx])
+            yd = np.concatenate([yd, np.zeros(len(ry), np.int64)])
+            yf = np.concatenate([yf, ry])
+    log(f"[{set_id}] {len(x)} training crops ({0 if rendered is None else len(rendered[0])} "
+        f"rendered, {0 if real_train is None else len(real_train[0])} real) "
+        f"in {time.time() - t0:.0f} s")
+    hx, hd, hf = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers)
+
+    net, Exported = build_model(len(dice), len(faces))
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = args.epochs * (len(x) // args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    X = _to_tensor(x)
+    YD = torch.from_numpy(yd)
+    YF = torch.from_numpy(yf)
+    rng = np.random.default_rng(args.seed)
+    t1 = time.time()
+    for epoch in range(args.epochs):
+        net.train()
+        order = torch.from_numpy(rng.permutation(len(X)))
+        total = 0.0
+        for i in range(len(X) // args.batch):
+            idx = order[i * args.batch:(i + 1) * args.batch]
+            xb = X[idx]
+            k = int(rng.integers(0, 4))        # a die seen from above can lie at any turn
+            if k:
+                xb = torch.rot90(xb, k, (2, 3))
+            xb = xb * torch.empty(len(xb), 1, 1, 1).uniform_(0.8, 1.2)
+            d_logit, f_logit = net(xb.clamp_(0, 1))
+            db, fb = YD[idx], YF[idx]
+            loss = F.cross_entropy(f_logit, fb)
+            has_die = db >= 0
+            if has_die.any():
+                loss = loss + F.cross_entropy(d_logit[has_die], db[has_die])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        log(f"[{set_id}] epoch {epoch + 1}/{args.epochs} loss {total / max(1, i + 1):.4f} "
+            f"({time.time() - t1:.0f} s)")
+
+    net.eval()
+    exported = Exported(net).eval()
+
+    def predict(arr):
+        outs_d, outs_f = [], []
+        with torch.no_grad():
+            for i in range(0, len(arr), 1024):
+                d, f = exported(_to_tensor(arr[i:i + 1024]))
+                outs_d.append(d.numpy())
+                outs_f.append(f.numpy())
+        return np.concatenate(outs_d), np.concatenate(outs_f)
+
+    # threshold: joint confidence over allowed pairs, chosen so that held-out crops read
+    # wrong are abstained on
+    pairs = sorted({(dice.index(d.id), faces.index(f)) for d in ds.dice for f in d.faces})
+    pd_idx = np.array([p[0] for p in pairs])
+    pf_idx = np.array([p[1] for p in pairs])
+
+    def joint_read(dp, fp):
+        joint = dp[:, pd_idx] * fp[:, pf_idx]
+        k = joint.argmax(1)
+        return pd_idx[k], pf_idx[k], joint[np.arange(len(k)), k]
+
+    dp, fp = predict(hx)
+    is_die = hd >= 0
+    rd, rf, conf = joint_read(dp[is_die], fp[is_die])
+    wrong = (rd != hd[is_die]) | (rf != hf[is_die])
+    wrong_conf = np.sort(conf[wrong])
+    threshold = float(min(0.97, max(0.5, (wrong_conf[-1] + 1e-3) if len(wrong_conf) else 0.5)))
+    kept = conf >= threshold
+    figures = {
+        "holdout_synthetic": {
+            "crops": int(is_die.sum()),
+            "accuracy": float(1 - wrong.mean()),
+            "abstained": float(1 - kept.mean()),
+            "wrong_when_read": int((wrong & kept).sum()),
+        }
+    }
+    neg_joint = joint_read(dp[~is_die], fp[~is_die])[2]
+    figures["holdout_negatives"] = {"crops": int((~is_die).sum()),
+                                    "read_as_die": int((neg_joint >= threshold).sum())}
+    if real_valid is not None:
+        vx, vy, vsrc = real_valid
+        dpv, fpv = predict(vx)
+        _, rfv, cv = joint_read(dpv, fpv)
+        src = np.array(vsrc)
+        for s in sorted(set(vsrc)):
+            m = src == s
+            ok = rfv[m] == vy[m]
+            kept_v = cv[m] >= threshold
+            figures[f"real_valid/{s}"] = {
+                "dice": int(m.sum()),
+                "accuracy": float(ok.mean()),
+                "abstained": float(1 - kept_v.mean()),
+                "wrong_when_read": int((~ok & kept_v).sum()),
+            }
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path = out_dir / f"classifier-{set_id}.onnx"
+    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
+    torch.onnx.export(exported, dummy, str(onnx_path), input_names=["crops"],
+                      output_names=["die_prob", "face_prob"],
+                      dynamic_axes={"crops": {0: "n"}, "die_prob": {0: "n"},
+                                    "face_prob": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    meta = {
+        "dice_set": set_id, "dice": dice, "faces": faces, "input_size": INPUT_SIZE,
+        "crop_margin": CROP_MARGIN, "threshold": round(threshold, 4),
+        "parameters": int(sum(p.numel() for p in net.parameters())),
+        "trained": {"samples": int(len(x)), "epochs": args.epochs, "seed": args.seed,
+                    "rendered_crops": 0 if rendered is None else int(len(rendered[0])),
+                    "real_crops": 0 if real_train is None else int(len(real_train[0])),
+                    "seconds": round(time.time() - t0)},
+        "figures": figures,
+    }
+    (out_dir / f"classifier-{set_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB), "
+        f"threshold {threshold:.3f}")
+    log(json.dumps(figures, indent=1))
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``dicetray train``: retrain the classifiers of the given dice sets."""
+    p = argparse.ArgumentParser(prog="dicetray train", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sets", nargs="+", default=list(SET_IDS), choices=SET_IDS)
+    p.add_argument("--samples", type=int, default=30000, help="synthetic crops per set")
+    p.add_argument("--rendered-scenes", type=int, default=600,
+                   help="rendered tray scenes per set to crop dice from (0: none)")
+    p.add_argument("--real-copies", type=int, default=6,
+                   help="augmented copies of each real training die (d6)")
+    p.add_argument("--holdout", type=int, default=4000)
+    p.add_argument("--epochs", type=int, default=14)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--realdice", default=str(REPO_REALDICE if REPO_REALDICE.exists()
+                                             else REALDICE_DIR))
+    p.add_argument("--out", default=str(MODELS_DIR))
+    p.add_argument("--detector", action="store_true",
+                   help="also retrain the die detector (vision.train_detector)")
+    args = p.parse_args(argv)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("dicetray train needs torch: pip install -e '.[train]'", file=sys.stderr)
+        return 2
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    for s in args.sets:
+        train_set(s, args)
+    if args.detector:
+        from vision import train_detector
+
+        return int(train_detector.main([]) or 0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
