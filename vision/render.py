@@ -1,0 +1,449 @@
+"""A top-down dice tray, rendered: training scenes, test fixtures, and the simulated tray.
+
+Everything is drawn from the dice-set data (``vision.faceart``) and a numpy ``Generator``
+passed in (no global random state), so the same seed gives the same frames::
+
+    >>> import numpy as np
+    >>> from vision.dicesets import load
+    >>> from vision.render import render_scene
+    >>> frame, labels = render_scene(load("d6"), [("d6", "3"), ("d6", "5")],
+    ...                              np.random.default_rng(1))
+    >>> frame.shape, [lab["face"] for lab in labels]
+    ((480, 640, 3), ['3', '5'])
+
+A scene: a tray floor (felt of several colours, wood or paper, with texture), its rim and the
+rim's shadow, uneven and coloured light, dice at random places and turns (some touching, some
+slightly tilted so a strip of a side face shows, now and then one cocked against the rim),
+their shadows, glare on glossy faces, then camera troubles: white balance and exposure, blur,
+sensor noise and JPEG artefacts. A throw (:func:`render_throw`) puts that in time: the empty
+tray, dice entering and bouncing with motion blur, settling, resting, a hand reaching in and
+picking them up, the empty tray again.
+
+Labels are dicts ``{"x", "y", "w", "h", "die", "face"}``: the axis-aligned box of each die's
+visible outline in pixels, (x, y) its top-left corner.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.dicesets import DiceSet
+from vision.faceart import face_rgba
+
+FLOORS = {
+    "felt-green": (38, 92, 40), "felt-blue": (110, 60, 25), "felt-red": (40, 35, 120),
+    "felt-black": (32, 32, 34), "felt-purple": (90, 40, 70), "felt-grey": (95, 95, 95),
+    "wood": (85, 130, 175), "paper": (225, 228, 230), "cork": (110, 150, 185),
+}
+
+
+@dataclass(frozen=True)
+class Style:
+    """One look of the tray, kept for a whole throw. Make one with :func:`random_style`.
+
+    >>> Style().floor
+    'felt-green'
+    """
+
+    seed: int = 0
+    floor: str = "felt-green"
+    floor_bgr: tuple = (38, 92, 40)
+    rim: int = 24                  # rim width in px (0: no rim, the floor fills the frame)
+    die_px: tuple = (38.0, 62.0)   # die side range in px
+    light_dir: tuple = (0.6, 0.8)  # where shadows fall (unit vector)
+    shadow: float = 0.45
+    gradient: tuple = (0.15, -0.1)  # light falloff across x, y
+    cast: tuple = (1.0, 1.0, 1.0)  # white balance multipliers (B, G, R)
+    exposure: float = 1.0
+    noise: float = 3.0
+    blur: float = 0.0
+    jpeg: int = 0                  # JPEG quality, 0: none
+    glare: float = 0.3             # chance of glare on a die
+    tilt: float = 0.06             # typical side-strip share of the die side
+    glossy: bool = True
+
+
+def random_style(rng: np.random.Generator, die_px: tuple | None = None) -> Style:
+    """Draw one tray look: floor, rim, light, camera settings and die size range."""
+    floor = str(rng.choice(list(FLOORS)))
+    base = np.array(FLOORS[floor], np.float32) * rng.uniform(0.75, 1.2, 3)
+    if die_px is None:
+        lo = float(rng.uniform(20, 70))
+        die_px = (lo, min(120.0, lo * float(rng.uniform(1.1, 1.7))))
+    a = rng.uniform(0, 2 * math.pi)
+    return Style(
+        seed=int(rng.integers(0, 2**31)), floor=floor,
+        floor_bgr=tuple(float(v) for v in np.clip(base, 5, 250)),
+        rim=int(rng.choice([0, 0, 16, 24, 36])), die_px=tuple(die_px),
+        light_dir=(math.cos(a), math.sin(a)), shadow=float(rng.uniform(0.2, 0.6)),
+        gradient=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
+        cast=tuple(float(v) for v in rng.uniform(0.85, 1.15, 3)),
+        exposure=float(rng.uniform(0.75, 1.25)), noise=float(rng.uniform(1, 7)),
+        blur=float(rng.choice([0.0, 0.0, rng.uniform(0.4, 1.2)])),
+        jpeg=int(rng.choice([0, rng.integers(50, 95)])), glare=float(rng.uniform(0, 0.6)),
+        tilt=float(rng.uniform(0.0, 0.12)), glossy=bool(rng.random() < 0.7))
+
+
+@lru_cache(maxsize=16)
+def _floor(style: Style, w: int, h: int) -> np.ndarray:
+    """The lit tray without dice (float32 BGR), cached per style and size."""
+    rng = np.random.default_rng(style.seed)
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = style.floor_bgr
+    # texture: coarse blotches plus fine grain (felt) or streaks (wood)
+    coarse = cv2.resize(rng.normal(0, 6, (h // 16 + 1, w // 16 + 1)).astype(np.float32),
+                        (w, h), interpolation=cv2.INTER_CUBIC)
+    fine = rng.normal(0, 4, (h, w)).astype(np.float32)
+    fine = cv2.GaussianBlur(fine, (0, 0), 0.8)
+    tex = coarse + fine
+    if style.floor in ("wood", "cork"):
+        yy = np.arange(h, dtype=np.float32)[:, None]
+        xx = np.arange(w, dtype=np.float32)[None, :]
+        tex = tex + 10 * np.sin(yy * 0.09 + 3 * np.sin(xx * 0.01 + rng.uniform(0, 6)))
+    img += tex[..., None]
+    r = style.rim
+    if r:
+        rim_col = np.array(FLOORS["wood"], np.float32) * rng.uniform(0.5, 1.1)
+        mask = np.zeros((h, w), np.float32)
+        mask[:r, :] = mask[-r:, :] = 1
+        mask[:, :r] = mask[:, -r:] = 1
+        img = img * (1 - mask[..., None]) + rim_col * mask[..., None]
+        # the rim's shadow on the floor
+        inner = np.zeros((h, w), np.float32)
+        sr = int(r * 1.6)
+        inner[:sr, :] = 1
+        inner[:, :sr] = 1
+        inner = cv2.GaussianBlur(inner, (0, 0), r * 0.5) * (1 - mask)
+        img *= (1 - 0.35 * inner)[..., None]
+    # uneven light and white balance
+    gx = np.linspace(-1, 1, w, dtype=np.float32)[None, :]
+    gy = np.linspace(-1, 1, h, dtype=np.float32)[:, None]
+    light = 1 + style.gradient[0] * gx + style.gradient[1] * gy
+    img *= light[..., None]
+    return img
+
+
+@dataclass
+class Pose:
+    """Where one die lies: centre, side, turn (radians), tilt (side strip offset in px)."""
+
+    die: str
+    face: str
+    cx: float
+    cy: float
+    side: float
+    angle: float
+    tilt: tuple = (0.0, 0.0)
+    blur: tuple = (0.0, 0.0)   # motion during the exposure (px)
+    extra: dict = field(default_factory=dict)
+
+
+def _square(cx, cy, side, angle) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    half = side / 2
+    pts = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    return np.array([(cx + x * c - y * s, cy + x * s + y * c) for x, y in pts], np.float32)
+
+
+def pose_outline(p: Pose) -> np.ndarray:
+    """The die's visible outline: hull of its base square and its (tilted) top square."""
+    base = _square(p.cx, p.cy, p.side, p.angle)
+    top = base + np.array(p.tilt, np.float32)
+    return cv2.convexHull(np.concatenate([base, top])).reshape(-1, 2)
+
+
+def pose_box(p: Pose, w: int, h: int) -> tuple[int, int, int, int] | None:
+    """Axis-aligned box of the outline, clipped to the frame (None when off the frame)."""
+    pts = pose_outline(p)
+    if abs(p.blur[0]) + abs(p.blur[1]) > 0:
+        pts = np.concatenate([pts, pts + np.array(p.blur, np.float32)])
+    x0, y0 = np.floor(pts.min(0)).astype(int)
+    x1, y1 = np.ceil(pts.max(0)).astype(int)
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    return int(x0), int(y0), int(x1 - x0), int(y1 - y0)
+
+
+def place_dice(diceset: DiceSet, dice, rng: np.random.Generator, style: Style,
+               size=(640, 480)) -> list[Pose]:
+    """Random resting places for ``dice`` [(die, face), ...]: apart, touching, some tilted."""
+    w, h = size
+    margin = style.rim + 4
+    poses: list[Pose] = []
+    for die_id, face_id in dice:
+        side = float(rng.uniform(*style.die_px))
+        for attempt in range(200):
+            if poses and rng.random() < 0.3:   # lie against a neighbour, edge to edge
+                nb = poses[int(rng.integers(0, len(poses)))]
+                k = int(rng.integers(0, 4))
+                a = nb.angle + k * math.pi / 2
+                dist = (nb.side + side) / 2 * float(rng.uniform(1.02, 1.1))
+                cx, cy = nb.cx + dist * math.cos(a), nb.cy + dist * math.sin(a)
+                cx += rng.uniform(-0.2, 0.2) * side * -math.sin(a)
+                cy += rng.uniform(-0.2, 0.2) * side * math.cos(a)
+                angle = nb.angle + float(rng.normal(0, 0.03))
+            else:
+                cx = float(rng.uniform(margin + side * 0.75, w - margin - side * 0.75))
+                cy = float(rng.uniform(margin + side * 0.75, h - margin - side * 0.75))
+                angle = float(rng.uniform(0, math.pi / 2))
+            r = side * 0.72
+            if not (margin + r * 0.8 < cx < w - margin - r * 0.8
+                    and margin + r * 0.8 < cy < h - margin - r * 0.8):
+                continue
+            if all(_apart(cx, cy, side, angle, q) for q in poses):
+                break
+        else:
+            raise ValueError(f"{len(dice)} dice of {style.die_px[1]:.0f} px do not fit the tray")
+        t = rng.normal(0, style.tilt * side, 2)
+        near_rim = min(cx - margin, cy - margin, w - margin - cx, h - margin - cy) < side
+        if near_rim and rng.random() < 0.25:   # cocked against the rim
+            t = t + rng.normal(0, 0.15 * side, 2)
+        poses.append(Pose(die_id, face_id, cx, cy, side, angle, (float(t[0]), float(t[1]))))
+    return poses
+
+
+def _apart(cx, cy, side, angle, q: Pose) -> bool:
+    a = _square(cx, cy, side * 1.01, angle)
+    b = _square(q.cx, q.cy, q.side * 1.01, q.angle)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    return inter < 1.0
+
+
+def _tex_size(side: float) -> int:
+    for s in (24, 32, 48, 64, 96, 128):
+        if s >= side:
+            return s
+    return 128
+
+
+def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
+              rng: np.random.Generator) -> None:
+    """Paint one die (shadow, body, side strip, top face, glare) onto float image ``img``."""
+    h, w = img.shape[:2]
+    die = diceset.die(p.die)
+    box = pose_box(replace(p, side=p.side * 1.6), w, h)
+    if box is None:
+        return
+    x0, y0, bw, bh = box
+    roi = img[y0:y0 + bh, x0:x0 + bw]
+    off = np.array([x0, y0], np.float32)
+    base = _square(p.cx, p.cy, p.side, p.angle) - off
+    top = base + np.array(p.tilt, np.float32)
+    hull = cv2.convexHull(np.concatenate([base, top])).reshape(-1, 2)
+    # shadow
+    sh = np.zeros((bh, bw), np.float32)
+    d = np.array(style.light_dir, np.float32) * p.side * 0.12
+    cv2.fillConvexPoly(sh, np.round((hull + d) * 4).astype(np.int32), 1.0, cv2.LINE_AA, 2)
+    sh = cv2.GaussianBlur(sh, (0, 0), max(1.0, p.side * 0.08))
+    roi *= (1 - style.shadow * sh)[..., None]
+    # body (what shows of the sides), darker than the top
+    body = np.array(die.body_rgb[::-1], np.float32) * 0.62
+    mask = np.zeros((bh, bw), np.float32)
+    cv2.fillConvexPoly(mask, np.round(hull * 4).astype(np.int32), 1.0, cv2.LINE_AA, 2)
+    roi[:] = roi * (1 - mask[..., None]) + body * mask[..., None]
+    # top face: face art warped onto the top square
+    n = _tex_size(p.side)
+    face, alpha = face_rgba(diceset, p.die, p.face, n)
+    src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+    m = cv2.getPerspectiveTransform(src, top.astype(np.float32))
+    warped = cv2.warpPerspective(face, m, (bw, bh), flags=cv2.INTER_LINEAR)
+    a = cv2.warpPerspective(alpha, m, (bw, bh), flags=cv2.INTER_LINEAR).astype(np.float32)
+    a /= 255.0
+    # the top face catches more light than the floor; a tilted face a little less
+    lit = 1.0 - 0.6 * (abs(p.tilt[0]) + abs(p.tilt[1])) / max(p.side, 1)
+    roi[:] = roi * (1 - a[..., None]) + warped.astype(np.float32) * lit * a[..., None]
+    if style.glossy and rng.random() < style.glare:
+        g = np.zeros((bh, bw), np.float32)
+        c = top.mean(0) + rng.uniform(-0.3, 0.3, 2) * p.side
+        axes = (max(1, int(p.side * rng.uniform(0.08, 0.25))),
+                max(1, int(p.side * rng.uniform(0.04, 0.12))))
+        cv2.ellipse(g, (int(c[0]), int(c[1])), axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        g = cv2.GaussianBlur(g, (0, 0), max(1.0, p.side * 0.05)) * a
+        roi += g[..., None] * float(rng.uniform(80, 180))
+
+
+def _draw_moving(img, diceset, p: Pose, style, rng) -> None:
+    """A die moving during the exposure: several faint copies along its path (motion blur)."""
+    steps = max(1, min(6, int(math.hypot(*p.blur) / 4)))
+    if steps == 1:
+        _draw_die(img, diceset, p, style, rng)
+        return
+    acc = np.zeros_like(img)
+    for i in range(steps):
+        f = i / (steps - 1) - 0.5
+        layer = img.copy()
+        q = replace(p, cx=p.cx + p.blur[0] * f, cy=p.cy + p.blur[1] * f,
+                    angle=p.angle + 0.15 * f)
+        _draw_die(layer, diceset, q, style, rng)
+        acc += layer
+    img[:] = acc / steps
+
+
+def _draw_hand(img: np.ndarray, hand: dict, rng: np.random.Generator) -> None:
+    """A skin-coloured arm from the frame edge with a hand at ``hand['at']``."""
+    h, w = img.shape[:2]
+    skin = np.array(hand.get("skin", (120, 150, 205)), np.float32)
+    mask = np.zeros((h, w), np.float32)
+    ex, ey = hand["from"]
+    hx, hy = hand["at"]
+    s = hand.get("scale", 1.0)
+    cv2.line(mask, (int(ex), int(ey)), (int(hx), int(hy)), 1.0, int(70 * s), cv2.LINE_AA)
+    cv2.ellipse(mask, (int(hx), int(hy)), (int(55 * s), int(45 * s)),
+                math.degrees(math.atan2(hy - ey, hx - ex)), 0, 360, 1.0, -1, cv2.LINE_AA)
+    ang = math.atan2(hy - ey, hx - ex)
+    for k in range(4):   # fingers
+        fa = ang + (k - 1.5) * 0.28
+        fx, fy = hx + math.cos(fa) * 85 * s, hy + math.sin(fa) * 85 * s
+        cv2.line(mask, (int(hx), int(hy)), (int(fx), int(fy)), 1.0, int(18 * s), cv2.LINE_AA)
+    # shadow first, then the hand with a little shading
+    sh = cv2.GaussianBlur(np.roll(mask, (14, 10), (0, 1)), (0, 0), 9)
+    img *= (1 - 0.45 * sh)[..., None]
+    shade = cv2.GaussianBlur(mask, (0, 0), 12)
+    tone = skin * (0.8 + 0.25 * shade[..., None])
+    img[:] = img * (1 - mask[..., None]) + tone * mask[..., None]
+
+
+def _camera(img: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarray:
+    """White balance, exposure, blur, noise and JPEG on a float frame; returns uint8 BGR."""
+    img *= np.array(style.cast, np.float32) * style.exposure
+    if style.blur > 0:
+        img = cv2.GaussianBlur(img, (0, 0), style.blur)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    if style.noise > 0:
+        # OpenCV's generator is fast; compose() seeds it from ``rng`` just before
+        noise = np.empty(out.shape, np.int16)
+        cv2.randn(noise, 0, style.noise)
+        out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+    if style.jpeg:
+        ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg)])
+        if ok:
+            out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return out
+
+
+def compose(diceset: DiceSet, poses: list[Pose], rng: np.random.Generator, style: Style,
+            size=(640, 480), hand: dict | None = None) -> tuple[np.ndarray, list[dict]]:
+    """Draw posed dice (and a hand) on the tray; returns (frame BGR uint8, labels)."""
+    w, h = size
+    img = _floor(style, w, h).copy()
+    labels = []
+    for p in poses:
+        if abs(p.blur[0]) + abs(p.blur[1]) > 0:
+            _draw_moving(img, diceset, p, style, rng)
+        else:
+            _draw_die(img, diceset, p, style, rng)
+        box = pose_box(p, w, h)
+        if box is not None:
+            labels.append({"x": box[0], "y": box[1], "w": box[2], "h": box[3],
+                           "die": p.die, "face": p.face})
+    if hand is not None:
+        _draw_hand(img, hand, rng)
+    cv2.setRNGSeed(int(rng.integers(0, 2**31)))
+    return _camera(img, style, rng), labels
+
+
+def render_scene(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480),
+                 style: Style | None = None) -> tuple[np.ndarray, list[dict]]:
+    """A still tray with ``dice`` [(die_id, face_id), ...] at rest; (frame, labels).
+
+    Labels are in the order of ``dice``.
+    """
+    style = style or random_style(rng)
+    poses = place_dice(diceset, list(dice), rng, style, size)
+    return compose(diceset, poses, rng, style, size)
+
+
+def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480),
+                 style: Style | None = None, fps: int = 30, rest_frames: int = 12,
+                 hand: bool = True, move_frames: int | None = None, empty_frames: int = 3,
+                 pickup: bool = True):
+    """A throw in time: yields ``(frame, truth)`` per frame.
+
+    ``truth`` = ``{"phase": "empty"|"moving"|"rest"|"hand", "labels": [...], "frame": i}``.
+    Phases: ``empty_frames`` of empty tray, the dice entering and bouncing (``move_frames``,
+    default about 0.6 s), ``rest_frames`` at rest, then (``hand``) a hand reaching in and
+    taking the dice, and the empty tray again (``pickup=False``: the sequence ends at rest).
+    """
+    w, h = size
+    style = style or random_style(rng)
+    final = place_dice(diceset, list(dice), rng, style, size)
+    move = move_frames if move_frames is not None else max(6, int(0.6 * fps))
+    i = 0
+    for _ in range(empty_frames):
+        frame, _ = compose(diceset, [], rng, style, size)
+        yield frame, {"phase": "empty", "labels": [], "frame": i}
+        i += 1
+    # entry: every die comes in from one side and bounces into place
+    side = int(rng.integers(0, 4))
+    starts = []
+    for p in final:
+        if side == 0:
+            sx, sy = -p.side, p.cy + rng.uniform(-80, 80)
+        elif side == 1:
+            sx, sy = w + p.side, p.cy + rng.uniform(-80, 80)
+        elif side == 2:
+            sx, sy = p.cx + rng.uniform(-80, 80), -p.side
+        else:
+            sx, sy = p.cx + rng.uniform(-80, 80), h + p.side
+        starts.append((sx, sy, float(rng.uniform(2, 6)) * rng.choice([-1, 1])))
+    prev = None
+    for k in range(move):
+        t = (k + 1) / move
+        poses = []
+        for p, (sx, sy, spin) in zip(final, starts):
+            # damped approach with a bounce; still rolling (other faces) until late
+            e = math.exp(-4.5 * t) * math.cos(9 * t)
+            cx = p.cx + (sx - p.cx) * e
+            cy = p.cy + (sy - p.cy) * e
+            ang = p.angle + spin * (1 - t) ** 2
+            face = p.face
+            if t < 0.7:
+                die = diceset.die(p.die)
+                face = die.faces[int(rng.integers(0, 6))]
+            poses.append(Pose(p.die, face, cx, cy, p.side, ang, p.tilt))
+        if prev is not None:
+            poses = [replace(q, blur=(q.cx - o.cx, q.cy - o.cy)) for q, o in zip(poses, prev)]
+        prev = poses
+        frame, labels = compose(diceset, poses, rng, style, size)
+        yield frame, {"phase": "moving", "labels": labels, "frame": i}
+        i += 1
+    for _ in range(rest_frames):
+        frame, labels = compose(diceset, final, rng, style, size)
+        yield frame, {"phase": "rest", "labels": labels, "frame": i}
+        i += 1
+    if not hand:
+        return
+    if not pickup:
+        return
+    cx = float(np.mean([p.cx for p in final]))
+    cy = float(np.mean([p.cy for p in final]))
+    edge = (cx, h + 60) if cy > h / 2 else (cx, -60)
+    skin = tuple(float(v) for v in cv2.cvtColor(np.uint8([[[rng.uniform(5, 18),
+                                                             rng.uniform(60, 150),
+                                                             rng.uniform(110, 235)]]]),
+                                                cv2.COLOR_HSV2BGR)[0, 0])
+    reach = 8
+    for k in range(reach):          # the hand comes in over the dice
+        t = (k + 1) / reach
+        at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
+        frame, labels = compose(diceset, final, rng, style, size,
+                                hand={"from": edge, "at": at, "skin": skin})
+        yield frame, {"phase": "hand", "labels": labels, "frame": i}
+        i += 1
+    for k in range(reach):          # and leaves with the dice
+        t = 1 - (k + 1) / reach
+        at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
+        frame, _ = compose(diceset, [], rng, style, size,
+                           hand={"from": edge, "at": at, "skin": skin})
+        yield frame, {"phase": "hand", "labels": [], "frame": i}
+        i += 1
+    for _ in range(empty_frames):
+        frame, _ = compose(diceset, [], rng, style, size)
+        yield frame, {"phase": "empty", "labels": [], "frame": i}
+        i += 1
