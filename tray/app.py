@@ -516,7 +516,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
     session = Session(table, tray, recognizer, settler, display=display,
                       read_timeout=0.0 if not window else 1.0)
     sim = SimPlayers(session, tray, random.Random(seed), log, script=script,
-                     think_s=1.2 if window else 0.4)
+                     think_s=1.2 if window else 0.15)
     shots: list[Path] = []
     snap_next: list[str] = []
 
