@@ -29,10 +29,10 @@ PLAYERS = ["Ana", "Ben"]
 # game -> (options, number of scripted events or None for the whole game, seed)
 CASES = {
     "tally-up": ({"every_player_once": True, "press_window_s": 2}, None, 4),
-    "bank": ({"rounds": 10}, 10, 2),
-    "toss-up": ({}, 10, 1),
-    "diced-out": ({"rounds": 1}, 10, 1),
-    "rollers": ({"target": 3}, 10, 1),
+    "bank": ({"rounds": 10}, 8, 2),
+    "toss-up": ({}, 6, 1),
+    "diced-out": ({"rounds": 1}, 8, 1),
+    "rollers": ({"target": 3}, 8, 1),
 }
 
 
