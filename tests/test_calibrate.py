@@ -79,8 +79,8 @@ def test_expand_to_aspect_stays_inside():
 
 
 def test_felt_gains():
-    grey = felt_gains((90, 100, 130))
-    balanced = [c * g for c, g in zip((90, 100, 130), grey.gains, strict=True)]
+    grey = felt_gains((100, 105, 120))
+    balanced = [c * g for c, g in zip((100, 105, 120), grey.gains, strict=True)]
     assert max(balanced) - min(balanced) < 1.0 and "neutral" in grey.how
     green = felt_gains(FELT)
     assert green.gains == [1.0, 1.0, 1.0] and "coloured felt" in green.how
@@ -241,7 +241,7 @@ def test_calibrate_replay_without_check(tmp_path):
     d = tmp_path / "frames"
     d.mkdir()
     for i in range(3):
-        cv2.imwrite(str(d / f"{i:03d}.png"), tray_frame((100, 80, 420, 320), felt=(95, 100, 120),
+        cv2.imwrite(str(d / f"{i:03d}.png"), tray_frame((100, 80, 420, 320), felt=(100, 104, 118),
                                                          seed=i))
     cfg_path = tmp_path / "c.toml"
     code, text = run(["--source", f"replay:{d}", "--no-check", "--write", "--config",

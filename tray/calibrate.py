@@ -230,8 +230,8 @@ def felt_gains(felt_bgr, reference_bgr=None, target_level: float = 110.0,
     towards ``target_level`` when the picture is dark; a coloured felt keeps its colour (there
     is no way to tell its true colour) and only dark pictures are brightened.
 
-    >>> felt_gains((100, 100, 125)).gains            # a warm-lit grey felt
-    [1.1, 1.1, 0.88]
+    >>> felt_gains((100, 100, 118)).gains            # a warm-lit grey felt
+    [1.1, 1.1, 0.932203]
     """
     b, g, r = (max(float(c), 1.0) for c in felt_bgr)
     if reference_bgr is not None:
@@ -241,7 +241,7 @@ def felt_gains(felt_bgr, reference_bgr=None, target_level: float = 110.0,
     else:
         mx, mn = max(b, g, r), min(b, g, r)
         saturation = (mx - mn) / mx
-        if saturation < 0.35:
+        if saturation < 0.2:
             grey = (b + g + r) / 3
             lift = max(1.0, min(target_level / grey, max_gain))
             gains = [grey / b * lift, grey / g * lift, grey / r * lift]
