@@ -285,10 +285,9 @@ def _draw_moving(img, diceset, p: Pose, style, rng) -> None:
     img[:] = acc / steps
 
 
-def _draw_hand(img: np.ndarray, hand: dict, rng: np.random.Generator) -> None:
-    """A skin-coloured arm from the frame edge with a hand at ``hand['at']``."""
-    h, w = img.shape[:2]
-    skin = np.array(hand.get("skin", (120, 150, 205)), np.float32)
+def hand_mask(hand: dict, size=(640, 480)) -> np.ndarray:
+    """Float mask (h x w, 0..1) of the arm and hand described by ``hand`` (see compose)."""
+    w, h = size
     mask = np.zeros((h, w), np.float32)
     ex, ey = hand["from"]
     hx, hy = hand["at"]
@@ -301,6 +300,14 @@ def _draw_hand(img: np.ndarray, hand: dict, rng: np.random.Generator) -> None:
         fa = ang + (k - 1.5) * 0.28
         fx, fy = hx + math.cos(fa) * 85 * s, hy + math.sin(fa) * 85 * s
         cv2.line(mask, (int(hx), int(hy)), (int(fx), int(fy)), 1.0, int(18 * s), cv2.LINE_AA)
+    return mask
+
+
+def _draw_hand(img: np.ndarray, hand: dict, rng: np.random.Generator) -> None:
+    """A skin-coloured arm from the frame edge with a hand at ``hand['at']``."""
+    h, w = img.shape[:2]
+    skin = np.array(hand.get("skin", (120, 150, 205)), np.float32)
+    mask = hand_mask(hand, (w, h))
     # shadow first, then the hand with a little shading
     sh = cv2.GaussianBlur(np.roll(mask, (14, 10), (0, 1)), (0, 0), 9)
     img *= (1 - 0.45 * sh)[..., None]
@@ -447,3 +454,16 @@ def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
         frame, _ = compose(diceset, [], rng, style, size)
         yield frame, {"phase": "empty", "labels": [], "frame": i}
         i += 1
+
+
+def random_hand(rng: np.random.Generator, size=(640, 480)) -> dict:
+    """A random arm and hand reaching into the tray (for :func:`compose`)."""
+    w, h = size
+    side = int(rng.integers(0, 4))
+    at = (float(rng.uniform(0.2, 0.8) * w), float(rng.uniform(0.2, 0.8) * h))
+    edge = [(at[0], h + 60), (at[0], -60), (-60, at[1]), (w + 60, at[1])][side]
+    skin = tuple(float(v) for v in cv2.cvtColor(np.uint8([[[rng.uniform(5, 18),
+                                                             rng.uniform(50, 160),
+                                                             rng.uniform(90, 240)]]]),
+                                                cv2.COLOR_HSV2BGR)[0, 0])
+    return {"from": edge, "at": at, "skin": skin, "scale": float(rng.uniform(0.7, 1.3))}

@@ -1,0 +1,134 @@
+"""Find every die in a frame, and tell whether a hand is in the tray, with a tiny ONNX net.
+
+The detector (``models/detector.onnx``) is a small fully-convolutional network in the spirit
+of CenterNet: on a 320x240 copy of the 640x480 frame it outputs, at stride 4 (80x60 cells),
+a heatmap of die centres, the die box's width and height (log-scale), and a hand/arm mask.
+Dice are the local maxima of the heatmap (3x3 max-pool NMS), so dice touching each other
+stay apart as long as their centres do. The frame's motion is measured on a small grey
+thumbnail against the previous frame.
+
+>>> import numpy as np
+>>> from vision.dicesets import load
+>>> from vision.render import render_scene
+>>> from vision.detect import Detector
+>>> frame, labels = render_scene(load("d6"), [("d6", "2"), ("d6", "6")], np.random.default_rng(5))
+>>> found = Detector().detect(frame)
+>>> len(found.boxes), found.hand
+(2, False)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+NET_W, NET_H = 320, 240   # network input
+STRIDE = 4                 # output cell size in network pixels
+SIZE_UNIT = 16.0           # box sizes are regressed as log(size / SIZE_UNIT), frame pixels
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Dice boxes (x, y, w, h in frame pixels), their scores, and the hand flag of one frame."""
+
+    boxes: tuple[tuple[int, int, int, int], ...]
+    scores: tuple[float, ...]
+    hand: bool
+    hand_share: float
+
+
+def preprocess(frame_bgr: np.ndarray) -> np.ndarray:
+    """The network input for a BGR frame of any size: 1 x 3 x 240 x 320 float32, 0..1."""
+    small = cv2.resize(frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+
+
+def decode(heat: np.ndarray, size: np.ndarray, frame_w: int, frame_h: int,
+           threshold: float = 0.35, max_dice: int = 20):
+    """Boxes and scores from the heatmap (H x W, 0..1) and size maps (2 x H x W)."""
+    pooled = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    peaks = np.argwhere((heat >= pooled) & (heat >= threshold))
+    if len(peaks) == 0:
+        return [], []
+    scores = heat[peaks[:, 0], peaks[:, 1]]
+    order = np.argsort(-scores)[:max_dice]
+    sx = frame_w / (heat.shape[1] * STRIDE) * STRIDE
+    sy = frame_h / (heat.shape[0] * STRIDE) * STRIDE
+    boxes, out_scores = [], []
+    for k in order:
+        r, c = peaks[k]
+        # sub-cell centre from the neighbours' heat
+        c0, c1 = max(c - 1, 0), min(c + 1, heat.shape[1] - 1)
+        r0, r1 = max(r - 1, 0), min(r + 1, heat.shape[0] - 1)
+        patch = heat[r0:r1 + 1, c0:c1 + 1]
+        ys, xs = np.mgrid[r0:r1 + 1, c0:c1 + 1]
+        wsum = float(patch.sum()) or 1.0
+        cy = (float((ys * patch).sum()) / wsum + 0.5) * sy
+        cx = (float((xs * patch).sum()) / wsum + 0.5) * sx
+        w = float(np.exp(size[0, r, c])) * SIZE_UNIT
+        h = float(np.exp(size[1, r, c])) * SIZE_UNIT
+        x0 = int(round(max(0.0, cx - w / 2)))
+        y0 = int(round(max(0.0, cy - h / 2)))
+        x1 = int(round(min(float(frame_w), cx + w / 2)))
+        y1 = int(round(min(float(frame_h), cy + h / 2)))
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        boxes.append((x0, y0, x1 - x0, y1 - y0))
+        out_scores.append(float(scores[k]))
+    return boxes, out_scores
+
+
+class Detector:
+    """Die boxes and the hand flag of 640x480 BGR frames (any size works; boxes in its pixels).
+
+    ``threshold``: the least heatmap score of a die (default: stored with the model).
+    """
+
+    def __init__(self, models_dir: Path | str | None = None, threshold: float | None = None):
+        import onnxruntime as ort
+
+        base = Path(models_dir) if models_dir else MODELS_DIR
+        path = base / "detector.onnx"
+        if not path.exists():
+            raise FileNotFoundError(
+                f"no detector model at {path}: run `python -m vision.train_detector`")
+        meta_path = base / "detector.json"
+        self.meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        self.threshold = float(self.meta.get("threshold", 0.35) if threshold is None
+                               else threshold)
+        self.hand_threshold = float(self.meta.get("hand_share", 0.04))
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.log_severity_level = 3
+        self._session = ort.InferenceSession(str(path), sess_options=opts,
+                                             providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+
+    def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The raw outputs: heat (H x W), size (2 x H x W), hand (H x W), all 0..1 but size."""
+        heat, size, hand = self._session.run(None, {self._input: preprocess(frame_bgr)})
+        return heat[0, 0], size[0], hand[0, 0]
+
+    def detect(self, frame_bgr: np.ndarray) -> Detections:
+        """Find the dice of one frame."""
+        heat, size, hand = self.maps(frame_bgr)
+        h, w = frame_bgr.shape[:2]
+        boxes, scores = decode(heat, size, w, h, self.threshold)
+        share = float((hand > 0.5).mean())
+        return Detections(tuple(boxes), tuple(scores), share >= self.hand_threshold, share)
+
+
+def motion(prev_thumb: np.ndarray | None, frame_bgr: np.ndarray) -> tuple[float, np.ndarray]:
+    """(mean absolute grey difference to the previous thumbnail, this frame's thumbnail)."""
+    thumb = cv2.cvtColor(cv2.resize(frame_bgr, (80, 60), interpolation=cv2.INTER_AREA),
+                         cv2.COLOR_BGR2GRAY)
+    if prev_thumb is None or prev_thumb.shape != thumb.shape:
+        return 0.0, thumb
+    return float(cv2.absdiff(thumb, prev_thumb).mean()), thumb
