@@ -46,6 +46,7 @@ class CropReading:
     confidence: float
     face_confidence: float = 0.0
     die_confidence: float = 0.0
+    not_a_die: float = 0.0   # the face head's weight on "none": not a die at all
 
 
 def model_paths(set_id: str, models_dir: Path | str | None = None) -> tuple[Path, Path]:
@@ -131,10 +132,11 @@ class FaceClassifier:
             conf = float(joint[k])
             die_conf, face_conf = float(dp[di]), float(fp[fi])
             die = self.dice[di] if die_conf >= self.threshold else None
+            none = float(fp[-1])
             if conf >= self.threshold and die is not None:
-                out.append(CropReading(die, self.faces[fi], conf, face_conf, die_conf))
+                out.append(CropReading(die, self.faces[fi], conf, face_conf, die_conf, none))
             else:
-                out.append(CropReading(die, None, conf, face_conf, die_conf))
+                out.append(CropReading(die, None, conf, face_conf, die_conf, none))
         return out
 
     def read_boxes(self, frame_bgr: np.ndarray, boxes) -> list[CropReading]:

@@ -1,0 +1,262 @@
+"""Accuracy figures of the whole vision pipeline (``dicetray eval``).
+
+Per dice set, on rendered held-out scenes (seeds never used in training): detection recall
+and precision, face accuracy on found dice, abstentions, wrong readings, the confusion
+matrix; and on rendered throws through the Settler: settled rolls, wrong faces among the dice
+it was sure of, frames from rest to roll, rolls taken while dice moved or a hand was in.
+On each real photo set (``../shared/realdice``, d6 path): the same detection and face
+figures, for the held-out split and for all photos, rune55_gray per source.
+A found die matches a labelled die when the labelled box's centre lies inside the found box
+(one match each); the matteop65 boxes cover only the pip pattern.
+"""
+
+from __future__ import annotations
+
+import csv
+import zlib
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.crops import rune55_split
+from vision.dicesets import load
+
+HELDOUT_SEED = 777_000_000
+
+
+def match(labels, found) -> list[tuple[int, int | None]]:
+    """Pairs (label index, found index or None): centre of the label inside the found box."""
+    used: set[int] = set()
+    pairs = []
+    for i, lab in enumerate(labels):
+        cx, cy = lab["x"] + lab["w"] / 2, lab["y"] + lab["h"] / 2
+        hit = None
+        best = None
+        for k, d in enumerate(found):
+            if k in used or not (d.x <= cx <= d.x + d.w and d.y <= cy <= d.y + d.h):
+                continue
+            dist = abs(d.x + d.w / 2 - cx) + abs(d.y + d.h / 2 - cy)
+            if best is None or dist < best:
+                hit, best = k, dist
+        if hit is not None:
+            used.add(hit)
+        pairs.append((i, hit))
+    return pairs
+
+
+class Tally:
+    """Counts for one evaluation line."""
+
+    def __init__(self):
+        self.labelled = self.found = self.matched = 0
+        self.correct = self.abstained = self.wrong = 0
+        self.confusion: dict[str, Counter] = defaultdict(Counter)
+
+    def add(self, labels, found, key=lambda lab: f"{lab['die']}:{lab['face']}") -> None:
+        pairs = match(labels, found)
+        self.labelled += len(labels)
+        self.found += len(found)
+        for i, k in pairs:
+            truth = key(labels[i])
+            if k is None:
+                self.confusion[truth]["missed"] += 1
+                continue
+            self.matched += 1
+            d = found[k]
+            if d.face is None:
+                self.abstained += 1
+                self.confusion[truth]["abstained"] += 1
+                continue
+            got = key({"die": d.die, "face": d.face})
+            self.confusion[truth][got] += 1
+            if got == truth:
+                self.correct += 1
+            else:
+                self.wrong += 1
+
+    def figures(self) -> dict:
+        m = max(self.matched, 1)
+        return {
+            "labelled": self.labelled, "found": self.found, "matched": self.matched,
+            "recall": self.matched / max(self.labelled, 1),
+            "precision": self.matched / max(self.found, 1),
+            "face_accuracy": self.correct / m,
+            "abstained": self.abstained / m,
+            "wrong": self.wrong / m, "wrong_count": self.wrong,
+            "confusion": {t: dict(c) for t, c in sorted(self.confusion.items())},
+        }
+
+
+def _random_dice(ds, rng, n):
+    pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
+    return [(d.id, d.faces[int(rng.integers(0, 6))])
+            for d in (pool[int(i)] for i in rng.integers(0, len(pool), n))]
+
+
+def eval_rendered(set_id: str, scenes: int) -> dict:
+    from vision.pipeline import Recognizer
+    from vision.render import render_scene
+
+    ds = load(set_id)
+    rec = Recognizer(ds)
+    rng = np.random.default_rng(HELDOUT_SEED + zlib.crc32(set_id.encode()) % 1000)
+    t = Tally()
+    for _ in range(scenes):
+        dice = _random_dice(ds, rng, int(rng.integers(1, 11)))
+        try:
+            frame, labels = render_scene(ds, dice, rng)
+        except ValueError:
+            continue
+        rec.reset()
+        t.add(labels, rec.read(frame).dice)
+    return t.figures()
+
+
+def eval_throws(set_id: str, throws: int) -> dict:
+    from vision.pipeline import Recognizer
+    from vision.render import render_throw
+    from vision.settle import Settler
+
+    ds = load(set_id)
+    rec = Recognizer(ds)
+    rng = np.random.default_rng(HELDOUT_SEED + 500 + zlib.crc32(set_id.encode()) % 1000)
+    rolls = wrong = unsure_dice = dice_total = bad_timing = extra = missing = 0
+    delays = []
+    for _ in range(throws):
+        dice = _random_dice(ds, rng, int(rng.integers(1, 7)))
+        settler = Settler()
+        rec.reset()
+        got = []
+        rest_from = None
+        try:
+            for frame, truth in render_throw(ds, dice, rng, rest_frames=10):
+                if truth["phase"] == "rest" and rest_from is None:
+                    rest_from = truth["frame"]
+                roll = settler.update(rec.read(frame))
+                if roll is not None:
+                    got.append((roll, truth))
+        except ValueError:
+            continue
+        if not got:
+            missing += 1
+            continue
+        extra += len(got) - 1
+        roll, truth = got[0]
+        rolls += 1
+        if truth["phase"] != "rest":
+            bad_timing += 1
+        delays.append(truth["frame"] - (rest_from or 0) + 1)
+        labels = truth["labels"]
+        for i, k in match(labels, roll.dice):
+            dice_total += 1
+            if k is None or roll.dice[k].face is None:
+                unsure_dice += 1
+            elif (roll.dice[k].die, roll.dice[k].face) != (labels[i]["die"], labels[i]["face"]):
+                wrong += 1
+        if len(roll.dice) != len(labels):
+            unsure_dice += abs(len(roll.dice) - len(labels))
+    return {"throws": throws, "rolls": rolls, "missing_rolls": missing, "extra_rolls": extra,
+            "rolls_not_at_rest": bad_timing, "dice": dice_total,
+            "wrong_faces_when_sure": wrong, "unsure_dice": unsure_dice,
+            "frames_rest_to_roll_median": float(np.median(delays)) if delays else None,
+            "frames_rest_to_roll_max": int(max(delays)) if delays else None}
+
+
+def _real_sets(realdice: Path):
+    """(name, split, image path, labels) of the real photos, labels as d6 dicts."""
+    m = realdice / "matteop65_webcam"
+    if (m / "labels.csv").exists():
+        rows = defaultdict(list)
+        for r in csv.DictReader(open(m / "labels.csv", newline="")):
+            rows[r["file"]].append(r)
+        for f, rs in sorted(rows.items()):
+            yield "matteop65_webcam", rs[0]["split"], m / "images" / f, rs, 1.0, 1.0
+    r55 = realdice / "rune55_gray"
+    if (r55 / "labels.csv").exists():
+        rows = defaultdict(list)
+        for r in csv.DictReader(open(r55 / "labels.csv", newline="")):
+            rows[r["file"]].append(r)
+        for f, rs in sorted(rows.items()):
+            yield (f"rune55_gray/{rs[0]['source']}", rune55_split(f), r55 / "images" / f, rs,
+                   None, None)
+
+
+def eval_real(realdice: Path) -> dict:
+    from vision.pipeline import Recognizer
+
+    rec = Recognizer(load("d6"))
+    tallies: dict[str, Tally] = defaultdict(Tally)
+    for name, split, path, rows, _, _ in _real_sets(realdice):
+        img = cv2.imread(str(path))
+        if img is None:
+            continue
+        sx = sy = 1.0
+        if img.shape[:2] != (480, 640):   # rune55 is 640x640 stretched: read it at 640x480
+            sx, sy = 640 / img.shape[1], 480 / img.shape[0]
+            img = cv2.resize(img, (640, 480), interpolation=cv2.INTER_AREA)
+        labels = [{"x": float(r["x"]) * sx, "y": float(r["y"]) * sy, "w": float(r["w"]) * sx,
+                   "h": float(r["h"]) * sy, "die": "d6", "face": r["value"]} for r in rows]
+        rec.reset()
+        found = rec.read(img).dice
+        if sx != 1.0 or sy != 1.0:
+            from vision.types import DieReading
+            found = tuple(DieReading(int(d.x / sx), int(d.y / sy), int(d.w / sx), int(d.h / sy),
+                                     d.die, d.face, d.confidence) for d in found)
+            labels = [dict(lab, x=lab["x"] / sx, y=lab["y"] / sy, w=lab["w"] / sx,
+                           h=lab["h"] / sy) for lab in labels]
+        tallies[f"{name} (all)"].add(labels, found)
+        if split == "valid":
+            tallies[f"{name} (held-out)"].add(labels, found)
+    return {k: t.figures() for k, t in sorted(tallies.items())}
+
+
+def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
+    report = {"rendered": {}, "throws": {}, "real": {}}
+    for s in sets:
+        report["rendered"][s] = eval_rendered(s, scenes)
+        if throws:
+            report["throws"][s] = eval_throws(s, throws)
+    if realdice is not None:
+        if realdice.exists():
+            report["real"] = eval_real(realdice)
+        else:
+            report["real_note"] = f"{realdice} not found: real photo sets skipped"
+    return report
+
+
+def format_report(r: dict) -> str:
+    out = ["dicetray eval", "", "Rendered held-out scenes (per dice set):"]
+    head = f"  {'set':<26}{'dice':>6}{'recall':>9}{'precis.':>9}{'face acc':>10}{'abstain':>9}{'wrong':>7}"
+    out.append(head)
+    for s, f in r["rendered"].items():
+        out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
+                   f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+    if r.get("throws"):
+        out += ["", "Rendered throws through the Settler:"]
+        for s, t in r["throws"].items():
+            out.append(f"  {s:<10} throws {t['throws']}, rolls {t['rolls']}, missing "
+                       f"{t['missing_rolls']}, extra {t['extra_rolls']}, not at rest "
+                       f"{t['rolls_not_at_rest']}, wrong faces when sure "
+                       f"{t['wrong_faces_when_sure']} of {t['dice']} dice, unsure "
+                       f"{t['unsure_dice']}, frames rest->roll median "
+                       f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}")
+    if r.get("real"):
+        out += ["", "Real photos (d6):", head]
+        for s, f in r["real"].items():
+            out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
+                       f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+    if r.get("real_note"):
+        out += ["", r["real_note"]]
+    out += ["", "Confusion (truth -> read: count), rendered:"]
+    for s, f in r["rendered"].items():
+        errs = {t: {k: v for k, v in c.items() if k != t} for t, c in f["confusion"].items()}
+        errs = {t: c for t, c in errs.items() if c}
+        out.append(f"  {s}: " + ("no confusions" if not errs else
+                                  "; ".join(f"{t} -> {c}" for t, c in errs.items())))
+    for s, f in r.get("real", {}).items():
+        if "(all)" in s:
+            errs = {t: {k: v for k, v in c.items() if k != t} for t, c in f["confusion"].items()}
+            out.append(f"  {s}: " + "; ".join(f"{t} -> {c}" for t, c in errs.items() if c))
+    return "\n".join(out)
