@@ -369,13 +369,14 @@ def render_scene(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
 def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480),
                  style: Style | None = None, fps: int = 30, rest_frames: int = 12,
                  hand: bool = True, move_frames: int | None = None, empty_frames: int = 3,
-                 pickup: bool = True):
+                 pickup: bool = True, hand_frames: int = 8):
     """A throw in time: yields ``(frame, truth)`` per frame.
 
     ``truth`` = ``{"phase": "empty"|"moving"|"rest"|"hand", "labels": [...], "frame": i}``.
     Phases: ``empty_frames`` of empty tray, the dice entering and bouncing (``move_frames``,
     default about 0.6 s), ``rest_frames`` at rest, then (``hand``) a hand reaching in and
-    taking the dice, and the empty tray again (``pickup=False``: the sequence ends at rest).
+    taking the dice (``hand_frames`` in, as many out), and the empty tray again
+    (``pickup=False``: the sequence ends at rest).
     """
     w, h = size
     style = style or random_style(rng)
@@ -435,7 +436,7 @@ def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
                                                              rng.uniform(60, 150),
                                                              rng.uniform(110, 235)]]]),
                                                 cv2.COLOR_HSV2BGR)[0, 0])
-    reach = 8
+    reach = max(1, hand_frames)
     for k in range(reach):          # the hand comes in over the dice
         t = (k + 1) / reach
         at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)

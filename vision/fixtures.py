@@ -1,0 +1,117 @@
+"""Recorded throw sequences for the tests: ``python -m vision.fixtures`` (re)writes them.
+
+Each sequence is a folder ``fixtures/throws/<name>/`` of JPEG frames ``0000.jpg``... and an
+``expected.json``::
+
+    {"dice_set": "tally-up", "fps": 30, "frames": 52,
+     "throws": [{"dice": ["red:star", ...], "rest_from": 12, "rest_to": 17}, ...],
+     "note": "..."}
+
+``rest_from``/``rest_to`` are the first and last frame index of the dice at rest; a replay
+must give exactly one settled roll per throw, with those dice, within 5 frames of
+``rest_from`` (for the ``hand-over-dice`` sequence: within 5 frames of the hand leaving).
+Frames are rendered (vision.render) from fixed seeds, so they can be made again, but the
+tests read the committed files: they are the recording.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.dicesets import load
+from vision.render import Style, compose, place_dice, random_hand, random_style, render_throw
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "throws"
+QUALITY = 70
+
+SEQUENCES = {
+    "d6": ("d6", [[("d6", "6"), ("d6", "1")], [("d6", "3"), ("d6", "3")]]),
+    "tally-up": ("tally-up", [[("red", "star"), ("blue", "100"), ("green", "(150)")],
+                              [("up", "x2")]]),
+    "toss-up": ("toss-up", [[("toss", "green"), ("toss", "yellow"), ("toss", "red"),
+                             ("toss", "green"), ("toss", "green")],
+                            [("toss", "red"), ("toss", "yellow")]]),
+    "rollers": ("rollers", [[("wild", "star"), ("wild", "2"), ("wild", "2"), ("wild", "5"),
+                             ("wild", "1"), ("black", "zap")],
+                            [("wild", "4"), ("black", "3")]]),
+}
+
+
+def _style(rng) -> Style:
+    # a clear, typical tray look (the eval covers the hard ones): medium dice, no JPEG twice
+    s = random_style(rng, die_px=(46.0, 58.0))
+    return Style(**{**s.__dict__, "jpeg": 0, "blur": 0.0, "noise": min(s.noise, 4.0),
+                    "exposure": float(np.clip(s.exposure, 0.9, 1.1)),
+                    "tilt": min(s.tilt, 0.05), "glare": min(s.glare, 0.3)})
+
+
+def make_throws(name: str, set_id: str, throws, seed: int, out: Path) -> dict:
+    ds = load(set_id)
+    rng = np.random.default_rng(seed)
+    style = _style(rng)
+    folder = out / name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    i = 0
+    expected = []
+    for dice in throws:
+        rest = []
+        for frame, truth in render_throw(ds, dice, rng, style=style, rest_frames=8,
+                                         move_frames=8, empty_frames=2,
+                                         hand_frames=4):
+            cv2.imwrite(str(folder / f"{i:04d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
+            if truth["phase"] == "rest":
+                rest.append(i)
+            i += 1
+        expected.append({"dice": [f"{d}:{f}" for d, f in dice], "rest_from": rest[0],
+                         "rest_to": rest[-1]})
+    meta = {"dice_set": set_id, "fps": 30, "frames": i, "throws": expected,
+            "note": f"rendered by vision.fixtures with seed {seed}"}
+    (folder / "expected.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
+def make_hand_over_dice(out: Path, seed: int = 4242) -> dict:
+    """Dice at rest with a hand held over the tray: no roll until the hand has left."""
+    ds = load("d6")
+    rng = np.random.default_rng(seed)
+    style = _style(rng)
+    folder = out / "hand-over-dice"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    dice = [("d6", "5"), ("d6", "2")]
+    poses = place_dice(ds, dice, rng, style)
+    hand = random_hand(rng)
+    hand["at"] = (320.0, 120.0) if poses[0].cy > 240 else (320.0, 360.0)
+    frames = [None] * 2 + [hand] * 8 + [None] * 8
+    for i, h in enumerate(frames):
+        frame, _ = compose(ds, poses, rng, style, hand=h)
+        cv2.imwrite(str(folder / f"{i:04d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
+    meta = {"dice_set": "d6", "fps": 30, "frames": len(frames),
+            "throws": [{"dice": [f"{d}:{f}" for d, f in dice], "rest_from": 10,
+                        "rest_to": len(frames) - 1}],
+            "hand_frames": [2, 9],
+            "note": "dice already still when a hand comes over them and stays 8 frames: "
+                    "no roll may be taken before the hand has gone (frame 10)"}
+    (folder / "expected.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    out = Path(argv[0]) if argv else FIXTURES
+    for k, (name, (set_id, throws)) in enumerate(SEQUENCES.items()):
+        meta = make_throws(name, set_id, throws, 1000 + k, out)
+        print(f"{name}: {meta['frames']} frames, {len(meta['throws'])} throws")
+    meta = make_hand_over_dice(out)
+    print(f"hand-over-dice: {meta['frames']} frames")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
