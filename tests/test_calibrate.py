@@ -319,6 +319,11 @@ def test_check_placed_dice_times_out_when_nothing_is_read():
 def test_real_pipeline_on_simulated_tray(tmp_path):
     pytest.importorskip("vision.render")
     pytest.importorskip("vision.pipeline")
+    from vision.dicesets import load
+    try:
+        calibrate.make_recognizer(load("d6"))
+    except CalibrationError as exc:
+        pytest.skip(str(exc))
     code, text = run(["--source", "sim", "--dice-set", "d6", "--faces", "one", "--config",
                       str(tmp_path / "c.toml")])
     assert "Step 4/4" in text and "d6:" in text

@@ -312,7 +312,11 @@ def make_recognizer(diceset):
     except ImportError as exc:
         raise CalibrationError(f"the vision pipeline cannot be loaded ({exc}): update your "
                                "checkout, or pass --no-check to skip the dice check") from None
-    return Recognizer(diceset)
+    try:
+        return Recognizer(diceset)
+    except (OSError, RuntimeError, ValueError) as exc:   # a model file missing or unreadable
+        raise CalibrationError(f"the vision pipeline cannot start ({exc}); pass --no-check to "
+                               "skip the dice check") from None
 
 
 def _majority(readings) -> tuple[str | None, float]:
