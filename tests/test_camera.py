@@ -516,3 +516,20 @@ def test_docstring_examples():
     from hardware import pi
     assert doctest.testmod(cam_mod).failed == 0
     assert doctest.testmod(pi).failed == 0
+
+
+def test_replay_of_the_committed_fixtures():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "throws"
+    seqs = sorted(p for p in root.glob("*") if (p / "expected.json").is_file())
+    if not seqs:
+        pytest.skip("no recorded throw fixtures on this checkout")
+    for seq in seqs:
+        meta = json.loads((seq / "expected.json").read_text())
+        src = ReplaySource(seq, realtime=False, dropouts=[(2, 3)])
+        assert src.fps == meta["fps"]
+        got = [src.read() for _ in range(len(src) + 1)]
+        assert [f is None for f in got[:6]] == [False, False, True, True, True, False]
+        assert got[0].shape == (480, 640, 3)
+        assert sum(f is not None for f in got) == len(src) - 3 and got[-1] is None
+        assert src.finished
