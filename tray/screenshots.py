@@ -166,8 +166,8 @@ def setup_view(game_id: str):
         reading = Recognizer(ds).read(frame)
         for d in reading.dice:
             boxes.append((d.x, d.y, d.w, d.h, d.spec or "?", d.read))
-    except ImportError:
-        status = "truth labels shown (vision.pipeline missing)"
+    except (ImportError, OSError, RuntimeError) as exc:   # pipeline or its models missing
+        status = f"truth labels shown (the vision pipeline cannot run: {exc})"
         boxes = [(lab["x"], lab["y"], lab["w"], lab["h"], f"{lab['die']}:{lab['face']}", True)
                  for lab in labels]
     return SetupView(frame, boxes, f"Tray: {status}", ds.id)
