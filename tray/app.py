@@ -737,6 +737,9 @@ def main_play(argv: list[str]) -> int:
     except (ValueError, RuleError) as exc:
         print(f"dicetray play: {exc}", file=sys.stderr)
         return 2
+    except (OSError, RuntimeError, ImportError) as exc:   # camera, models, GPIO
+        print(f"dicetray play: {exc}", file=sys.stderr)
+        return 1
 
 
 def _on_pi_console() -> bool:
