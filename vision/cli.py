@@ -63,7 +63,8 @@ def main_eval(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="dicetray eval", description=evaluate.__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sets", nargs="+", default=list(SET_IDS), choices=SET_IDS)
-    p.add_argument("--scenes", type=int, default=150, help="rendered scenes per dice set")
+    p.add_argument("--n", "--scenes", dest="scenes", type=int, default=150,
+                   help="rendered held-out scenes per dice set (default 150)")
     p.add_argument("--throws", type=int, default=20, help="rendered throws per dice set")
     p.add_argument("--realdice", default=str(DEFAULT_REALDICE))
     p.add_argument("--no-real", action="store_true", help="skip the real photo sets")

@@ -1,0 +1,71 @@
+"""The die detector on rendered trays (touching dice apart) and the motion measure."""
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.detect import MODELS_DIR, Detector, decode, motion
+from vision.dicesets import load
+from vision.render import compose, place_dice, random_style
+
+needs_model = pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").exists(),
+                                 reason="models/detector.onnx is not on main yet")
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return Detector()
+
+
+def test_decode_keeps_two_close_peaks_apart_and_drops_weak_ones():
+    heat = np.zeros((60, 80), np.float32)
+    heat[20, 30], heat[20, 33], heat[40, 60] = 0.9, 0.8, 0.2
+    size = np.full((2, 60, 80), math.log(40 / 16.0), np.float32)
+    boxes, scores = decode(heat, size, 640, 480, threshold=0.35)
+    assert len(boxes) == 2 and scores == sorted(scores, reverse=True)
+    for x, y, w, h in boxes:
+        assert 38 <= w <= 42 and 38 <= h <= 42
+    centres = sorted(x + w / 2 for x, y, w, h in boxes)
+    assert centres[1] - centres[0] > 20
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="train_detector"):
+        Detector(tmp_path)
+
+
+@needs_model
+def test_touching_dice_are_kept_apart(detector):
+    ds = load("d6")
+    rng = np.random.default_rng(7)
+    style = random_style(rng, die_px=(50, 50))
+    hits = total = 0
+    for _ in range(10):
+        poses = place_dice(ds, [("d6", "5"), ("d6", "2")], rng, style)
+        b = poses[1]
+        a = poses[0]
+        # put die b against die a's right edge, same turn
+        d = a.side * 1.02
+        b.cx, b.cy, b.angle = a.cx + d * math.cos(a.angle), a.cy + d * math.sin(a.angle), a.angle
+        if not (60 < b.cx < 580 and 60 < b.cy < 420):
+            continue
+        frame, _labels = compose(ds, [a, b], rng, style)
+        boxes = detector.detect(frame).boxes
+        total += 1
+        hits += len(boxes) == 2
+    assert total >= 5 and hits == total
+
+
+def test_motion_is_zero_for_the_same_frame_and_high_for_moved_dice():
+    ds = load("d6")
+    rng = np.random.default_rng(3)
+    style = random_style(rng, die_px=(50, 60))
+    poses = place_dice(ds, [("d6", "4"), ("d6", "1")], rng, style)
+    a, _ = compose(ds, poses, rng, style)
+    poses[0].cx += 30
+    b, _ = compose(ds, poses, rng, style)
+    m0, thumb = motion(None, a)
+    m1, _ = motion(thumb, a)
+    m2, _ = motion(thumb, b)
+    assert m0 == 0.0 and m1 < 0.03 and m2 > 0.3

@@ -1,0 +1,69 @@
+"""The frame pipeline on rendered trays: dice found and read, hand and empty flags.
+
+Needs the committed models (detector + classifiers); skipped with the reason while a model is
+missing from models/.
+"""
+
+import numpy as np
+import pytest
+
+from vision.detect import MODELS_DIR
+from vision.dicesets import SET_IDS, load
+from vision.evaluate import match
+from vision.render import compose, place_dice, random_hand, random_style, render_scene
+
+pytestmark = pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").exists(),
+                                reason="models/detector.onnx is not on main yet")
+
+
+def _recognizer(ds):
+    from vision.classify import ModelError
+    from vision.pipeline import Recognizer
+
+    try:
+        return Recognizer(ds)
+    except (FileNotFoundError, ModelError) as exc:
+        pytest.skip(f"model missing: {exc}")
+
+
+@pytest.mark.parametrize("set_id", SET_IDS)
+def test_rendered_dice_are_found_and_never_misread(set_id):
+    ds = load(set_id)
+    rec = _recognizer(ds)
+    rng = np.random.default_rng(31337)
+    labelled = found = read = wrong = 0
+    pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
+    for _ in range(12):
+        dice = [(d.id, d.faces[int(rng.integers(0, 6))])
+                for d in (pool[int(i)] for i in rng.integers(0, len(pool), 5))]
+        frame, labels = render_scene(ds, dice, rng, style=random_style(rng, die_px=(40, 70)))
+        rec.reset()
+        dice_found = rec.read(frame).dice
+        for i, k in match(labels, dice_found):
+            labelled += 1
+            if k is None:
+                continue
+            found += 1
+            d = dice_found[k]
+            if d.face is not None:
+                read += 1
+                wrong += (d.die, d.face) != (labels[i]["die"], labels[i]["face"])
+    assert found >= 0.95 * labelled
+    assert read >= 0.85 * found
+    assert wrong == 0
+
+
+def test_hand_and_empty_flags():
+    ds = load("d6")
+    rng = np.random.default_rng(11)
+    style = random_style(rng, die_px=(45, 60))
+    rec = _recognizer(ds)
+    empty, _ = compose(ds, [], rng, style)
+    assert rec.read(empty).empty
+    poses = place_dice(ds, [("d6", "4")], rng, style)
+    hand = random_hand(rng)
+    with_hand, _ = compose(ds, poses, rng, style, hand=hand)
+    reading = rec.read(with_hand)
+    assert reading.hand and not reading.empty
+
+
