@@ -60,10 +60,13 @@ def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121) -> dict:
 
 
 def format_result(r: dict) -> str:
-    lines = [f"dicetray bench ({r['dice_set']}, {r['frames']} frames each, 1 thread, "
-             f"{r['cpu']}):"]
+    lines = [(f"dicetray bench ({r['dice_set']}, {r['frames']} frames each, 1 thread, "
+              f"{r['cpu']}):")]
     for n, ms in r["frame_ms"].items():
         lines.append(f"  {n:>2} dice: {ms:7.2f} ms per frame (median; detector "
                      f"{r['detector_ms'][n]:.2f} ms)")
     lines.append(f"  classifier: {r['classifier_ms_per_die']:.3f} ms per die (batch of 10)")
+    six = r["frame_ms"]["6"]
+    lines.append(f"  target: <= 10 ms per frame with 6 dice on one thread: "
+                 f"{'met' if six <= 10 else 'NOT met'} ({six:.2f} ms)")
     return "\n".join(lines)

@@ -101,7 +101,7 @@ def real_images(realdice: Path, split: str):
     m = realdice / "matteop65_webcam"
     if (m / "labels.csv").exists():
         rows: dict[str, list] = {}
-        for r in csv.DictReader(open(m / "labels.csv", newline="")):
+        for r in csv.DictReader((m / "labels.csv").read_text(encoding="utf-8").splitlines()):
             if r["split"] == split:
                 rows.setdefault(r["file"], []).append(r)
         for f, rs in sorted(rows.items()):
@@ -120,7 +120,7 @@ def real_images(realdice: Path, split: str):
     if (r55 / "labels.csv").exists():
         rows = {}
         src = {}
-        for r in csv.DictReader(open(r55 / "labels.csv", newline="")):
+        for r in csv.DictReader((r55 / "labels.csv").read_text(encoding="utf-8").splitlines()):
             if rune55_split(r["file"]) == split:
                 rows.setdefault(r["file"], []).append(r)
                 src[r["file"]] = r["source"]
