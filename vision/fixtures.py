@@ -103,6 +103,61 @@ def make_hand_over_dice(out: Path, seed: int = 4242) -> dict:
     return meta
 
 
+def _draw_coin(frame: np.ndarray, cx: int, cy: int, r: int) -> None:
+    """A metal coin lying in the tray: soft shadow, shaded disc, rim and a worn relief."""
+    shadow = np.zeros(frame.shape[:2], np.float32)
+    cv2.circle(shadow, (cx + 3, cy + 4), r, 1.0, -1, cv2.LINE_AA)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 3)
+    f = frame.astype(np.float32) * (1 - 0.4 * shadow)[..., None]
+    disc = np.zeros(frame.shape[:2], np.float32)
+    cv2.circle(disc, (cx, cy), r, 1.0, -1, cv2.LINE_AA)
+    ys, xs = np.mgrid[0:frame.shape[0], 0:frame.shape[1]].astype(np.float32)
+    shade = 150 + 60 * np.clip(((cx - xs) + (cy - ys)) / (2.0 * r), -1, 1)
+    metal = np.stack([shade * 0.85, shade * 0.9, shade], axis=2)
+    f = f * (1 - disc[..., None]) + metal * disc[..., None]
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    cv2.circle(out, (cx, cy), r - 2, (120, 125, 135), 2, cv2.LINE_AA)
+    cv2.circle(out, (cx, cy), int(r * 0.45), (135, 140, 150), 3, cv2.LINE_AA)
+    frame[:] = out
+
+
+def make_foreign_object(out: Path, seed: int = 5151) -> dict:
+    """A throw of two d6 with a coin lying in the tray the whole time (no pick-up)."""
+    ds = load("d6")
+    rng = np.random.default_rng(seed)
+    style = _style(rng)
+    folder = out / "coin-in-tray"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    dice = [("d6", "4"), ("d6", "6")]
+    seq = list(render_throw(ds, dice, rng, style=style, rest_frames=10, move_frames=8,
+                            empty_frames=2, hand=False))
+    rest = [t for _, t in seq if t["phase"] == "rest"]
+    boxes = rest[0]["labels"]
+    r = 22
+    for _ in range(500):   # a place for the coin well away from the resting dice
+        cx = int(rng.integers(style.rim + r + 8, 640 - style.rim - r - 8))
+        cy = int(rng.integers(style.rim + r + 8, 480 - style.rim - r - 8))
+        if all(cx + r + 15 < b["x"] or cx - r - 15 > b["x"] + b["w"]
+               or cy + r + 15 < b["y"] or cy - r - 15 > b["y"] + b["h"] for b in boxes):
+            break
+    else:
+        raise RuntimeError("no room for the coin: change the seed")
+    for i, (frame, _) in enumerate(seq):
+        _draw_coin(frame, cx, cy, r)
+        cv2.imwrite(str(folder / f"{i:04d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
+    rest_idx = [t["frame"] for _, t in seq if t["phase"] == "rest"]
+    meta = {"dice_set": "d6", "fps": 30, "frames": len(seq),
+            "throws": [{"dice": [f"{d}:{f}" for d, f in dice], "rest_from": rest_idx[0],
+                        "rest_to": rest_idx[-1]}],
+            "foreign": {"kind": "coin", "x": cx - r, "y": cy - r, "w": 2 * r, "h": 2 * r},
+            "note": "a coin lies in the tray through the throw: the roll must hold the two "
+                    "dice read right; the coin may be found, but only as an unreadable die "
+                    "(face None), never read as a die face"}
+    (folder / "expected.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return meta
+
+
 def main(argv: list[str] | None = None) -> int:
     out = Path(argv[0]) if argv else FIXTURES
     for k, (name, (set_id, throws)) in enumerate(SEQUENCES.items()):
@@ -110,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {meta['frames']} frames, {len(meta['throws'])} throws")
     meta = make_hand_over_dice(out)
     print(f"hand-over-dice: {meta['frames']} frames")
+    meta = make_foreign_object(out)
+    print(f"coin-in-tray: {meta['frames']} frames")
     return 0
 
 
