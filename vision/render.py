@@ -516,3 +516,52 @@ def random_hand(rng: np.random.Generator, size=(640, 480)) -> dict:
                                                              rng.uniform(90, 240)]]]),
                                                 cv2.COLOR_HSV2BGR)[0, 0])
     return {"from": edge, "at": at, "skin": skin, "scale": float(rng.uniform(0.7, 1.3))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.render bench``: print render times per frame (CPU and wall).
+
+    >>> main(["bench", "--frames", "1", "--throws", "0"])  # doctest: +ELLIPSIS
+    render_scene ...
+    0
+    """
+    import argparse
+    import time
+
+    from vision.dicesets import load
+    ap = argparse.ArgumentParser(prog="python -m vision.render",
+                                 description="Render benchmark: time per 640x480 frame.")
+    ap.add_argument("command", choices=["bench"])
+    ap.add_argument("--set", default="tally-up", help="dice set id (default tally-up)")
+    ap.add_argument("--frames", type=int, default=50, help="scenes to time (default 50)")
+    ap.add_argument("--throws", type=int, default=2, help="throws to time (default 2)")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    ds = load(a.set)
+    rng = np.random.default_rng(a.seed)
+    dice = [(d.id, d.faces[k % 6]) for d in ds.dice for k in range(d.count)][:10]
+    style = replace(random_style(rng, die_px=(50.0, 70.0)), jpeg=85, glare=0.5, glossy=True)
+    render_scene(ds, dice, rng, style=style)   # fill the caches (floor, faces)
+    w0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(a.frames):
+        render_scene(ds, dice, rng, style=style)
+    n = max(a.frames, 1)
+    print(f"render_scene {len(dice)} dice of {a.set}: "
+          f"{(time.perf_counter() - w0) / n * 1000:.1f} ms wall, "
+          f"{(time.process_time() - c0) / n * 1000:.1f} ms CPU per frame")
+    per: dict[str, list[float]] = {}
+    for _ in range(a.throws):
+        c = time.process_time()
+        for _frame, truth in render_throw(ds, dice, rng, style=style):
+            now = time.process_time()
+            per.setdefault(truth["phase"], []).append(now - c)
+            c = now
+    for phase, times in per.items():
+        print(f"render_throw {phase:6s}: {np.mean(times) * 1000:.1f} ms CPU mean, "
+              f"{max(times) * 1000:.1f} max over {len(times)} frames")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main(sys.argv[1:]))
