@@ -65,7 +65,7 @@ def test_resting_frames_are_still_and_the_throw_before_them_moves(name):
             assert change.mean() < 6 and (change > 60).mean() < 0.0005, \
                 f"{name}: frames {a}..{b} should be still (sensor noise only)"
         if name != "hand-over-dice":   # its dice lie still from the start
-            before = _frame(name, a - 2).astype(np.int16)
+            before = _frame(name, a - 6).astype(np.int16)   # mid-throw
             assert (np.abs(before - rest[0]).max(axis=2) > 60).mean() > 0.001
 
 

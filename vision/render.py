@@ -364,6 +364,19 @@ def _draw_hand(img: np.ndarray, hand: dict, rng: np.random.Generator) -> None:
     roi[:] = roi * (1 - m[..., None]) + tone * m[..., None]
 
 
+_NOISE_PAD = 64
+
+
+@lru_cache(maxsize=8)
+def _noise_bank(seed: int, sigma: float, w: int, h: int) -> np.ndarray:
+    """Gaussian sensor noise (int16), a little larger than the frame, fixed per style."""
+    r = np.random.default_rng([seed, 7])
+    bank = np.rint(r.standard_normal((h + _NOISE_PAD, w + _NOISE_PAD, 3)) * sigma)
+    bank = bank.astype(np.int16)
+    bank.flags.writeable = False
+    return bank
+
+
 def _camera(img: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarray:
     """White balance, exposure, blur, noise and JPEG on a float frame; returns uint8 BGR."""
     img *= np.array(style.cast, np.float32) * style.exposure
@@ -371,10 +384,13 @@ def _camera(img: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarr
         img = cv2.GaussianBlur(img, (0, 0), style.blur)
     out = np.clip(img, 0, 255).astype(np.uint8)
     if style.noise > 0:
-        # OpenCV's generator is fast; compose() seeds it from ``rng`` just before
-        noise = np.empty(out.shape, np.int16)
-        cv2.randn(noise, 0, style.noise)
-        out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+        # sensor noise: a window of a per-style noise bank at a random offset (drawing fresh
+        # normal noise for every frame would cost more than the rest of the camera model)
+        h, w = out.shape[:2]
+        bank = _noise_bank(style.seed, float(style.noise), w, h)
+        ox, oy = (int(v) for v in rng.integers(0, _NOISE_PAD, 2))
+        out = np.clip(out.astype(np.int16) + bank[oy:oy + h, ox:ox + w], 0, 255
+                      ).astype(np.uint8)
     if style.jpeg:
         ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg)])
         if ok:
@@ -399,7 +415,6 @@ def compose(diceset: DiceSet, poses: list[Pose], rng: np.random.Generator, style
                            "die": p.die, "face": p.face})
     if hand is not None:
         _draw_hand(img, hand, rng)
-    cv2.setRNGSeed(int(rng.integers(0, 2**31)))
     return _camera(img, style, rng), labels
 
 
