@@ -67,3 +67,12 @@ def test_hand_and_empty_flags():
     assert reading.hand and not reading.empty
 
 
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from vision import detect, pipeline
+
+    assert doctest.testmod(detect).failed == 0
+    assert doctest.testmod(pipeline).failed == 0

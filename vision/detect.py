@@ -87,6 +87,12 @@ class Detector:
     """Die boxes and the hand flag of 640x480 BGR frames (any size works; boxes in its pixels).
 
     ``threshold``: the least heatmap score of a die (default: stored with the model).
+
+    >>> import numpy as np
+    >>> det = Detector()
+    >>> found = det.detect(np.full((480, 640, 3), 90, np.uint8))   # an empty grey tray
+    >>> found.boxes, found.hand
+    ((), False)
     """
 
     def __init__(self, models_dir: Path | str | None = None, threshold: float | None = None):

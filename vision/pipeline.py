@@ -29,6 +29,12 @@ class Recognizer:
     Stateful only for motion (it keeps the previous frame's thumbnail). Crops the classifier
     calls ``none`` (not a die: a reflection, a crumb, a finger tip) are dropped, so they never
     count as dice; dice it cannot read are kept with ``face`` None.
+
+    >>> import numpy as np
+    >>> rec = Recognizer("d6")
+    >>> tray = np.full((480, 640, 3), 90, np.uint8)
+    >>> rec.read(tray).empty, rec.read(tray).motion
+    (True, 0.0)
     """
 
     def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,
