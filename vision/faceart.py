@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.dicesets import DiceSet, Die, Face, hex_to_rgb
 
-__all__ = ["draw_face", "face_rgba", "draw_side", "pip_positions", "bgr"]
+__all__ = ["bgr", "draw_face", "draw_side", "face_rgba", "pip_positions"]
 
 _SS = 4  # supersampling factor
 _CORNER = 0.15  # corner radius, share of the face side
@@ -75,7 +75,7 @@ def _shade(colour: tuple[int, int, int], factor: float) -> tuple[int, int, int]:
 def _rounded_mask(n: int, radius: float) -> np.ndarray:
     """uint8 0/255 mask of an n x n rounded square."""
     m = np.zeros((n, n), np.uint8)
-    r = max(1, int(round(radius)))
+    r = max(1, round(radius))
     cv2.rectangle(m, (r, 0), (n - 1 - r, n - 1), 255, -1)
     cv2.rectangle(m, (0, r), (n - 1, n - 1 - r), 255, -1)
     for cx, cy in ((r, r), (n - 1 - r, r), (r, n - 1 - r), (n - 1 - r, n - 1 - r)):
@@ -103,10 +103,10 @@ def _fit_text(text: str, box_w: float, box_h: float, thick_share: float) -> tupl
     """Font scale and thickness so that ``text`` fits in box_w x box_h (pixels)."""
     scale = 1.0
     for _ in range(3):  # thickness depends on the scale: settle in a few rounds
-        thick = max(1, int(round(box_h * thick_share)))
-        (tw, th), base = cv2.getTextSize(text, _FONT, scale, thick)
+        thick = max(1, round(box_h * thick_share))
+        (tw, th), _base = cv2.getTextSize(text, _FONT, scale, thick)
         scale *= min(box_w / max(tw, 1), box_h / max(th, 1))
-    thick = max(1, int(round(box_h * thick_share)))
+    thick = max(1, round(box_h * thick_share))
     return scale, thick
 
 
@@ -124,8 +124,8 @@ def _draw_mark(img: np.ndarray, face: Face, ink: tuple[int, int, int], n: int,
         # rotate (x, y) (unit coordinates) about the centre by `turn`, then scale/offset
         ux, uy = (x - 0.5) * grow, (y - 0.5) * grow
         c, s = math.cos(turn), math.sin(turn)
-        return (int(round((cx + n * (ux * c - uy * s)) * f)),
-                int(round((cy + n * (ux * s + uy * c)) * f)))
+        return (round((cx + n * (ux * c - uy * s)) * f),
+                round((cy + n * (ux * s + uy * c)) * f))
 
     if face.mark == "pips":
         r = n * (0.12 if face.count == 1 else 0.085 if face.count <= 6 else 0.07) * grow
@@ -145,16 +145,16 @@ def _draw_mark(img: np.ndarray, face: Face, ink: tuple[int, int, int], n: int,
     elif face.mark in ("number", "text"):
         text = face.text
         # Same text size with and without a ring, so the ring alone tells them apart.
-        box_w = n * 0.56 * grow
-        box_h = n * (0.22 if len(text) > 2 else 0.30) * grow
-        scale, thick = _fit_text(text, box_w, box_h, 0.16)
+        box_w = n * (0.64 if len(text) > 3 else 0.60) * grow
+        box_h = n * (0.24 if len(text) > 2 else 0.30) * grow
+        scale, thick = _fit_text(text, box_w, box_h, 0.20)
         (tw, th), _ = cv2.getTextSize(text, _FONT, scale, thick)
         if turn == 0.0:
-            org = (int(round(cx - tw / 2)), int(round(cy + th / 2)))
+            org = (round(cx - tw / 2), round(cy + th / 2))
             cv2.putText(img, text, org, _FONT, scale, colour, thick, aa)
         else:  # draw upright on a layer, then turn it (putText has no angle)
             layer = np.zeros((n, n), np.uint8)
-            org = (int(round(cx - tw / 2)), int(round(cy + th / 2)))
+            org = (round(cx - tw / 2), round(cy + th / 2))
             cv2.putText(layer, text, org, _FONT, scale, 255, thick, aa)
             m = cv2.getRotationMatrix2D((cx, cy), -math.degrees(turn), 1.0)
             layer = cv2.warpAffine(layer, m, (n, n), flags=cv2.INTER_LINEAR)
@@ -165,11 +165,11 @@ def _draw_mark(img: np.ndarray, face: Face, ink: tuple[int, int, int], n: int,
 
     if face.circle:
         if face.mark in ("number", "text"):
-            ring_r = 0.40
+            ring_r = 0.41
         else:
             ring_r = 0.42
         cv2.circle(img, P(0.5, 0.5), int(n * ring_r * grow * f), colour,
-                   max(1, int(round(n * 0.045))), aa, sh)
+                   max(1, round(n * 0.045)), aa, sh)
 
 
 def _render(die: Die, face: Face, size: int, jitter, ink_factor: float
