@@ -5,7 +5,7 @@ from vision.types import DieReading, FrameReading
 
 
 def die(x, face, conf=0.99, y=100):
-    return DieReading(x, y, 40, 40, "d6" if face else "d6", face, conf)
+    return DieReading(x, y, 40, 40, "d6", face, conf)
 
 
 STILL = FrameReading((die(100, "4"), die(200, "2")))
@@ -66,7 +66,7 @@ def test_flickering_die_is_reported_unreadable_not_guessed():
     b = FrameReading((die(100, "4"), die(200, "5")))
     s = Settler(still_frames=3, patience=5)
     out = feed(s, [a, b, a, b, a])
-    roll = [r for r in out if r][0]
+    roll = next(r for r in out if r)
     assert [d.face for d in roll.dice] == ["4", None]
     assert not roll.complete and len(roll.unreadable) == 1
     assert s.status == "unsure"
@@ -76,14 +76,14 @@ def test_waits_for_a_die_read_in_every_frame_before_giving_up():
     unread = FrameReading((die(100, "4"), die(200, None, 0.4)))
     s = Settler(still_frames=3, patience=6)
     out = feed(s, [unread, unread, STILL, STILL, STILL])
-    roll = [r for r in out if r][0]
+    roll = next(r for r in out if r)
     assert roll.specs() == ["d6:4", "d6:2"] and roll.complete
 
 
 def test_confidence_is_the_least_over_the_agreeing_frames():
     s = Settler(still_frames=2)
     low = FrameReading((die(100, "4", 0.91), die(200, "2")))
-    roll = [r for r in feed(s, [STILL, low]) if r][0]
+    roll = next(r for r in feed(s, [STILL, low]) if r)
     assert roll.dice[0].confidence == 0.91
 
 
