@@ -766,20 +766,21 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
     names = list(cfg.players) or DEMO_NAMES[:4]
     buttons = None
     releases = False
-    if cfg.pins.buttons:
-        try:
-            buttons = PlayerButtons(cfg.pins.buttons, events, bounce_ms=cfg.pins.bounce_ms,
-                                    led_pins=cfg.pins.leds or None, pull_up=cfg.pins.pull_up,
-                                    releases=True)
-            releases = True
-        except Exception as exc:  # noqa: BLE001 - GPIO missing off a Pi: keys still work
-            print(f"buttons: {exc}; using keys 1-0 instead", file=sys.stderr)
-    keys = KeyboardButtons(events, players=10)
-    journal_dir = Path(cfg.journal.directory).expanduser()
     wall0 = time.monotonic()
 
     def now() -> float:
         return time.monotonic() - wall0
+
+    if cfg.pins.buttons:
+        try:
+            buttons = PlayerButtons(cfg.pins.buttons, events, bounce_ms=cfg.pins.bounce_ms,
+                                    led_pins=cfg.pins.leds or None, pull_up=cfg.pins.pull_up,
+                                    releases=True, clock=now)
+            releases = True
+        except Exception as exc:  # noqa: BLE001 - GPIO missing off a Pi: keys still work
+            print(f"buttons: {exc}; using keys 1-0 instead", file=sys.stderr)
+    keys = KeyboardButtons(events, players=10, clock=now)
+    journal_dir = Path(cfg.journal.directory).expanduser()
 
     from tray.journal import Journal, journal_path
 
