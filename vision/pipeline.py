@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.classify import FaceClassifier
@@ -42,11 +43,13 @@ class Recognizer:
         self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
         self.detector = detector or Detector(models_dir)
         self.classifier = FaceClassifier(self.dice_set, models_dir, threshold)
+        self.tray = TrayModel()
         self._thumb = None
 
     def reset(self) -> None:
-        """Forget the previous frame (after a camera dropout or a new game)."""
+        """Forget the previous frame and the learned tray (after a camera dropout, a new game)."""
         self._thumb = None
+        self.tray = TrayModel()
 
     def read(self, frame_bgr: np.ndarray) -> FrameReading:
         """What one BGR frame shows."""
@@ -59,4 +62,56 @@ class Recognizer:
                 if r.not_a_die > 0.5:
                     continue
                 dice.append(DieReading(*box, r.die, r.face, r.confidence))
-        return FrameReading(tuple(dice), found.hand, moved, not dice and not found.hand)
+        boxes = [(d.x, d.y, d.w, d.h) for d in dice]
+        hand = found.hand or self.tray.foreign(frame_bgr, boxes, still=moved < 0.05)
+        return FrameReading(tuple(dice), hand, moved, not dice and not hand)
+
+
+class TrayModel:
+    """What the tray looks like without dice, learned from still frames, to spot a hand.
+
+    Each still frame updates the model where it looks like the model already (slow light
+    changes) and outside the dice; a large region unlike the tray that is not a die is a hand
+    (or an arm, a cup, a phone): ``foreign`` is True while it covers more than ``share`` of
+    the frame. Until the first still frame there is no model and nothing is foreign.
+
+    >>> import numpy as np
+    >>> tray = TrayModel()
+    >>> felt = np.full((480, 640, 3), (40, 90, 30), np.uint8)
+    >>> tray.foreign(felt, [], still=True)
+    False
+    >>> arm = felt.copy(); arm[200:480, 250:400] = (120, 150, 210)
+    >>> tray.foreign(arm, [], still=False)
+    True
+    """
+
+    SIZE = (160, 120)
+
+    def __init__(self, share: float = 0.04, level: int = 40):
+        self.share = share
+        self.level = level
+        self.model: np.ndarray | None = None
+
+    def foreign(self, frame_bgr: np.ndarray, boxes, still: bool) -> bool:
+        thumb = cv2.resize(frame_bgr, self.SIZE, interpolation=cv2.INTER_AREA).astype(np.int16)
+        h, w = frame_bgr.shape[:2]
+        sx, sy = self.SIZE[0] / w, self.SIZE[1] / h
+        dice = np.zeros(thumb.shape[:2], bool)
+        for x, y, bw, bh in boxes:
+            x0, y0 = int(x * sx) - 1, int(y * sy) - 1
+            dice[max(y0, 0):int((y + bh) * sy) + 2, max(x0, 0):int((x + bw) * sx) + 2] = True
+        if self.model is None:
+            if still:
+                self.model = thumb
+            return False
+        diff = np.abs(thumb - self.model).max(axis=2) > self.level
+        odd = diff & ~dice
+        odd = cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        found = float(odd.mean()) > self.share
+        if still and not found:
+            calm = ~diff & ~dice
+            self.model[calm] = (self.model[calm] * 3 + thumb[calm]) // 4
+            # a die taken away leaves tray where the model still shows it: relearn there
+            gone = diff & ~dice & ~odd.astype(bool)
+            self.model[gone] = thumb[gone]
+        return found
