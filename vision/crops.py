@@ -506,9 +506,10 @@ def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: i
                    jitter: float = 0.0) -> list[RealCrop]:
     """Crops of the matteop65 webcam set (MIT, (c) 2021 Matteo A. Penlington).
 
-    Its boxes cover only the pip pattern: the die is taken as a square of ~2.2x the box side
-    around the box centre (a fixed 50 px for the single pip of a 1), which is what
-    ``cut_crop`` would cut for a die box of that side / CROP_MARGIN.
+    Its boxes cover only the pip pattern. The die box is taken as 2.2x the box side (a fixed
+    50 px for the single pip of a 1), which is the box the detector is trained to find on these
+    photos (vision/train_detector.py), and the crop is cut around it as ``cut_crop`` cuts a
+    detected box (CROP_MARGIN times its side), so training and running crops match.
     """
     root = Path(root)
     out = []
@@ -524,7 +525,9 @@ def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: i
         img = cache[f]
         x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
         value = int(row["value"])
-        side = 50.0 if value == 1 else 2.2 * max(w, h)
+        # the die box the detector is trained to give (2.2x the pip box, 50 px for a 1), cut
+        # as the pipeline cuts it: CROP_MARGIN times that box
+        side = (50.0 if value == 1 else 2.2 * max(w, h)) * CROP_MARGIN
         cx, cy = x + w / 2, y + h / 2
         if rng is not None and jitter:
             cx += rng.uniform(-jitter, jitter) * side

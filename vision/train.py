@@ -45,10 +45,10 @@ def class_lists(ds) -> tuple[list[str], list[str]]:
 
 
 def _synth_chunk(args):
-    set_id, seed, n, n_neg, random_colours, strength = args
+    set_id, seed, n, n_neg, random_colours, strength, size = args
     ds = load(set_id)
     rng = np.random.default_rng(seed)
-    synth = SyntheticDice(ds, random_colours=random_colours)
+    synth = SyntheticDice(ds, size=size, random_colours=random_colours, canvas=2 * size)
     dice, faces = class_lists(ds)
     xs, yd, yf = [], [], []
     for _ in range(n):
@@ -58,19 +58,19 @@ def _synth_chunk(args):
         yf.append(faces.index(face))
     bgs = real_backgrounds(limit=12) if (REALDICE_DIR / "matteop65_webcam").exists() else None
     for _ in range(n_neg):
-        xs.append(negative_crop(rng, backgrounds=bgs))
+        xs.append(negative_crop(rng, size=size, backgrounds=bgs))
         yd.append(-1)
         yf.append(len(faces) - 1)
     return np.stack(xs), np.array(yd, np.int64), np.array(yf, np.int64)
 
 
 def _rendered_chunk(args):
-    set_id, seed, scenes = args
+    set_id, seed, scenes, size = args
     ds = load(set_id)
     dice, faces = class_lists(ds)
     rng = np.random.default_rng(seed)
     xs, yd, yf = [], [], []
-    for crop, die, face in rendered_crops(ds, rng, scenes):
+    for crop, die, face in rendered_crops(ds, rng, scenes, size=size):
         xs.append(crop)
         yd.append(dice.index(die))
         yf.append(faces.index(face))
@@ -80,21 +80,24 @@ def _rendered_chunk(args):
 
 
 def make_synthetic(set_id: str, n: int, seed: int, workers: int = 2, neg_share: float = 0.1,
-                   strength: float = 1.0):
+                   strength: float = 1.0, size: int = INPUT_SIZE):
     """``n`` synthetic crops (+ negatives) of a set, made in ``workers`` processes."""
     random_colours = 0.75 if set_id == "d6" else 0.0
     chunks = max(workers * 4, 1)
     per = n // chunks
     neg = int(per * neg_share)
-    jobs = [(set_id, seed * 1000 + i, per, neg, random_colours, strength) for i in range(chunks)]
+    jobs = [(set_id, seed * 1000 + i, per, neg, random_colours, strength, size)
+            for i in range(chunks)]
     with Pool(workers) as pool:
         parts = pool.map(_synth_chunk, jobs)
     return tuple(np.concatenate(p) for p in zip(*parts))
 
 
-def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2):
+def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2,
+                  size: int = INPUT_SIZE):
     """Crops of rendered scenes, or None when vision.render is not there."""
-    jobs = [(set_id, seed * 1000 + 500 + i, scenes // (workers * 2)) for i in range(workers * 2)]
+    jobs = [(set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size)
+            for i in range(workers * 2)]
     with Pool(workers) as pool:
         parts = [p for p in pool.map(_rendered_chunk, jobs) if p is not None]
     if not parts:
@@ -102,7 +105,7 @@ def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2):
     return tuple(np.concatenate(p) for p in zip(*parts))
 
 
-def real_d6(realdice: Path, split: str, copies: int, seed: int):
+def real_d6(realdice: Path, split: str, copies: int, seed: int, size: int = INPUT_SIZE):
     """Real d6 crops of one split, ``copies`` randomly turned/jittered copies of each die."""
     rng = np.random.default_rng(seed)
     xs, ys, src = [], [], []
@@ -112,7 +115,7 @@ def real_d6(realdice: Path, split: str, copies: int, seed: int):
         for reader, sub in ((read_matteop65, "matteop65_webcam"), (read_rune55, "rune55_gray")):
             if not (realdice / sub).exists():
                 continue
-            for rc in reader(realdice / sub, **kw):
+            for rc in reader(realdice / sub, size=size, **kw):
                 if rc.split != split:
                     continue
                 xs.append(rc.crop)
@@ -179,16 +182,17 @@ def train_set(set_id: str, args, log=print) -> dict:
     dice, faces = class_lists(ds)
     t0 = time.time()
     n = args.samples if set_id != "toss-up" else args.samples // 2
-    x, yd, yf = make_synthetic(set_id, n, args.seed, args.workers)
-    rendered = make_rendered(set_id, args.rendered_scenes, args.seed, args.workers) \
+    size = args.input_size
+    x, yd, yf = make_synthetic(set_id, n, args.seed, args.workers, size=size)
+    rendered = make_rendered(set_id, args.rendered_scenes, args.seed, args.workers, size) \
         if args.rendered_scenes else None
     if rendered is not None:
         x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered))
     realdice = Path(args.realdice)
     real_train = real_valid = None
     if set_id == "d6":
-        real_train = real_d6(realdice, "train", args.real_copies, args.seed)
-        real_valid = real_d6(realdice, "valid", 1, args.seed)
+        real_train = real_d6(realdice, "train", args.real_copies, args.seed, size)
+        real_valid = real_d6(realdice, "valid", 1, args.seed, size)
         if real_train is not None:
             rx, ry, _ = real_train
             x = np.concatenate([x, rx])
@@ -197,7 +201,7 @@ def train_set(set_id: str, args, log=print) -> dict:
     log(f"[{set_id}] {len(x)} training crops ({0 if rendered is None else len(rendered[0])} "
         f"rendered, {0 if real_train is None else len(real_train[0])} real) "
         f"in {time.time() - t0:.0f} s")
-    hx, hd, hf = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers)
+    hx, hd, hf = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers, size=size)
 
     net, Exported = build_model(len(dice), len(faces))
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
@@ -292,14 +296,14 @@ def train_set(set_id: str, args, log=print) -> dict:
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path = out_dir / f"classifier-{set_id}.onnx"
-    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
+    dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(exported, dummy, str(onnx_path), input_names=["crops"],
                       output_names=["die_prob", "face_prob"],
                       dynamic_axes={"crops": {0: "n"}, "die_prob": {0: "n"},
                                     "face_prob": {0: "n"}},
                       opset_version=17, dynamo=False)
     meta = {
-        "dice_set": set_id, "dice": dice, "faces": faces, "input_size": INPUT_SIZE,
+        "dice_set": set_id, "dice": dice, "faces": faces, "input_size": size,
         "crop_margin": CROP_MARGIN, "threshold": round(threshold, 4),
         "parameters": int(sum(p.numel() for p in net.parameters())),
         "trained": {"samples": int(len(x)), "epochs": args.epochs, "seed": args.seed,
@@ -328,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--holdout", type=int, default=4000)
     p.add_argument("--epochs", type=int, default=14)
     p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--input-size", type=int, default=INPUT_SIZE,
+                   help="crop side in pixels fed to the model (48; 64 reads small text better)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
