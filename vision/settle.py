@@ -55,7 +55,7 @@ class Settler:
     """
 
     def __init__(self, still_frames: int = 3, motion_threshold: float = 0.03,
-                 rethrow_motion: float = 0.3, patience: int = 5):
+                 rethrow_motion: float = 0.3, patience: int = 4):
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
         self.rethrow_motion = rethrow_motion
