@@ -47,7 +47,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module, func, _ = COMMANDS[name]
     entry = getattr(importlib.import_module(module), func)
-    return int(entry(rest) or 0)
+    try:
+        return int(entry(rest) or 0)
+    except BrokenPipeError:  # output piped into `head` and the like: not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
