@@ -148,6 +148,26 @@ def _names(ids) -> str:
     return ", ".join(ids[:-1]) + " and " + ids[-1]
 
 
+def base_state(game_id: str, players: list[str], layout: dict, options: dict,
+               last: dict | None = None) -> dict:
+    """The keys every game's state starts with; each engine adds its own after them.
+
+    >>> base_state("bank", ["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]}, {})["scores"]
+    [0, 0]
+    """
+    return {
+        "game": game_id,
+        "players": players,
+        "scores": [0] * len(players),
+        "round": 1,
+        "active": 0,
+        "finished": False,
+        "layout": layout,
+        "options": options,
+        "last": last,
+    }
+
+
 def copy_state(state: dict) -> dict:
     """A deep copy, so that apply() never changes its input."""
     return copy.deepcopy(state)

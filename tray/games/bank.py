@@ -48,6 +48,7 @@ from tray.engine import (
     RollSpec,
     RuleError,
     action,
+    base_state,
     check_roll,
     copy_state,
     roll_dice,
@@ -136,15 +137,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     opts = _check_options(options)
     n = len(players)
     return {
-        "game": GAME_ID,
-        "players": players,
-        "scores": [0] * n,
-        "round": 1,
-        "active": 0,
-        "finished": False,
-        "layout": _check_layout(layout),
-        "options": opts,
-        "last": {"kind": "new_game"},
+        **base_state(GAME_ID, players, _check_layout(layout), opts, {"kind": "new_game"}),
         "total": 0,
         "rolls": 0,
         "banked": [False] * n,

@@ -47,6 +47,7 @@ from tray.engine import (
     Expect,
     RollSpec,
     RuleError,
+    base_state,
     check_roll,
     copy_state,
     roll_dice,
@@ -132,15 +133,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     opts = _options(options)
     n = len(players)
     return {
-        "game": GAME_ID,
-        "players": players,
-        "scores": [0] * n,
-        "round": 1,
-        "active": 0,
-        "finished": False,
-        "layout": _check_layout(layout),
-        "options": opts,
-        "last": None,
+        **base_state(GAME_ID, players, _check_layout(layout), opts, None),
         "phase": "start",
         # a roll-off (start or tie for the lowest round score): who is in it, who still rolls
         # in this pass, and the totals rolled in this pass

@@ -79,6 +79,7 @@ from tray.engine import (
     Expect,
     RollSpec,
     RuleError,
+    base_state,
     check_roll,
     copy_state,
     roll_dice,
@@ -154,15 +155,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     opts = _options(options)
     n = len(players)
     return {
-        "game": GAME_ID,
-        "players": players,
-        "scores": [0] * n,  # points
-        "round": 1,
-        "active": 0,
-        "finished": False,
-        "layout": _check_layout(layout),
-        "options": opts,
-        "last": None,
+        **base_state(GAME_ID, players, _check_layout(layout), opts, None),
         "phase": "start",
         "rolloff": {"players": list(range(n)), "pending": list(range(n)), "totals": {}, "pass": 1},
         "starter": None,

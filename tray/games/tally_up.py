@@ -50,6 +50,7 @@ from tray.engine import (
     RollSpec,
     RuleError,
     action,
+    base_state,
     copy_state,
     parse_die,
     winners,
@@ -204,15 +205,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     dice_roles(layout)
     n = len(players)
     state = {
-        "game": GAME_ID,
-        "players": players,
-        "scores": [0] * n,
-        "round": 1,
-        "active": 0,
-        "finished": False,
-        "layout": layout,
-        "options": opts,
-        "last": None,
+        **base_state(GAME_ID, players, layout, opts, None),
         "phase": MAIN,
         "running": 0,
         "in": [True] * n,

@@ -33,6 +33,7 @@ from tray.engine import (
     RollSpec,
     RuleError,
     action,
+    base_state,
     copy_state,
     parse_die,
     winners,
@@ -94,17 +95,8 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
         raise RuleError("option tie_break must be true or false")
     layout = {str(d): list(f) for d, f in layout.items()} if isinstance(layout, dict) else layout
     toss_die(layout)
-    n = len(players)
     return {
-        "game": GAME_ID,
-        "players": players,
-        "scores": [0] * n,
-        "round": 1,
-        "active": 0,
-        "finished": False,
-        "layout": layout,
-        "options": opts,
-        "last": None,
+        **base_state(GAME_ID, players, layout, opts, None),
         "turn_points": 0,  # greens set aside this turn
         "left": DICE,  # dice to roll next
         "rolled": False,  # the turn has had a roll (only then may the player stop)
