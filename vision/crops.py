@@ -342,11 +342,12 @@ class SyntheticDice:
     """
 
     def __init__(self, dice_set, size: int = INPUT_SIZE, random_colours: float = 0.0,
-                 canvas: int = 2 * INPUT_SIZE):
+                 canvas: int = 2 * INPUT_SIZE, faceart_share: float = 0.5):
         self.ds = dice_set
         self.size = size
         self.canvas = canvas
         self.random_colours = random_colours
+        self.faceart_share = faceart_share
         self.pairs = [(d, f) for d in dice_set.dice for f in sorted(set(d.faces))]
 
     def sample(self, rng: np.random.Generator, die=None, face_id: str | None = None,
@@ -368,10 +369,17 @@ class SyntheticDice:
             # dice of one colour still vary a little from batch to batch
             body = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in body)
             ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in ink)
+            if rng.random() < self.faceart_share:
+                # the face as vision.faceart draws it (the renderer's look), printed with a
+                # little random variation
+                from vision.faceart import face_rgba
+
+                art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
+                return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
         return self.draw(rng, face, DieStyle(body, ink), strength), die.id, face_id
 
     def draw(self, rng: np.random.Generator, face, style: DieStyle,
-             strength: float = 1.0) -> np.ndarray:
+             strength: float = 1.0, art: np.ndarray | None = None) -> np.ndarray:
         """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``."""
         n = self.canvas
         img = _felt(rng, n)
@@ -403,16 +411,19 @@ class SyntheticDice:
         # face texture: the marks in die coordinates, then warped onto the quad
         k = 96
         ink = style.ink
-        layers = draw_face_mask(face, k, rng, jitter=strength > 0)
-        face_img = np.empty((k, k, 3), np.float32)
-        face_img[:] = body
-        for mask, colour in layers:
-            col = np.array(colour if colour is not None else ink, np.float32)
-            if face.mark == "light" or colour is not None:
-                col = col * rng.uniform(0.85, 1.1)
-            face_img = face_img * (1 - mask[..., None]) + col * mask[..., None]
-        # the inner margin of the face (marks do not reach the rounded edge)
-        inner = 0.86
+        if art is not None:
+            face_img, inner = art, 1.0
+        else:
+            layers = draw_face_mask(face, k, rng, jitter=strength > 0)
+            face_img = np.empty((k, k, 3), np.float32)
+            face_img[:] = body
+            for mask, colour in layers:
+                col = np.array(colour if colour is not None else ink, np.float32)
+                if face.mark == "light" or colour is not None:
+                    col = col * rng.uniform(0.85, 1.1)
+                face_img = face_img * (1 - mask[..., None]) + col * mask[..., None]
+            # the inner margin of the face (marks do not reach the rounded edge)
+            inner = 0.86
         src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
         dst = (quad - centre) * inner + centre
         h = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
