@@ -168,6 +168,46 @@ def base_state(game_id: str, players: list[str], layout: dict, options: dict,
     }
 
 
+def apply_event(state: dict, event: dict, on_roll, on_action) -> dict:
+    """The common shape of ``apply``: check the event, copy the state, hand it to the game.
+
+    ``on_roll(s, event)`` / ``on_action(s, event)`` change the copy ``s`` in place or raise
+    RuleError; the input state is never changed, so a refused event leaves it as it was.
+    """
+    if not isinstance(event, dict):
+        raise RuleError("an event must be a roll or an action")
+    if state.get("finished"):
+        raise RuleError("The game is over: start a new game or a rematch")
+    s = copy_state(state)
+    kind = event.get("type")
+    if kind == "roll":
+        on_roll(s, event)
+    elif kind == "action":
+        on_action(s, event)
+    else:
+        raise RuleError(f"unknown event type {kind!r}: expected a roll or an action")
+    return s
+
+
+def summary_base(state: dict, winner) -> dict:
+    """The replay keys every game's ``summary`` starts with (``winner`` counts once finished).
+
+    >>> st = base_state("bank", ["Ann", "Ben"], {}, {})
+    >>> summary_base(st, "Ann")["players"], summary_base(st, "Ann")["winner"]
+    ([{'name': 'Ann', 'score': 0}, {'name': 'Ben', 'score': 0}], None)
+    """
+    players = state["players"]
+    active = state["active"]
+    return {
+        "game": state["game"],
+        "players": [{"name": p, "score": sc} for p, sc in zip(players, state["scores"])],
+        "round": state["round"],
+        "active": None if active is None else players[active],
+        "finished": state["finished"],
+        "winner": winner if state["finished"] else None,
+    }
+
+
 def copy_state(state: dict) -> dict:
     """A deep copy, so that apply() never changes its input."""
     return copy.deepcopy(state)

@@ -52,6 +52,7 @@ from tray.engine import (
     check_roll,
     copy_state,
     roll_dice,
+    summary_base,
     winners,
 )
 
@@ -387,14 +388,8 @@ def summary(state: dict) -> dict:
     [{'name': 'Ann', 'score': 0}, {'name': 'Ben', 'score': 0}]
     """
     players = state["players"]
-    active = state["active"]
     return {
-        "game": GAME_ID,
-        "players": [{"name": p, "score": sc} for p, sc in zip(players, state["scores"])],
-        "round": state["round"],
-        "active": players[active] if active is not None else None,
-        "finished": state["finished"],
-        "winner": winners(state["scores"], players) if state["finished"] else None,
+        **summary_base(state, winners(state["scores"], players)),
         "rounds": state["options"]["rounds"],
         "doubles_rule": state["options"]["doubles_rule"],
         "total": state["total"],

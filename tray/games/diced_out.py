@@ -51,6 +51,7 @@ from tray.engine import (
     check_roll,
     copy_state,
     roll_dice,
+    summary_base,
     winners,
 )
 
@@ -510,14 +511,8 @@ def summary(state: dict) -> dict:
     [{'name': 'Ann', 'score': 0}, {'name': 'Ben', 'score': 0}]
     """
     players = state["players"]
-    active = state["active"]
     return {
-        "game": GAME_ID,
-        "players": [{"name": p, "score": s} for p, s in zip(players, state["scores"])],
-        "round": state["round"],
-        "active": None if active is None else players[active],
-        "finished": state["finished"],
-        "winner": winners(state["scores"], players, highest=False) if state["finished"] else None,
+        **summary_base(state, winners(state["scores"], players, highest=False)),
         "marks": {p: sorted(m) for p, m in zip(players, state["marks"])},
         "rerolls": {p: r for p, r in zip(players, state["rerolls"])},
         "round_scores": {p: list(r) for p, r in zip(players, state["round_scores"])},

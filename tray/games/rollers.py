@@ -83,6 +83,7 @@ from tray.engine import (
     check_roll,
     copy_state,
     roll_dice,
+    summary_base,
 )
 
 GAME_ID = "rollers"
@@ -682,14 +683,8 @@ def summary(state: dict) -> dict:
     {'Ann': 55, 'Ben': 55}
     """
     players = state["players"]
-    active = state["active"]
     return {
-        "game": GAME_ID,
-        "players": [{"name": p, "score": s} for p, s in zip(players, state["scores"])],
-        "round": state["round"],
-        "active": None if active is None else players[active],
-        "finished": state["finished"],
-        "winner": state["winner"] if state["finished"] else None,
+        **summary_base(state, state["winner"]),
         "boards": {p: {str(k): b[k - 1] for k in SECTIONS}
                    for p, b in zip(players, state["boards"])},
         "chips": {p: c for p, c in zip(players, state["chips"])},

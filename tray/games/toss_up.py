@@ -33,9 +33,10 @@ from tray.engine import (
     RollSpec,
     RuleError,
     action,
+    apply_event,
     base_state,
-    copy_state,
     parse_die,
+    summary_base,
     winners,
 )
 
@@ -184,19 +185,7 @@ def apply(state: dict, event: dict) -> dict:
 
     The input state is never changed.
     """
-    if not isinstance(event, dict):
-        raise RuleError("an event must be a roll or an action")
-    if state.get("finished"):
-        raise RuleError("The game is over: start a new game or a rematch")
-    s = copy_state(state)
-    kind = event.get("type")
-    if kind == "roll":
-        _apply_roll(s, event)
-    elif kind == "action":
-        _apply_action(s, event)
-    else:
-        raise RuleError(f"unknown event type {kind!r}: expected a roll or an action")
-    return s
+    return apply_event(state, event, _apply_roll, _apply_action)
 
 
 def _apply_roll(s: dict, event: dict) -> None:
@@ -326,12 +315,7 @@ def summary(state: dict) -> dict:
     """
     players = state["players"]
     return {
-        "game": GAME_ID,
-        "players": [{"name": n, "score": sc} for n, sc in zip(players, state["scores"])],
-        "round": state["round"],
-        "active": players[state["active"]],
-        "finished": state["finished"],
-        "winner": state["winner"] if state["finished"] else None,
+        **summary_base(state, state["winner"]),
         "turns": state["turns"],
         "turn_points": state["turn_points"],
         "left": state["left"],
