@@ -454,6 +454,22 @@ def _natural_key(path: Path):
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
 
 
+
+def _wait_for_frame(src, timeout: float) -> bool:
+    """Pace a source at ``src.fps`` with its own clock and sleep; False when the next frame
+    is due later than ``timeout`` (the caller reports no frame, as a camera would)."""
+    now = src.clock()
+    if src._next_due is None:
+        src._next_due = now
+    wait = src._next_due - now
+    if wait > timeout:
+        src.sleep(max(0.0, timeout))
+        return False
+    if wait > 0:
+        src.sleep(wait)
+    src._next_due = max(src._next_due, now - 1.0 / src.fps) + 1.0 / src.fps
+    return True
+
 class ReplaySource(FrameSource):
     """Recorded frames played back: a folder of JPEG/PNG frames (sorted by name) or a video.
 
@@ -542,17 +558,8 @@ class ReplaySource(FrameSource):
         """The next recorded frame at the recording's pace; None for a lost frame or the end."""
         if self.finished:
             return None
-        if self.realtime:
-            now = self.clock()
-            if self._next_due is None:
-                self._next_due = now
-            wait = self._next_due - now
-            if wait > timeout:
-                self.sleep(max(0.0, timeout))
-                return None
-            if wait > 0:
-                self.sleep(wait)
-            self._next_due = max(self._next_due, now - 1.0 / self.fps) + 1.0 / self.fps
+        if self.realtime and not _wait_for_frame(self, timeout):
+            return None
         self.index += 1
         image = self._load(self.index)
         if image is None:
@@ -733,17 +740,8 @@ class SimulatedTray(FrameSource):
         """The next frame of the tray (paced at ``fps`` when realtime), None while dropped out."""
         if self._closed:
             return None
-        if self.realtime:
-            now = self.clock()
-            if self._next_due is None:
-                self._next_due = now
-            wait = self._next_due - now
-            if wait > timeout:
-                self.sleep(max(0.0, timeout))
-                return None
-            if wait > 0:
-                self.sleep(wait)
-            self._next_due = max(self._next_due, now - 1.0 / self.fps) + 1.0 / self.fps
+        if self.realtime and not _wait_for_frame(self, timeout):
+            return None
         with self._lock:
             frame, truth = self._step()
             self.frame_index += 1
