@@ -512,6 +512,13 @@ def _read_labels(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+def matteop65_die_side(w: float, h: float, value: int) -> float:
+    """The die's side in a matteop65 photo from its label box, which covers only the pips:
+    2.2x the box side, a fixed 50 px for the single pip of a 1. The detector is trained to
+    find this box and the classifier's crops are cut around it."""
+    return 50.0 if int(value) == 1 else 2.2 * max(w, h)
+
+
 def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: int = INPUT_SIZE,
                    rng: np.random.Generator | None = None, angle: float = 0.0,
                    jitter: float = 0.0) -> list[RealCrop]:
@@ -536,9 +543,8 @@ def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: i
         img = cache[f]
         x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
         value = int(row["value"])
-        # the die box the detector is trained to give (2.2x the pip box, 50 px for a 1), cut
-        # as the pipeline cuts it: CROP_MARGIN times that box
-        side = (50.0 if value == 1 else 2.2 * max(w, h)) * CROP_MARGIN
+        # cut around the die box as the pipeline cuts a detected box
+        side = matteop65_die_side(w, h, value) * CROP_MARGIN
         cx, cy = x + w / 2, y + h / 2
         if rng is not None and jitter:
             cx += rng.uniform(-jitter, jitter) * side

@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import rune55_split
+from vision.crops import matteop65_die_side, rune55_split
 from vision.detect import NET_H, NET_W, SIZE_UNIT, STRIDE, decode
 from vision.dicesets import SET_IDS, load
 
@@ -111,7 +111,7 @@ def real_images(realdice: Path, split: str):
             boxes = []
             for r in rs:
                 x, y, w, h = (float(r[k]) for k in "xywh")
-                side = 50.0 if r["value"] == "1" else 2.2 * max(w, h)
+                side = matteop65_die_side(w, h, int(r["value"]))
                 cx, cy = x + w / 2, y + h / 2
                 boxes.append((cx - side / 2, cy - side / 2, side, side))
             small = cv2.resize(img, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
