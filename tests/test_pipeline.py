@@ -81,7 +81,7 @@ def test_hand_and_empty_flags():
 def test_docstring_examples_run():
     import doctest
 
-    from vision import detect, pipeline
+    from vision import classify, crops, detect, pipeline, settle
 
-    assert doctest.testmod(detect).failed == 0
-    assert doctest.testmod(pipeline).failed == 0
+    for module in (detect, pipeline, classify, crops, settle):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -53,7 +53,7 @@ def crop_matrix(cx: float, cy: float, side: float, size: int = INPUT_SIZE,
 
     ``angle_deg`` turns the square (training augmentation); 0 for the running pipeline.
 
-    >>> crop_matrix(100, 100, 48, 48).round(3).tolist()
+    >>> (crop_matrix(100, 100, 48, 48).round(3) + 0.0).tolist()
     [[1.0, 0.0, -76.0], [0.0, 1.0, -76.0]]
     """
     s = size / float(side)
@@ -73,7 +73,7 @@ def cut_crop(frame_bgr: np.ndarray, box, size: int = INPUT_SIZE,
     box side centred on the box centre, the frame edge repeated outside the frame.
 
     >>> import numpy as np
-    >>> cut_crop(np.full((10, 10, 3), 7, np.uint8), (0, 0, 4, 4), size=8).max()
+    >>> int(cut_crop(np.full((10, 10, 3), 7, np.uint8), (0, 0, 4, 4), size=8).max())
     7
     """
     x, y, w, h = (float(v) for v in box)
