@@ -20,7 +20,7 @@ def detector():
 
 def test_decode_keeps_two_close_peaks_apart_and_drops_weak_ones():
     heat = np.zeros((60, 80), np.float32)
-    heat[20, 30], heat[20, 33], heat[40, 60] = 0.9, 0.8, 0.2
+    heat[20, 30], heat[20, 35], heat[40, 60] = 0.9, 0.8, 0.2   # 40 px dice touching
     size = np.full((2, 60, 80), math.log(40 / 16.0), np.float32)
     boxes, scores = decode(heat, size, 640, 480, threshold=0.35)
     assert len(boxes) == 2 and scores == sorted(scores, reverse=True)
@@ -28,6 +28,16 @@ def test_decode_keeps_two_close_peaks_apart_and_drops_weak_ones():
         assert 38 <= w <= 42 and 38 <= h <= 42
     centres = sorted(x + w / 2 for x, y, w, h in boxes)
     assert centres[1] - centres[0] > 20
+
+
+def test_decode_gives_a_large_die_one_box_not_one_per_pip_cluster():
+    heat = np.zeros((60, 80), np.float32)
+    size = np.full((2, 60, 80), math.log(24 / 16.0), np.float32)
+    heat[30, 40] = 0.9
+    size[:, 30, 40] = math.log(110 / 16.0)     # a 110 px die ...
+    heat[32, 42], heat[28, 39] = 0.6, 0.5      # ... and two weaker peaks on its pips
+    boxes, _ = decode(heat, size, 640, 480, threshold=0.35)
+    assert len(boxes) == 1 and boxes[0][2] >= 100
 
 
 def test_missing_model_is_a_clear_error(tmp_path):
@@ -69,3 +79,42 @@ def test_motion_is_zero_for_the_same_frame_and_high_for_moved_dice():
     m1, _ = motion(thumb, a)
     m2, _ = motion(thumb, b)
     assert m0 == 0.0 and m1 < 0.03 and m2 > 0.3
+
+
+@needs_model
+def test_boxes_scale_with_a_photo_larger_than_a_camera_frame(detector):
+    """Box sizes are learned on 640x480 frames; a 1280x960 photo gets boxes twice as large."""
+    import cv2
+
+    rng = np.random.default_rng(3)
+    ds = load("d6")
+    style = random_style(rng, die_px=(60, 60))
+    frame, labels = compose(ds, place_dice(ds, [("d6", "3"), ("d6", "6")], rng, style), rng,
+                            style)
+    small = sorted(detector.detect(frame).boxes)
+    big = sorted(detector.detect(cv2.resize(frame, (1280, 960))).boxes)
+    assert len(small) == len(big) == 2
+    for (x, y, w, h), (X, Y, W, H) in zip(small, big):
+        assert abs(W - 2 * w) <= 0.1 * W and abs(H - 2 * h) <= 0.1 * H
+        assert abs(X + W / 2 - 2 * (x + w / 2)) <= 6 and abs(Y + H / 2 - 2 * (y + h / 2)) <= 6
+
+
+@needs_model
+def test_fine_search_of_a_photo_finds_small_dice_once_each(detector):
+    rng = np.random.default_rng(11)
+    ds = load("d6")
+    found_fast = found_fine = total = 0
+    for _ in range(6):
+        style = random_style(rng, die_px=(17, 19))
+        dice = [("d6", str(int(rng.integers(1, 7)))) for _ in range(2)]
+        frame, labels = compose(ds, place_dice(ds, dice, rng, style), rng, style)
+        fine = detector.detect_fine(frame).boxes
+        total += len(labels)
+        found_fast += min(len(detector.detect(frame).boxes), len(labels))
+        # every labelled die is found, and no die twice
+        for lab in labels:
+            cx, cy = lab["x"] + lab["w"] / 2, lab["y"] + lab["h"] / 2
+            hits = [b for b in fine if b[0] <= cx <= b[0] + b[2] and b[1] <= cy <= b[1] + b[3]]
+            found_fine += len(hits) >= 1
+            assert len(hits) <= 1
+    assert found_fine >= found_fast and found_fine >= total - 1

@@ -85,3 +85,27 @@ def test_docstring_examples_run():
 
     for module in (detect, pipeline, classify, crops, settle):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_a_photo_of_any_size_is_read_in_its_own_pixels():
+    """`dicetray recognize` reads photos as they come: a 1280x960 copy of a frame gives the same
+    dice at twice the coordinates, and a 640x640 (stretched) copy the same faces."""
+    import cv2
+
+    ds = load("toss-up")
+    rec = _recognizer(ds)
+    rng = np.random.default_rng(8)
+    frame, labels = render_scene(ds, [("toss", "green"), ("toss", "red"), ("toss", "yellow")],
+                                 rng, style=random_style(rng, die_px=(50, 60)))
+    base = rec.read(frame, fine=True).dice
+    rec.reset()
+    big = rec.read(cv2.resize(frame, (1280, 960)), fine=True).dice
+    rec.reset()
+    square = rec.read(cv2.resize(frame, (640, 640)), fine=True).dice
+    key = lambda d: (d.x, d.y)  # noqa: E731
+    assert sorted(d.face for d in base) == ["green", "red", "yellow"]
+    assert sorted(d.face for d in big) == sorted(d.face for d in square) == ["green", "red",
+                                                                           "yellow"]
+    for a, b in zip(sorted(base, key=key), sorted(big, key=key)):
+        assert abs(b.x + b.w / 2 - 2 * (a.x + a.w / 2)) <= 8
+        assert abs(b.w - 2 * a.w) <= 0.15 * b.w

@@ -92,3 +92,20 @@ def test_dice_that_move_between_still_frames_restart_the_count():
     s = Settler(still_frames=3)
     out = feed(s, [STILL, STILL, moved, moved, moved])
     assert [r is not None for r in out] == [False, False, False, False, True]
+
+
+def test_a_die_the_detector_misses_in_one_frame_still_reads():
+    missed = FrameReading((die(100, "4"),))
+    s = Settler(still_frames=3)
+    out = feed(s, [STILL, missed, STILL])
+    assert out[2] is not None and out[2].specs() == ["d6:4", "d6:2"] and out[2].complete
+
+
+def test_flickering_detection_never_delays_the_roll_past_patience():
+    missed = FrameReading((die(100, "4"),))
+    unread = FrameReading((die(100, "4"), die(200, None, 0.3)))
+    s = Settler(still_frames=3, patience=4)
+    out = feed(s, [missed, STILL, unread, missed, STILL, unread, STILL])
+    rolls = [i for i, r in enumerate(out) if r is not None]
+    assert rolls == [3]                      # the 4th still frame, not later
+    assert [d.face for d in out[3].dice] == ["4", None] and not out[3].complete

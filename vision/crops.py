@@ -79,14 +79,14 @@ def cut_crop(frame_bgr: np.ndarray, box, size: int = INPUT_SIZE,
     x, y, w, h = (float(v) for v in box)
     side = max(w, h, 1.0) * margin
     m = crop_matrix(x + w / 2.0, y + h / 2.0, side, size)
-    # shrinking a lot: blur first so that the resampling does not alias pips away
-    interp = cv2.INTER_AREA if side > 2 * size else cv2.INTER_LINEAR
-    if interp == cv2.INTER_AREA:
-        k = side / size
-        src = cv2.GaussianBlur(frame_bgr, (0, 0), sigmaX=max(0.5, 0.45 * k))
-        return cv2.warpAffine(src, m, (size, size), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
-    return cv2.warpAffine(frame_bgr, m, (size, size), flags=interp,
+    # shrinking a lot: cut at twice the size, then average down, so that the resampling does
+    # not alias pips away (cheaper than blurring the frame)
+    if side > 2 * size:
+        big = cv2.warpAffine(frame_bgr, crop_matrix(x + w / 2.0, y + h / 2.0, side, 2 * size),
+                             (2 * size, 2 * size), flags=cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_REPLICATE)
+        return cv2.resize(big, (size, size), interpolation=cv2.INTER_AREA)
+    return cv2.warpAffine(frame_bgr, m, (size, size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -140,6 +140,40 @@ _D6_PAIRS = [((235, 238, 240), (20, 20, 20)), ((20, 20, 20), (235, 235, 235)),
              ((160, 50, 120), (240, 240, 240)), ((30, 120, 240), (240, 240, 240)),
              ((235, 238, 240), (40, 40, 200)), ((210, 215, 220), (120, 40, 20)),
              ((60, 60, 60), (40, 200, 240)), ((235, 235, 240), (150, 60, 20))]
+
+
+def _bgr_hex(bgr) -> str:
+    b, g, r = (int(v) for v in bgr)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def recoloured(dice_set, rng: np.random.Generator, k: int = 4):
+    """The set with each die copied into ``k`` dice of random body/ink colours.
+
+    For sets whose real dice come in any colour (the pip d6): scenes rendered from it show
+    dice of many colours. Returns (new set, {new die id: original die id}); the copies carry
+    the original's faces and count.
+
+    >>> import numpy as np
+    >>> from vision.dicesets import load
+    >>> ds, back = recoloured(load("d6"), np.random.default_rng(0), k=3)
+    >>> len(ds.dice), sorted(set(back.values()))
+    (3, ['d6'])
+    """
+    from dataclasses import replace
+
+    dice, back = [], {}
+    for die in dice_set.dice:
+        for i in range(k):
+            if rng.random() < 0.4:
+                body, ink = _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
+            else:
+                body = random_colour(rng)
+                ink = _contrast_ink(rng, body)
+            new_id = f"{die.id}~{i}"
+            dice.append(replace(die, id=new_id, body=_bgr_hex(body), ink=_bgr_hex(ink)))
+            back[new_id] = die.id
+    return replace(dice_set, dice=tuple(dice)), back
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,8 +240,9 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
                            cv2.FONT_HERSHEY_TRIPLEX]) if jitter else cv2.FONT_HERSHEY_DUPLEX
         thick = max(1, int(round(c * j(0.035, 0.06))))
         (tw, th), base = cv2.getTextSize(text, font, 1.0, thick)
-        width_frac = (0.9 if face.circle else 1.2) * j(0.9, 1.05)
-        scale = min(width_frac * half / tw, 0.75 * half / th)
+        big = face.mark == "text" and not face.circle   # printed as large as the face allows
+        width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05)
+        scale = min(width_frac * half / tw, (0.9 if big else 0.75) * half / th)
         (tw, th), base = cv2.getTextSize(text, font, scale, thick)
         org = (int(half - tw / 2), int(half + th / 2))
         cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
@@ -445,14 +480,20 @@ class SyntheticDice:
         img = img * (1 - top[..., None]) + warped * top[..., None]
         img = cv2.resize(np.clip(img, 0, 255), (self.size, self.size),
                          interpolation=cv2.INTER_AREA)
+        if rng.random() < 0.3 * strength:
+            # a small die far from the camera: the crop is cut from fewer pixels and upscaled
+            low = int(rng.uniform(max(12, 0.35 * self.size), 0.8 * self.size))
+            img = cv2.resize(cv2.resize(img, (low, low), interpolation=cv2.INTER_AREA),
+                             (self.size, self.size), interpolation=cv2.INTER_LINEAR)
         return spoil(img, rng, strength)
 
 
 def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
                   backgrounds: list[np.ndarray] | None = None) -> np.ndarray:
-    """A crop that is not a readable die: felt, a skin-coloured patch, fingers, clutter, an edge."""
+    """A crop that is not a readable die: felt, a skin-coloured patch, fingers, clutter, an edge,
+    a coin, token or button lying in the tray."""
     n = 2 * size
-    kind = rng.integers(0, 5)
+    kind = rng.integers(0, 6)
     if kind == 4 and backgrounds:
         bg = backgrounds[rng.integers(0, len(backgrounds))]
         bh, bw = bg.shape[:2]
@@ -488,6 +529,21 @@ def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
                 cv2.line(img, (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
                          (int(rng.uniform(0, n)), int(rng.uniform(0, n))), col,
                          int(rng.uniform(2, 0.2 * n)))
+    elif kind == 5:   # a coin, token or button: a round flat thing the size of a die
+        c = np.array([n / 2, n / 2]) + rng.uniform(-0.08, 0.08, 2) * n
+        r = rng.uniform(0.25, 0.4) * n
+        metal = [(200, 200, 205), (60, 160, 200), (60, 110, 180), (150, 150, 150)]
+        col = np.array(metal[rng.integers(0, len(metal))] if rng.random() < 0.7
+                       else random_colour(rng), np.float32) * rng.uniform(0.7, 1.2)
+        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+        d = np.hypot(xx - c[0], yy - c[1]) / r
+        a = np.clip((1 - d) * r / 1.5, 0, 1)          # anti-aliased disc
+        shade = 1 + rng.uniform(-0.25, 0.25) * (xx - c[0]) / r + 0.15 * np.cos(d * 9)
+        rim = np.clip(1 - np.abs(d - rng.uniform(0.8, 0.92)) * r / 1.5, 0, 1)
+        disc = col * shade[..., None] * (1 - 0.3 * rim[..., None])
+        sh = cv2.GaussianBlur(a, (0, 0), 3)           # its shadow
+        img = img * (1 - 0.4 * np.roll(sh, (3, 3), (0, 1))[..., None])
+        img = img * (1 - a[..., None]) + disc * a[..., None]
     img = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
     return spoil(img, rng)
 
@@ -637,18 +693,24 @@ def real_backgrounds(root: Path | str = REALDICE_DIR / "matteop65_webcam",
 
 
 def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = INPUT_SIZE,
-                   jitter: float = 0.08):
+                   jitter: float = 0.08, random_colours: float = 0.0):
     """Crops of dice in rendered scenes (``vision.render.render_scene``), labelled by its truth.
 
     Yields (crop, die id, face id). Yields nothing when the renderer is not installed. Each die
     box is jittered (centre offset and size, ``jitter`` of the side) as a detector's would be.
+    ``random_colours``: share of scenes whose dice get random colours (``recoloured``).
     """
     try:
         from vision import render
     except ImportError:
         return
-    counts = [d for d in dice_set.dice for _ in range(d.count)]
+    original = dice_set
     for _ in range(scenes):
+        back = {}
+        dice_set = original
+        if random_colours and rng.random() < random_colours:
+            dice_set, back = recoloured(original, rng, k=4)
+        counts = [d for d in dice_set.dice for _ in range(d.count)]
         k = int(rng.integers(1, min(len(counts), 6) + 1))
         pick = [counts[i] for i in rng.choice(len(counts), size=k, replace=False)]
         dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
@@ -665,7 +727,7 @@ def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = 
             x += rng.uniform(-jitter, jitter) * side
             y += rng.uniform(-jitter, jitter) * side
             s = rng.uniform(1 - jitter, 1 + jitter)
-            yield cut_crop(frame, (x, y, w * s, h * s), size), die_id, face_id
+            yield cut_crop(frame, (x, y, w * s, h * s), size), back.get(die_id, die_id), face_id
 
 
 def _label_parts(lab):

@@ -7,6 +7,12 @@ Dice are the local maxima of the heatmap (3x3 max-pool NMS), so dice touching ea
 stay apart as long as their centres do. The frame's motion is measured on a small grey
 thumbnail against the previous frame.
 
+Box sizes are learned in pixels of a 640x480 frame and scaled to the frame given, so photos of
+any size get boxes in their own pixels. For still photos ``Detector.detect_fine`` also reads
+the frame in overlapping half-size tiles (every die seen twice as large) and merges them: dice
+of 15-25 px that the one-pass detector misses at 320x240 are found (``dicetray recognize``
+does this; the camera loop does not, for speed).
+
 >>> import numpy as np
 >>> from vision.dicesets import load
 >>> from vision.render import render_scene
@@ -20,6 +26,7 @@ thumbnail against the previous frame.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +37,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 NET_W, NET_H = 320, 240   # network input
 STRIDE = 4                 # output cell size in network pixels
 SIZE_UNIT = 16.0           # box sizes are regressed as log(size / SIZE_UNIT), frame pixels
+FRAME_W, FRAME_H = 640, 480  # the frame size the box sizes are learned in (any other is scaled)
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,8 @@ class Detections:
 
 def preprocess(frame_bgr: np.ndarray) -> np.ndarray:
     """The network input for a BGR frame of any size: 1 x 3 x 240 x 320 float32, 0..1."""
-    small = cv2.resize(frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
+    small = frame_bgr if frame_bgr.shape[:2] == (NET_H, NET_W) else cv2.resize(
+        frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
     return np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
 
 
@@ -70,17 +79,35 @@ def decode(heat: np.ndarray, size: np.ndarray, frame_w: int, frame_h: int,
         wsum = float(patch.sum()) or 1.0
         cy = (float((ys * patch).sum()) / wsum + 0.5) * sy
         cx = (float((xs * patch).sum()) / wsum + 0.5) * sx
-        w = float(np.exp(size[0, r, c])) * SIZE_UNIT
-        h = float(np.exp(size[1, r, c])) * SIZE_UNIT
+        # sizes are learned in pixels of a 640x480 frame: scale them to this frame
+        w = float(np.exp(size[0, r, c])) * SIZE_UNIT * frame_w / FRAME_W
+        h = float(np.exp(size[1, r, c])) * SIZE_UNIT * frame_h / FRAME_H
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))
         x1 = int(round(min(float(frame_w), cx + w / 2)))
         y1 = int(round(min(float(frame_h), cy + h / 2)))
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
+        # one die, one box: a weaker peak whose box mostly covers a surer one's, or whose
+        # centre is closer to a surer one's than 0.4 of the larger box side (two maxima on
+        # one large die, or a pip cluster of it), is that same die. The centres of touching
+        # dice are a die side apart (0.7 of the box side when turned 45 degrees).
+        side = max(x1 - x0, y1 - y0)
+        if any(_iou((x0, y0, x1 - x0, y1 - y0), b) > 0.45
+               or math.hypot(cx - b[0] - b[2] / 2, cy - b[1] - b[3] / 2)
+               < 0.4 * max(side, b[2], b[3]) for b in boxes):
+            continue
         boxes.append((x0, y0, x1 - x0, y1 - y0))
         out_scores.append(float(scores[k]))
     return boxes, out_scores
+
+
+def _iou(a, b) -> float:
+    """Intersection over union of two (x, y, w, h) boxes."""
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / max(a[2] * a[3] + b[2] * b[3] - inter, 1e-6)
 
 
 class Detector:
@@ -117,14 +144,65 @@ class Detector:
                                              providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
 
+    def detect_fine(self, frame_bgr: np.ndarray, overlap: float = 0.25) -> Detections:
+        """Find the dice of a still photo more thoroughly: the whole frame as ``detect`` reads
+        it, plus tiles of it at twice the scale (small or far dice), merged.
+
+        About ten times slower than ``detect``: for photos (``dicetray recognize``), not for
+        the camera's frame rate.
+        """
+        h, w = frame_bgr.shape[:2]
+        whole = self.detect(frame_bgr)
+        cands = list(zip(whole.boxes, whole.scores))
+        tw, th = w / 2.0, h / 2.0
+        step_x, step_y = tw * (1 - overlap), th * (1 - overlap)
+        xs = sorted({int(round(min(i * step_x, w - tw))) for i in range(int(np.ceil((w - tw)
+                                                                                   / step_x)) + 1)})
+        ys = sorted({int(round(min(i * step_y, h - th))) for i in range(int(np.ceil((h - th)
+                                                                                   / step_y)) + 1)})
+        for y0 in ys:
+            for x0 in xs:
+                tile = frame_bgr[y0:y0 + int(th), x0:x0 + int(tw)]
+                heat, size, _hand = self.maps(tile)
+                boxes, scores = decode(heat, size, tile.shape[1], tile.shape[0], self.threshold)
+                for (bx, by, bw, bh), sc in zip(boxes, scores):
+                    # a die cut by the tile's edge is left to the tile that holds it whole;
+                    # a large one to the whole-frame pass (twice its size is beyond training)
+                    if (max(bw, bh) > 0.2 * tile.shape[1]
+                            or (bx <= 1 and x0 > 0) or (by <= 1 and y0 > 0)
+                            or (bx + bw >= tile.shape[1] - 1 and x0 + tile.shape[1] < w)
+                            or (by + bh >= tile.shape[0] - 1 and y0 + tile.shape[0] < h)):
+                        continue
+                    cands.append(((bx + x0, by + y0, bw, bh), sc))
+        def same_die(a, b):
+            return (b[0] <= a[0] + a[2] / 2 <= b[0] + b[2] and b[1] <= a[1] + a[3] / 2 <= b[1] + b[3]
+                    or a[0] <= b[0] + b[2] / 2 <= a[0] + a[2]
+                    and a[1] <= b[1] + b[3] / 2 <= a[1] + a[3])
+
+        # the whole-frame dice stand; a tile die found where one stands replaces it only when
+        # it is about as large and surer (better placed); elsewhere the surest tile dice join
+        kept = list(zip(whole.boxes, whole.scores))
+        n_whole = len(kept)
+        for box, sc in sorted(cands[n_whole:], key=lambda c: -c[1]):
+            hits = [i for i, (k, _) in enumerate(kept) if same_die(box, k)]
+            if not hits:
+                kept.append((box, sc))
+            elif len(hits) == 1 and hits[0] < n_whole:
+                k, ksc = kept[hits[0]]
+                ratio = max(k[2:]) / max(max(box[2:]), 1)
+                if sc > ksc and 1 / 1.5 <= ratio <= 1.5:
+                    kept[hits[0]] = (box, sc)
+        return Detections(tuple(b for b, _ in kept), tuple(s for _, s in kept), whole.hand,
+                          whole.hand_share)
+
     def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The raw outputs: heat (H x W), size (2 x H x W), hand (H x W), all 0..1 but size."""
         heat, size, hand = self._session.run(None, {self._input: preprocess(frame_bgr)})
         return heat[0, 0], size[0], hand[0, 0]
 
-    def detect(self, frame_bgr: np.ndarray) -> Detections:
-        """Find the dice of one frame."""
-        heat, size, hand = self.maps(frame_bgr)
+    def detect(self, frame_bgr: np.ndarray, small: np.ndarray | None = None) -> Detections:
+        """Find the dice of one frame (``small``: the frame already resized to 320x240)."""
+        heat, size, hand = self.maps(frame_bgr if small is None else small)
         h, w = frame_bgr.shape[:2]
         boxes, scores = decode(heat, size, w, h, self.threshold)
         share = float((hand > 0.5).mean())

@@ -144,9 +144,15 @@ def _draw_mark(img: np.ndarray, face: Face, ink: tuple[int, int, int], n: int,
         cv2.circle(img, P(0.5, 0.5), int(r * f), _shade(colour, 0.6), max(1, n // 48), aa, sh)
     elif face.mark in ("number", "text"):
         text = face.text
-        # Same text size with and without a ring, so the ring alone tells them apart.
-        box_w = n * (0.64 if len(text) > 3 else 0.60) * grow
-        box_h = n * (0.24 if len(text) > 2 else 0.30) * grow
+        # Same text size with and without a ring, so the ring alone tells them apart. Free
+        # text (the Up Die's +1 ... x2) is printed as large as the face allows, as on real
+        # dice: drawn smaller, it cannot be read on a die 30-40 px across.
+        if face.mark == "text" and not face.circle:
+            box_w = n * (0.84 if len(text) > 3 else 0.80) * grow
+            box_h = n * (0.30 if len(text) > 3 else 0.36 if len(text) > 2 else 0.42) * grow
+        else:
+            box_w = n * (0.64 if len(text) > 3 else 0.60) * grow
+            box_h = n * (0.24 if len(text) > 2 else 0.30) * grow
         scale, thick = _fit_text(text, box_w, box_h, 0.20)
         (tw, th), _ = cv2.getTextSize(text, _FONT, scale, thick)
         if turn == 0.0:

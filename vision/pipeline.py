@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.classify import FaceClassifier
-from vision.detect import Detector, motion
+from vision.detect import NET_H, NET_W, Detector, motion
 from vision.dicesets import DiceSet, load
 from vision.types import DieReading, FrameReading
 
@@ -51,10 +51,14 @@ class Recognizer:
         self._thumb = None
         self.tray = TrayModel()
 
-    def read(self, frame_bgr: np.ndarray) -> FrameReading:
-        """What one BGR frame shows."""
-        moved, self._thumb = motion(self._thumb, frame_bgr)
-        found = self.detector.detect(frame_bgr)
+    def read(self, frame_bgr: np.ndarray, fine: bool = False) -> FrameReading:
+        """What one BGR frame shows. ``fine``: a still photo, searched also at twice the scale
+        for small dice (``Detector.detect_fine``, about ten times slower)."""
+        # one downscale serves the detector, the motion measure and the tray model
+        small = cv2.resize(frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
+        moved, self._thumb = motion(self._thumb, small)
+        found = (self.detector.detect_fine(frame_bgr) if fine
+                 else self.detector.detect(frame_bgr, small=small))
         dice = []
         if found.boxes:
             readings = self.classifier.read_boxes(frame_bgr, found.boxes)
@@ -63,7 +67,8 @@ class Recognizer:
                     continue
                 dice.append(DieReading(*box, r.die, r.face, r.confidence))
         boxes = [(d.x, d.y, d.w, d.h) for d in dice]
-        hand = found.hand or self.tray.foreign(frame_bgr, boxes, still=moved < 0.05)
+        hand = found.hand or self.tray.foreign(small, boxes, still=moved < 0.05,
+                                               frame_size=frame_bgr.shape[1::-1])
         return FrameReading(tuple(dice), hand, moved, not dice and not hand)
 
 
@@ -92,9 +97,13 @@ class TrayModel:
         self.level = level
         self.model: np.ndarray | None = None
 
-    def foreign(self, frame_bgr: np.ndarray, boxes, still: bool) -> bool:
+    def foreign(self, frame_bgr: np.ndarray, boxes, still: bool,
+                frame_size: tuple[int, int] | None = None) -> bool:
+        """Whether something not a die and not the tray covers the frame. ``frame_bgr`` may be
+        a downscaled copy of the frame; ``frame_size`` (w, h) is then the size ``boxes`` are
+        in."""
         thumb = cv2.resize(frame_bgr, self.SIZE, interpolation=cv2.INTER_AREA).astype(np.int16)
-        h, w = frame_bgr.shape[:2]
+        w, h = frame_size or frame_bgr.shape[1::-1]
         sx, sy = self.SIZE[0] / w, self.SIZE[1] / h
         dice = np.zeros(thumb.shape[:2], bool)
         for x, y, bw, bh in boxes:

@@ -46,12 +46,14 @@ class Settler:
     """Turns a stream of :class:`FrameReading` into one :class:`SettledRoll` per throw.
 
     A roll is emitted when the last ``still_frames`` frames are still (``motion`` below
-    ``motion_threshold``), show no hand, show the same dice at the same places, and every die
-    reads the same die and face in all of them. A die that stays unread (or flickers between
-    faces) for ``patience`` still frames is emitted as unreadable (``face`` None) instead of
-    guessed. After a roll nothing more is emitted until the tray is empty again (the dice were
-    picked up) or the dice are clearly thrown again (motion above ``rethrow_motion``) and
-    settle to something different.
+    ``motion_threshold``), show no hand, and every die reads the same die and face in all of
+    them. A die the detector misses in one frame of the window (but reads the same in the
+    others) still counts as read; a die that is read differently, or not at all, is not. When
+    some die is still unread after ``patience`` still frames, the roll is emitted with that die
+    as unreadable (``face`` None) instead of guessed, so a roll never waits more than
+    ``patience`` frames after the dice stop. After a roll nothing more is emitted until the
+    tray is empty again (the dice were picked up) or the dice are clearly thrown again (motion
+    above ``rethrow_motion``) and settle to something different.
     """
 
     def __init__(self, still_frames: int = 3, motion_threshold: float = 0.03,
@@ -59,7 +61,7 @@ class Settler:
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
         self.rethrow_motion = rethrow_motion
-        self.patience = patience
+        self.patience = max(patience, still_frames)
         self.reset()
 
     def reset(self) -> None:
@@ -89,17 +91,22 @@ class Settler:
                 self._rethrown = True
             self.status = "moving" if (self._armed or self._rethrown) else "waiting_pickup"
             return None
-        if self._history and _match(reading.dice, self._history[-1].dice) is None:
-            self._history.clear()   # something moved between frames: start again
+        if self._history:
+            prev = self._history[-1].dice
+            if (len(reading.dice) == len(prev)
+                    and len(_nearest(prev, reading.dice)) < len(prev)):
+                # as many dice, not all at the same places: a die moved between still frames
+                # (a die found or lost for a frame is a flicker, left to _combine)
+                self._history.clear()
         self._history.append(reading)
+        del self._history[:-self.patience]
         if not (self._armed or self._rethrown):
             self.status = "waiting_pickup"
             return None
         if len(self._history) < self.still_frames:
             self.status = "settling"
             return None
-        window = self._history[-self.still_frames:]
-        dice, all_read = self._combine(window)
+        dice, all_read = self._combine(self._history[-self.still_frames:])
         if not all_read and len(self._history) < self.patience:
             self.status = "settling"
             return None
@@ -114,22 +121,58 @@ class Settler:
 
     @staticmethod
     def _combine(window: list[FrameReading]) -> tuple[tuple[DieReading, ...], bool]:
-        """The dice of the last frame with readings kept only where all frames agree."""
-        last = window[-1].dice
-        maps = [_match(last, fr.dice) for fr in window[:-1]]
+        """The dice shown in most frames of the window, each read only where frames agree.
+
+        Dice are gathered from every frame (matched by place, latest frame first). A die in all
+        frames, or missed in just one frame of a window of three or more, is in the roll: read
+        when every frame that shows it reads the same die and face, else unreadable. A die in
+        fewer frames is a passing false find (a glint, a flicker) and is left out.
+        """
+        need = len(window) - (1 if len(window) >= 3 else 0)
+        tracks: list[list[DieReading]] = []
+        for fr in reversed(window):
+            anchors = tuple(t[0] for t in tracks)
+            pairs = _nearest(anchors, fr.dice)
+            for i, j in pairs.items():
+                tracks[i].append(fr.dice[j])
+            taken = set(pairs.values())
+            tracks += [[d] for j, d in enumerate(fr.dice) if j not in taken]
         out, all_read = [], True
-        for i, d in enumerate(last):
-            seen = [d] + [window[k].dice[m[i]] for k, m in enumerate(maps)]
-            faces = {(e.die, e.face) for e in seen}
-            conf = min(e.confidence for e in seen)
+        for views in tracks:
+            if len(views) < need:
+                continue
+            d = views[0]
+            faces = {(e.die, e.face) for e in views}
+            conf = min(e.confidence for e in views)
             if len(faces) == 1 and d.read:
                 out.append(DieReading(d.x, d.y, d.w, d.h, d.die, d.face, conf))
             else:
-                dies = {e.die for e in seen}
+                dies = {e.die for e in views}
                 die = d.die if len(dies) == 1 else None
                 out.append(DieReading(d.x, d.y, d.w, d.h, die, None, conf))
                 all_read = False
+        out.sort(key=lambda d: (d.y, d.x))
         return tuple(out), all_read
+
+
+def _nearest(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> dict[int, int]:
+    """One-to-one pairs {index in a: index in b} of dice at the same place (closest first)."""
+    cand = []
+    for i, d in enumerate(a):
+        cx, cy = d.centre
+        tol = max(4.0, 0.25 * min(d.w, d.h))
+        for j, e in enumerate(b):
+            ex, ey = e.centre
+            dist = abs(ex - cx) + abs(ey - cy)
+            if dist <= tol:
+                cand.append((dist, i, j))
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for _dist, i, j in sorted(cand):
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
 
 
 def _same_roll(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> bool:

@@ -23,9 +23,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import matteop65_die_side, rune55_split
+from vision.crops import matteop65_die_side, recoloured, rune55_split
 from vision.detect import NET_H, NET_W, SIZE_UNIT, STRIDE, decode
 from vision.dicesets import SET_IDS, load
+from vision.train import ANY_COLOUR
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
@@ -70,6 +71,8 @@ def _rendered_chunk(args):
     out = []
     for _ in range(n):
         ds = sets[int(rng.integers(0, len(sets)))]
+        if ds.id in ANY_COLOUR and rng.random() < ANY_COLOUR[ds.id]:
+            ds = recoloured(ds, rng, k=4)[0]     # pip dice come in every colour
         pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
         k = 0 if rng.random() < 0.08 else int(rng.integers(1, 11))
         style = render.random_style(rng)
@@ -238,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--realdice", default=str(REPO_REALDICE))
     p.add_argument("--out", default=str(MODELS_DIR))
+    p.add_argument("--init", default=None,
+                   help="start from this checkpoint (models/detector.pt) instead of from scratch")
     args = p.parse_args(argv)
     import torch
     import torch.nn.functional as F
@@ -259,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     held_real = real_images(realdice, "valid")
 
     net, Exported = build_model()
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
+        print(f"starting from {args.init}", flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = args.epochs * (len(items) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps)
@@ -320,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             "figures": {"heldout_rendered": {"recall": r1, "precision": p1},
                         "real_valid": {"recall": r2, "precision": p2}}}
     (out / "detector.json").write_text(json.dumps(meta, indent=1) + "\n")
+    torch.save(net.state_dict(), out / "detector.pt")   # for --init (fine-tuning)
     print(json.dumps(meta, indent=1))
     return 0
 
