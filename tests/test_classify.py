@@ -14,8 +14,7 @@ from vision.faceart import draw_face
 
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
 # the test still runs and reports xfail with the figure instead of hiding the shortfall.
-KNOWN_WEAK = {"tally-up": "tally-up model abstains on many number/text faces (retrain pending)",
-              "rollers": "rollers model abstains on a few faceart faces (retrain pending)"}
+KNOWN_WEAK = {"rollers": "rollers model abstains on a few faceart faces (retrain pending)"}
 
 
 def _require(ok: bool, set_id: str, what: str) -> None:

@@ -42,8 +42,6 @@ def test_every_dice_set_has_a_recording():
 # Known shortfalls of the committed models, kept visible (strict: a fix makes them fail until
 # the mark is removed). See models/README.md "Limits".
 KNOWN = {
-    "tally-up": "the Up Die's text faces (+1/+2/+3/-100/+100/x2) are not read: the x2 throw "
-                "settles with the Up Die unread (the table asks for a correction)",
     "rollers": "the black die lying against a wild die is read black:1 instead of black:3 "
                "with 0.99 confidence (its box is cut short by the neighbour)",
 }

@@ -76,7 +76,7 @@ class FaceClassifier:
 
     >>> clf = FaceClassifier("d6")
     >>> clf.faces[:3], clf.input_size
-    (('1', '2', '3'), 48)
+    (('1', '2', '3'), 64)
     """
 
     def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,

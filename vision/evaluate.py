@@ -27,23 +27,22 @@ HELDOUT_SEED = 777_000_000
 
 
 def match(labels, found) -> list[tuple[int, int | None]]:
-    """Pairs (label index, found index or None): centre of the label inside the found box."""
-    used: set[int] = set()
-    pairs = []
+    """Pairs (label index, found index or None): centre of the label inside the found box,
+    one match each, the closest centres paired first (so a large box over two dice, one of
+    them mostly hidden, is paired with the die it is centred on)."""
+    cand = []
     for i, lab in enumerate(labels):
         cx, cy = lab["x"] + lab["w"] / 2, lab["y"] + lab["h"] / 2
-        hit = None
-        best = None
         for k, d in enumerate(found):
-            if k in used or not (d.x <= cx <= d.x + d.w and d.y <= cy <= d.y + d.h):
-                continue
-            dist = abs(d.x + d.w / 2 - cx) + abs(d.y + d.h / 2 - cy)
-            if best is None or dist < best:
-                hit, best = k, dist
-        if hit is not None:
-            used.add(hit)
-        pairs.append((i, hit))
-    return pairs
+            if d.x <= cx <= d.x + d.w and d.y <= cy <= d.y + d.h:
+                cand.append((abs(d.x + d.w / 2 - cx) + abs(d.y + d.h / 2 - cy), i, k))
+    hit: dict[int, int] = {}
+    used: set[int] = set()
+    for _dist, i, k in sorted(cand):
+        if i not in hit and k not in used:
+            hit[i] = k
+            used.add(k)
+    return [(i, hit.get(i)) for i in range(len(labels))]
 
 
 class Tally:
