@@ -89,7 +89,7 @@ def test_boxes_scale_with_a_photo_larger_than_a_camera_frame(detector):
     rng = np.random.default_rng(3)
     ds = load("d6")
     style = random_style(rng, die_px=(60, 60))
-    frame, labels = compose(ds, place_dice(ds, [("d6", "3"), ("d6", "6")], rng, style), rng,
+    frame, _labels = compose(ds, place_dice(ds, [("d6", "3"), ("d6", "6")], rng, style), rng,
                             style)
     small = sorted(detector.detect(frame).boxes)
     big = sorted(detector.detect(cv2.resize(frame, (1280, 960))).boxes)

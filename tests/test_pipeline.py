@@ -94,14 +94,14 @@ def test_a_photo_of_any_size_is_read_in_its_own_pixels():
     ds = load("toss-up")
     rec = _recognizer(ds)
     rng = np.random.default_rng(8)
-    frame, labels = render_scene(ds, [("toss", "green"), ("toss", "red"), ("toss", "yellow")],
+    frame, _labels = render_scene(ds, [("toss", "green"), ("toss", "red"), ("toss", "yellow")],
                                  rng, style=random_style(rng, die_px=(50, 60)))
     base = rec.read(frame, fine=True).dice
     rec.reset()
     big = rec.read(cv2.resize(frame, (1280, 960)), fine=True).dice
     rec.reset()
     square = rec.read(cv2.resize(frame, (640, 640)), fine=True).dice
-    key = lambda d: (d.x, d.y)  # noqa: E731
+    key = lambda d: (d.x, d.y)
     assert sorted(d.face for d in base) == ["green", "red", "yellow"]
     assert sorted(d.face for d in big) == sorted(d.face for d in square) == ["green", "red",
                                                                            "yellow"]

@@ -139,7 +139,34 @@ class FaceClassifier:
                 out.append(CropReading(die, None, conf, face_conf, die_conf, none))
         return out
 
-    def read_boxes(self, frame_bgr: np.ndarray, boxes) -> list[CropReading]:
-        """Crop every box of a frame and classify them in one batch."""
+    def read_boxes(self, frame_bgr: np.ndarray, boxes, check_small: float = 0.8,
+                   check_large: float = 1.3) -> list[CropReading]:
+        """Crop every box of a frame and classify them in one batch.
+
+        Dice of one set are all about the same size in a frame. A box clearly smaller than the
+        others (under ``check_small`` of their median side) may hold only part of a die (one
+        pip of a 4 looks like a 1); one clearly larger (over ``check_large``) may hold two dice
+        (two 3s look like a 6). Such a box is read a second time at the median size, in the
+        same batch, and its face is kept only when both readings agree.
+        """
+        if not boxes:
+            return []
         crops = [self.crop(frame_bgr, b) for b in boxes]
-        return self.classify(crops) if crops else []
+        sides = [max(b[2], b[3]) for b in boxes]
+        again = []
+        if len(boxes) >= 2 and check_small:
+            m = float(np.median(sides))
+            for i, (x, y, w, h) in enumerate(boxes):
+                if sides[i] < check_small * m or sides[i] > check_large * m:
+                    cx, cy = x + w / 2, y + h / 2
+                    again.append(i)
+                    crops.append(self.crop(frame_bgr, (cx - m / 2, cy - m / 2, m, m)))
+        read = self.classify(crops)
+        out = read[:len(boxes)]
+        for k, i in enumerate(again):
+            first, second = out[i], read[len(boxes) + k]
+            if first.face is not None and (second.die, second.face) != (first.die, first.face):
+                out[i] = CropReading(first.die, None, min(first.confidence, second.confidence),
+                                     first.face_confidence, first.die_confidence,
+                                     first.not_a_die)
+        return out

@@ -247,8 +247,8 @@ def format_report(r: dict) -> str:
                        f"{t['unsure_dice']}, frames rest->roll median "
                        f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}")
     for key, title in (("real", "Real photos (d6), read as `dicetray recognize` reads photos:"),
-                       ("real_camera_path", "Real photos (d6), read as camera frames "
-                                            "(one detector pass, `recognize --fast`):")):
+                       ("real_camera_path", ("Real photos (d6), read as camera frames "
+                                             "(one detector pass, `recognize --fast`):"))):
         if r.get(key):
             out += ["", title, head]
             for s, f in r[key].items():

@@ -30,9 +30,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import (CROP_MARGIN, INPUT_SIZE, NONE_CLASS, REALDICE_DIR, SyntheticDice,
-                          cut_crop, matteop65_die_side, negative_crop, read_matteop65,
-                          read_rune55, real_backgrounds, rendered_crops)
+from vision.crops import (
+    CROP_MARGIN,
+    INPUT_SIZE,
+    NONE_CLASS,
+    REALDICE_DIR,
+    SyntheticDice,
+    cut_crop,
+    matteop65_die_side,
+    negative_crop,
+    read_matteop65,
+    read_rune55,
+    real_backgrounds,
+    rendered_crops,
+)
 from vision.dicesets import SET_IDS, load
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -365,7 +376,7 @@ def train_set(set_id: str, args, log=print) -> dict:
     if held_rendered is not None:
         gkept = gconf >= threshold
         figures["holdout_rendered"] = {
-            "crops": int(len(gd)),
+            "crops": len(gd),
             "accuracy": float(1 - gwrong.mean()),
             "read_right": float((~gwrong & gkept).mean()),
             "abstained": float(1 - gkept.mean()),
@@ -402,9 +413,9 @@ def train_set(set_id: str, args, log=print) -> dict:
         "dice_set": set_id, "dice": dice, "faces": faces, "input_size": size,
         "crop_margin": CROP_MARGIN, "threshold": round(threshold, 4),
         "parameters": int(sum(p.numel() for p in net.parameters())),
-        "trained": {"samples": int(len(x)), "epochs": args.epochs, "seed": args.seed,
-                    "rendered_crops": 0 if rendered is None else int(len(rendered[0])),
-                    "real_crops": 0 if real_train is None else int(len(real_train[0])),
+        "trained": {"samples": len(x), "epochs": args.epochs, "seed": args.seed,
+                    "rendered_crops": 0 if rendered is None else len(rendered[0]),
+                    "real_crops": 0 if real_train is None else len(real_train[0]),
                     "seconds": round(time.time() - t0)},
         "figures": figures,
     }
