@@ -41,10 +41,7 @@ def test_every_dice_set_has_a_recording():
 
 # Known shortfalls of the committed models, kept visible (strict: a fix makes them fail until
 # the mark is removed). See models/README.md "Limits".
-KNOWN = {
-    "rollers": "the black die lying against a wild die is read black:1 instead of black:3 "
-               "with 0.99 confidence (its box is cut short by the neighbour)",
-}
+KNOWN: dict[str, str] = {}   # sequences a model is known to get wrong, with why
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(

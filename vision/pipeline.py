@@ -61,7 +61,10 @@ class Recognizer:
                  else self.detector.detect(frame_bgr, small=small))
         dice = []
         if found.boxes:
-            readings = self.classifier.read_boxes(frame_bgr, found.boxes)
+            # the size check assumes one tray seen from above (dice all one size); photos
+            # may show dice at different distances
+            readings = self.classifier.read_boxes(frame_bgr, found.boxes,
+                                                  check_small=0.0 if fine else 0.8)
             for box, r in zip(found.boxes, readings):
                 if r.not_a_die > 0.5:
                     continue
