@@ -78,7 +78,6 @@ def cut_crop(frame_bgr: np.ndarray, box, size: int = INPUT_SIZE,
     """
     x, y, w, h = (float(v) for v in box)
     side = max(w, h, 1.0) * margin
-    m = crop_matrix(x + w / 2.0, y + h / 2.0, side, size)
     # shrinking a lot: cut at twice the size, then average down, so that the resampling does
     # not alias pips away (cheaper than blurring the frame)
     if side > 2 * size:
@@ -86,8 +85,8 @@ def cut_crop(frame_bgr: np.ndarray, box, size: int = INPUT_SIZE,
                              (2 * size, 2 * size), flags=cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_REPLICATE)
         return cv2.resize(big, (size, size), interpolation=cv2.INTER_AREA)
-    return cv2.warpAffine(frame_bgr, m, (size, size), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(frame_bgr, crop_matrix(x + w / 2.0, y + h / 2.0, side, size),
+                          (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def to_input(crops_bgr) -> np.ndarray:

@@ -144,7 +144,8 @@ class Detector:
                                              providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
 
-    def detect_fine(self, frame_bgr: np.ndarray, overlap: float = 0.25) -> Detections:
+    def detect_fine(self, frame_bgr: np.ndarray, overlap: float = 0.25,
+                    small: np.ndarray | None = None) -> Detections:
         """Find the dice of a still photo more thoroughly: the whole frame as ``detect`` reads
         it, plus tiles of it at twice the scale (small or far dice), merged.
 
@@ -152,7 +153,7 @@ class Detector:
         the camera's frame rate.
         """
         h, w = frame_bgr.shape[:2]
-        whole = self.detect(frame_bgr)
+        whole = self.detect(frame_bgr, small=small)
         cands = list(zip(whole.boxes, whole.scores))
         tw, th = w / 2.0, h / 2.0
         step_x, step_y = tw * (1 - overlap), th * (1 - overlap)

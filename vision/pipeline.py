@@ -57,8 +57,8 @@ class Recognizer:
         # one downscale serves the detector, the motion measure and the tray model
         small = cv2.resize(frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
         moved, self._thumb = motion(self._thumb, small)
-        found = (self.detector.detect_fine(frame_bgr) if fine
-                 else self.detector.detect(frame_bgr, small=small))
+        found = (self.detector.detect_fine if fine else self.detector.detect)(frame_bgr,
+                                                                              small=small)
         dice = []
         if found.boxes:
             # the size check assumes one tray seen from above (dice all one size); photos

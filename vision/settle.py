@@ -18,30 +18,6 @@ from vision.types import DieReading, FrameReading, SettledRoll
 STATUSES = ("empty", "moving", "hand", "settling", "settled", "waiting_pickup", "unsure")
 
 
-def _match(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> list[int] | None:
-    """Index in ``b`` of each die of ``a`` (matched by centre), or None if they differ."""
-    if len(a) != len(b):
-        return None
-    used: set[int] = set()
-    out = []
-    for d in a:
-        cx, cy = d.centre
-        tol = max(4.0, 0.25 * min(d.w, d.h))
-        best, best_dist = None, None
-        for k, e in enumerate(b):
-            if k in used:
-                continue
-            ex, ey = e.centre
-            dist = abs(ex - cx) + abs(ey - cy)
-            if dist <= tol and (best_dist is None or dist < best_dist):
-                best, best_dist = k, dist
-        if best is None:
-            return None
-        used.add(best)
-        out.append(best)
-    return out
-
-
 class Settler:
     """Turns a stream of :class:`FrameReading` into one :class:`SettledRoll` per throw.
 
@@ -176,6 +152,6 @@ def _nearest(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> dict[int, 
 
 
 def _same_roll(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> bool:
-    m = _match(a, b)
-    return m is not None and all((d.die, d.face) == (b[k].die, b[k].face)
-                                 for d, k in zip(a, m))
+    pairs = _nearest(a, b)
+    return (len(a) == len(b) == len(pairs)
+            and all((a[i].die, a[i].face) == (b[k].die, b[k].face) for i, k in pairs.items()))
