@@ -40,6 +40,17 @@ def test_decode_gives_a_large_die_one_box_not_one_per_pip_cluster():
     assert len(boxes) == 1 and boxes[0][2] >= 100
 
 
+def test_decode_finds_a_crowd_of_thirty_dice():
+    heat = np.zeros((60, 80), np.float32)
+    size = np.full((2, 60, 80), math.log(24 / 16.0), np.float32)
+    for i in range(30):                        # a 6 x 5 grid of 24 px dice, 48 px apart
+        heat[8 + 10 * (i // 6), 8 + 12 * (i % 6)] = 0.9 - 0.01 * i
+        heat[9 + 10 * (i // 6), 8 + 12 * (i % 6)] = 0.85 - 0.01 * i   # a second peak each
+    boxes, _ = decode(heat, size, 640, 480, threshold=0.35)
+    assert len(boxes) == 30
+    assert len(decode(heat, size, 640, 480, threshold=0.35, max_dice=12)[0]) == 12
+
+
 def test_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="train_detector"):
         Detector(tmp_path)
@@ -118,3 +129,25 @@ def test_fine_search_of_a_photo_finds_small_dice_once_each(detector):
             found_fine += len(hits) >= 1
             assert len(hits) <= 1
     assert found_fine >= found_fast and found_fine >= total - 1
+
+
+@needs_model
+def test_a_portrait_photo_is_padded_not_squeezed(detector):
+    """A 480x640 (portrait) photo squeezed into the 4:3 input would turn dice into oblongs:
+    ``detect_fine`` pads it to 4:3, so its boxes stay square and inside the photo."""
+    import cv2
+
+    rng = np.random.default_rng(4)
+    ds = load("d6")
+    style = random_style(rng, die_px=(50, 56))
+    frame, labels = compose(ds, place_dice(ds, [("d6", "2"), ("d6", "5"), ("d6", "6")], rng,
+                                           style), rng, style)
+    portrait = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)      # (x, y) -> (479 - y, x)
+    found = detector.detect_fine(portrait).boxes
+    assert len(found) == len(labels)
+    for lab in labels:
+        cx, cy = 479 - (lab["y"] + lab["h"] / 2), lab["x"] + lab["w"] / 2
+        hit = [b for b in found if b[0] <= cx <= b[0] + b[2] and b[1] <= cy <= b[1] + b[3]]
+        assert len(hit) == 1
+        x, y, w, h = hit[0]
+        assert 0.8 <= w / h <= 1.25 and x + w <= 480 and y + h <= 640

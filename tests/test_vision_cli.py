@@ -72,8 +72,10 @@ def test_eval_prints_its_figures(capsys):
     assert main(["eval", "--sets", "toss-up", "--n", "3", "--throws", "1", "--no-real",
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    fig = report["rendered"]["toss-up"]
-    assert {"recall", "precision", "face_accuracy", "abstained", "confusion"} <= set(fig)
+    for path in ("rendered", "rendered_photo"):
+        fig = report[path]["toss-up"]
+        assert {"recall", "precision", "face_accuracy", "abstained", "confusion"} <= set(fig)
+        assert fig["labelled"] > 0
     assert {"rolls", "wrong_faces_when_sure", "frames_rest_to_roll_median"} <= set(
         report["throws"]["toss-up"])
 

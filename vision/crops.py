@@ -146,6 +146,36 @@ def _bgr_hex(bgr) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+def recolour_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A real die photo crop turned into another die colour (training augmentation).
+
+    Most real photos are of white or grey dice. To learn dice of any colour from them, the
+    crop's lightness is repainted between two random colours (a dark die with light pips as
+    often as the reverse), or, for a crop that already has colour, its hue is turned.
+
+    >>> import numpy as np
+    >>> crop = np.full((8, 8, 3), 230, np.uint8); crop[3:5, 3:5] = 20   # white die, one pip
+    >>> out = recolour_crop(crop, np.random.default_rng(1))
+    >>> out.shape, out.dtype, bool(abs(int(out[0, 0].mean()) - int(out[4, 4].mean())) > 40)
+    ((8, 8, 3), dtype('uint8'), True)
+    """
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+    if float(hsv[..., 1].mean()) > 60 and rng.random() < 0.5:   # coloured: turn the hue
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
+                       ).astype(np.uint8)
+        return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    lum = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255.0
+    lo, hi = float(np.percentile(lum, 3)), float(np.percentile(lum, 97))
+    lum = np.clip((lum - lo) / max(hi - lo, 0.1), 0, 1)
+    if rng.random() < 0.5:
+        lum = 1.0 - lum
+    body = np.float32(random_colour(rng))
+    ink = np.float32(_contrast_ink(rng, tuple(body)))
+    dark, light = (body, ink) if body.mean() < ink.mean() else (ink, body)
+    out = dark + lum[..., None] * (light - dark)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def recoloured(dice_set, rng: np.random.Generator, k: int = 4):
     """The set with each die copied into ``k`` dice of random body/ink colours.
 

@@ -58,18 +58,20 @@ def preprocess(frame_bgr: np.ndarray) -> np.ndarray:
 
 
 def decode(heat: np.ndarray, size: np.ndarray, frame_w: int, frame_h: int,
-           threshold: float = 0.35, max_dice: int = 20):
+           threshold: float = 0.35, max_dice: int = 40):
     """Boxes and scores from the heatmap (H x W, 0..1) and size maps (2 x H x W)."""
     pooled = cv2.dilate(heat, np.ones((3, 3), np.uint8))
     peaks = np.argwhere((heat >= pooled) & (heat >= threshold))
     if len(peaks) == 0:
         return [], []
     scores = heat[peaks[:, 0], peaks[:, 1]]
-    order = np.argsort(-scores)[:max_dice]
+    order = np.argsort(-scores)
     sx = frame_w / (heat.shape[1] * STRIDE) * STRIDE
     sy = frame_h / (heat.shape[0] * STRIDE) * STRIDE
     boxes, out_scores = [], []
     for k in order:
+        if len(boxes) >= max_dice:
+            break
         r, c = peaks[k]
         # sub-cell centre from the neighbours' heat
         c0, c1 = max(c - 1, 0), min(c + 1, heat.shape[1] - 1)
@@ -153,6 +155,22 @@ class Detector:
         the camera's frame rate.
         """
         h, w = frame_bgr.shape[:2]
+        if max(w * 3 / (h * 4), h * 4 / (w * 3)) > 1.4:
+            # far from 4:3 (a portrait photo, a panorama): squeezed into the net's 4:3 input,
+            # dice would turn into oblongs; pad it to 4:3 instead and search that. (A square
+            # photo is read as it is: the rune55 photos, square-stretched 4:3 originals, are
+            # read better that way.)
+            pw, ph = max(w, round(h * 4 / 3)), max(h, round(w * 3 / 4))
+            edge = np.concatenate([frame_bgr[0], frame_bgr[-1], frame_bgr[:, 0],
+                                   frame_bgr[:, -1]]).mean(axis=0)
+            padded = cv2.copyMakeBorder(frame_bgr, 0, ph - h, 0, pw - w, cv2.BORDER_CONSTANT,
+                                        value=[float(v) for v in edge])
+            found = self.detect_fine(padded, overlap)
+            keep = [(b, sc) for b, sc in zip(found.boxes, found.scores)
+                    if b[0] + b[2] / 2 < w and b[1] + b[3] / 2 < h]
+            return Detections(tuple((x, y, min(bw, w - x), min(bh, h - y))
+                                    for (x, y, bw, bh), _ in keep),
+                              tuple(sc for _, sc in keep), found.hand, found.hand_share)
         whole = self.detect(frame_bgr, small=small)
         cands = list(zip(whole.boxes, whole.scores))
         tw, th = w / 2.0, h / 2.0

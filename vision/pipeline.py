@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classify import FaceClassifier
+from vision.classify import TURNS, FaceClassifier
 from vision.detect import NET_H, NET_W, Detector, motion
 from vision.dicesets import DiceSet, load
 from vision.types import DieReading, FrameReading
@@ -53,7 +53,8 @@ class Recognizer:
 
     def read(self, frame_bgr: np.ndarray, fine: bool = False) -> FrameReading:
         """What one BGR frame shows. ``fine``: a still photo, searched also at twice the scale
-        for small dice (``Detector.detect_fine``, about ten times slower)."""
+        for small dice (``Detector.detect_fine``, about ten times slower), each die read at
+        four turns."""
         # one downscale serves the detector, the motion measure and the tray model
         small = cv2.resize(frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
         moved, self._thumb = motion(self._thumb, small)
@@ -64,7 +65,8 @@ class Recognizer:
             # the size check assumes one tray seen from above (dice all one size); photos
             # may show dice at different distances
             readings = self.classifier.read_boxes(frame_bgr, found.boxes,
-                                                  check_small=0.0 if fine else 0.8)
+                                                  check_small=0.0 if fine else 0.8,
+                                                  turns=TURNS if fine else 1)
             for box, r in zip(found.boxes, readings):
                 if r.not_a_die > 0.5:
                     continue

@@ -42,6 +42,7 @@ from vision.crops import (
     read_matteop65,
     read_rune55,
     real_backgrounds,
+    recolour_crop,
     rendered_crops,
 )
 from vision.dicesets import SET_IDS, load
@@ -176,8 +177,16 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
     return np.stack(out) if out else np.zeros((0, size, size, 3), np.uint8)
 
 
+# Real photos of coloured dice are few (rune55 PXL_phone), and the dice the tray will see
+# come in every colour: those photos get more copies, and most copies of every real crop
+# after the first are repainted in other colours (``recolour_crop``).
+REAL_WEIGHT = {"PXL_phone": 4}
+RECOLOUR_SHARE = 0.6
+
+
 def real_d6(realdice: Path, split: str, copies: int, seed: int, size: int = INPUT_SIZE):
-    """Real d6 crops of one split, ``copies`` randomly turned/jittered copies of each die."""
+    """Real d6 crops of one split, ``copies`` randomly turned/jittered copies of each die
+    (for training: the first plain, the others weighted by ``REAL_WEIGHT`` and recoloured)."""
     rng = np.random.default_rng(seed)
     xs, ys, src = [], [], []
     for c in range(copies):
@@ -189,9 +198,13 @@ def real_d6(realdice: Path, split: str, copies: int, seed: int, size: int = INPU
             for rc in reader(realdice / sub, size=size, **kw):
                 if rc.split != split:
                     continue
-                xs.append(rc.crop)
-                ys.append(rc.value - 1)
-                src.append(rc.source)
+                for k in range(REAL_WEIGHT.get(rc.source, 1) if c else 1):
+                    crop = rc.crop
+                    if c and rng.random() < RECOLOUR_SHARE:
+                        crop = recolour_crop(crop, rng)
+                    xs.append(crop)
+                    ys.append(rc.value - 1)
+                    src.append(rc.source)
         if split == "valid":
             break
     if not xs:
@@ -244,6 +257,101 @@ def _to_tensor(x):
     import torch
 
     return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float().div_(255.0)
+
+
+def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real_valid=None):
+    """The abstention thresholds of a trained classifier, and its held-out figures.
+
+    ``predict(crops) -> (die probabilities, face probabilities)``. The confidence of a reading
+    is the joint probability of its (die, face) pair among the pairs the data file allows. The
+    threshold is the least one (from 0.5 up, at most 0.97) at which no held-out rendered crop
+    and at most 0.2% of the (harsher) held-out synthetic crops are read wrong. A die whose own
+    readings are safe lower down (at least 150 held-out rendered readings of it, none wrong,
+    no synthetic not-a-die crop read as it) gets its own lower threshold: one hard die (the Up
+    Die's small text) does not make every die of the set abstain.
+    Returns (threshold, {die: threshold}, figures).
+    """
+    pairs = sorted({(dice.index(d.id), faces.index(f)) for d in ds.dice for f in d.faces})
+    pd_idx = np.array([p[0] for p in pairs])
+    pf_idx = np.array([p[1] for p in pairs])
+
+    def joint_read(dp, fp):
+        joint = dp[:, pd_idx] * fp[:, pf_idx]
+        k = joint.argmax(1)
+        return pd_idx[k], pf_idx[k], joint[np.arange(len(k)), k]
+
+    def least_safe(conf, wrong, allowed, top=0.97):
+        for t in np.arange(0.5, top + 0.001, 0.01):
+            if int((wrong & (conf >= t)).sum()) <= allowed:
+                return round(float(t), 2)
+        return top
+
+    hx, hd, hf = held_synthetic
+    dp, fp = predict(hx)
+    is_die = hd >= 0
+    sd, sf, sconf = joint_read(dp, fp)
+    swrong = (sd != hd) | (sf != hf)       # every not-a-die crop read as a die is wrong
+    conf, wrong = sconf[is_die], swrong[is_die]
+    threshold = least_safe(conf, wrong, int(0.002 * len(conf)))
+    gd = grd = gconf = gwrong = None
+    if held_rendered is not None:
+        gx, gd, gf = held_rendered
+        grd, grf, gconf = joint_read(*predict(gx))
+        gwrong = (grd != gd) | (grf != gf)
+        threshold = max(threshold, least_safe(gconf, gwrong, 0))
+    die_thresholds = {}
+    if held_rendered is not None:
+        for j, die in enumerate(dice):
+            mine_r, mine_s = grd == j, sd == j
+            if mine_r.sum() < 150:
+                continue
+            t = max(least_safe(gconf[mine_r], gwrong[mine_r], 0, threshold),
+                    least_safe(sconf[mine_s & is_die], swrong[mine_s & is_die],
+                               int(0.002 * (mine_s & is_die).sum()), threshold),
+                    least_safe(sconf[mine_s & ~is_die], np.ones((mine_s & ~is_die).sum(), bool),
+                               0, threshold))
+            if t < threshold:
+                die_thresholds[die] = t
+
+    def cut(die_idx):
+        return np.array([die_thresholds.get(dice[j], threshold) for j in die_idx])
+
+    kept = conf >= cut(sd[is_die])
+    figures = {
+        "holdout_synthetic": {
+            "crops": int(is_die.sum()),
+            "accuracy": float(1 - wrong.mean()),
+            "abstained": float(1 - kept.mean()),
+            "wrong_when_read": int((wrong & kept).sum()),
+        }
+    }
+    if held_rendered is not None:
+        gkept = gconf >= cut(grd)
+        figures["holdout_rendered"] = {
+            "crops": len(gd),
+            "accuracy": float(1 - gwrong.mean()),
+            "read_right": float((~gwrong & gkept).mean()),
+            "abstained": float(1 - gkept.mean()),
+            "wrong_when_read": int((gwrong & gkept).sum()),
+        }
+    figures["holdout_negatives"] = {
+        "crops": int((~is_die).sum()),
+        "read_as_die": int((sconf[~is_die] >= cut(sd[~is_die])).sum())}
+    if real_valid is not None:
+        vx, vy, vsrc = real_valid
+        rdv, rfv, cv = joint_read(*predict(vx))
+        src = np.array(vsrc)
+        for s in sorted(set(vsrc)):
+            m = src == s
+            ok = rfv[m] == vy[m]
+            kept_v = cv[m] >= cut(rdv[m])
+            figures[f"real_valid/{s}"] = {
+                "dice": int(m.sum()),
+                "accuracy": float(ok.mean()),
+                "abstained": float(1 - kept_v.mean()),
+                "wrong_when_read": int((~ok & kept_v).sum()),
+            }
+    return threshold, die_thresholds, figures
 
 
 def train_set(set_id: str, args, log=print) -> dict:
@@ -325,81 +433,6 @@ def train_set(set_id: str, args, log=print) -> dict:
 
     net.eval()
     exported = Exported(net).eval()
-
-    def predict(arr):
-        outs_d, outs_f = [], []
-        with torch.no_grad():
-            for i in range(0, len(arr), 1024):
-                d, f = exported(_to_tensor(arr[i:i + 1024]))
-                outs_d.append(d.numpy())
-                outs_f.append(f.numpy())
-        return np.concatenate(outs_d), np.concatenate(outs_f)
-
-    # threshold: joint confidence over allowed pairs. The least one (from 0.5 up, at most
-    # 0.97) at which no held-out rendered crop and at most 0.2% of the (harsher) held-out
-    # synthetic crops are read wrong.
-    pairs = sorted({(dice.index(d.id), faces.index(f)) for d in ds.dice for f in d.faces})
-    pd_idx = np.array([p[0] for p in pairs])
-    pf_idx = np.array([p[1] for p in pairs])
-
-    def joint_read(dp, fp):
-        joint = dp[:, pd_idx] * fp[:, pf_idx]
-        k = joint.argmax(1)
-        return pd_idx[k], pf_idx[k], joint[np.arange(len(k)), k]
-
-    def least_safe(conf, wrong, allowed):
-        for t in np.arange(0.5, 0.971, 0.01):
-            if int((wrong & (conf >= t)).sum()) <= allowed:
-                return float(t)
-        return 0.97
-
-    dp, fp = predict(hx)
-    is_die = hd >= 0
-    rd, rf, conf = joint_read(dp[is_die], fp[is_die])
-    wrong = (rd != hd[is_die]) | (rf != hf[is_die])
-    threshold = least_safe(conf, wrong, int(0.002 * len(conf)))
-    if held_rendered is not None:
-        gx, gd, gf = held_rendered
-        gdp, gfp = predict(gx)
-        grd, grf, gconf = joint_read(gdp, gfp)
-        gwrong = (grd != gd) | (grf != gf)
-        threshold = max(threshold, least_safe(gconf, gwrong, 0))
-    kept = conf >= threshold
-    figures = {
-        "holdout_synthetic": {
-            "crops": int(is_die.sum()),
-            "accuracy": float(1 - wrong.mean()),
-            "abstained": float(1 - kept.mean()),
-            "wrong_when_read": int((wrong & kept).sum()),
-        }
-    }
-    if held_rendered is not None:
-        gkept = gconf >= threshold
-        figures["holdout_rendered"] = {
-            "crops": len(gd),
-            "accuracy": float(1 - gwrong.mean()),
-            "read_right": float((~gwrong & gkept).mean()),
-            "abstained": float(1 - gkept.mean()),
-            "wrong_when_read": int((gwrong & gkept).sum()),
-        }
-    neg_joint = joint_read(dp[~is_die], fp[~is_die])[2]
-    figures["holdout_negatives"] = {"crops": int((~is_die).sum()),
-                                    "read_as_die": int((neg_joint >= threshold).sum())}
-    if real_valid is not None:
-        vx, vy, vsrc = real_valid
-        dpv, fpv = predict(vx)
-        _, rfv, cv = joint_read(dpv, fpv)
-        src = np.array(vsrc)
-        for s in sorted(set(vsrc)):
-            m = src == s
-            ok = rfv[m] == vy[m]
-            kept_v = cv[m] >= threshold
-            figures[f"real_valid/{s}"] = {
-                "dice": int(m.sum()),
-                "accuracy": float(ok.mean()),
-                "abstained": float(1 - kept_v.mean()),
-                "wrong_when_read": int((~ok & kept_v).sum()),
-            }
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path = out_dir / f"classifier-{set_id}.onnx"
@@ -411,19 +444,62 @@ def train_set(set_id: str, args, log=print) -> dict:
                       opset_version=17, dynamo=False)
     meta = {
         "dice_set": set_id, "dice": dice, "faces": faces, "input_size": size,
-        "crop_margin": CROP_MARGIN, "threshold": round(threshold, 4),
+        "crop_margin": CROP_MARGIN, "threshold": 0.97,     # set by calibrate_file below
         "parameters": int(sum(p.numel() for p in net.parameters())),
         "trained": {"samples": len(x), "epochs": args.epochs, "seed": args.seed,
                     "rendered_crops": 0 if rendered is None else len(rendered[0]),
                     "real_crops": 0 if real_train is None else len(real_train[0]),
                     "seconds": round(time.time() - t0)},
-        "figures": figures,
     }
     (out_dir / f"classifier-{set_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
-    log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB), "
-        f"threshold {threshold:.3f}")
-    log(json.dumps(figures, indent=1))
+    log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB)")
+    return calibrate_file(set_id, out_dir, (hx, hd, hf), held_rendered, real_valid, log)
+
+
+def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log=print) -> dict:
+    """Set the thresholds of the ONNX classifier in ``models_dir`` on held-out crops, for
+    crops read once (the camera loop) and read at four turns (photos), and write them with the
+    held-out figures into its JSON."""
+    from vision.classify import TURNS, FaceClassifier, model_paths
+
+    ds = load(set_id)
+    clf = FaceClassifier(ds, models_dir=models_dir)
+    dice, faces = list(clf.dice), list(clf.faces) + [NONE_CLASS]
+    meta_path = model_paths(set_id, models_dir)[1]
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    for turns in (1, TURNS):
+        def predict(arr, turns=turns):
+            parts = [clf.probabilities(arr[i:i + 1024], turns)
+                     for i in range(0, len(arr), 1024)]
+            return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+        threshold, die_thresholds, figures = calibrate(ds, dice, faces, predict, held,
+                                                       held_rendered, real_valid)
+        cut = {"threshold": round(threshold, 4), "die_thresholds": die_thresholds,
+               "figures": figures}
+        if turns == 1:
+            meta.update(cut)
+        else:
+            meta["turned"] = cut
+        log(f"[{set_id}] read at {turns} turn(s): threshold {threshold:.2f}, per die "
+            f"{die_thresholds}")
+        log(json.dumps(figures, indent=1))
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
+
+
+def recalibrate(set_id: str, args, log=print) -> dict:
+    """Set the thresholds of an already trained classifier afresh (no torch needed), on the
+    same held-out crops ``train_set`` uses (``dicetray train --calibrate``)."""
+    from vision.classify import FaceClassifier
+
+    size = FaceClassifier(set_id, models_dir=args.out).input_size
+    held = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers, size=size)
+    held_rendered = make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers,
+                                  size) if args.holdout_scenes else None
+    real_valid = real_d6(Path(args.realdice), "valid", 1, args.seed, size) \
+        if set_id == "d6" else None
+    return calibrate_file(set_id, args.out, held, held_rendered, real_valid, log)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -453,7 +529,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(MODELS_DIR))
     p.add_argument("--detector", action="store_true",
                    help="also retrain the die detector (vision.train_detector)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="only set the thresholds of the models in --out afresh (no training)")
     args = p.parse_args(argv)
+    if args.calibrate:
+        for s in args.sets:
+            recalibrate(s, args)
+        return 0
     try:
         import torch  # noqa: F401
     except ImportError:

@@ -2,7 +2,8 @@
 
 Needs the training extra (torch). Training images:
 - rendered trays (``vision.render``) of all four dice sets, 0-10 dice of 20-120 px, many
-  floors and lights, some with a hand reaching in (its mask is the hand target);
+  floors and lights, some with a hand reaching in (its mask is the hand target); some with
+  11-30 dice of 20-56 px, as in photos of a dice collection;
 - the real photos of ``../shared/realdice`` (training splits only): matteop65_webcam (MIT,
   (c) 2021 Matteo A. Penlington; boxes there cover the pip pattern, so the die box is taken as
   2.2x that, 50 px for a single pip) and rune55_gray (Roboflow "rune55" v3, CC BY 4.0, via
@@ -31,6 +32,7 @@ from vision.train import ANY_COLOUR
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 OUT_W, OUT_H = NET_W // STRIDE, NET_H // STRIDE
+CROWD_SHARE = 0.15   # rendered trays with 11-30 small dice, many touching (photos of collections)
 
 
 def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
@@ -74,8 +76,13 @@ def _rendered_chunk(args):
         if ds.id in ANY_COLOUR and rng.random() < ANY_COLOUR[ds.id]:
             ds = recoloured(ds, rng, k=4)[0]     # pip dice come in every colour
         pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
-        k = 0 if rng.random() < 0.08 else int(rng.integers(1, 11))
-        style = render.random_style(rng)
+        if rng.random() < CROWD_SHARE:   # a photo of a dice collection: many small dice
+            k = int(rng.integers(11, 31))
+            lo = float(rng.uniform(20, 40))
+            style = render.random_style(rng, die_px=(lo, lo * float(rng.uniform(1.1, 1.4))))
+        else:
+            k = 0 if rng.random() < 0.08 else int(rng.integers(1, 11))
+            style = render.random_style(rng)
         dice = [(d.id, d.faces[int(rng.integers(0, 6))])
                 for d in (pool[int(i)] for i in rng.integers(0, len(pool), k))]
         while True:
@@ -189,6 +196,11 @@ def _batch(items, idx, rng):
     xs, hs, ss, ms, hands = [], [], [], [], []
     for i in idx:
         small, (heat, size, smask, hand), *_ = items[i]
+        if rng.random() < 0.5:     # dice and floors of other colours: turn the hue
+            hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+            hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
+                           ).astype(np.uint8)
+            small = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
         if rng.random() < 0.5:
             small, heat, size, smask, hand = (small[:, ::-1], heat[:, ::-1], size[:, :, ::-1],
                                               smask[:, ::-1], hand[:, ::-1])
