@@ -722,12 +722,15 @@ def real_backgrounds(root: Path | str = REALDICE_DIR / "matteop65_webcam",
 
 
 def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = INPUT_SIZE,
-                   jitter: float = 0.08, random_colours: float = 0.0):
+                   jitter: float = 0.08, random_colours: float = 0.0, partial: float = 0.0):
     """Crops of dice in rendered scenes (``vision.render.render_scene``), labelled by its truth.
 
     Yields (crop, die id, face id). Yields nothing when the renderer is not installed. Each die
     box is jittered (centre offset and size, ``jitter`` of the side) as a detector's would be.
     ``random_colours``: share of scenes whose dice get random colours (``recoloured``).
+    ``partial``: for this share of the dice of 50 px or more, also a crop of a box over one
+    corner of it (as a detector boxes one pip cluster of a large die), yielded as
+    (crop, None, NONE_CLASS): one pip of a 4 is not a 1.
     """
     try:
         from vision import render
@@ -757,6 +760,16 @@ def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = 
             y += rng.uniform(-jitter, jitter) * side
             s = rng.uniform(1 - jitter, 1 + jitter)
             yield cut_crop(frame, (x, y, w * s, h * s), size), back.get(die_id, die_id), face_id
+            if partial and side >= 50 and rng.random() < partial:
+                x, y, w, h = box
+                f = rng.uniform(0.4, 0.65)             # the part's side, of the die's
+                a = rng.uniform(0, 2 * np.pi)          # towards an edge or corner
+                off = (1 - f) / 2 * rng.uniform(0.6, 1.0) * side * 1.2
+                cx = x + w / 2 + off * np.cos(a)
+                cy = y + h / 2 + off * np.sin(a)
+                ps = f * side
+                yield (cut_crop(frame, (cx - ps / 2, cy - ps / 2, ps, ps), size), None,
+                       NONE_CLASS)
 
 
 def _label_parts(lab):

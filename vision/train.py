@@ -83,15 +83,16 @@ def _synth_chunk(args):
 
 
 def _rendered_chunk(args):
-    set_id, seed, scenes, size = args
+    set_id, seed, scenes, size, partial = args
     ds = load(set_id)
     dice, faces = class_lists(ds)
     rng = np.random.default_rng(seed)
     xs, yd, yf = [], [], []
     for crop, die, face in rendered_crops(ds, rng, scenes, size=size,
-                                          random_colours=ANY_COLOUR.get(set_id, 0.0)):
+                                          random_colours=ANY_COLOUR.get(set_id, 0.0),
+                                          partial=partial):
         xs.append(crop)
-        yd.append(dice.index(die))
+        yd.append(-1 if die is None else dice.index(die))
         yf.append(faces.index(face))
     if not xs:
         return None
@@ -113,9 +114,10 @@ def make_synthetic(set_id: str, n: int, seed: int, workers: int = 2, neg_share: 
 
 
 def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2,
-                  size: int = INPUT_SIZE):
-    """Crops of rendered scenes, or None when vision.render is not there."""
-    jobs = [(set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size)
+                  size: int = INPUT_SIZE, partial: float = 0.0):
+    """Crops of rendered scenes, or None when vision.render is not there (``partial``: see
+    ``vision.crops.rendered_crops``)."""
+    jobs = [(set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial)
             for i in range(workers * 2)]
     with Pool(workers) as pool:
         parts = [p for p in pool.map(_rendered_chunk, jobs) if p is not None]
@@ -367,8 +369,8 @@ def train_set(set_id: str, args, log=print) -> dict:
     n = args.samples if set_id != "toss-up" else args.samples // 2
     size = args.input_size
     x, yd, yf = make_synthetic(set_id, n, args.seed, args.workers, size=size)
-    rendered = make_rendered(set_id, args.rendered_scenes, args.seed, args.workers, size) \
-        if args.rendered_scenes else None
+    rendered = make_rendered(set_id, args.rendered_scenes, args.seed, args.workers, size,
+                             args.partial) if args.rendered_scenes else None
     if rendered is not None:
         x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered))
     realdice = Path(args.realdice)
@@ -517,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--holdout", type=int, default=4000, help="held-out synthetic crops")
     p.add_argument("--holdout-scenes", type=int, default=500,
                    help="held-out rendered scenes (for the threshold and the figures)")
+    p.add_argument("--partial", type=float, default=0.3,
+                   help="share of rendered dice of 50+ px also cut as a corner-only crop, "
+                        "labelled not-a-die")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--input-size", type=int, default=64,
