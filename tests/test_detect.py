@@ -151,3 +151,26 @@ def test_a_portrait_photo_is_padded_not_squeezed(detector):
         assert len(hit) == 1
         x, y, w, h = hit[0]
         assert 0.8 <= w / h <= 1.25 and x + w <= 480 and y + h <= 640
+
+
+@needs_model
+def test_fine_search_drops_specks_far_smaller_than_the_dice_found():
+    """The tile pass may find floor specks (carpet, crumbs); with three or more dice found on
+    the whole frame, a tile find under half their size is not one of this photo's dice."""
+    from vision.detect import Detections
+
+    class Seen(Detector):
+        def detect(self, frame_bgr, small=None):     # the whole-frame pass: three 50 px dice
+            boxes = ((100, 100, 50, 50), (200, 100, 50, 50), (300, 100, 50, 50))
+            return Detections(boxes, (0.9, 0.9, 0.9), False, 0.0)
+
+        def maps(self, tile):                          # every tile: one 12 px and one 40 px find
+            heat = np.zeros((60, 80), np.float32)
+            size = np.zeros((2, 60, 80), np.float32)
+            heat[40, 60], size[:, 40, 60] = 0.9, math.log(24 / 16.0)   # 12 px in the tile's frame
+            heat[20, 20], size[:, 20, 20] = 0.8, math.log(80 / 16.0)   # 40 px
+            return heat, size, np.zeros((60, 80), np.float32)
+
+    found = Seen().detect_fine(np.zeros((480, 640, 3), np.uint8))
+    extra = found.boxes[3:]
+    assert extra and all(max(b[2:]) >= 25 for b in extra)

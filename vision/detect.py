@@ -202,10 +202,14 @@ class Detector:
         # it is about as large and surer (better placed); elsewhere the surest tile dice join
         kept = list(zip(whole.boxes, whole.scores))
         n_whole = len(kept)
+        # when the frame pass found several dice, a tile die far smaller than them is a speck
+        # of the floor (a top-down photo shows its dice at about one size)
+        least = 0.5 * float(np.median([max(b[2:]) for b in whole.boxes])) if n_whole >= 3 else 0
         for box, sc in sorted(cands[n_whole:], key=lambda c: -c[1]):
             hits = [i for i, (k, _) in enumerate(kept) if same_die(box, k)]
             if not hits:
-                kept.append((box, sc))
+                if max(box[2:]) >= least:
+                    kept.append((box, sc))
             elif len(hits) == 1 and hits[0] < n_whole:
                 k, ksc = kept[hits[0]]
                 ratio = max(k[2:]) / max(max(box[2:]), 1)
