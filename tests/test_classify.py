@@ -11,7 +11,6 @@ from vision.crops import SyntheticDice, negative_crop
 from vision.dicesets import SET_IDS, load
 from vision.faceart import draw_face
 
-
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
 # the test still runs and reports xfail with the figure instead of hiding the shortfall.
 KNOWN_WEAK = {"tally-up": "tally-up model (threshold 0.97) abstains on some faces, mostly the "
@@ -122,7 +121,7 @@ def test_a_die_gets_its_own_lower_threshold_only_when_its_readings_are_safe():
     conf = rng.uniform(0.6, 1.0, n)
     read_face = truth_face.copy()
     wrong = (truth_die == 1) & (conf < 0.9) & (rng.random(n) < 0.3)
-    other = [faces.index(f) for f in ds.dice[1].faces if f != ds.dice[1].faces[0]][0]
+    other = next(faces.index(f) for f in ds.dice[1].faces if f != ds.dice[1].faces[0])
     read_face[wrong] = other
 
     def predict(_arr):

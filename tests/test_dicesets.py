@@ -1,5 +1,7 @@
 """The dice sets are data: every shipped file loads, matches games.md, and bad files say why."""
 
+from pathlib import Path
+
 import pytest
 
 from vision.dicesets import SET_IDS, DiceSetError, load, parse
@@ -70,7 +72,7 @@ def test_bad_dice_set_names_the_key(mutate, message):
 
 
 def test_edited_layout_is_used_without_code_changes(tmp_path):
-    text = (load("tally-up").path and open(load("tally-up").path).read())
+    text = Path(load("tally-up").path).read_text()
     text = text.replace('faces = ["star", "100", "100", "100", "100", "(100)"]',
                         'faces = ["star", "star", "100", "100", "(100)", "(100)"]')
     path = tmp_path / "my-tally.toml"

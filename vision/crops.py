@@ -241,7 +241,7 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
     half = c / 2.0
 
     def px(u: float, v: float) -> tuple[int, int]:
-        return int(round((half + u * half) * 16)), int(round((half + v * half) * 16))
+        return round((half + u * half) * 16), round((half + v * half) * 16)
 
     out: list[tuple[np.ndarray, tuple | None]] = []
     m = np.zeros((c, c), np.uint8)
@@ -267,12 +267,12 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
         text = face.text
         font = rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX,
                            cv2.FONT_HERSHEY_TRIPLEX]) if jitter else cv2.FONT_HERSHEY_DUPLEX
-        thick = max(1, int(round(c * j(0.035, 0.06))))
-        (tw, th), base = cv2.getTextSize(text, font, 1.0, thick)
+        thick = max(1, round(c * j(0.035, 0.06)))
+        (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
         big = face.mark == "text" and not face.circle   # printed as large as the face allows
         width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05)
         scale = min(width_frac * half / tw, (0.9 if big else 0.75) * half / th)
-        (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+        (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
         org = (int(half - tw / 2), int(half + th / 2))
         cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
     elif face.mark == "light":

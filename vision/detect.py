@@ -84,10 +84,10 @@ def decode(heat: np.ndarray, size: np.ndarray, frame_w: int, frame_h: int,
         # sizes are learned in pixels of a 640x480 frame: scale them to this frame
         w = float(np.exp(size[0, r, c])) * SIZE_UNIT * frame_w / FRAME_W
         h = float(np.exp(size[1, r, c])) * SIZE_UNIT * frame_h / FRAME_H
-        x0 = int(round(max(0.0, cx - w / 2)))
-        y0 = int(round(max(0.0, cy - h / 2)))
-        x1 = int(round(min(float(frame_w), cx + w / 2)))
-        y1 = int(round(min(float(frame_h), cy + h / 2)))
+        x0 = round(max(0.0, cx - w / 2))
+        y0 = round(max(0.0, cy - h / 2))
+        x1 = round(min(float(frame_w), cx + w / 2))
+        y1 = round(min(float(frame_h), cy + h / 2))
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
         # one die, one box: a weaker peak whose box mostly covers a surer one's, or whose
@@ -175,9 +175,9 @@ class Detector:
         cands = list(zip(whole.boxes, whole.scores))
         tw, th = w / 2.0, h / 2.0
         step_x, step_y = tw * (1 - overlap), th * (1 - overlap)
-        xs = sorted({int(round(min(i * step_x, w - tw))) for i in range(int(np.ceil((w - tw)
+        xs = sorted({round(min(i * step_x, w - tw)) for i in range(int(np.ceil((w - tw)
                                                                                    / step_x)) + 1)})
-        ys = sorted({int(round(min(i * step_y, h - th))) for i in range(int(np.ceil((h - th)
+        ys = sorted({round(min(i * step_y, h - th)) for i in range(int(np.ceil((h - th)
                                                                                    / step_y)) + 1)})
         for y0 in ys:
             for x0 in xs:

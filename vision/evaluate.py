@@ -241,8 +241,8 @@ def format_report(r: dict) -> str:
         out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
                    f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}")
     if r.get("rendered_photo"):
-        out += ["", "The same scenes read as `dicetray recognize` reads a photo (tile search, "
-                "four turns):", head]
+        out += ["", ("The same scenes read as `dicetray recognize` reads a photo (tile search, "
+                     "four turns):"), head]
         for s, f in r["rendered_photo"].items():
             out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}"
                        f"{f['precision']:>9.2%}{f['face_accuracy']:>10.2%}"

@@ -200,7 +200,7 @@ def real_d6(realdice: Path, split: str, copies: int, seed: int, size: int = INPU
             for rc in reader(realdice / sub, size=size, **kw):
                 if rc.split != split:
                     continue
-                for k in range(REAL_WEIGHT.get(rc.source, 1) if c else 1):
+                for _ in range(REAL_WEIGHT.get(rc.source, 1) if c else 1):
                     crop = rc.crop
                     if c and rng.random() < RECOLOUR_SHARE:
                         crop = recolour_crop(crop, rng)
@@ -295,14 +295,12 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
     swrong = (sd != hd) | (sf != hf)       # every not-a-die crop read as a die is wrong
     conf, wrong = sconf[is_die], swrong[is_die]
     threshold = least_safe(conf, wrong, int(0.002 * len(conf)))
-    gd = grd = gconf = gwrong = None
+    die_thresholds = {}
     if held_rendered is not None:
         gx, gd, gf = held_rendered
         grd, grf, gconf = joint_read(*predict(gx))
         gwrong = (grd != gd) | (grf != gf)
         threshold = max(threshold, least_safe(gconf, gwrong, 0))
-    die_thresholds = {}
-    if held_rendered is not None:
         for j, die in enumerate(dice):
             mine_r, mine_s = grd == j, sd == j
             if mine_r.sum() < 150:

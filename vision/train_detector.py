@@ -46,7 +46,7 @@ def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
         cx, cy = (x + w / 2) / cw - 0.5, (y + h / 2) / ch - 0.5
         sigma = max(0.6, min(w / cw, h / ch) / 5.0)
         g = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma ** 2))
-        ci, cj = int(round(cy)), int(round(cx))
+        ci, cj = round(cy), round(cx)
         if not (0 <= ci < OUT_H and 0 <= cj < OUT_W):
             continue
         g[ci, cj] = 1.0
