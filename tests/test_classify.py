@@ -153,3 +153,22 @@ def test_per_die_thresholds_are_used_and_an_explicit_threshold_overrides_them(tm
     strict = FaceClassifier("d6", models_dir=tmp_path, threshold=0.999999)
     assert strict.classify([strict.crop(img, (20, 20, 60, 60))])[0].face is None
 
+
+
+def test_a_die_in_doubt_is_read_again_at_four_turns_with_its_own_threshold(tmp_path):
+    import shutil
+
+    onnx_path, meta_path = model_paths("d6")
+    shutil.copy(onnx_path, tmp_path / onnx_path.name)
+    meta = json.loads(meta_path.read_text())
+    meta["threshold"], meta["die_thresholds"] = 0.999999, {}
+    meta["turned"] = {"threshold": 0.5, "die_thresholds": {}}
+    (tmp_path / meta_path.name).write_text(json.dumps(meta))
+    clf = FaceClassifier("d6", models_dir=tmp_path)
+    img = np.full((100, 300, 3), (40, 90, 30), np.uint8)
+    img[20:80, 20:80] = draw_face(load("d6"), "d6", "3", 60)
+    img[20:80, 200:260] = draw_face(load("d6"), "d6", "6", 60)
+    boxes = [(20, 20, 60, 60), (200, 20, 60, 60)]
+    assert [r.face for r in clf.read_boxes(img, boxes)] == [None, None]
+    assert [r.face for r in clf.read_boxes(img, boxes, retry=True)] == ["3", "6"]
+    assert [r.face for r in clf.classify([clf.crop(img, b) for b in boxes], turns=4)] == ["3", "6"]

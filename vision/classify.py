@@ -163,7 +163,8 @@ class FaceClassifier:
         return out
 
     def read_boxes(self, frame_bgr: np.ndarray, boxes, check_small: float = 0.8,
-                   check_large: float = 1.3, turns: int = 1) -> list[CropReading]:
+                   check_large: float = 1.3, turns: int = 1,
+                   retry: bool = False) -> list[CropReading]:
         """Crop every box of a frame and classify them in one batch.
 
         Dice of one set are all about the same size in a frame. A box clearly smaller than the
@@ -171,6 +172,9 @@ class FaceClassifier:
         pip of a 4 looks like a 1); one clearly larger (over ``check_large``) may hold two dice
         (two 3s look like a 6). Such a box is read a second time at the median size, in the
         same batch, and its face is kept only when both readings agree.
+        ``retry`` (read once, ``turns`` 1): a die of a usual size that the one read abstained
+        on is read again at ``TURNS`` turns, with the thresholds set for that (the camera loop
+        does this on still frames: it costs only the dice in doubt).
         """
         if not boxes:
             return []
@@ -192,4 +196,11 @@ class FaceClassifier:
                 out[i] = CropReading(first.die, None, min(first.confidence, second.confidence),
                                      first.face_confidence, first.die_confidence,
                                      first.not_a_die)
+        if retry and turns == 1:
+            doubt = [i for i, r in enumerate(out)
+                     if r.face is None and r.not_a_die <= 0.5 and i not in again]
+            for i, r in zip(doubt, self.classify([crops[i] for i in doubt], TURNS)
+                            if doubt else []):
+                if r.face is not None:
+                    out[i] = r
         return out

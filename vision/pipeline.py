@@ -23,6 +23,8 @@ from vision.detect import NET_H, NET_W, Detector, motion
 from vision.dicesets import DiceSet, load
 from vision.types import DieReading, FrameReading
 
+STILL = 0.05   # motion (percent of the thumbnail changed) under which a frame is still
+
 
 class Recognizer:
     """Reads frames of one dice set: detection, then one batched classifier call.
@@ -66,13 +68,14 @@ class Recognizer:
             # may show dice at different distances
             readings = self.classifier.read_boxes(frame_bgr, found.boxes,
                                                   check_small=0.0 if fine else 0.8,
-                                                  turns=TURNS if fine else 1)
+                                                  turns=TURNS if fine else 1,
+                                                  retry=moved < STILL)
             for box, r in zip(found.boxes, readings):
                 if r.not_a_die > 0.5:
                     continue
                 dice.append(DieReading(*box, r.die, r.face, r.confidence))
         boxes = [(d.x, d.y, d.w, d.h) for d in dice]
-        hand = found.hand or self.tray.foreign(small, boxes, still=moved < 0.05,
+        hand = found.hand or self.tray.foreign(small, boxes, still=moved < STILL,
                                                frame_size=frame_bgr.shape[1::-1])
         return FrameReading(tuple(dice), hand, moved, not dice and not hand)
 
