@@ -33,7 +33,7 @@ from vision.dicesets import DiceSet, load
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
 
-TURNS = 4   # a crop read at 0, 90, 180 and 270 degrees (still photos)
+TURNS = 4   # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
 
 
 class ModelError(RuntimeError):
@@ -143,7 +143,8 @@ class FaceClassifier:
     def classify(self, crops, turns: int = 1) -> list[CropReading]:
         """Read a batch of crops (from :meth:`crop`) in one model call. ``turns`` 4 (``TURNS``)
         reads each crop at four turns and averages: surer and more often right, four times
-        the work (for still photos; the camera loop has the next frames instead)."""
+        the work (photos; in the camera loop only the dice in doubt, see :meth:`read_boxes`).
+        """
         die_p, face_p = self.probabilities(crops, turns)
         threshold, per_die = self._cuts.get(turns, self._cuts[1])
         out = []
