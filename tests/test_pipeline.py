@@ -108,3 +108,18 @@ def test_a_photo_of_any_size_is_read_in_its_own_pixels():
     for a, b in zip(sorted(base, key=key), sorted(big, key=key)):
         assert abs(b.x + b.w / 2 - 2 * (a.x + a.w / 2)) <= 8
         assert abs(b.w - 2 * a.w) <= 0.15 * b.w
+
+
+def test_a_close_up_photo_of_huge_dice_is_read_whole_not_as_pips():
+    """Dice of 170 px in a 640x480 photo are beyond what the detector sees at once (it boxes
+    their pips); the photo read shrinks the photo to find them, and reads each die once."""
+    rec = _recognizer(load("d6"))
+    rng = np.random.default_rng(180)
+    ds = load("d6")
+    style = random_style(rng, die_px=(170, 175))
+    frame, labels = compose(ds, place_dice(ds, [("d6", "5"), ("d6", "2")], rng, style), rng,
+                            style)
+    photo = rec.read(frame, fine=True).dice
+    pairs = match(labels, photo)
+    assert len(photo) == len(labels) and all(k is not None for _, k in pairs)
+    assert all(photo[k].face == labels[i]["face"] for i, k in pairs)

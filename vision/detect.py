@@ -38,6 +38,7 @@ NET_W, NET_H = 320, 240   # network input
 STRIDE = 4                 # output cell size in network pixels
 SIZE_UNIT = 16.0           # box sizes are regressed as log(size / SIZE_UNIT), frame pixels
 FRAME_W, FRAME_H = 640, 480  # the frame size the box sizes are learned in (any other is scaled)
+HUGE = 75.0                # photos: dice over HUGE x shrink px are looked for shrunk 2 and 4 x
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,26 @@ class Detector:
                     kept[hits[0]] = (box, sc)
         return Detections(tuple(b for b, _ in kept), tuple(s for _, s in kept), whole.hand,
                           whole.hand_share)
+
+    def huge_candidates(self, frame_bgr: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """Boxes of dice too large for the net (over about 140 px of a 640x480 frame, as in a
+        close-up photo), which ``detect`` finds only as pips: the photo read again shrunk 2
+        and 4 times (into a canvas of its own size), keeping dice over ``HUGE`` times the
+        shrink. Only candidates: a cluster of smaller dice can look like one huge die at that
+        scale, so the caller checks them (``vision.pipeline.Recognizer.read``)."""
+        h, w = frame_bgr.shape[:2]
+        canvas = np.empty_like(frame_bgr)
+        canvas[:] = frame_bgr.reshape(-1, frame_bgr.shape[2]).mean(axis=0)
+        out = []
+        for shrink in (2, 4):
+            canvas[:h // shrink, :w // shrink] = cv2.resize(
+                frame_bgr, (w // shrink, h // shrink), interpolation=cv2.INTER_AREA)
+            for bx, by, bw, bh in self.detect(canvas).boxes:
+                x, y = bx * shrink, by * shrink
+                bw, bh = min(bw * shrink, w - x), min(bh * shrink, h - y)
+                if max(bw, bh) >= HUGE * shrink * w / FRAME_W and bw > 0 and bh > 0:
+                    out.append((x, y, bw, bh))
+        return out
 
     def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The raw outputs: heat (H x W), size (2 x H x W), hand (H x W), all 0..1 but size."""

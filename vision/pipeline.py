@@ -74,10 +74,30 @@ class Recognizer:
                 if r.not_a_die > 0.5:
                     continue
                 dice.append(DieReading(*box, r.die, r.face, r.confidence))
+        if fine:
+            dice = self._huge_dice(frame_bgr, dice)
         boxes = [(d.x, d.y, d.w, d.h) for d in dice]
         hand = found.hand or self.tray.foreign(small, boxes, still=moved < STILL,
                                                frame_size=frame_bgr.shape[1::-1])
         return FrameReading(tuple(dice), hand, moved, not dice and not hand)
+
+
+    def _huge_dice(self, frame_bgr: np.ndarray, dice: list[DieReading]) -> list[DieReading]:
+        """Photos: a die too large for the detector (``Detector.huge_candidates``) replaces
+        what was found on it when that was no die read for sure (its pips, abstained on or
+        called not-a-die) and the classifier reads the large box for sure. Dice read for sure
+        under a candidate mean it is a cluster of dice, and they stand."""
+        for box in self.detector.huge_candidates(frame_bgr):
+            x, y, w, h = box
+            inside = [d for d in dice if x <= d.centre[0] <= x + w and y <= d.centre[1] <= y + h]
+            if any(d.face is not None for d in inside):
+                continue
+            r = self.classifier.read_boxes(frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
+            if r.face is None or r.not_a_die > 0.5:
+                continue
+            dice = [d for d in dice if d not in inside] + [DieReading(*box, r.die, r.face,
+                                                                      r.confidence)]
+        return dice
 
 
 class TrayModel:
