@@ -22,6 +22,7 @@ import numpy as np
 
 from vision.crops import rune55_split
 from vision.dicesets import load
+from vision.types import closest_pairs
 
 HELDOUT_SEED = 777_000_000
 
@@ -36,12 +37,7 @@ def match(labels, found) -> list[tuple[int, int | None]]:
         for k, d in enumerate(found):
             if d.x <= cx <= d.x + d.w and d.y <= cy <= d.y + d.h:
                 cand.append((abs(d.x + d.w / 2 - cx) + abs(d.y + d.h / 2 - cy), i, k))
-    hit: dict[int, int] = {}
-    used: set[int] = set()
-    for _dist, i, k in sorted(cand):
-        if i not in hit and k not in used:
-            hit[i] = k
-            used.add(k)
+    hit = closest_pairs(cand)
     return [(i, hit.get(i)) for i in range(len(labels))]
 
 

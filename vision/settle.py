@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from vision.types import DieReading, FrameReading, SettledRoll
+from vision.types import DieReading, FrameReading, SettledRoll, closest_pairs
 
 STATUSES = ("empty", "moving", "hand", "settling", "settled", "waiting_pickup", "unsure")
 
@@ -142,13 +142,7 @@ def _nearest(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> dict[int, 
             dist = abs(ex - cx) + abs(ey - cy)
             if dist <= tol:
                 cand.append((dist, i, j))
-    out: dict[int, int] = {}
-    used: set[int] = set()
-    for _dist, i, j in sorted(cand):
-        if i not in out and j not in used:
-            out[i] = j
-            used.add(j)
-    return out
+    return closest_pairs(cand)
 
 
 def _same_roll(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> bool:

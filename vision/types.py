@@ -77,3 +77,18 @@ class SettledRoll:
     def specs(self) -> list[str]:
         """The ``die:face`` strings of the read dice (for a roll event)."""
         return [d.spec for d in self.dice if d.read]
+
+
+def closest_pairs(candidates) -> dict[int, int]:
+    """One-to-one pairs {i: j} from (distance, i, j) candidates, the closest taken first.
+
+    >>> closest_pairs([(3.0, 0, 0), (1.0, 1, 0), (2.0, 0, 1)])
+    {1: 0, 0: 1}
+    """
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for _dist, i, j in sorted(candidates):
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
