@@ -787,7 +787,7 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
     ``"replay:DIR"`` (or a video), ``"sim"`` / ``"sim:SET"`` (the simulated tray with that dice
     set, default ``dice_set``), ``"auto"`` (the Pi camera if there is one, else OpenCV camera
     0 if it delivers a frame, else the simulated tray). ``camera`` is a
-    :class:`tray.config.CameraConfig`: its Pi camera settings are used, and its tray ``crop``
+    :class:`tray.table.config.CameraConfig`: its Pi camera settings are used, and its tray ``crop``
     and ``software_gains`` are applied to the frames of every source (:class:`Adjusted`).
     ``realtime=False`` makes replays and the simulated tray run as fast as they are read.
 
@@ -854,7 +854,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     camera = None
     if args.config:
-        from tray.config import ConfigError, load_config
+        from tray.table.config import ConfigError, load_config
         try:
             camera = load_config(args.config).camera
         except ConfigError as exc:

@@ -118,7 +118,7 @@ def run_checks(config_path: str | None = None) -> list[Check]:
     env = display_env()
     checks.append(Check("screen", None, "desktop session (X11/Wayland)" if not env else
                         "no desktop: pygame draws through KMS/DRM (SDL_VIDEODRIVER=kmsdrm)"))
-    from tray.config import ConfigError, default_path, load_config
+    from tray.table.config import ConfigError, default_path, load_config
     path = Path(config_path).expanduser() if config_path else default_path()
     try:
         cfg = load_config(path)

@@ -1,11 +1,12 @@
-"""What presses, keys, taps and settled rolls mean (tray/actions.py), driven with an injected
+"""What presses, keys, taps and settled rolls mean (tray/table/actions.py), driven with an injected
 clock: no real time passes in these tests."""
 
 from __future__ import annotations
 
 import pytest
 
-from tray.actions import (
+from tray.rules.engine import action, roll
+from tray.table.actions import (
     ButtonMapper,
     MemoryJournal,
     StartMenu,
@@ -15,7 +16,6 @@ from tray.actions import (
     handle_tap,
     press_plan,
 )
-from tray.engine import action, roll
 from vision.types import DieReading, SettledRoll
 
 
@@ -230,7 +230,7 @@ def test_unread_die_fixed_with_the_button():
 
 def test_candidates_put_the_awaited_dice_first():
     layout = {"red": ["star", "200"], "blue": ["star", "100"], "up": ["+1", "x2"]}
-    from tray.engine import RollSpec
+    from tray.rules.engine import RollSpec
 
     spec = RollSpec(0, 2, "tally-up", dice=("red", "blue"))
     assert candidates_for(layout, None, spec, ["red:200"])[:2] == ("blue:star", "blue:100")
@@ -346,11 +346,11 @@ def test_start_menu_options_step_through_allowed_values():
 def test_docstring_examples_run():
     import doctest
 
-    import tray.actions
-    import tray.view
+    import tray.screen.view
+    import tray.table.actions
 
-    assert doctest.testmod(tray.actions).failed == 0
-    assert doctest.testmod(tray.view).failed == 0
+    assert doctest.testmod(tray.table.actions).failed == 0
+    assert doctest.testmod(tray.screen.view).failed == 0
 
 
 def test_long_press_with_nothing_to_decide_undoes_after_a_second_one():

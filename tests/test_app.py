@@ -1,4 +1,4 @@
-"""The app loop (tray/app.py) driven by a scripted frame source and ButtonPress events, with
+"""The app loop (tray/table/app.py) driven by a scripted frame source and ButtonPress events, with
 an injected clock: no real time passes."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 from hardware.buttons import ButtonPress
-from tray.actions import Table
-from tray.app import Session, main_play, resume_offer
-from tray.journal import Journal
+from tray.rules.journal import Journal
+from tray.table.actions import Table
+from tray.table.app import Session, main_play, resume_offer
 from vision.types import DieReading, FrameReading
 
 
@@ -207,7 +207,7 @@ def test_bad_config_names_the_key_and_exits_2(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv", [["--game", "nope"]])
 def test_demo_rejects_unknown_game(argv):
-    from tray.app import main_demo
+    from tray.table.app import main_demo
 
     with pytest.raises(SystemExit) as exc:
         main_demo(argv)
@@ -215,14 +215,14 @@ def test_demo_rejects_unknown_game(argv):
 
 
 def test_demo_rejects_bad_player_count(capsys):
-    from tray.app import main_demo
+    from tray.table.app import main_demo
 
     assert main_demo(["--game", "rollers", "--players", "9", "--headless"]) == 2
     assert "2 to 5 players" in capsys.readouterr().err
 
 
 def test_leds_show_who_is_awaited_not_what_they_chose(tmp_path):
-    from tray.app import led_states
+    from tray.table.app import led_states
 
     s = make_session(tmp_path, "tally-up", ["Ana", "Ben", "Cy"], [])
     assert led_states(s.table) == [True, False, False]         # Ana rolls
@@ -236,7 +236,7 @@ def test_leds_show_who_is_awaited_not_what_they_chose(tmp_path):
 
 def test_play_keys_go_through_the_button_queue(tmp_path):
     from hardware.buttons import KeyboardButtons
-    from tray.app import play_key
+    from tray.table.app import play_key
 
     s = make_session(tmp_path, "toss-up", ["Ana", "Ben"], [])
     s.keys = KeyboardButtons(s.events, players=2, clock=lambda: 0.0)
@@ -250,7 +250,7 @@ def test_play_keys_go_through_the_button_queue(tmp_path):
 
 
 def test_play_key_t_throws_on_the_simulated_tray(tmp_path):
-    from tray.app import play_key
+    from tray.table.app import play_key
 
     class Tray(ScriptedSource):
         thrown = None
@@ -265,7 +265,7 @@ def test_play_key_t_throws_on_the_simulated_tray(tmp_path):
 
 
 def test_enter_on_the_end_screen_is_a_rematch(tmp_path):
-    from tray.app import play_key
+    from tray.table.app import play_key
 
     s = make_session(tmp_path, "bank", ["Ana", "Ben"], [])
     s.table.roll(["d6:2", "d6:3"], 0.0)

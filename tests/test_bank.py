@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tray.engine import RuleError, action, check_roll, roll
-from tray.games import bank
+from tray.rules.engine import RuleError, action, check_roll, roll
+from tray.rules.games import bank
 
 LAYOUT = {"d6": ["1", "2", "3", "4", "5", "6"]}
 PLAYERS = ["Ann", "Ben", "Cy"]

@@ -1,4 +1,4 @@
-"""tray/calibrate.py: finding the tray, gains, the Pi camera's settling, the whole command."""
+"""tray/table/calibrate.py: finding the tray, gains, the Pi camera's settling, the whole command."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from tray import calibrate
-from tray.calibrate import (
+from tray.table import calibrate
+from tray.table.calibrate import (
     CalibrationError,
     check_placed_dice,
     converge_picamera,
@@ -18,7 +18,7 @@ from tray.calibrate import (
     felt_gains,
     find_tray,
 )
-from tray.config import load_config
+from tray.table.config import load_config
 from vision.types import DieReading, FrameReading
 
 FELT = (60, 120, 40)          # BGR green felt

@@ -24,7 +24,7 @@ from hardware.camera import (
     SimulatedTray,
     open_source,
 )
-from tray.config import CameraConfig
+from tray.table.config import CameraConfig
 
 
 def level(frame) -> int:

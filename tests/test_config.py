@@ -1,4 +1,4 @@
-"""tray/config.py: defaults, the example file, errors that name the key and the fix."""
+"""tray/table/config.py: defaults, the example file, errors that name the key and the fix."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tray.config import ConfigError, load_config, parse_config, update_table
+from tray.table.config import ConfigError, load_config, parse_config, update_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,7 +129,7 @@ def test_update_table_creates_file_and_refuses_bad_values(tmp_path):
 
 def test_parse_config_game_options_checked_against_engine():
     try:
-        from tray.games import get
+        from tray.rules.games import get
         opts = dict(get("bank").OPTIONS)
     except (ImportError, AttributeError, ValueError):
         pytest.skip("the bank engine is not on main yet")
@@ -143,5 +143,5 @@ def test_parse_config_game_options_checked_against_engine():
 def test_docstring_examples():
     import doctest
 
-    import tray.config
-    assert doctest.testmod(tray.config).failed == 0
+    import tray.table.config
+    assert doctest.testmod(tray.table.config).failed == 0

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from tray import engine
-from tray.engine import RuleError
-from tray.games import diced_out as g
+from tray.rules import engine
+from tray.rules.engine import RuleError
+from tray.rules.games import diced_out as g
 from vision import dicesets
 
 LAYOUT = dicesets.load("d6").layout()

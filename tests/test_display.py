@@ -9,9 +9,9 @@ import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
-from tray.actions import MemoryJournal, StartMenu, Table
-from tray.display import Display, parse_size
-from tray.view import SetupView, build_view
+from tray.screen.display import Display, parse_size
+from tray.screen.view import SetupView, build_view
+from tray.table.actions import MemoryJournal, StartMenu, Table
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_screenshots_command_draws_every_screen_of_a_game(tmp_path, capsys):
 
 
 def test_screenshots_rejects_a_bad_size(capsys):
-    from tray.screenshots import main
+    from tray.screen.screenshots import main
 
     assert main(["--size", "huge"]) == 2
     assert "WIDTHxHEIGHT" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tray.engine import RollSpec, RuleError, action, check_roll, parse_die, roll, winners
+from tray.rules.engine import RollSpec, RuleError, action, check_roll, parse_die, roll, winners
 from vision.dicesets import load
 
 LAYOUT = load("tally-up").layout()

@@ -8,8 +8,15 @@ import os
 
 import pytest
 
-from tray.engine import RuleError, action, roll
-from tray.journal import Journal, JournalError, find_unfinished, journal_path, main_replay, replay
+from tray.rules.engine import RuleError, action, roll
+from tray.rules.journal import (
+    Journal,
+    JournalError,
+    find_unfinished,
+    journal_path,
+    main_replay,
+    replay,
+)
 
 LAYOUT = {"d6": ["1", "2", "3", "4", "5", "6"]}
 PLAYERS = ["Ann", "Ben", "Cy"]
@@ -278,9 +285,9 @@ def test_replay_command_exits_1_on_a_damaged_journal(tmp_path, capsys):
 def test_docstring_examples_run():
     import doctest
 
-    import tray.journal
-    import tray.playthrough
+    import tray.rules.journal
+    import tray.rules.playthrough
 
-    for module in (tray.journal, tray.playthrough):
+    for module in (tray.rules.journal, tray.rules.playthrough):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__

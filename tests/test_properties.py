@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tray import games
-from tray.engine import RuleError
-from tray.journal import Journal, replay
-from tray.playthrough import choose, default_layout, throw
+from tray.rules import games
+from tray.rules.engine import RuleError
+from tray.rules.journal import Journal, replay
+from tray.rules.playthrough import choose, default_layout, throw
 
 MAX_EVENTS = 5000
 SUMMARY_KEYS = {"game", "players", "round", "active", "finished", "winner"}
@@ -183,7 +183,7 @@ def check_journal(game_id, setup, events, states):
     correction of a random roll: accepted -> replay agrees; refused -> nothing written."""
     rng = random.Random(setup["seed"] + 2)
     detour_at = rng.randrange(len(events)) if events else -1
-    with tempfile.TemporaryDirectory() as tmp, mock.patch("tray.journal.os.fsync"):
+    with tempfile.TemporaryDirectory() as tmp, mock.patch("tray.rules.journal.os.fsync"):
         path = Path(tmp) / "game.jsonl"
         j = Journal.create(path, game_id, setup["players"], setup["options"],
                            default_layout(game_id))
@@ -252,7 +252,7 @@ def test_the_engine_module_has_the_interface(game_id):
 
 
 def test_play_is_deterministic_for_a_seed():
-    from tray.playthrough import play
+    from tray.rules.playthrough import play
 
     a = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=5)
     assert a == play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=5)
@@ -260,7 +260,7 @@ def test_play_is_deterministic_for_a_seed():
 
 
 def test_throw_takes_distinct_dice_from_choose_from_and_faces_from_the_layout():
-    from tray.engine import RollSpec, check_roll, parse_die
+    from tray.rules.engine import RollSpec, check_roll, parse_die
 
     layout = {"red": ["star", "200"], "blue": ["100"], "green": ["150"], "up": ["x2"]}
     spec = RollSpec(roller=0, count=3, dice_set="tally-up",
@@ -274,7 +274,7 @@ def test_throw_takes_distinct_dice_from_choose_from_and_faces_from_the_layout():
 
 
 def test_choose_takes_table_actions_only_when_asked_or_when_nothing_else_can_happen():
-    from tray.engine import Decision, Expect, RollSpec, action
+    from tray.rules.engine import Decision, Expect, RollSpec, action
 
     end = action(-1, "end_game")
     table = Decision(player=-1, actions=("end_game",), choices=(end,), default=end)
@@ -290,7 +290,7 @@ def test_choose_takes_table_actions_only_when_asked_or_when_nothing_else_can_hap
 
 
 def test_choose_follows_the_default_at_the_default_rate():
-    from tray.engine import Decision, Expect, action
+    from tray.rules.engine import Decision, Expect, action
 
     options = tuple(action(0, "mark", number=n) for n in range(2, 13))
     d = Decision(player=0, actions=("mark",), choices=options, default=options[-1])
@@ -302,7 +302,7 @@ def test_choose_follows_the_default_at_the_default_rate():
 
 
 def test_format_playthrough_lists_every_event_with_what_follows():
-    from tray.playthrough import format_playthrough, play
+    from tray.rules.playthrough import format_playthrough, play
 
     events = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=4)
     text = format_playthrough("bank", {"players": ["Ann", "Ben"], "options": {"rounds": 10},

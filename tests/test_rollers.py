@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from tray import engine
-from tray.engine import RuleError
-from tray.games import rollers as g
+from tray.rules import engine
+from tray.rules.engine import RuleError
+from tray.rules.games import rollers as g
 from vision import dicesets
 
 LAYOUT = dicesets.load("rollers").layout()

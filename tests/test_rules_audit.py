@@ -3,7 +3,7 @@
 The scenarios below were written from ``/work/shared/games.md`` and the rulebooks in
 ``/work/shared/rules/`` before the engines' code was read; every engine is driven only through
 its public interface (``new_game``, ``expect``, ``apply``, ``summary``, events made with
-``tray.engine.roll`` / ``tray.engine.action``). A test marked ``xfail(strict=True)`` records a
+``tray.rules.engine.roll`` / ``tray.rules.engine.action``). A test marked ``xfail(strict=True)`` records a
 discrepancy with games.md in an engine its author is still working on: it flips to a pass (and
 then, being strict, to a failure that asks for the marker to be removed) once fixed.
 """
@@ -14,8 +14,8 @@ import copy
 
 import pytest
 
-from tray.engine import RuleError, action, roll
-from tray.games import get
+from tray.rules.engine import RuleError, action, roll
+from tray.rules.games import get
 from vision.dicesets import load
 
 SUMMARY_KEYS = {"game", "players", "round", "active", "finished", "winner"}

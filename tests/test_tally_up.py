@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from tray.engine import RuleError, action, roll
-from tray.games import get
-from tray.games import tally_up as T
+from tray.rules.engine import RuleError, action, roll
+from tray.rules.games import get
+from tray.rules.games import tally_up as T
 from vision.dicesets import load
 
 LAYOUT = load("tally-up").layout()

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from tray.engine import RuleError, action
-from tray.games import get
-from tray.games import toss_up as U
+from tray.rules.engine import RuleError, action
+from tray.rules.games import get
+from tray.rules.games import toss_up as U
 from vision.dicesets import load
 
 LAYOUT = load("toss-up").layout()

@@ -1,12 +1,12 @@
-"""What the screen shows, checked through the view model it draws (tray/view.py)."""
+"""What the screen shows, checked through the view model it draws (tray/screen/view.py)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
 
-from tray.actions import MemoryJournal, Table
-from tray.view import build_view, game_facts
+from tray.screen.view import build_view, game_facts
+from tray.table.actions import MemoryJournal, Table
 from vision.types import DieReading, SettledRoll
 
 

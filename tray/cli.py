@@ -17,14 +17,14 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("tray.app", "main_demo", "a whole game on the simulated tray"),
-    "play": ("tray.app", "main_play", "run the table: camera, buttons and screen"),
-    "calibrate": ("tray.calibrate", "main", "find the tray, fix exposure and white balance"),
-    "replay": ("tray.journal", "main_replay", "print the state a game journal leads to"),
+    "demo": ("tray.table.app", "main_demo", "a whole game on the simulated tray"),
+    "play": ("tray.table.app", "main_play", "run the table: camera, buttons and screen"),
+    "calibrate": ("tray.table.calibrate", "main", "find the tray, fix exposure and white balance"),
+    "replay": ("tray.rules.journal", "main_replay", "print the state a game journal leads to"),
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
     "eval": ("vision.cli", "main_eval", "accuracy figures of the vision pipeline"),
     "bench": ("vision.cli", "main_bench", "speed figures of the vision pipeline"),
-    "screenshots": ("tray.screenshots", "main", "draw every screen of every game to PNG files"),
+    "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
     "train": ("vision.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
 }
 

@@ -11,7 +11,7 @@ the fix, a TOML syntax error names the line, and unknown keys are reported rathe
 >>> parse_config({"pins": {"buttons": [17, 99]}})
 Traceback (most recent call last):
 ...
-tray.config.ConfigError: pins.buttons[1] = 99: GPIO pins are 0..27; set it to a free pin like 27
+tray.table.config.ConfigError: pins.buttons[1] = 99: GPIO pins are 0..27; set it to a free pin like 27
 
 Calibration writes its results back into the ``[camera]`` table, keeping the rest of the file
 (comments included) as it was: :func:`update_table`.
@@ -376,7 +376,7 @@ def _source(v, fail) -> str:
 def _engine_options(game_id: str) -> dict | None:
     """The engine's OPTIONS (name -> default), or None while the engine is not available."""
     try:
-        from tray.games import get
+        from tray.rules.games import get
         return dict(get(game_id).OPTIONS)
     except (ImportError, AttributeError, ValueError):  # engine not on main yet
         return None

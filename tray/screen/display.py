@@ -1,4 +1,4 @@
-"""The pygame-ce screen: it only draws a view (tray/view.py) of the state.
+"""The pygame-ce screen: it only draws a view (tray/screen/view.py) of the state.
 
 Everything is drawn on an 800x480 logical surface (the 7-inch touchscreen) and scaled to the
 window, letterboxed, so the same layout reads well at 1920x1080. Touch/mouse positions are
@@ -6,7 +6,7 @@ mapped back to logical coordinates with :meth:`Display.to_logical`, and :meth:`D
 names what was tapped (a player's row, a choice, a die, a button).
 
 >>> import os; os.environ.setdefault("SDL_VIDEODRIVER", "dummy")   # doctest: +SKIP
->>> from tray.display import Display
+>>> from tray.screen.display import Display
 >>> screen = Display(size=(800, 480), headless=True)                # doctest: +SKIP
 >>> screen.draw(view); screen.save("play.png")                      # doctest: +SKIP
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tray.view import SetupView, StartView, View
+from tray.screen.view import SetupView, StartView, View
 
 LOGICAL = (800, 480)
 

@@ -24,7 +24,7 @@ JournalError naming the file and the line.
 Example::
 
     >>> import tempfile, pathlib
-    >>> from tray.engine import roll, action
+    >>> from tray.rules.engine import roll, action
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "game.jsonl"
     >>> j = Journal.create(path, "bank", ["Ann", "Ben"], {"rounds": 10},
     ...                    {"d6": ["1", "2", "3", "4", "5", "6"]})
@@ -51,8 +51,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tray import games
-from tray.engine import Expect, RuleError, parse_die
+from tray.rules import games
+from tray.rules.engine import Expect, RuleError, parse_die
 
 VERSION = 1
 ENGINE_EVENTS = ("roll", "action")
@@ -145,7 +145,7 @@ class Journal:
     Make one with ``Journal.create`` (a new game) or ``Journal.open`` (resume a journal)::
 
         >>> import tempfile, pathlib
-        >>> from tray.engine import roll
+        >>> from tray.rules.engine import roll
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.jsonl"
         >>> j = Journal.create(path, "bank", ["Ann", "Ben"], {}, None)  # None: shipped dice set
         >>> j.expect().roll.dice
@@ -548,7 +548,7 @@ def main_replay(argv: list[str]) -> int:
         return 1
     summary = j.summary()
     if args.events:
-        from tray.playthrough import format_playthrough
+        from tray.rules.playthrough import format_playthrough
 
         print(format_playthrough(j.game_id, j.header, j.events))
     if args.json:

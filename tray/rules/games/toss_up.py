@@ -13,7 +13,7 @@ The state waits for the roll of the dice that are left AND, after a roll that di
 the active player's ``stop`` at the same time (expect() gives both).
 
     >>> from vision.dicesets import load
-    >>> from tray.engine import roll, action
+    >>> from tray.rules.engine import roll, action
     >>> s = new_game(["Ana", "Ben"], load("toss-up").layout())
     >>> expect(s).prompt
     'Ana: roll all 10 dice'
@@ -27,7 +27,7 @@ the active player's ``stop`` at the same time (expect() gives both).
 
 from __future__ import annotations
 
-from tray.engine import (
+from tray.rules.engine import (
     Decision,
     Expect,
     RollSpec,

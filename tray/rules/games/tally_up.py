@@ -22,7 +22,7 @@ Up Die face is ``+N`` with N < 10 (a Bonus Roll of N dice), ``+N`` with N >= 10 
 Example, a short round for two players::
 
     >>> from vision.dicesets import load
-    >>> from tray.engine import roll, action
+    >>> from tray.rules.engine import roll, action
     >>> s = new_game(["Ana", "Ben"], load("tally-up").layout())
     >>> expect(s).prompt
     'Ana: roll three Tally Dice'
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from tray.engine import (
+from tray.rules.engine import (
     Decision,
     Expect,
     RollSpec,

@@ -1,12 +1,12 @@
 """The view model: everything a screen shows, as plain data built from the game state.
 
-The display (tray/display.py) only draws a :class:`View`; everything it says is decided here
-from the engine's ``state``, its ``expect()`` and the table logic (tray/actions.py). That keeps
+The display (tray/screen/display.py) only draws a :class:`View`; everything it says is decided here
+from the engine's ``state``, its ``expect()`` and the table logic (tray/table/actions.py). That keeps
 the screen testable without pygame: tests check the prompt, the scores, who has chosen (never
 what), the banner and the messages through the View.
 
->>> from tray.actions import Table, MemoryJournal
->>> from tray.view import build_view
+>>> from tray.table.actions import Table, MemoryJournal
+>>> from tray.screen.view import build_view
 >>> table = Table(MemoryJournal.create(None, "toss-up", ["Ana", "Ben"], {}, None))
 >>> view = build_view(table, t=0.0)
 >>> view.prompt, [(row.name, row.score) for row in view.players]
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from tray.actions import Table, choice_label, classify_decision
+from tray.table.actions import Table, choice_label, classify_decision
 
 # detail keys that could give away a hidden choice, or that the screen shows elsewhere
 _HIDDEN_DETAIL = {"pending", "choices", "chosen", "secret", "awaiting", "waiting", "in_out",

@@ -1,9 +1,9 @@
 """The app loop: camera frames -> vision -> the game -> the screen, and the buttons.
 
 One loop (:class:`Session`): a frame source (``hardware.camera``) -> ``Recognizer.read`` ->
-``Settler.update`` -> :class:`tray.actions.Table` (which checks the roll against what the
-game expects and writes the journal before anything shows it) -> ``tray.view`` ->
-``tray.display``. Button presses (GPIO, keys 1-0, taps) all arrive through one queue. Time
+``Settler.update`` -> :class:`tray.table.actions.Table` (which checks the roll against what the
+game expects and writes the journal before anything shows it) -> ``tray.screen.view`` ->
+``tray.screen.display``. Button presses (GPIO, keys 1-0, taps) all arrive through one queue. Time
 comes from an injected clock, so tests and the headless demo run without sleeping.
 
 Commands:
@@ -32,7 +32,7 @@ set-up camera view     -                                           S
 throw (simulated tray) -                                           T
 =====================  ==========================================  ============================
 
->>> from tray.app import run_demo
+>>> from tray.table.app import run_demo
 >>> result = run_demo("bank", players=2, seed=1, out="demo-out", options={"rounds": 10})  # doctest: +SKIP
 >>> result["summary"]["finished"]                                                        # doctest: +SKIP
 True
@@ -50,9 +50,9 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from tray import games
-from tray.actions import ButtonMapper, Message, Table, handle_key, handle_tap, press_plan
-from tray.engine import RuleError
+from tray.rules import games
+from tray.rules.engine import RuleError
+from tray.table.actions import ButtonMapper, Message, Table, handle_key, handle_tap, press_plan
 
 DEMO_NAMES = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 #: options the demo plays with unless --option says otherwise (games that finish in minutes)
@@ -62,12 +62,12 @@ SHOTS_PER_KIND = {"reveal": 2, "bust": 2}
 
 
 def make_journal(path: Path | None, game_id: str, players: list[str], options: dict):
-    """A new journal file at ``path`` (tray.journal), or an in-memory one when path is None."""
+    """A new journal file at ``path`` (tray.rules.journal), or an in-memory one when path is None."""
     if path is None:
-        from tray.actions import MemoryJournal
+        from tray.table.actions import MemoryJournal
 
         return MemoryJournal.create(None, game_id, players, options, None)
-    from tray.journal import Journal
+    from tray.rules.journal import Journal
 
     return Journal.create(path, game_id, players, options, None)
 
@@ -75,7 +75,7 @@ def make_journal(path: Path | None, game_id: str, players: list[str], options: d
 def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
     """The newest unfinished game's journal in ``journal_dir`` and the words offering to
     resume it, or None."""
-    from tray.journal import Journal, find_unfinished
+    from tray.rules.journal import Journal, find_unfinished
 
     path = find_unfinished(journal_dir)
     if path is None:
@@ -173,7 +173,7 @@ class Session:
             self.mapper.handle(ev)
 
     def view(self, t: float):
-        from tray.view import SetupView, build_view
+        from tray.screen.view import SetupView, build_view
 
         if self.setup_view:
             r = self.last_reading
@@ -198,7 +198,7 @@ class SimPlayers:
     tray, answer decisions with button presses through the same queue and mapping as people,
     and fix dice the camera misread, as a person at the table would (they know the truth).
 
-    Decisions come from ``tray.playthrough.choose`` (the seeded random player) or the game's
+    Decisions come from ``tray.rules.playthrough.choose`` (the seeded random player) or the game's
     suggested default; table-level actions ("end game early") are never taken.
     """
 
@@ -428,7 +428,7 @@ class SimPlayers:
         Decisions follow the game's suggested default most of the time (else a random legal
         choice); when the game also waits for a roll (Toss Up!'s stop, Bank's bank), the lone
         decider takes the suggestion often, each of several (Bank) now and then."""
-        from tray import playthrough
+        from tray.rules import playthrough
 
         layout = self.s.table.state.get("layout")
         ds = [d for d in e.decisions if d.player >= 0 and d.choices]
@@ -510,7 +510,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
     settler = Settler()
     display = None
     if window or screenshots:
-        from tray.display import Display
+        from tray.screen.display import Display
 
         display = Display(headless=not window, caption=f"dicetray demo: {engine.TITLE}")
     session = Session(table, tray, recognizer, settler, display=display,
@@ -622,7 +622,7 @@ def _pump_window(session: Session, t: float) -> None:
 def play_key(session: Session, name: str, shift: bool, t: float) -> str:
     """A key during a game, in words: "quit" (Escape), "rematch" (Enter on the end screen),
     "setup" (S toggles the camera view), "thrown" (T on the simulated tray), or what
-    tray.actions.handle_key did. Player keys 1-0 go through the button queue like GPIO
+    tray.table.actions.handle_key did. Player keys 1-0 go through the button queue like GPIO
     presses when the session has keyboard buttons (``session.keys``)."""
     table = session.table
     name = name.lower()
@@ -723,7 +723,7 @@ def main_play(argv: list[str]) -> int:
     ap.add_argument("--headless", action="store_true", help="no window (for testing)")
     ap.add_argument("--max-seconds", type=float, default=None)
     args = ap.parse_args(argv)
-    from tray.config import ConfigError, load_config
+    from tray.table.config import ConfigError, load_config
 
     try:
         cfg = load_config(args.config)
@@ -754,8 +754,8 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
 
     from hardware.buttons import KeyboardButtons, PlayerButtons
     from hardware.camera import open_source
-    from tray.actions import StartMenu
-    from tray.display import Display
+    from tray.screen.display import Display
+    from tray.table.actions import StartMenu
     from vision import dicesets
     from vision.pipeline import Recognizer
     from vision.settle import Settler
@@ -782,7 +782,7 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
     keys = KeyboardButtons(events, players=10, clock=now)
     journal_dir = Path(cfg.journal.directory).expanduser()
 
-    from tray.journal import Journal, journal_path
+    from tray.rules.journal import Journal, journal_path
 
     menu = StartMenu(names, default_game=game_id or cfg.game.default,
                      options=dict(cfg.game.options))
@@ -870,7 +870,7 @@ def _start_screen(display, menu, journal_dir: Path, now, max_seconds, wall0):
     """Run the start screen until a game starts (a new Journal) or the player leaves (None)."""
     import pygame
 
-    from tray.journal import Journal, journal_path
+    from tray.rules.journal import Journal, journal_path
 
     while True:
         display.draw(menu.view())

@@ -16,7 +16,7 @@ the ``random.Random`` passed in, so a seed replays the same game.
 Example::
 
     >>> import random
-    >>> from tray.playthrough import play, final_state
+    >>> from tray.rules.playthrough import play, final_state
     >>> events = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=7)
     >>> state = final_state("bank", ["Ann", "Ben"], {"rounds": 10}, events)
     >>> state["finished"], state["round"]
@@ -31,8 +31,8 @@ import random
 from functools import cache
 from pathlib import Path
 
-from tray import games
-from tray.engine import Expect, RollSpec, roll
+from tray.rules import games
+from tray.rules.engine import Expect, RollSpec, roll
 
 ROLL_RATE = 0.6
 TABLE_RATE = 0.0
@@ -56,7 +56,7 @@ def throw(spec: RollSpec, rng: random.Random, layout: dict[str, list[str]] | Non
     """A random roll event that ``spec`` accepts (dice in a random order).
 
     >>> import random
-    >>> from tray.engine import RollSpec
+    >>> from tray.rules.engine import RollSpec
     >>> spec = RollSpec(roller=0, count=2, dice_set="d6", dice=("d6", "d6"))
     >>> ev = throw(spec, random.Random(1))
     >>> ev["type"], len(ev["dice"]), all(d.startswith("d6:") for d in ev["dice"])
@@ -83,7 +83,7 @@ def choose(expect: Expect, rng: random.Random, layout: dict[str, list[str]] | No
     Raises ValueError for a finished game or an ``expect`` that offers nothing.
 
     >>> import random
-    >>> from tray.games import bank
+    >>> from tray.rules.games import bank
     >>> s = bank.new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]})
     >>> choose(bank.expect(s), random.Random(3))["type"]
     'roll'
@@ -169,7 +169,7 @@ def format_playthrough(game_id: str, header: dict, events: list[dict]) -> str:
     >>> print(text.splitlines()[2])
     1. roll d6:3 d6:4   [Ann rolls]
     """
-    from tray.journal import describe
+    from tray.rules.journal import describe
 
     engine = games.get(game_id)
     players = list(header["players"])
@@ -208,13 +208,13 @@ EXAMPLES = {
     "rollers": (["Ann", "Ben", "Cy"], {}, 1),
 }
 EXAMPLE_TIME = "2026-11-22T00:00:00+00:00"
-FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "journals"
+FIXTURES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "journals"
 
 
 def write_journal(path: str | Path, game_id: str, players: list[str], options: dict | None,
                   seed: int, *, time: str | None = None, max_events: int = 20000):
     """Play a seeded random game into a new journal at ``path``; returns the Journal."""
-    from tray.journal import Journal
+    from tray.rules.journal import Journal
 
     j = Journal.create(path, game_id, players, options, default_layout(game_id), time=time)
     rng = random.Random(seed)
@@ -254,7 +254,7 @@ def bench_journal(game_id: str, players: list[str], options: dict | None = None,
     import tempfile
     import time
 
-    from tray.journal import Journal
+    from tray.rules.journal import Journal
 
     events = play(game_id, players, options, seed)
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
@@ -272,11 +272,11 @@ def bench_journal(game_id: str, players: list[str], options: dict | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tray.playthrough examples|bench|show GAME``: regenerate the example
+    """``python -m tray.rules.playthrough examples|bench|show GAME``: regenerate the example
     journals, print journal speed figures, or print one seeded random game."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m tray.playthrough")
+    ap = argparse.ArgumentParser(prog="python -m tray.rules.playthrough")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("examples", help="rewrite fixtures/journals/<game>.jsonl")
     b = sub.add_parser("bench", help="journal append (fsync) and replay speed per game")

@@ -6,11 +6,11 @@ import importlib
 
 GAME_IDS = ("tally-up", "toss-up", "bank", "diced-out", "rollers")
 _MODULES = {
-    "tally-up": "tray.games.tally_up",
-    "toss-up": "tray.games.toss_up",
-    "bank": "tray.games.bank",
-    "diced-out": "tray.games.diced_out",
-    "rollers": "tray.games.rollers",
+    "tally-up": "tray.rules.games.tally_up",
+    "toss-up": "tray.rules.games.toss_up",
+    "bank": "tray.rules.games.bank",
+    "diced-out": "tray.rules.games.diced_out",
+    "rollers": "tray.rules.games.rollers",
 }
 
 

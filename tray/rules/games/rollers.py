@@ -57,7 +57,7 @@ chips reset. The game ends when a player reaches the target (option ``target``, 
 5); if several reach it in the same round the higher chip value (of that round's end) wins,
 a tie is a shared win (``winner`` is a list).
 
->>> from tray import engine
+>>> from tray.rules import engine
 >>> layout = {"wild": ["1", "2", "3", "4", "5", "star"], "black": ["1", "2", "3", "4", "5", "zap"]}
 >>> s = new_game(["Ann", "Ben"], layout)
 >>> s = apply(s, engine.roll("wild:5"))     # Ann's start roll
@@ -74,7 +74,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement
 
-from tray.engine import (
+from tray.rules.engine import (
     Decision,
     Expect,
     RollSpec,
@@ -482,14 +482,14 @@ def apply(state: dict, event: dict) -> dict:
     """The state after ``event`` (a roll, or a save / stop / apply action); ``state`` is not
     changed. Raises RuleError, with a sentence for the table, for an event not awaited.
 
-    >>> from tray import engine
+    >>> from tray.rules import engine
     >>> layout = {"wild": ["1", "2", "3", "4", "5", "star"],
     ...           "black": ["1", "2", "3", "4", "5", "zap"]}
     >>> s = new_game(["Ann", "Ben"], layout)
     >>> apply(s, engine.roll("wild:1", "wild:2"))
     Traceback (most recent call last):
     ...
-    tray.engine.RuleError: 2 dice seen: roll 1
+    tray.rules.engine.RuleError: 2 dice seen: roll 1
     """
     if not isinstance(event, dict):
         raise RuleError("expected a roll or an action")

@@ -34,7 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tray.config import CameraConfig, ConfigError, default_path, load_config, update_table
+from tray.table.config import CameraConfig, ConfigError, default_path, load_config, update_table
 
 FRAME_W, FRAME_H = 640, 480
 
@@ -436,7 +436,7 @@ def format_table(rows: list[DieCheck]) -> str:
 
 def _default_set(cfg) -> str:
     try:
-        from tray.games import get
+        from tray.rules.games import get
         return get(cfg.game.default).DICE_SET
     except (ImportError, AttributeError, ValueError):
         return "d6"

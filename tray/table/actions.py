@@ -2,7 +2,7 @@
 
 This module is the app's logic without pygame, without a camera and without a clock of its
 own: every method takes the time ``t`` (seconds, any monotonic origin) from the caller, so
-tests drive it instantly. It sits between the inputs and the journal (tray/journal.py):
+tests drive it instantly. It sits between the inputs and the journal (tray/rules/journal.py):
 
 * **Rolls.** A settled roll is taken only when the game waits for one and it is the roll the
   game expects (``engine.check_roll`` with ``expect().roll``); otherwise :attr:`Table.message`
@@ -23,7 +23,7 @@ tests drive it instantly. It sits between the inputs and the journal (tray/journ
   engine's suggested default is highlighted; a short press of the deciding player moves the
   highlight to the next choice, a long press (or Enter, or a second tap) confirms.
 
->>> from tray.actions import Table, MemoryJournal
+>>> from tray.table.actions import Table, MemoryJournal
 >>> table = Table(MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None))
 >>> table.roll(["d6:3", "d6:1", "d6:2"], t=0.0)     # the game waits for two dice
 False
@@ -40,8 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tray import engine
-from tray.engine import Decision, Expect, RuleError
+from tray.rules import engine
+from tray.rules.engine import Decision, Expect, RuleError
 
 #: ``state["last"]["kind"]`` values worth a banner, with the words on it.
 BIG_MOMENTS = {
@@ -217,7 +217,7 @@ class MemoryJournal:
     """
 
     def __init__(self, game_id: str, players: list[str], options: dict, layout: dict):
-        from tray import games
+        from tray.rules import games
 
         self.game = games.get(game_id)
         self.game_id = game_id
@@ -233,7 +233,7 @@ class MemoryJournal:
     def create(cls, path, game_id, players, options, layout):
         """Like ``Journal.create`` (``path`` ignored; ``layout`` None = the game's dice set)."""
         if layout is None:
-            from tray import games
+            from tray.rules import games
             from vision import dicesets
 
             layout = dicesets.load(games.get(game_id).DICE_SET).layout()
@@ -278,11 +278,11 @@ class MemoryJournal:
 class Table:
     """The table between the inputs and the journal. All inputs carry the time ``t``.
 
-    ``journal``: a tray.journal.Journal (or MemoryJournal). ``countdown_s``: the IN/OUT
+    ``journal``: a tray.rules.journal.Journal (or MemoryJournal). ``countdown_s``: the IN/OUT
     countdown. ``on_event(kind, text)``: called for every log line ("roll", "action", "banner",
     "refused", ...), e.g. to print a game log or take screenshots.
 
-    >>> from tray.actions import Table, MemoryJournal
+    >>> from tray.table.actions import Table, MemoryJournal
     >>> table = Table(MemoryJournal.create(None, "tally-up", ["Ana", "Ben"], {}, None))
     >>> table.roll(["red:200", "blue:100", "green:150"], t=0.0)
     True
@@ -968,7 +968,7 @@ class StartMenu:
 
     def __init__(self, names: list[str], default_game: str = "tally-up",
                  options: dict | None = None, players: int | None = None):
-        from tray import games
+        from tray.rules import games
 
         self.games = [(gid, games.get(gid).TITLE) for gid in games.GAME_IDS]
         ids = [g for g, _ in self.games]
@@ -990,7 +990,7 @@ class StartMenu:
 
     @property
     def engine(self):
-        from tray import games
+        from tray.rules import games
 
         return games.get(self.game_id)
 
@@ -1066,7 +1066,7 @@ class StartMenu:
             self.focus = row
 
     def view(self):
-        from tray.view import StartView
+        from tray.screen.view import StartView
 
         e = self.engine
         opts = [(n.replace("_", " "), _show(self.value(n))) for n in self.option_names()]

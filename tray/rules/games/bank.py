@@ -1,7 +1,7 @@
 """Bank: a shared running total, two pip dice, and the nerve to bank before someone rolls a 7.
 
 The rules engine for Bank (rulebook: /work/shared/rules/bank.txt, readings: games.md §3), to the
-interface of ``tray/engine.py``. Pure and deterministic: a state is plain data, ``apply`` returns
+interface of ``tray/rules/engine.py``. Pure and deterministic: a state is plain data, ``apply`` returns
 a new state and never changes its input.
 
 How a round goes:
@@ -21,8 +21,8 @@ How a round goes:
 
 Example, three players, ten rounds::
 
-    >>> from tray.engine import roll, action
-    >>> from tray.games import bank
+    >>> from tray.rules.engine import roll, action
+    >>> from tray.rules.games import bank
     >>> s = bank.new_game(["Ann", "Ben", "Cy"], {"d6": ["1", "2", "3", "4", "5", "6"]},
     ...                   {"rounds": 10})
     >>> for dice in (("d6:3", "d6:4"), ("d6:2", "d6:2"), ("d6:6", "d6:1")):
@@ -42,7 +42,7 @@ Example, three players, ten rounds::
 
 from __future__ import annotations
 
-from tray.engine import (
+from tray.rules.engine import (
     Decision,
     Expect,
     RollSpec,
@@ -240,7 +240,7 @@ def apply(state: dict, event: dict) -> dict:
     >>> apply(s, action(0, "bank"))
     Traceback (most recent call last):
     ...
-    tray.engine.RuleError: No banking yet: banking opens once roll 3 of the round has been scored
+    tray.rules.engine.RuleError: No banking yet: banking opens once roll 3 of the round has been scored
     """
     if not isinstance(event, dict):
         raise RuleError("an event must be a roll or an action")

@@ -29,7 +29,7 @@ to the next seat number):
 * After the last round (option ``rounds``, default 4) the lowest total wins; a tie is a
   shared win (``winner`` is a list of names).
 
->>> from tray import engine
+>>> from tray.rules import engine
 >>> s = new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]})
 >>> s = apply(s, engine.roll("d6:6", "d6:5"))     # Ann's start roll: 11
 >>> s = apply(s, engine.roll("d6:1", "d6:2"))     # Ben's: 3, Ann goes first
@@ -42,7 +42,7 @@ to the next seat number):
 
 from __future__ import annotations
 
-from tray.engine import (
+from tray.rules.engine import (
     Decision,
     Expect,
     RollSpec,
@@ -296,12 +296,12 @@ def apply(state: dict, event: dict) -> dict:
 
     Raises RuleError, with a sentence for the table, for an event the state does not wait for.
 
-    >>> from tray import engine
+    >>> from tray.rules import engine
     >>> s = new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]})
     >>> apply(s, engine.action(0, "mark", number=5))
     Traceback (most recent call last):
     ...
-    tray.engine.RuleError: No choice now: Ann, roll both dice
+    tray.rules.engine.RuleError: No choice now: Ann, roll both dice
     """
     if not isinstance(event, dict):
         raise RuleError("expected a roll or an action")

@@ -1,12 +1,12 @@
 """``dicetray screenshots``: every screen of every game, drawn headless to PNG files.
 
-The states come from the real engines: a seeded random game (tray.playthrough) is replayed
+The states come from the real engines: a seeded random game (tray.rules.playthrough) is replayed
 and the screen is drawn at its interesting moments (the first prompt, a secret IN/OUT choice
 and its countdown and reveal, the choices of DICEDOUT! and Rollers, every kind of big moment,
 the end), plus the overlays (a wrong roll, dice that could not be read, the camera lost), the
 start screen and the set-up camera view.
 
->>> from tray.screenshots import write_all
+>>> from tray.screen.screenshots import write_all
 >>> paths = write_all("shots", size=(800, 480))   # doctest: +SKIP
 """
 
@@ -16,9 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from tray import games
-from tray.actions import MemoryJournal, StartMenu, Table, classify_decision, moment_of
-from tray.view import SetupView, build_view
+from tray.rules import games
+from tray.screen.view import SetupView, build_view
+from tray.table.actions import MemoryJournal, StartMenu, Table, classify_decision, moment_of
 
 PLAYERS = {"tally-up": ["Ana", "Ben", "Cy", "Dee"], "toss-up": ["Ana", "Ben", "Cy"],
            "bank": ["Ana", "Ben", "Cy", "Dee"], "diced-out": ["Ana", "Ben", "Cy"],
@@ -47,7 +47,7 @@ def _unread_roll(table: Table):
     """A settled roll like the one the game waits for, with its last die unread."""
     import random
 
-    from tray import playthrough
+    from tray.rules import playthrough
     from vision.types import DieReading, SettledRoll
 
     spec = table.expect().roll
@@ -63,7 +63,7 @@ def _unread_roll(table: Table):
 
 def scenes(game_id: str, seed: int = 7):
     """(name, table, t) for every screen worth a picture in one seeded game of ``game_id``."""
-    from tray import playthrough
+    from tray.rules import playthrough
 
     events = playthrough.play(game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=seed,
                               table_rate=0.0)
@@ -176,7 +176,7 @@ def setup_view(game_id: str):
 def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480),
               game_ids=None, seed: int = 7) -> list[Path]:
     """Draw every screen of every game to ``out``; returns the PNG paths."""
-    from tray.display import Display
+    from tray.screen.display import Display
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -200,7 +200,7 @@ def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480
 
 def main(argv: list[str]) -> int:
     """``dicetray screenshots [--out DIR] [--size WxH] [--game G]``."""
-    from tray.display import parse_size
+    from tray.screen.display import parse_size
 
     ap = argparse.ArgumentParser(prog="dicetray screenshots",
                                  description="Draw every screen of every game, headless, to PNG files.")

@@ -1,6 +1,6 @@
 """What every rules engine shares: events, what a state waits for, and player-facing errors.
 
-A rules engine is one module in ``tray/games/`` (one game a file) with this interface::
+A rules engine is one module in ``tray/rules/games/`` (one game a file) with this interface::
 
     GAME_ID: str              # "tally-up", "toss-up", "bank", "diced-out", "rollers"
     TITLE: str                # "Tally Up!"
@@ -10,7 +10,7 @@ A rules engine is one module in ``tray/games/`` (one game a file) with this inte
     def new_game(players: list[str], layout: dict[str, list[str]], options: dict | None = None) -> dict
     def expect(state: dict) -> Expect          # what the state waits for
     def apply(state: dict, event: dict) -> dict  # the next state (the input is never mutated)
-    def summary(state: dict) -> dict           # the replay JSON (see tray/journal.py)
+    def summary(state: dict) -> dict           # the replay JSON (see tray/rules/journal.py)
 
 State is plain JSON-able data (dicts, lists, str, int, bool, None). Engines have no clock, no
 I/O and no global random state: chance arrives as an explicit roll event, decisions as action
