@@ -24,7 +24,7 @@ test: $(BIN)/.installed
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -n 2
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check tray vision hardware tests
+	$(BIN)/ruff check tray vision hardware lab tests
 
 clean:
 	rm -rf $(VENV) $(OUT)

@@ -586,7 +586,7 @@ class ReplaySource(FrameSource):
 # --- the simulated tray ------------------------------------------------------------------
 
 class SimulatedTray(FrameSource):
-    """A dice tray rendered live (engineer V1's ``vision.render``), for demos and tests.
+    """A dice tray rendered live (engineer V1's ``lab.render``), for demos and tests.
 
     Between throws it shows the empty tray. :meth:`throw` drops dice in: frames of dice
     tumbling ("moving"), then resting ("rest"); the resting dice stay until :meth:`pick_up`
@@ -607,9 +607,9 @@ class SimulatedTray(FrameSource):
                  sleep: Callable[[float], None] = time.sleep):
         from vision.dicesets import DiceSet, load
         try:
-            from vision import render
+            from lab import render
         except ImportError as exc:
-            raise CameraError(f"the simulated tray needs vision.render, which failed to import "
+            raise CameraError(f"the simulated tray needs lab.render, which failed to import "
                               f"({exc}); update your checkout") from None
         self.render = render
         self.diceset = diceset if isinstance(diceset, DiceSet) else load(diceset)

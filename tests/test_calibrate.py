@@ -126,8 +126,8 @@ def test_converge_picamera_waits_until_settled():
 # --- the whole command on a stand-in renderer and recognizer -------------------------------
 
 def fake_render_module():
-    """Renders a green felt tray with white squares for dice; truth as vision.render does."""
-    mod = types.ModuleType("vision.render")
+    """Renders a green felt tray with white squares for dice; truth as lab.render does."""
+    mod = types.ModuleType("lab.render")
 
     def random_style(rng):
         return None
@@ -180,11 +180,11 @@ class TruthRecognizer:
 
 @pytest.fixture
 def sim_env(monkeypatch):
-    import vision
+    import lab
     from hardware import camera
     mod = fake_render_module()
-    monkeypatch.setitem(sys.modules, "vision.render", mod)
-    monkeypatch.setattr(vision, "render", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "lab.render", mod)
+    monkeypatch.setattr(lab, "render", mod, raising=False)
     made = {}
     real_sim = camera.SimulatedTray
 
@@ -317,7 +317,7 @@ def test_check_placed_dice_times_out_when_nothing_is_read():
 
 
 def test_real_pipeline_on_simulated_tray(tmp_path):
-    pytest.importorskip("vision.render")
+    pytest.importorskip("lab.render")
     pytest.importorskip("vision.pipeline")
     from vision.dicesets import load
     try:

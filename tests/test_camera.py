@@ -325,7 +325,7 @@ def test_adjusted_crops_scales_and_gains():
 # --- simulated tray (with a stand-in renderer; the real one is tested below) -------------
 
 def fake_render_module():
-    mod = types.ModuleType("vision.render")
+    mod = types.ModuleType("lab.render")
 
     def random_style(rng):
         return {"felt": int(rng.integers(0, 50))}
@@ -356,10 +356,10 @@ def fake_render_module():
 
 @pytest.fixture
 def fake_render(monkeypatch):
-    import vision
+    import lab
     mod = fake_render_module()
-    monkeypatch.setitem(sys.modules, "vision.render", mod)
-    monkeypatch.setattr(vision, "render", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "lab.render", mod)
+    monkeypatch.setattr(lab, "render", mod, raising=False)
     return mod
 
 
@@ -459,7 +459,7 @@ def test_open_source_applies_calibration(frames_dir):
 # --- the real renderer (engineer V1), once it is on main ---------------------------------
 
 def test_sim_with_real_renderer_moves_then_rests():
-    pytest.importorskip("vision.render")
+    pytest.importorskip("lab.render")
     tray = SimulatedTray("d6", seed=0, realtime=False, rest_frames=4)
     tray.throw(["d6:3", "d6:5"])
     seen = []

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lab.synth import SyntheticDice, negative_crop
 from vision.classify import MODELS_DIR, FaceClassifier, ModelError, model_paths
-from vision.crops import SyntheticDice, negative_crop
 from vision.dicesets import SET_IDS, load
 from vision.faceart import draw_face
 
@@ -109,7 +109,7 @@ def test_models_dir_is_the_committed_folder():
 def test_a_die_gets_its_own_lower_threshold_only_when_its_readings_are_safe():
     """``calibrate``: die 0 is read right down to 0.6, die 1 is misread up to 0.9. Die 0 gets
     its own lower threshold; die 1 keeps the set's."""
-    from vision.train import calibrate
+    from lab.train import calibrate
 
     ds = load("tally-up")
     dice = [d.id for d in ds.dice]

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from lab.render import compose, place_dice, random_style
 from vision.detect import MODELS_DIR, Detector, decode, motion
 from vision.dicesets import load
-from vision.render import compose, place_dice, random_style
 
 needs_model = pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").exists(),
                                  reason="models/detector.onnx is not on main yet")

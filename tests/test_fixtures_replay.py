@@ -70,8 +70,8 @@ def test_resting_frames_are_still_and_the_throw_before_them_moves(name):
 
 
 def test_regenerating_gives_the_same_recording(tmp_path):
-    from vision.fixtures import SEQUENCES as SPECS
-    from vision.fixtures import make_throws
+    from lab.fixtures import SEQUENCES as SPECS
+    from lab.fixtures import make_throws
     set_id, throws = SPECS["d6"]
     meta = make_throws("d6", set_id, throws, 1000, tmp_path)
     assert meta == _meta("d6")

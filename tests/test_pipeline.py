@@ -7,10 +7,10 @@ missing from models/.
 import numpy as np
 import pytest
 
+from lab.evaluate import match
+from lab.render import compose, place_dice, random_hand, random_style, render_scene
 from vision.detect import MODELS_DIR
 from vision.dicesets import SET_IDS, load
-from vision.evaluate import match
-from vision.render import compose, place_dice, random_hand, random_style, render_scene
 
 pytestmark = pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").exists(),
                                 reason="models/detector.onnx is not on main yet")

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
+from lab.render import Style, compose, place_dice, random_style, render_scene, render_throw
 from vision.dicesets import SET_IDS, load
-from vision.render import Style, compose, place_dice, random_style, render_scene, render_throw
 
 
 def _dice(ds, n):

@@ -8,11 +8,11 @@ import cv2
 import numpy as np
 import pytest
 
+from lab.render import random_style, render_scene
 from tray.cli import main
 from vision.classify import model_paths
 from vision.detect import MODELS_DIR
 from vision.dicesets import load
-from vision.render import random_style, render_scene
 
 REALDICE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "realdice"
 

@@ -22,10 +22,10 @@ COMMANDS = {
     "calibrate": ("tray.table.calibrate", "main", "find the tray, fix exposure and white balance"),
     "replay": ("tray.rules.journal", "main_replay", "print the state a game journal leads to"),
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
-    "eval": ("vision.cli", "main_eval", "accuracy figures of the vision pipeline"),
-    "bench": ("vision.cli", "main_bench", "speed figures of the vision pipeline"),
+    "eval": ("lab.cli", "main_eval", "accuracy figures of the vision pipeline"),
+    "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),
     "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
-    "train": ("vision.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
+    "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
 }
 
 

@@ -95,7 +95,7 @@ class FaceClassifier:
         self.faces: tuple[str, ...] = tuple(f for f in self.meta["faces"] if f != NONE_CLASS)
         self.input_size = int(self.meta.get("input_size", INPUT_SIZE))
         self.margin = float(self.meta.get("crop_margin", CROP_MARGIN))
-        # thresholds set on held-out crops (vision.train.calibrate): the set's, and lower ones
+        # thresholds set on held-out crops (lab.train.calibrate): the set's, and lower ones
         # for dice shown safe lower down; one set for crops read once, one for crops read at
         # TURNS turns. A threshold given here overrides them all.
         self._cuts: dict[int, tuple[float, dict[str, float]]] = {}

@@ -15,7 +15,7 @@ does this; the camera loop does not, for speed).
 
 >>> import numpy as np
 >>> from vision.dicesets import load
->>> from vision.render import render_scene
+>>> from lab.render import render_scene
 >>> from vision.detect import Detector
 >>> frame, labels = render_scene(load("d6"), [("d6", "2"), ("d6", "6")], np.random.default_rng(5))
 >>> found = Detector().detect(frame)
@@ -132,7 +132,7 @@ class Detector:
         path = base / "detector.onnx"
         if not path.exists():
             raise FileNotFoundError(
-                f"no detector model at {path}: run `python -m vision.train_detector`")
+                f"no detector model at {path}: run `python -m lab.train_detector`")
         meta_path = base / "detector.json"
         self.meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         self.threshold = float(self.meta.get("threshold", 0.35) if threshold is None

@@ -149,10 +149,10 @@ def setup_view(game_id: str):
 
     ds = dicesets.load(engine.DICE_SET)
     try:
-        from vision.render import render_scene
+        from lab.render import render_scene
     except ImportError:
-        return SetupView(None, [], "the renderer (vision.render) is not installed", ds.id,
-                         "No picture: vision.render is missing")
+        return SetupView(None, [], "the renderer (lab.render) is not installed", ds.id,
+                         "No picture: lab.render is missing")
     rng = np.random.default_rng(3)
     dice = [(d.id, d.faces[i % 6]) for i, d in enumerate(ds.dice[:6])]
     while len(dice) < 4:

@@ -695,7 +695,7 @@ def main_demo(argv: list[str]) -> int:
         return 2
     except ImportError as exc:
         print(f"dicetray demo: part of the vision pipeline is missing ({exc}). The demo reads "
-              "every throw with vision.render, vision.pipeline and vision.settle: update your "
+              "every throw with lab.render, vision.pipeline and vision.settle: update your "
               "checkout or reinstall (pip install -e .).", file=sys.stderr)
         return 1
     except (OSError, RuntimeError) as exc:   # hardware.camera.CameraError, file errors

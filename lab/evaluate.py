@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import rune55_split
+from lab.photos import rune55_split
 from vision.dicesets import load
 from vision.types import closest_pairs
 
@@ -93,8 +93,8 @@ def _random_dice(ds, rng, n):
 def eval_rendered(set_id: str, scenes: int, fine: bool = False) -> dict:
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
     ``dicetray recognize`` reads a photo (tile search, four turns)."""
+    from lab.render import render_scene
     from vision.pipeline import Recognizer
-    from vision.render import render_scene
 
     ds = load(set_id)
     rec = Recognizer(ds)
@@ -112,8 +112,8 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False) -> dict:
 
 
 def eval_throws(set_id: str, throws: int) -> dict:
+    from lab.render import render_throw
     from vision.pipeline import Recognizer
-    from vision.render import render_throw
     from vision.settle import Settler
 
     ds = load(set_id)

@@ -1,4 +1,4 @@
-"""Recorded throw sequences for the tests: ``python -m vision.fixtures`` (re)writes them.
+"""Recorded throw sequences for the tests: ``python -m lab.fixtures`` (re)writes them.
 
 Each sequence is a folder ``fixtures/throws/<name>/`` of JPEG frames ``0000.jpg``... and an
 ``expected.json``::
@@ -10,7 +10,7 @@ Each sequence is a folder ``fixtures/throws/<name>/`` of JPEG frames ``0000.jpg`
 ``rest_from``/``rest_to`` are the first and last frame index of the dice at rest; a replay
 must give exactly one settled roll per throw, with those dice, within 5 frames of
 ``rest_from`` (for the ``hand-over-dice`` sequence: within 5 frames of the hand leaving).
-Frames are rendered (vision.render) from fixed seeds, so they can be made again, but the
+Frames are rendered (lab.render) from fixed seeds, so they can be made again, but the
 tests read the committed files: they are the recording.
 """
 
@@ -24,8 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from lab.render import Style, compose, place_dice, random_hand, random_style, render_throw
 from vision.dicesets import load
-from vision.render import Style, compose, place_dice, random_hand, random_style, render_throw
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "throws"
 QUALITY = 70
@@ -72,7 +72,7 @@ def make_throws(name: str, set_id: str, throws, seed: int, out: Path) -> dict:
         expected.append({"dice": [f"{d}:{f}" for d, f in dice], "rest_from": rest[0],
                          "rest_to": rest[-1]})
     meta = {"dice_set": set_id, "fps": 30, "frames": i, "throws": expected,
-            "note": f"rendered by vision.fixtures with seed {seed}"}
+            "note": f"rendered by lab.fixtures with seed {seed}"}
     (folder / "expected.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 

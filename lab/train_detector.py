@@ -1,7 +1,7 @@
-"""Retrain the die detector (``python -m vision.train_detector``; ``dicetray train --detector``).
+"""Retrain the die detector (``python -m lab.train_detector``; ``dicetray train --detector``).
 
 Needs the training extra (torch). Training images:
-- rendered trays (``vision.render``) of all four dice sets, 0-10 dice of 20-120 px, many
+- rendered trays (``lab.render``) of all four dice sets, 0-10 dice of 20-120 px, many
   floors and lights, some with a hand reaching in (its mask is the hand target); some with
   11-30 dice of 20-56 px, as in photos of a dice collection;
 - the real photos of ``../shared/realdice`` (training splits only): matteop65_webcam (MIT,
@@ -24,10 +24,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import matteop65_die_side, recoloured, rune55_split
+from lab.photos import matteop65_die_side, rune55_split
+from lab.synth import ANY_COLOUR, recoloured
 from vision.detect import NET_H, NET_W, SIZE_UNIT, STRIDE, decode
 from vision.dicesets import SET_IDS, load
-from vision.train import ANY_COLOUR
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
@@ -65,7 +65,7 @@ def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
 
 
 def _rendered_chunk(args):
-    from vision import render
+    from lab import render
 
     seed, n = args
     rng = np.random.default_rng(seed)
@@ -243,7 +243,7 @@ def evaluate(predict, items, threshold):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.train_detector", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m lab.train_detector", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rendered", type=int, default=3000)
     p.add_argument("--real-copies", type=int, default=3)

@@ -1,11 +1,11 @@
-"""Retrain the die classifiers (``dicetray train`` / ``python -m vision.train``).
+"""Retrain the die classifiers (``dicetray train`` / ``python -m lab.train``).
 
 Needs the optional training extra: ``pip install -e '.[train]'`` (torch, onnx). Nothing
 else in dicetray imports torch. For each dice set it:
 
 1. makes training crops: synthetic dice drawn from the dice-set file (``vision.crops``:
    any rotation, offset, tilt and side faces, shadows, glare, blur, noise, white balance,
-   JPEG), crops of rendered tray scenes (``vision.render``) when present, "not a die" crops
+   JPEG), crops of rendered tray scenes (``lab.render``) when present, "not a die" crops
    (felt, skin, clutter), and for the pip set ``d6`` the real photos of
    ``../shared/realdice`` (matteop65_webcam: MIT, (c) 2021 Matteo A. Penlington;
    rune55_gray: Roboflow "rune55" v3, CC BY 4.0, via N3VERS4YDIE/dice-recognition, MIT);
@@ -14,7 +14,7 @@ else in dicetray imports torch. For each dice set it:
    no held-out crop is read wrong) and checks the held-out real photos;
 4. writes ``models/classifier-<set>.onnx`` and ``.json`` and prints the figures.
 
-    python -m vision.train --sets d6 tally-up --samples 30000 --epochs 14
+    python -m lab.train --sets d6 tally-up --samples 30000 --epochs 14
 """
 
 from __future__ import annotations
@@ -30,30 +30,21 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.crops import (
-    CROP_MARGIN,
-    INPUT_SIZE,
-    NONE_CLASS,
+from lab.photos import (
     REALDICE_DIR,
-    SyntheticDice,
-    cut_crop,
     matteop65_die_side,
-    negative_crop,
     read_matteop65,
     read_rune55,
     real_backgrounds,
-    recolour_crop,
-    rendered_crops,
 )
+from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop, rendered_crops
+from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 
 
-# dice sets whose real dice come in any colour: this share of their training dice is drawn
-# with random body/mark colours
-ANY_COLOUR = {"d6": 0.7}
 
 
 def class_lists(ds) -> tuple[list[str], list[str]]:
@@ -115,7 +106,7 @@ def make_synthetic(set_id: str, n: int, seed: int, workers: int = 2, neg_share: 
 
 def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2,
                   size: int = INPUT_SIZE, partial: float = 0.0):
-    """Crops of rendered scenes, or None when vision.render is not there (``partial``: see
+    """Crops of rendered scenes, or None when lab.render is not there (``partial``: see
     ``vision.crops.rendered_crops``)."""
     jobs = [(set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial)
             for i in range(workers * 2)]
@@ -135,9 +126,9 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
     cuts a crop of every box that holds no labelled die centre and whose centre is not within a
     die's side of a labelled die's centre. Returns an N x size x size x 3 array (possibly empty).
     """
+    from lab.evaluate import _random_dice, _real_sets
+    from lab.render import render_scene
     from vision.detect import Detector
-    from vision.evaluate import _random_dice, _real_sets
-    from vision.render import render_scene
 
     try:
         det = Detector(models_dir)
@@ -531,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
                                              else REALDICE_DIR))
     p.add_argument("--out", default=str(MODELS_DIR))
     p.add_argument("--detector", action="store_true",
-                   help="also retrain the die detector (vision.train_detector)")
+                   help="also retrain the die detector (lab.train_detector)")
     p.add_argument("--calibrate", action="store_true",
                    help="only set the thresholds of the models in --out afresh (no training)")
     args = p.parse_args(argv)
@@ -548,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
     for s in args.sets:
         train_set(s, args)
     if args.detector:
-        from vision import train_detector
+        from lab import train_detector
 
         return int(train_detector.main([]) or 0)
     return 0

@@ -20,8 +20,8 @@ from vision.dicesets import load
 
 def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121) -> dict:
     """Time the pipeline; returns the figures (medians, milliseconds)."""
+    from lab.render import render_scene
     from vision.pipeline import Recognizer
-    from vision.render import render_scene
 
     cv2.setNumThreads(1)
     ds = load(set_id)

@@ -5,7 +5,7 @@ passed in (no global random state), so the same seed gives the same frames::
 
     >>> import numpy as np
     >>> from vision.dicesets import load
-    >>> from vision.render import render_scene
+    >>> from lab.render import render_scene
     >>> frame, labels = render_scene(load("d6"), [("d6", "3"), ("d6", "5")],
     ...                              np.random.default_rng(1))
     >>> frame.shape, [lab["face"] for lab in labels]
@@ -534,7 +534,7 @@ def random_hand(rng: np.random.Generator, size=(640, 480)) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.render bench``: print render times per frame (CPU and wall).
+    """``python -m lab.render bench``: print render times per frame (CPU and wall).
 
     >>> main(["bench", "--frames", "1", "--throws", "0"])  # doctest: +ELLIPSIS
     render_scene ...
@@ -544,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     import time
 
     from vision.dicesets import load
-    ap = argparse.ArgumentParser(prog="python -m vision.render",
+    ap = argparse.ArgumentParser(prog="python -m lab.render",
                                  description="Render benchmark: time per 640x480 frame.")
     ap.add_argument("command", choices=["bench"])
     ap.add_argument("--set", default="tally-up", help="dice set id (default tally-up)")

@@ -1,0 +1,158 @@
+"""Readers of labelled real-photo sets: ``images/`` + ``labels.csv`` (the ../shared/realdice layout).
+
+Real photos (``read_matteop65``, ``read_rune55``) come from /work/shared/realdice/ and are
+used for training and evaluation only; nothing at the table needs them. Attribution of those
+sets is in models/README.md.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.crops import CROP_MARGIN, INPUT_SIZE, crop_matrix
+
+REALDICE_DIR = Path(__file__).resolve().parents[2] / "shared" / "realdice"
+
+# --------------------------------------------------------------------------------------------
+# real photos
+
+
+@dataclass
+class RealCrop:
+    """One labelled real die: the crop, its pip value, the split or source, and the image."""
+
+    crop: np.ndarray
+    value: int
+    split: str      # matteop65: "train" | "valid"; rune55: "train" | "valid" (by base name)
+    source: str     # "matteop65_webcam" or the rune55 source column
+    file: str
+
+
+def _read_labels(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def matteop65_die_side(w: float, h: float, value: int) -> float:
+    """The die's side in a matteop65 photo from its label box, which covers only the pips:
+    2.2x the box side, a fixed 50 px for the single pip of a 1. The detector is trained to
+    find this box and the classifier's crops are cut around it."""
+    return 50.0 if int(value) == 1 else 2.2 * max(w, h)
+
+
+def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: int = INPUT_SIZE,
+                   rng: np.random.Generator | None = None, angle: float = 0.0,
+                   jitter: float = 0.0) -> list[RealCrop]:
+    """Crops of the matteop65 webcam set (MIT, (c) 2021 Matteo A. Penlington).
+
+    Its boxes cover only the pip pattern. The die box is taken as 2.2x the box side (a fixed
+    50 px for the single pip of a 1), which is the box the detector is trained to find on these
+    photos (lab/train_detector.py), and the crop is cut around it as ``cut_crop`` cuts a
+    detected box (CROP_MARGIN times its side), so training and running crops match.
+    """
+    root = Path(root)
+    out = []
+    cache: dict[str, np.ndarray] = {}
+    for row in _read_labels(root / "labels.csv"):
+        f = row["file"]
+        if f not in cache:
+            img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            cache.clear()
+            cache[f] = img
+        img = cache[f]
+        x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
+        value = int(row["value"])
+        # cut around the die box as the pipeline cuts a detected box
+        side = matteop65_die_side(w, h, value) * CROP_MARGIN
+        cx, cy = x + w / 2, y + h / 2
+        if rng is not None and jitter:
+            cx += rng.uniform(-jitter, jitter) * side
+            cy += rng.uniform(-jitter, jitter) * side
+            side *= rng.uniform(1 - jitter, 1 + jitter)
+        m = crop_matrix(cx, cy, side, size, angle_deg=angle)
+        crop = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+        out.append(RealCrop(crop, value, row["split"], "matteop65_webcam", f))
+    return out
+
+
+def rune55_base(name: str) -> str:
+    """The photo a rune55 file came from: the text before ``_jpg.rf.`` (copies share it)."""
+    return name.split("_jpg.rf.")[0]
+
+
+def rune55_split(name: str) -> str:
+    """A stable train/valid split of rune55 by base name (about one base in five is valid)."""
+    base = rune55_base(name)
+    if len(base) <= 2:   # the i_single photos all share the base "i": split them by file
+        base = name
+    h = 0
+    for ch in base:
+        h = (h * 131 + ord(ch)) % 1000003
+    return "valid" if h % 5 == 0 else "train"
+
+
+def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INPUT_SIZE,
+                rng: np.random.Generator | None = None, angle: float = 0.0,
+                jitter: float = 0.0) -> list[RealCrop]:
+    """Crops of the rune55 set (Roboflow "rune55" v3, CC BY 4.0; via N3VERS4YDIE, MIT).
+
+    Its boxes cover the die's top face or the die, so crops are cut as the pipeline cuts them.
+    Split by base name (``rune55_split``), so rotated copies of one photo stay together.
+    """
+    root = Path(root)
+    out = []
+    cache: dict[str, np.ndarray] = {}
+    for row in _read_labels(root / "labels.csv"):
+        f = row["file"]
+        if f not in cache:
+            img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            cache.clear()
+            cache[f] = img
+        img = cache[f]
+        x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
+        side = max(w, h) * CROP_MARGIN
+        cx, cy = x + w / 2, y + h / 2
+        if rng is not None and jitter:
+            cx += rng.uniform(-jitter, jitter) * side
+            cy += rng.uniform(-jitter, jitter) * side
+            side *= rng.uniform(1 - jitter, 1 + jitter)
+        m = crop_matrix(cx, cy, side, size, angle_deg=angle)
+        interp = cv2.INTER_AREA if side > 2 * size else cv2.INTER_LINEAR
+        src = cv2.GaussianBlur(img, (0, 0), 0.45 * side / size) if side > 2 * size else img
+        crop = cv2.warpAffine(src, m, (size, size), flags=interp,
+                              borderMode=cv2.BORDER_REPLICATE)
+        out.append(RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f))
+    return out
+
+
+def real_backgrounds(root: Path | str = REALDICE_DIR / "matteop65_webcam",
+                     limit: int = 40) -> list[np.ndarray]:
+    """Some real photos with their dice painted out, for negative (not-a-die) crops."""
+    root = Path(root)
+    rows = _read_labels(root / "labels.csv") if (root / "labels.csv").exists() else []
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        by_file.setdefault(r["file"], []).append(r)
+    out = []
+    for f in sorted(by_file)[:limit]:
+        img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        mask = np.zeros(img.shape[:2], np.uint8)
+        for r in by_file[f]:
+            x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
+            s = 50.0 if r["value"] == "1" else 2.4 * max(w, h)
+            cx, cy = x + w / 2, y + h / 2
+            cv2.rectangle(mask, (int(cx - s), int(cy - s)), (int(cx + s), int(cy + s)), 255, -1)
+        out.append(cv2.inpaint(img, mask, 3, cv2.INPAINT_TELEA))
+    return out

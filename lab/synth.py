@@ -1,0 +1,566 @@
+"""Synthetic training crops drawn from the dice-set data, and crops of rendered scenes.
+
+Synthetic crops (``SyntheticDice``) are drawn from the dice-set data alone (vision/dicesets/),
+so a changed data file needs no hand-made images: pips, stars, zaps, numbers and text, circled
+marks and coloured "light" faces are drawn from their description, then warped and spoiled
+(any rotation, scale, crop offset, tilt, side faces, shadow, glare, blur, noise, white-balance
+and exposure shifts, JPEG). ``rendered_crops`` cuts crops from whole rendered scenes
+(``lab.render``). Training only: nothing at the table imports this module.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
+
+# dice sets whose real dice come in any colour: this share of their training dice is drawn
+# with random body/mark colours
+ANY_COLOUR = {"d6": 0.7}
+
+# --------------------------------------------------------------------------------------------
+# colours
+
+
+def _bgr(rgb) -> tuple[int, int, int]:
+    r, g, b = rgb
+    return int(b), int(g), int(r)
+
+
+def _hex_bgr(value: str) -> tuple[int, int, int]:
+    return _bgr((int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)))
+
+
+def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    """A random saturated or plain die-body colour (BGR)."""
+    h = rng.uniform(0, 180)
+    s = rng.choice([rng.uniform(0, 40), rng.uniform(90, 255)])
+    v = rng.uniform(30, 250)
+    hsv = np.uint8([[[h, s, v]]])
+    return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+
+
+def _contrast_ink(rng: np.random.Generator, body) -> tuple[int, int, int]:
+    """A mark colour that stands out from the body (random hue, lightness far from the body)."""
+    lum = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
+    for _ in range(20):
+        c = random_colour(rng)
+        if abs(0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2] - lum) > 80:
+            return c
+    return (20, 20, 20) if lum > 128 else (240, 240, 240)
+
+
+# classic body/ink pairs of standard dice (BGR); random pairs are added on top
+_D6_PAIRS = [((235, 238, 240), (20, 20, 20)), ((20, 20, 20), (235, 235, 235)),
+             ((40, 40, 200), (240, 240, 240)), ((200, 90, 30), (240, 240, 240)),
+             ((50, 150, 40), (240, 240, 240)), ((30, 200, 235), (20, 20, 20)),
+             ((160, 50, 120), (240, 240, 240)), ((30, 120, 240), (240, 240, 240)),
+             ((235, 238, 240), (40, 40, 200)), ((210, 215, 220), (120, 40, 20)),
+             ((60, 60, 60), (40, 200, 240)), ((235, 235, 240), (150, 60, 20))]
+
+
+def _bgr_hex(bgr) -> str:
+    b, g, r = (int(v) for v in bgr)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def recolour_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A real die photo crop turned into another die colour (training augmentation).
+
+    Most real photos are of white or grey dice. To learn dice of any colour from them, the
+    crop's lightness is repainted between two random colours (a dark die with light pips as
+    often as the reverse), or, for a crop that already has colour, its hue is turned.
+
+    >>> import numpy as np
+    >>> crop = np.full((8, 8, 3), 230, np.uint8); crop[3:5, 3:5] = 20   # white die, one pip
+    >>> out = recolour_crop(crop, np.random.default_rng(1))
+    >>> out.shape, out.dtype, bool(abs(int(out[0, 0].mean()) - int(out[4, 4].mean())) > 40)
+    ((8, 8, 3), dtype('uint8'), True)
+    """
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+    if float(hsv[..., 1].mean()) > 60 and rng.random() < 0.5:   # coloured: turn the hue
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
+                       ).astype(np.uint8)
+        return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    lum = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255.0
+    lo, hi = float(np.percentile(lum, 3)), float(np.percentile(lum, 97))
+    lum = np.clip((lum - lo) / max(hi - lo, 0.1), 0, 1)
+    if rng.random() < 0.5:
+        lum = 1.0 - lum
+    body = np.float32(random_colour(rng))
+    ink = np.float32(_contrast_ink(rng, tuple(body)))
+    dark, light = (body, ink) if body.mean() < ink.mean() else (ink, body)
+    out = dark + lum[..., None] * (light - dark)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def recoloured(dice_set, rng: np.random.Generator, k: int = 4):
+    """The set with each die copied into ``k`` dice of random body/ink colours.
+
+    For sets whose real dice come in any colour (the pip d6): scenes rendered from it show
+    dice of many colours. Returns (new set, {new die id: original die id}); the copies carry
+    the original's faces and count.
+
+    >>> import numpy as np
+    >>> from vision.dicesets import load
+    >>> ds, back = recoloured(load("d6"), np.random.default_rng(0), k=3)
+    >>> len(ds.dice), sorted(set(back.values()))
+    (3, ['d6'])
+    """
+    from dataclasses import replace
+
+    dice, back = [], {}
+    for die in dice_set.dice:
+        for i in range(k):
+            if rng.random() < 0.4:
+                body, ink = _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
+            else:
+                body = random_colour(rng)
+                ink = _contrast_ink(rng, body)
+            new_id = f"{die.id}~{i}"
+            dice.append(replace(die, id=new_id, body=_bgr_hex(body), ink=_bgr_hex(ink)))
+            back[new_id] = die.id
+    return replace(dice_set, dice=tuple(dice)), back
+
+
+# --------------------------------------------------------------------------------------------
+# drawing one die face from its description (die coordinates: the face spans -1..1)
+
+_PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+         4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+         5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+         6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+         7: [(-1, -1), (1, -1), (-1, 0), (0, 0), (1, 0), (-1, 1), (1, 1)],
+         8: [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)],
+         9: [(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)]}
+
+
+def _star_points(n: int, r_out: float, r_in: float, rot: float) -> np.ndarray:
+    pts = []
+    for i in range(2 * n):
+        r = r_out if i % 2 == 0 else r_in
+        a = rot + math.pi * i / n - math.pi / 2
+        pts.append((r * math.cos(a), r * math.sin(a)))
+    return np.array(pts)
+
+
+_ZAP = np.array([(0.15, -0.62), (-0.35, 0.08), (-0.02, 0.08), (-0.18, 0.62),
+                 (0.38, -0.12), (0.04, -0.12), (0.22, -0.62)])
+
+
+def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool = True,
+                   pip_colour=None) -> list[tuple[np.ndarray, tuple | None]]:
+    """Masks (float 0..1, canvas x canvas) of one face's marks, with their colour (None = ink).
+
+    The face square spans the whole canvas. ``jitter`` varies the drawing (pip size and
+    spacing, stroke width, font) the way different physical dice do.
+    """
+    c = canvas
+    half = c / 2.0
+
+    def px(u: float, v: float) -> tuple[int, int]:
+        return round((half + u * half) * 16), round((half + v * half) * 16)
+
+    out: list[tuple[np.ndarray, tuple | None]] = []
+    m = np.zeros((c, c), np.uint8)
+    j = (lambda a, b: rng.uniform(a, b)) if jitter else (lambda a, b: (a + b) / 2)
+    if face.mark == "pips":
+        spacing = j(0.44, 0.56)
+        n = face.count
+        r = j(0.13, 0.19) if n > 1 else j(0.14, 0.34)
+        if n >= 7:
+            r *= 0.8
+        for (i, k) in _PIPS.get(n, _PIPS[6]):
+            cx, cy = px(i * spacing, k * spacing)
+            cv2.circle(m, (cx, cy), int(r * half * 16), 255, -1, cv2.LINE_AA, 4)
+    elif face.mark == "star":
+        pts = _star_points(5, j(0.55, 0.72), j(0.22, 0.32), j(-0.2, 0.2) if jitter else 0.0)
+        poly = np.array([px(u, v) for u, v in pts], np.int32)
+        cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
+    elif face.mark == "zap":
+        sc = j(0.9, 1.2)
+        poly = np.array([px(u * sc, v * sc) for u, v in _ZAP], np.int32)
+        cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
+    elif face.mark in ("number", "text"):
+        text = face.text
+        font = rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX,
+                           cv2.FONT_HERSHEY_TRIPLEX]) if jitter else cv2.FONT_HERSHEY_DUPLEX
+        thick = max(1, round(c * j(0.035, 0.06)))
+        (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
+        big = face.mark == "text" and not face.circle   # printed as large as the face allows
+        width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05)
+        scale = min(width_frac * half / tw, (0.9 if big else 0.75) * half / th)
+        (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
+        org = (int(half - tw / 2), int(half + th / 2))
+        cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    elif face.mark == "light":
+        pass
+    if face.circle:
+        cv2.circle(m, px(0, 0), int(j(0.7, 0.8) * half * 16), 255,
+                   max(1, int(c * j(0.035, 0.06))), cv2.LINE_AA, 4)
+    if face.mark == "light":
+        lm = np.zeros((c, c), np.uint8)
+        style = rng.integers(0, 3) if jitter else 0
+        if style == 0:      # a coloured disc
+            cv2.circle(lm, px(0, 0), int(j(0.45, 0.7) * half * 16), 255, -1, cv2.LINE_AA, 4)
+        elif style == 1:    # a coloured square inset
+            a = j(0.5, 0.8)
+            p0, p1 = px(-a, -a), px(a, a)
+            cv2.rectangle(lm, (p0[0] >> 4, p0[1] >> 4), (p1[0] >> 4, p1[1] >> 4), 255, -1)
+        else:               # the whole face
+            lm[:] = 255
+        out.append((lm.astype(np.float32) / 255.0, _hex_bgr(face.color)))
+    if m.any():
+        col = pip_colour if pip_colour is not None else (
+            _hex_bgr(face.color) if face.color else None)
+        out.append((m.astype(np.float32) / 255.0, col))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# synthetic die crops
+
+
+@dataclass
+class DieStyle:
+    """How one synthetic die looks: body and ink colour (BGR)."""
+
+    body: tuple[int, int, int]
+    ink: tuple[int, int, int]
+
+
+def _felt(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A tray-floor background: felt, wood, paper or cloth colour with texture and a gradient."""
+    kind = rng.integers(0, 4)
+    if kind == 0:
+        base = np.array(random_colour(rng), np.float32)
+    elif kind == 1:   # felt greens / blues / blacks
+        base = np.array([(40, 90, 30), (90, 50, 20), (30, 30, 30), (60, 30, 100),
+                         (20, 60, 20)][rng.integers(0, 5)], np.float32)
+    elif kind == 2:   # wood / paper
+        base = np.array([(120, 170, 200), (80, 120, 160), (230, 230, 230), (200, 210, 215)]
+                        [rng.integers(0, 4)], np.float32)
+    else:
+        base = rng.uniform(0, 255, 3).astype(np.float32)
+    img = np.empty((n, n, 3), np.float32)
+    img[:] = base * rng.uniform(0.6, 1.2)
+    noise = rng.normal(0, rng.uniform(2, 14), (n // 4 + 1, n // 4 + 1, 1)).astype(np.float32)
+    noise = cv2.resize(noise, (n, n), interpolation=cv2.INTER_LINEAR)[..., None]
+    img += noise + rng.normal(0, rng.uniform(0, 6), (n, n, 1)).astype(np.float32)
+    gx = np.linspace(-1, 1, n, dtype=np.float32)
+    img += (rng.uniform(-25, 25) * gx[None, :, None] + rng.uniform(-25, 25) * gx[:, None, None])
+    if kind == 2 and rng.random() < 0.5:   # wood grain
+        a = rng.uniform(0, math.pi)
+        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+        grain = np.sin((xx * math.cos(a) + yy * math.sin(a)) * rng.uniform(0.2, 0.6))
+        img += (grain * rng.uniform(3, 15))[..., None]
+    return img
+
+
+def _rounded_square(n: int, quad: np.ndarray, radius_frac: float) -> np.ndarray:
+    """Mask (float, n x n) of a rounded square mapped onto the quadrilateral ``quad`` (4x2)."""
+    k = 64
+    sq = np.zeros((k, k), np.uint8)
+    r = int(radius_frac * k)
+    cv2.rectangle(sq, (r, 0), (k - 1 - r, k - 1), 255, -1)
+    cv2.rectangle(sq, (0, r), (k - 1, k - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (k - 1 - r, r), (r, k - 1 - r), (k - 1 - r, k - 1 - r)):
+        cv2.circle(sq, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
+    h = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    return cv2.warpPerspective(sq, h, (n, n), flags=cv2.INTER_LINEAR).astype(np.float32) / 255.0
+
+
+def spoil(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Camera troubles on a float BGR image 0..255: white balance, exposure, blur, noise, JPEG.
+
+    Returns uint8. ``strength`` 0 leaves it almost clean.
+    """
+    img = img.astype(np.float32)
+    if rng.random() < 0.9 * strength:   # white balance and exposure
+        img *= rng.uniform(0.75, 1.25, 3).astype(np.float32) * rng.uniform(0.55, 1.35)
+        img += rng.uniform(-25, 25)
+    if rng.random() < 0.3 * strength:   # contrast
+        mu = img.mean()
+        img = (img - mu) * rng.uniform(0.6, 1.3) + mu
+    if rng.random() < 0.12 * strength:   # grey camera
+        g = img @ np.float32([0.114, 0.587, 0.299])
+        img = np.repeat(g[..., None], 3, axis=2)
+    img = np.clip(img, 0, 255)
+    if rng.random() < 0.5 * strength:
+        s = rng.uniform(0.3, 1.6)
+        img = cv2.GaussianBlur(img, (0, 0), s)
+    if rng.random() < 0.15 * strength:   # motion blur
+        k = int(rng.integers(3, 8))
+        ker = np.zeros((k, k), np.float32)
+        ker[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        ker = cv2.warpAffine(ker, rot, (k, k))
+        ker /= max(ker.sum(), 1e-6)
+        img = cv2.filter2D(img, -1, ker)
+    if rng.random() < 0.6 * strength:
+        img = img + rng.normal(0, rng.uniform(1, 9), img.shape).astype(np.float32)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4 * strength:
+        q = int(rng.integers(35, 95))
+        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return img
+
+
+class SyntheticDice:
+    """Draws labelled die crops of one dice set from its data file, with heavy augmentation.
+
+    ``random_colours``: fraction of dice drawn with random body/ink colours instead of the
+    set's own (used for the d6 set, whose real dice come in every colour).
+
+    >>> import numpy as np
+    >>> from vision.dicesets import load
+    >>> synth = SyntheticDice(load("d6"))
+    >>> img, die, face = synth.sample(np.random.default_rng(0))
+    >>> img.shape, die, face in load("d6").faces
+    ((48, 48, 3), 'd6', True)
+    """
+
+    def __init__(self, dice_set, size: int = INPUT_SIZE, random_colours: float = 0.0,
+                 canvas: int = 2 * INPUT_SIZE, faceart_share: float = 0.5):
+        self.ds = dice_set
+        self.size = size
+        self.canvas = canvas
+        self.random_colours = random_colours
+        self.faceart_share = faceart_share
+        self.pairs = [(d, f) for d in dice_set.dice for f in sorted(set(d.faces))]
+
+    def sample(self, rng: np.random.Generator, die=None, face_id: str | None = None,
+               strength: float = 1.0):
+        """One crop: (uint8 BGR size x size x 3, die id, face id). Random die/face unless given."""
+        if die is None:
+            die, face_id = self.pairs[rng.integers(0, len(self.pairs))]
+        elif face_id is None:
+            face_id = die.faces[rng.integers(0, 6)]
+        face = self.ds.faces[face_id]
+        if rng.random() < self.random_colours:
+            if rng.random() < 0.4:
+                body, ink = _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
+            else:
+                body = random_colour(rng)
+                ink = _contrast_ink(rng, body)
+        else:
+            body, ink = _hex_bgr(die.body), _hex_bgr(die.ink)
+            # dice of one colour still vary a little from batch to batch
+            body = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in body)
+            ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in ink)
+            if rng.random() < self.faceart_share:
+                # the face as vision.faceart draws it (the renderer's look), printed with a
+                # little random variation
+                from vision.faceart import face_rgba
+
+                art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
+                return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
+        return self.draw(rng, face, DieStyle(body, ink), strength), die.id, face_id
+
+    def draw(self, rng: np.random.Generator, face, style: DieStyle,
+             strength: float = 1.0, art: np.ndarray | None = None) -> np.ndarray:
+        """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``."""
+        n = self.canvas
+        img = _felt(rng, n)
+        # the die's top face inside the crop: side such that CROP_MARGIN * box ~ crop
+        side = n / CROP_MARGIN * rng.uniform(0.72, 0.98) * (1.0 if strength else 0.9)
+        off = rng.uniform(-0.09, 0.09, 2) * side * strength
+        angle = rng.uniform(0, 2 * math.pi)
+        centre = np.array([n / 2, n / 2]) + off
+        base = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * side / 2
+        rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+        quad = base @ rot.T
+        tilt = rng.normal(0, 0.05 * strength, (4, 2)) * side
+        quad = quad + tilt + centre
+        body = np.array(style.body, np.float32)
+        radius = rng.uniform(0.08, 0.25)
+        # shadow on the floor
+        if rng.random() < 0.7:
+            sh = _rounded_square(n, quad + rng.uniform(-0.12, 0.12, 2) * side, radius)
+            sh = cv2.GaussianBlur(sh, (0, 0), rng.uniform(2, 6))
+            img *= (1 - sh * rng.uniform(0.2, 0.6))[..., None]
+        # side faces seen when the view is not straight down: the die body extends away
+        if rng.random() < 0.55 * strength:
+            d = rng.normal(0, 0.12, 2) * side
+            side_mask = np.maximum(_rounded_square(n, quad + d, radius),
+                                   _rounded_square(n, quad + d / 2, radius))
+            shade = rng.uniform(0.45, 0.85)
+            img = img * (1 - side_mask[..., None]) + (body * shade) * side_mask[..., None]
+        top = _rounded_square(n, quad, radius)
+        # face texture: the marks in die coordinates, then warped onto the quad
+        k = 96
+        ink = style.ink
+        if art is not None:
+            face_img, inner = art, 1.0
+        else:
+            layers = draw_face_mask(face, k, rng, jitter=strength > 0)
+            face_img = np.empty((k, k, 3), np.float32)
+            face_img[:] = body
+            for mask, colour in layers:
+                col = np.array(colour if colour is not None else ink, np.float32)
+                if face.mark == "light" or colour is not None:
+                    col = col * rng.uniform(0.85, 1.1)
+                face_img = face_img * (1 - mask[..., None]) + col * mask[..., None]
+            # the inner margin of the face (marks do not reach the rounded edge)
+            inner = 0.86
+        src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
+        dst = (quad - centre) * inner + centre
+        h = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+        warped = cv2.warpPerspective(face_img, h, (n, n), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(
+                                         float(v) for v in body))
+        # light falloff across the face and glare
+        gx = np.linspace(-1, 1, n, dtype=np.float32)
+        shading = 1 + rng.uniform(-0.15, 0.15) * gx[None, :] + rng.uniform(-0.15, 0.15) * gx[:, None]
+        warped *= shading[..., None]
+        if rng.random() < 0.3 * strength:
+            g = np.zeros((n, n), np.float32)
+            gc = (int(centre[0] + rng.uniform(-0.4, 0.4) * side),
+                  int(centre[1] + rng.uniform(-0.4, 0.4) * side))
+            ax = (int(rng.uniform(0.05, 0.25) * side), int(rng.uniform(0.03, 0.15) * side))
+            cv2.ellipse(g, gc, ax, rng.uniform(0, 180), 0, 360, 1.0, -1)
+            g = cv2.GaussianBlur(g, (0, 0), rng.uniform(1.5, 5))
+            warped = warped + g[..., None] * rng.uniform(60, 200)
+        img = img * (1 - top[..., None]) + warped * top[..., None]
+        img = cv2.resize(np.clip(img, 0, 255), (self.size, self.size),
+                         interpolation=cv2.INTER_AREA)
+        if rng.random() < 0.3 * strength:
+            # a small die far from the camera: the crop is cut from fewer pixels and upscaled
+            low = int(rng.uniform(max(12, 0.35 * self.size), 0.8 * self.size))
+            img = cv2.resize(cv2.resize(img, (low, low), interpolation=cv2.INTER_AREA),
+                             (self.size, self.size), interpolation=cv2.INTER_LINEAR)
+        return spoil(img, rng, strength)
+
+
+def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
+                  backgrounds: list[np.ndarray] | None = None) -> np.ndarray:
+    """A crop that is not a readable die: felt, a skin-coloured patch, fingers, clutter, an edge,
+    a coin, token or button lying in the tray."""
+    n = 2 * size
+    kind = rng.integers(0, 6)
+    if kind == 4 and backgrounds:
+        bg = backgrounds[rng.integers(0, len(backgrounds))]
+        bh, bw = bg.shape[:2]
+        s = int(rng.uniform(0.08, 0.3) * min(bh, bw))
+        x, y = rng.integers(0, bw - s), rng.integers(0, bh - s)
+        img = cv2.resize(bg[y:y + s, x:x + s], (n, n)).astype(np.float32)
+    else:
+        img = _felt(rng, n)
+    if kind in (1, 2):   # skin: a hand, fingers or a palm patch
+        skin = np.array(cv2.cvtColor(np.uint8([[[rng.uniform(3, 20), rng.uniform(50, 170),
+                                                 rng.uniform(70, 245)]]]),
+                                     cv2.COLOR_HSV2BGR)[0, 0], np.float32)
+        mask = np.zeros((n, n), np.float32)
+        if kind == 1:
+            mask[:] = 1.0
+        else:
+            for _ in range(int(rng.integers(1, 5))):
+                p0 = (int(rng.uniform(-0.2, 1.2) * n), int(rng.uniform(-0.2, 1.2) * n))
+                p1 = (int(rng.uniform(0, 1) * n), int(rng.uniform(0, 1) * n))
+                cv2.line(mask, p0, p1, 1.0, int(rng.uniform(0.15, 0.35) * n))
+        mask = cv2.GaussianBlur(mask, (0, 0), 2)
+        tex = skin * (1 + rng.normal(0, 0.04, (n, n, 1))).astype(np.float32)
+        yy = np.linspace(-1, 1, n, dtype=np.float32)[:, None, None]
+        tex = tex * (1 + rng.uniform(-0.2, 0.2) * yy)
+        img = img * (1 - mask[..., None]) + tex * mask[..., None]
+    elif kind == 3:   # random blobs and strokes (tray rim, cables, paper)
+        for _ in range(int(rng.integers(1, 4))):
+            col = random_colour(rng)
+            if rng.random() < 0.5:
+                cv2.circle(img, (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
+                           int(rng.uniform(0.05, 0.5) * n), col, -1)
+            else:
+                cv2.line(img, (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
+                         (int(rng.uniform(0, n)), int(rng.uniform(0, n))), col,
+                         int(rng.uniform(2, 0.2 * n)))
+    elif kind == 5:   # a coin, token or button: a round flat thing the size of a die
+        c = np.array([n / 2, n / 2]) + rng.uniform(-0.08, 0.08, 2) * n
+        r = rng.uniform(0.25, 0.4) * n
+        metal = [(200, 200, 205), (60, 160, 200), (60, 110, 180), (150, 150, 150)]
+        col = np.array(metal[rng.integers(0, len(metal))] if rng.random() < 0.7
+                       else random_colour(rng), np.float32) * rng.uniform(0.7, 1.2)
+        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+        d = np.hypot(xx - c[0], yy - c[1]) / r
+        a = np.clip((1 - d) * r / 1.5, 0, 1)          # anti-aliased disc
+        shade = 1 + rng.uniform(-0.25, 0.25) * (xx - c[0]) / r + 0.15 * np.cos(d * 9)
+        rim = np.clip(1 - np.abs(d - rng.uniform(0.8, 0.92)) * r / 1.5, 0, 1)
+        disc = col * shade[..., None] * (1 - 0.3 * rim[..., None])
+        sh = cv2.GaussianBlur(a, (0, 0), 3)           # its shadow
+        img = img * (1 - 0.4 * np.roll(sh, (3, 3), (0, 1))[..., None])
+        img = img * (1 - a[..., None]) + disc * a[..., None]
+    img = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
+    return spoil(img, rng)
+
+
+# --------------------------------------------------------------------------------------------
+# crops of rendered scenes (engineer V1's renderer), when it is present
+
+
+def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = INPUT_SIZE,
+                   jitter: float = 0.08, random_colours: float = 0.0, partial: float = 0.0):
+    """Crops of dice in rendered scenes (``lab.render.render_scene``), labelled by its truth.
+
+    Yields (crop, die id, face id). Yields nothing when the renderer is not installed. Each die
+    box is jittered (centre offset and size, ``jitter`` of the side) as a detector's would be.
+    ``random_colours``: share of scenes whose dice get random colours (``recoloured``).
+    ``partial``: for this share of the dice of 50 px or more, also a crop of a box over one
+    corner of it (as a detector boxes one pip cluster of a large die), yielded as
+    (crop, None, NONE_CLASS): one pip of a 4 is not a 1.
+    """
+    try:
+        from lab import render
+    except ImportError:
+        return
+    original = dice_set
+    for _ in range(scenes):
+        back = {}
+        dice_set = original
+        if random_colours and rng.random() < random_colours:
+            dice_set, back = recoloured(original, rng, k=4)
+        counts = [d for d in dice_set.dice for _ in range(d.count)]
+        k = int(rng.integers(1, min(len(counts), 6) + 1))
+        pick = [counts[i] for i in rng.choice(len(counts), size=k, replace=False)]
+        dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
+        try:
+            frame, labels = render.render_scene(dice_set, dice, rng)
+        except Exception:  # noqa: BLE001 - a renderer change must not stop training
+            return
+        for lab in labels:
+            box, die_id, face_id = _label_parts(lab)
+            if box is None:
+                continue
+            x, y, w, h = box
+            side = max(w, h)
+            x += rng.uniform(-jitter, jitter) * side
+            y += rng.uniform(-jitter, jitter) * side
+            s = rng.uniform(1 - jitter, 1 + jitter)
+            yield cut_crop(frame, (x, y, w * s, h * s), size), back.get(die_id, die_id), face_id
+            if partial and side >= 50 and rng.random() < partial:
+                x, y, w, h = box
+                f = rng.uniform(0.4, 0.65)             # the part's side, of the die's
+                a = rng.uniform(0, 2 * np.pi)          # towards an edge or corner
+                off = (1 - f) / 2 * rng.uniform(0.6, 1.0) * side * 1.2
+                cx = x + w / 2 + off * np.cos(a)
+                cy = y + h / 2 + off * np.sin(a)
+                ps = f * side
+                yield (cut_crop(frame, (cx - ps / 2, cy - ps / 2, ps, ps), size), None,
+                       NONE_CLASS)
+
+
+def _label_parts(lab):
+    """(box, die, face) from a renderer label, whether it is a dict or an object."""
+    get = (lambda k: lab.get(k)) if isinstance(lab, dict) else (lambda k: getattr(lab, k, None))
+    box = get("box")
+    if box is None and get("x") is not None:
+        box = (get("x"), get("y"), get("w"), get("h"))
+    die, face = get("die"), get("face")
+    if box is None or die is None or face is None:
+        return None, None, None
+    return tuple(float(v) for v in box), die, face
