@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
+from vision.onnx import open_session
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
@@ -56,18 +57,6 @@ def model_paths(set_id: str, models_dir: Path | str | None = None) -> tuple[Path
     """The ONNX file and its JSON metadata for a dice set id."""
     base = Path(models_dir) if models_dir else MODELS_DIR
     return base / f"classifier-{set_id}.onnx", base / f"classifier-{set_id}.json"
-
-
-def _session(path: Path):
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), sess_options=opts,
-                                providers=["CPUExecutionProvider"])
 
 
 class FaceClassifier:
@@ -112,7 +101,7 @@ class FaceClassifier:
                 f"the {self.dice_set.id} model does not know {', '.join(sorted(set(unknown)))} "
                 f"(the dice-set file names dice or faces it was not trained on): "
                 "run `dicetray train --sets " + self.dice_set.id + "` to retrain it")
-        self._session = _session(onnx_path)
+        self._session = open_session(onnx_path)
         self._input = self._session.get_inputs()[0].name
         # the (die, face) pairs the data file allows, as index arrays into the two heads
         pairs = sorted({(self.dice.index(d.id), self.faces.index(f))
@@ -134,7 +123,8 @@ class FaceClassifier:
         if turns > 1:
             n = len(x)
             x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(turns)])
-        die_p, face_p = self._session.run(None, {self._input: np.ascontiguousarray(x)})
+        die_p, face_p = self._session.run(["die_prob", "face_prob"],
+                                          {self._input: np.ascontiguousarray(x)})
         if turns > 1:
             die_p = die_p.reshape(turns, n, -1).mean(axis=0)
             face_p = face_p.reshape(turns, n, -1).mean(axis=0)

@@ -33,6 +33,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.onnx import open_session
+
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 NET_W, NET_H = 320, 240   # network input
 STRIDE = 4                 # output cell size in network pixels
@@ -126,8 +128,6 @@ class Detector:
     """
 
     def __init__(self, models_dir: Path | str | None = None, threshold: float | None = None):
-        import onnxruntime as ort
-
         base = Path(models_dir) if models_dir else MODELS_DIR
         path = base / "detector.onnx"
         if not path.exists():
@@ -138,13 +138,7 @@ class Detector:
         self.threshold = float(self.meta.get("threshold", 0.35) if threshold is None
                                else threshold)
         self.hand_threshold = float(self.meta.get("hand_share", 0.04))
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.log_severity_level = 3
-        self._session = ort.InferenceSession(str(path), sess_options=opts,
-                                             providers=["CPUExecutionProvider"])
+        self._session = open_session(path)
         self._input = self._session.get_inputs()[0].name
 
     def detect_fine(self, frame_bgr: np.ndarray, overlap: float = 0.25,
@@ -241,7 +235,8 @@ class Detector:
 
     def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The raw outputs: heat (H x W), size (2 x H x W), hand (H x W), all 0..1 but size."""
-        heat, size, hand = self._session.run(None, {self._input: preprocess(frame_bgr)})
+        heat, size, hand = self._session.run(["heat", "size", "hand"],
+                                             {self._input: preprocess(frame_bgr)})
         return heat[0, 0], size[0], hand[0, 0]
 
     def detect(self, frame_bgr: np.ndarray, small: np.ndarray | None = None) -> Detections:

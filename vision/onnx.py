@@ -1,0 +1,29 @@
+"""One way to open an ONNX model at the table: one thread, quiet, and no telemetry.
+
+onnxruntime can send usage events and write a device id; a dice tray in a living room phones
+nobody, so telemetry is switched off in code here, before any session is made, whatever the
+environment says.
+
+    >>> from pathlib import Path
+    >>> from vision.onnx import open_session
+    >>> s = open_session(Path(__file__).resolve().parent.parent / "models" / "detector.onnx")
+    >>> [o.name for o in s.get_outputs()][:3]
+    ['heat', 'size', 'hand']
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def open_session(path: Path | str):
+    """An onnxruntime CPU session for ``path`` on one thread, telemetry off."""
+    import onnxruntime as ort
+
+    ort.disable_telemetry_events()
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
