@@ -50,7 +50,7 @@ n=0
 step() { n=$((n + 1)); echo; echo "==> step $n: $*"; }
 note() { echo "    $*"; }
 # run CMD...: print it; run it unless --dry-run.
-run() { echo "+ $*"; [ "$dry" = 1 ] || "$@"; }
+run() { local line; line=$(printf '%q ' "$@"); echo "+ ${line% }"; [ "$dry" = 1 ] || "$@"; }
 fail() { echo "install-pi.sh: $*" >&2; exit 1; }
 
 # ---------------------------------------------------------------------------------- the system
@@ -90,15 +90,20 @@ packages=(python3-venv python3-numpy python3-lgpio python3-gpiozero
           libgbm1 libdrm2 libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri "$alsa")
 [ "$camera" = 1 ] && packages=(python3-picamera2 "${packages[@]}")
 step "apt packages: ${packages[*]}"
-if [ "$camera" = 1 ] && [ "$dry" = 0 ] && command -v apt-cache >/dev/null \
-        && ! apt-cache show python3-picamera2 >/dev/null 2>&1; then
-    note "apt knows no python3-picamera2 (Raspberry Pi's apt archive is missing):"
-    note "use Raspberry Pi OS, or run with --no-camera for a USB camera (OpenCV) only"
-    run sudo apt-get update
-    apt-cache show python3-picamera2 >/dev/null 2>&1 || fail "python3-picamera2 not found (see above)"
-else
-    run sudo apt-get update
-fi
+run sudo apt-get update
+# Raspberry Pi's apt archive has picamera2 and lgpio; plain Debian has neither (and an old
+# gpiozero). Without the camera (--no-camera, a USB camera then) that is still a table.
+known=()
+for p in "${packages[@]}"; do
+    if [ "$dry" = 1 ] || apt-cache show "$p" >/dev/null 2>&1; then
+        known+=("$p")
+    elif [ "$p" = python3-picamera2 ]; then
+        fail "apt knows no python3-picamera2: use Raspberry Pi OS (its apt archive has it), or run with --no-camera for a USB camera only"
+    else
+        note "apt knows no $p here (not Raspberry Pi OS): left out; GPIO buttons need it"
+    fi
+done
+packages=("${known[@]}")
 run sudo apt-get install -y --no-install-recommends "${packages[@]}"
 
 step "groups: camera (video), screen (render), keys and touch (input), buttons (gpio)"
@@ -201,8 +206,11 @@ drop_block() {
     [ "$dry" = 1 ] && return 0
     sed "/^$BEGIN\$/,/^$END\$/d" "$file" > "$file.dicetray-new" && mv "$file.dicetray-new" "$file"
 }
+# systemd steps: skipped with the command to run later when systemd is not running here (a
+# chroot or container) or this shell has no user manager (no login session, e.g. su).
+booted() { [ "$dry" = 1 ] || [ -d /run/systemd/system ]; }
 user_systemctl() {
-    if [ "$dry" = 0 ] && ! systemctl --user show-environment >/dev/null 2>&1; then
+    if [ "$dry" = 0 ] && ! { booted && systemctl --user show-environment >/dev/null 2>&1; }; then
         note "no systemd user manager reachable here (no login session): skipped"
         note "  systemctl --user $*   (run it after logging in)"
         return 0
@@ -221,7 +229,11 @@ if [ "$mode" = service ]; then
         user_systemctl daemon-reload
         user_systemctl add-wants default.target dicetray.service
         note "the user manager must run from boot, before anyone logs in:"
-        run sudo loginctl enable-linger "$(id -un)"
+        if booted; then
+            run sudo loginctl enable-linger "$(id -un)"
+        else
+            note "systemd is not running here: skipped; later run  sudo loginctl enable-linger \$USER"
+        fi
     else
         if [ -f "$UNIT_DIR/dicetray.service.d/console.conf" ]; then
             run rm -f "$UNIT_DIR/dicetray.service.d/console.conf"
