@@ -81,13 +81,11 @@ esac
 [ "$(uname -m)" = aarch64 ] || note "not 64-bit ARM: fine for a try, but the table is built for a 64-bit Pi"
 
 # ---------------------------------------------------------------------------------------- apt
-# pygame-ce's wheel carries its own SDL, which opens the GPU libraries of the system at run
-# time: libgbm + libdrm for KMS/DRM on the console, libEGL + libGLESv2 (glvnd) with Mesa's
-# EGL and DRI drivers behind them (v3d/vc4), and ALSA for the table's sounds.
-alsa=libasound2
-[ "$codename" = trixie ] && alsa=libasound2t64
+# pygame-ce's wheel carries its own SDL (with ALSA for the table's sounds), which opens the GPU
+# libraries of the system at run time (dlopen): libgbm.so.1 + libdrm.so.2 for KMS/DRM on the
+# console, libEGL.so.1 + libGLESv2.so.2 (glvnd) with Mesa's EGL and DRI drivers (v3d/vc4).
 packages=(python3-venv python3-numpy python3-lgpio python3-gpiozero
-          libgbm1 libdrm2 libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri "$alsa")
+          libgbm1 libdrm2 libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri)
 [ "$camera" = 1 ] && packages=(python3-picamera2 "${packages[@]}")
 step "apt packages: ${packages[*]}"
 run sudo apt-get update
@@ -166,7 +164,7 @@ if [ -f "$CONFIG" ]; then
 else
     run mkdir -p "$(dirname "$CONFIG")"
     run cp "$REPO/config.example.toml" "$CONFIG"
-    run "$VENV/bin/python" -c "from tray.table.config import update_table; import sys; update_table(sys.argv[1], 'screen', {'fullscreen': True})" "$CONFIG"
+    run sed -i 's/^fullscreen = false/fullscreen = true/' "$CONFIG"
     note "edit the names and pins in it; every key is checked when dicetray starts"
 fi
 
