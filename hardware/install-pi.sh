@@ -236,6 +236,9 @@ if [ "$mode" = service ]; then
         if [ -f "$UNIT_DIR/dicetray.service.d/console.conf" ]; then
             run rm -f "$UNIT_DIR/dicetray.service.d/console.conf"
         fi
+        if [ -L "$UNIT_DIR/default.target.wants/dicetray.service" ]; then
+            run rm -f "$UNIT_DIR/default.target.wants/dicetray.service"     # was: console
+        fi
         user_systemctl daemon-reload
         user_systemctl enable dicetray.service
         note "Raspberry Pi OS's labwc session does not reach graphical-session.target, so the"
@@ -257,7 +260,7 @@ else
     step "labwc autostart entry (restarts after a crash, not after 0 = quit or 2 = config)"
     if [ -f "$UNIT_DIR/dicetray.service" ]; then
         user_systemctl disable --now dicetray.service
-        run rm -f "$UNIT_DIR/dicetray.service"
+        run rm -f "$UNIT_DIR/dicetray.service" "$UNIT_DIR/default.target.wants/dicetray.service"
         run rm -rf "$UNIT_DIR/dicetray.service.d"
     fi
     run install -m 755 "$REPO/hardware/dicetray-session.sh" "$DATA/dicetray-session"
