@@ -135,6 +135,28 @@ def test_unit_files_carry_no_user_home_uid_or_socket():
     assert "SDL_VIDEODRIVER=kmsdrm" in texts["dicetray-console.conf"]
 
 
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_systemd_accepts_the_unit_and_its_console_drop_in(tmp_path):
+    """systemd itself reads the unit as installed: %h resolves to the user's home, no unknown
+    key, the console drop-in applies."""
+    home, units = tmp_path / "home", tmp_path / "units"
+    exe = home / ".local/share/dicetray/venv/bin/dicetray"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    (units / "dicetray.service.d").mkdir(parents=True)
+    shutil.copy(HW / "dicetray.service", units / "dicetray.service")
+    shutil.copy(HW / "dicetray-console.conf", units / "dicetray.service.d" / "console.conf")
+    env = dict(os.environ, HOME=str(home), XDG_RUNTIME_DIR=str(tmp_path))
+    proc = subprocess.run(["systemd-analyze", "--user", "verify", str(units / "dicetray.service")],
+                          env=env, capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 0 and "Unknown" not in proc.stderr, proc.stderr
+    exe.unlink()                                      # and it does look in that home
+    proc = subprocess.run(["systemd-analyze", "--user", "verify", str(units / "dicetray.service")],
+                          env=env, capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode != 0 and str(exe) in proc.stderr
+
+
 @pytest.mark.skipif(shutil.which("sh") is None, reason="needs sh")
 @pytest.mark.parametrize(("codes", "runs", "rc"), [
     ([1, 139, 0], 3, 0),     # two crashes restarted, then "quit" from the menu: stop
