@@ -255,6 +255,7 @@ systemctl --user --no-block start dicetray.service"
             user_systemctl restart dicetray.service
         fi
         note "log: journalctl --user -u dicetray -f    stop: systemctl --user stop dicetray"
+        [ ${#wanted[@]} -eq 0 ] || note "new groups count from the next boot: reboot if it cannot open the camera or screen"
     fi
 else
     step "labwc autostart entry (restarts after a crash, not after 0 = quit or 2 = config)"

@@ -132,8 +132,9 @@ def camera_check(importer=importlib.import_module) -> list[Check]:
     return [Check("picamera2", True, "imports"),
             Check("camera", bool(cameras), f"listed: {names}" if cameras else
                   f"no camera listed{why}",
-                  "check the ribbon cable (contacts towards the board) and run "
-                  "`rpicam-hello --list-cameras`; on a Pi 4 with Camera Module 3 update the OS")]
+                  "check the ribbon cable (contacts towards the board), that you are in group "
+                  "video (`id`), and run `rpicam-hello --list-cameras`; on a Pi 4 with Camera "
+                  "Module 3 update the OS")]
 
 
 def kms_check(find=None) -> Check:
