@@ -24,8 +24,8 @@ UNIT_DIR="$HOME/.config/systemd/user"
 CONFIG="$HOME/.config/dicetray/config.toml"
 AUTOSTART="$HOME/.config/labwc/autostart"
 OS_RELEASE="${DICETRAY_OS_RELEASE:-/etc/os-release}"
-BEGIN="# >>> dicetray (hardware/install-pi.sh) >>>"
-END="# <<< dicetray <<<"
+# shellcheck source=hardware/autostart-block.sh
+. "$REPO/hardware/autostart-block.sh"       # write_block / drop_block: our lines in a file
 
 dry=0 session=auto mode=service camera=1 start=1
 usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
@@ -180,30 +180,6 @@ if [ "$mode" = autostart ] && [ "$session" = console ]; then
     fail "--autostart needs the desktop (labwc); on the console use the user service (the default)"
 fi
 
-# write_block FILE LINES: put LINES between the dicetray markers in FILE (replacing an old
-# block, keeping everything else), so running again never adds a second copy.
-write_block() {
-    local file=$1 lines=$2
-    echo "+ write into $file:"
-    printf '%s\n%s\n%s\n' "$BEGIN" "$lines" "$END" | sed 's/^/      /'
-    [ "$dry" = 1 ] && return 0
-    mkdir -p "$(dirname "$file")"
-    local tmp="$file.dicetray-new"
-    if [ -f "$file" ]; then
-        sed "/^$BEGIN\$/,/^$END\$/d" "$file" > "$tmp"
-    else
-        : > "$tmp"
-    fi
-    printf '%s\n%s\n%s\n' "$BEGIN" "$lines" "$END" >> "$tmp"
-    mv "$tmp" "$file"
-}
-drop_block() {
-    local file=$1
-    [ -f "$file" ] && grep -qxF "$BEGIN" "$file" || return 0
-    echo "+ remove the dicetray lines from $file"
-    [ "$dry" = 1 ] && return 0
-    sed "/^$BEGIN\$/,/^$END\$/d" "$file" > "$file.dicetray-new" && mv "$file.dicetray-new" "$file"
-}
 # systemd steps: skipped with the command to run later when systemd is not running here (a
 # chroot or container) or this shell has no user manager (no login session, e.g. su).
 booted() { [ "$dry" = 1 ] || [ -d /run/systemd/system ]; }

@@ -106,12 +106,37 @@ def test_refuses_off_debian_unless_dry_run(tmp_path):
     assert bad.returncode == 2 and "--session is auto, desktop or console" in bad.stderr
 
 
+@needs_bash
+def test_autostart_block_is_written_once_and_removed_cleanly(tmp_path):
+    """Our lines in ~/.config/labwc/autostart: replaced in place on a second run, the user's own
+    lines kept, removed whole when switching to the console."""
+    autostart = tmp_path / "labwc" / "autostart"
+    lib = HW / "autostart-block.sh"
+
+    def bash(code: str) -> None:
+        subprocess.run(["bash", "-c", f'dry=0; . "{lib}"; {code}'], check=True,
+                       capture_output=True, text=True)
+
+    bash(f'write_block "{autostart}" "first"')                 # a new file
+    assert autostart.read_text().splitlines()[1] == "first"
+    autostart.write_text("wf-panel-pi &\n" + autostart.read_text() + "kanshi &\n")
+    bash(f'write_block "{autostart}" "second line 1\nsecond line 2"')
+    bash(f'write_block "{autostart}" "second line 1\nsecond line 2"')
+    lines = autostart.read_text().splitlines()
+    assert lines[:2] == ["wf-panel-pi &", "kanshi &"] and "first" not in lines
+    assert lines[2:] == ["# >>> dicetray (hardware/install-pi.sh) >>>", "second line 1",
+                         "second line 2", "# <<< dicetray <<<"]
+    bash(f'drop_block "{autostart}"; drop_block "{autostart}"')
+    assert autostart.read_text() == "wf-panel-pi &\nkanshi &\n"
+
+
 # ------------------------------------------------------------------ unit files, autostart
 
 def _installed_texts() -> dict[str, str]:
     texts = {p.name: p.read_text() for p in (HW / "dicetray.service",
                                              HW / "dicetray-console.conf",
-                                             HW / "dicetray-session.sh")}
+                                             HW / "dicetray-session.sh",
+                                             HW / "autostart-block.sh")}
     # the autostart lines the script writes
     script = SCRIPT.read_text()
     texts["autostart"] = "\n".join(re.findall(r'write_block "\$AUTOSTART" "(.*?)"\n', script,
