@@ -8,6 +8,7 @@
     dicetray eval                            vision figures on rendered and real photos
     dicetray bench [--json]                  vision speed per frame and per die
     dicetray screenshots [--out DIR]         every screen of every game, headless
+    dicetray teach FOLDER --dice-set SET --out DIR   learn your dice from labelled photos
     dicetray train                           retrain the ONNX models (needs the train extra)
 """
 
@@ -25,6 +26,7 @@ COMMANDS = {
     "eval": ("lab.cli", "main_eval", "accuracy figures of the vision pipeline"),
     "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),
     "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
+    "teach": ("lab.teach", "main", "learn your own dice and tray from labelled photos"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
 }
 
