@@ -170,6 +170,8 @@ class CorrectionFlow:
         self.correction = None
         self._emit("correct", f"corrected roll {c.event}: {', '.join(c.specs())}")
         self._changed(t)
+        # the "Correct the last roll: ..." instructions go: a short note says it is done
+        self.message = Message("Roll corrected: the game is recomputed", "info", t + MESSAGE_S / 2)
         return "corrected"
 
     def correct_last(self, t: float) -> str:
