@@ -184,3 +184,12 @@ def test_screenshots_rejects_a_bad_size(capsys):
 
     assert main(["--size", "huge"]) == 2
     assert "WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def test_sound_is_a_screen_setting_in_the_config():
+    from tray.table.config import ConfigError, parse_config
+
+    assert parse_config({}).screen.sound is True
+    assert parse_config({"screen": {"sound": False}}).screen.sound is False
+    with pytest.raises(ConfigError, match="screen.sound"):
+        parse_config({"screen": {"sound": "off"}})
