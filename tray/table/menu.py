@@ -228,6 +228,8 @@ class StartMenu:
             self.names = list(players) + [n for n in self.names if n not in players]
             self.n_players = len(players)
         self._clamp()
+        self.editing = False
+        self.confirm = None
 
     def offer_resume(self, path, words: str | None) -> None:
         """Offer the unfinished game at ``path`` (None: no offer); the focus goes to Resume."""
@@ -294,7 +296,6 @@ class StartMenu:
     def clear(self) -> None:
         """Forget the outcome (the app acted on it)."""
         self.outcome = None
-        self.editing = False
 
     # ---------------------------------------------------------------------- inputs
     def press(self, long: bool) -> str | None:
