@@ -99,6 +99,7 @@ class ButtonMapper:
     players) are short at once; the app maps Shift+key to a long press.
 
     >>> from hardware.buttons import ButtonPress
+    >>> from tray.table.memory import MemoryJournal
     >>> table = Table(MemoryJournal.create(None, "toss-up", ["Ana", "Ben"], {}, None))
     >>> table.roll(["toss:green"] * 4 + ["toss:yellow"] * 6, t=0.0)
     True
@@ -233,3 +234,41 @@ def handle_tap(table: Table, target: tuple | None, t: float) -> str:
         return "sent" if table.table_action(name, t) else "refused"
     return "nothing there"
 
+
+
+class MenuButtons:
+    """The button queue on the start screen: every press is short or long (decided at the
+    release for GPIO buttons that report releases; keys and taps are short at once), and goes
+    to ``menu.press(long)``.
+
+    >>> from hardware.buttons import ButtonPress, ButtonRelease
+    >>> from tray.table.menu import StartMenu
+    >>> menu = StartMenu(["Ana", "Ben"], default_game="bank")
+    >>> mb = MenuButtons(menu, releases=True, long_s=0.8)
+    >>> mb.handle(ButtonPress(1, 0.0)), menu.focus            # waits for the release
+    (None, 0)
+    >>> mb.handle(ButtonRelease(1, 0.1, 0.1)), menu.focus     # short: the next line
+    ('moved', 1)
+    """
+
+    def __init__(self, menu, releases: bool = False, long_s: float = LONG_PRESS_S):
+        self.menu = menu
+        self.releases = releases
+        self.long_s = long_s
+        self.pending: dict[int, float] = {}
+
+    def handle(self, ev) -> str | None:
+        """Apply one queue event: "moved", "chose" (an outcome), or None (waiting)."""
+        held = getattr(ev, "held", None)
+        if held is not None:
+            if self.pending.pop(ev.player, None) is None:
+                return None
+            long = held >= self.long_s
+        elif getattr(ev, "long", False):
+            long = True
+        elif self.releases and getattr(ev, "source", "gpio") == "gpio":
+            self.pending[ev.player] = getattr(ev, "time", 0.0)
+            return None
+        else:
+            long = False
+        return "chose" if self.menu.press(long) else "moved"
