@@ -204,8 +204,8 @@ def handle_tap(table: Table, target: tuple | None, t: float) -> str:
     """A tap on the screen, given what it landed on (``Display.hit``), in words."""
     if target and target[0] == "menu" and table.menu is not None:
         return table.menu_pick(target[1], t)
-    if table.expect().finished:
-        return table.confirm(t)         # anywhere else: the highlighted line (Rematch)
+    if table.expect().finished and target != ("button", "undo"):
+        return "nothing there"          # the end screen: only its lines (and undo) tap
     if not target:
         return "nothing there"
     kind = target[0]
