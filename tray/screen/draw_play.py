@@ -141,6 +141,29 @@ def _facts(d, totals, x, y, w) -> float:
     return y + (line + 1) * lh
 
 
+def _facts_lines(d, totals, w) -> int:
+    """How many lines :func:`_facts` takes (1 or 2)."""
+    cx, line = 0.0, 1
+    for label, value in totals:
+        lw = d.width_of(label, MIN_CAP) + 8
+        vw = min(d.width_of(value, th.CAP_NAME, True), w - lw)
+        if cx > 0 and cx + lw + vw > w:
+            if line == 2:
+                break
+            line, cx = 2, 0.0
+        cx += lw + vw + 22
+    return line
+
+
+def _in_out_h(d, v, w) -> float:
+    ins, outs = v.in_out
+    a = "IN: " + (", ".join(ins) or "nobody")
+    b = "OUT: " + (", ".join(outs) or "nobody")
+    if d.width_of(a, th.CAP_BODY) + d.width_of(b, th.CAP_BODY) + 24 <= w:
+        return d.line_h(th.CAP_BODY)
+    return (d.wrapped_h(a, w, th.CAP_BODY, False, 2) + d.wrapped_h(b, w, th.CAP_BODY, False, 2))
+
+
 def _in_out(d, v, x, y, w) -> float:
     ins, outs = v.in_out
     a = "IN: " + (", ".join(ins) or "nobody")
@@ -244,10 +267,22 @@ def draw_play(d, v) -> None:
         d.text(v.banner, (x + mw / 2, y + bh / 2), th.CAP_BANNER, th.ink_on(col), bold=True,
                anchor="center", max_w=mw - 20)
         y += bh + GAP
-    y = _facts(d, v.totals, x, y, mw) + 4
+    # what must stay in sight below: the countdown, the dice (a die to fix most of all), a
+    # row of choices; the facts, IN/OUT and the sheet are left out when they would crowd it
+    essential = (76 + GAP if v.countdown is not None else 0) + (
+        (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0)
+    if v.roll:
+        essential += (64 if any(dv.unsure for dv in v.roll) else 44) + 12
+
+    def fits(h: float) -> bool:
+        return y + h + essential <= bottom
+
+    if v.totals and fits(_facts_lines(d, v.totals, mw) * d.line_h(th.CAP_NAME, True) + 4):
+        y = _facts(d, v.totals, x, y, mw) + 4
     if v.chosen_text:
-        y = d.wrap(v.chosen_text, (x, y, mw, 60), th.CAP_BODY, th.GREEN, max_lines=2) + 4
-    elif v.in_out is not None:
+        if fits(d.wrapped_h(v.chosen_text, mw, th.CAP_BODY, False, 2) + 4):
+            y = d.wrap(v.chosen_text, (x, y, mw, 60), th.CAP_BODY, th.GREEN, max_lines=2) + 4
+    elif v.in_out is not None and fits(_in_out_h(d, v, mw) + 4):
         y = _in_out(d, v, x, y, mw) + 4
     if v.countdown is not None:
         d.box((x, y, mw, 76), th.BLACK, radius=16)
@@ -255,15 +290,20 @@ def draw_play(d, v) -> None:
         d.text("... ".join(str(i) for i in range(1, v.countdown + 1)) + "...",
                (x + mw / 2, y + 38), 40, th.GOLD, bold=True, anchor="center", max_w=mw - 20)
         y += 76 + GAP
-    if v.sheet:
+    if v.sheet and fits(44 + GAP):
         y = _sheet(d, v.sheet, x, y, mw) + GAP
 
     # what is left: choices first, then the words on the last events, then the dice
-    need_choices = (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0
     caption = [(v.roll_caption, th.RED if "lost" in v.roll_caption else th.ORANGE)] \
         if v.roll_caption else []
     events = [(e, th.DIM) for e in v.events[-2:]]
     lh = d.line_h(MIN_CAP)
+    need_choices = 0.0
+    if v.choices:     # two rows of choices when there are many and the dice still fit
+        need_choices = d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP
+        spare = bottom - y - need_choices - lh * (len(caption) + len(events)) - 12
+        if len(v.choices) > 2 and spare - (TOUCH + GAP) >= 48:
+            need_choices += TOUCH + GAP
     room = bottom - y - need_choices
     if v.roll and room - lh * (len(caption) + len(events)) < 44:
         events = events[-1:] if room - lh * (len(caption) + 1) >= 44 else []

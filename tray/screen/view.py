@@ -270,8 +270,7 @@ def game_facts(state: dict, detail: dict) -> tuple[list[tuple[str, str]], dict[i
                     tags[p] = "last turn"
         elif game == "bank":
             totals.append(("Total", str(state.get("total", 0))))
-            totals.append(("Roll", str(detail.get("roll_number", ""))))
-            totals.append(("Phase", str(detail.get("phase", ""))))
+            # the roll number and the phase are in the prompt: not repeated here
             for p, b in enumerate(state.get("banked", [])):
                 if b:
                     tags[p] = "banked"
@@ -416,6 +415,9 @@ def build_view(table: Table, t: float) -> View:
         elif e.roll is not None:
             help_ = "Roll the dice into the tray"
 
+    if table.correction is not None and not choices:
+        help_ = ("Fix the marked die: short press (the roller) or Up/Down = next face; "
+                 "long press or Enter = OK")
     chosen_text = ""
     if secret_ds:
         done = [players[p] for p in sorted(awaited) if p in chosen]
