@@ -71,7 +71,7 @@ class Play:
         self.open_source = open_source or self._open_camera
         self.open_vision = open_vision or self._open_vision
         self.display = Display(size=tuple(cfg.screen.size), fullscreen=cfg.screen.fullscreen,
-                               headless=headless)
+                               headless=headless, sound=cfg.screen.sound and not headless)
         self.events: queue.Queue = queue.Queue()
         self.long_s = cfg.pins.hold_ms / 1000.0
         self.buttons = None
