@@ -218,7 +218,7 @@ def _choices(d, v, x, y, w, bottom) -> None:
     cap = th.CAP_BODY
     d.text(f"{v.chooser}, choose:", (x, y), cap, th.TEXT, bold=True, max_w=w * 0.6)
     y += d.line_h(cap, True) + 4
-    widest = max(d.width_of(c.label, cap) for c in v.choices) + 28
+    widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24   # shrinks to fit
     cols = max(1, min(4, int((w + GAP) // (widest + GAP)), len(v.choices)))
     cw = (w - GAP * (cols - 1)) / cols
     rows = max(1, int((bottom - y + GAP) // (TOUCH + GAP)))
@@ -299,10 +299,16 @@ def draw_play(d, v) -> None:
     events = [(e, th.DIM) for e in v.events[-2:]]
     lh = d.line_h(MIN_CAP)
     need_choices = 0.0
-    if v.choices:     # two rows of choices when there are many and the dice still fit
+    if v.choices:     # a second row of choices when one is not enough and the dice still fit
         need_choices = d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP
-        spare = bottom - y - need_choices - lh * (len(caption) + len(events)) - 12
-        if len(v.choices) > 2 and spare - (TOUCH + GAP) >= 48:
+        widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24
+        per_row = max(1, min(4, int((mw + GAP) // (widest + GAP))))
+        dice_h = 40 if v.roll else 0
+        spare = bottom - y - need_choices - lh * len(caption) - 12 - dice_h
+        if len(v.choices) > per_row and spare - lh * len(events) >= TOUCH + GAP:
+            need_choices += TOUCH + GAP
+        elif len(v.choices) > per_row and spare >= TOUCH + GAP:
+            events = []          # the second row matters more than the last events
             need_choices += TOUCH + GAP
     room = bottom - y - need_choices
     if v.roll and room - lh * (len(caption) + len(events)) < 44:
