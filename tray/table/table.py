@@ -77,6 +77,8 @@ class Table(CorrectionFlow):
         self.countdown_from: float | None = None
         self.highlight: dict[int, int] = {}
         self.correction: Correction | None = None
+        self.correction_owner: int | None = None   # whose button corrects the last roll
+        self.menu_owner: int | None = None         # who chose the last table-menu line
         self.message: Message | None = None
         self.banner: tuple[str, str, float] | None = None   # (kind, text, until)
         self.window_from: float | None = None
@@ -224,6 +226,17 @@ class Table(CorrectionFlow):
         if self.menu is not None and self.menu.owner in (None, player):
             return self._menu_press(long, t)
         spec = self.expect().roll
+        c = self.correction
+        if c is not None and c.event is not None and player == self.correction_owner:
+            # correcting the last roll from the table menu: short = next face, long = this
+            # die is right (on the last die: save the roll)
+            if not long:
+                c.cycle(1)
+                return "cycled face"
+            if c.selected < len(c.slots) - 1:
+                c.select(c.selected + 1)
+                return "next die"
+            return self.confirm_correction(t)
         if self.correction is not None and self.correction.event is None and (
                 spec is None or player == spec.roller or self.decision_of(player) is None):
             # the roller's button fixes an unread die: short = next face, long = confirm
@@ -366,6 +379,8 @@ class Table(CorrectionFlow):
         highlighted, so a second long press within UNDO_CONFIRM_S undoes (a slip of the thumb
         undoes nothing); a short press steps to the other lines."""
         lines = [("undo", "Undo the last event")]
+        if any(e.get("type") == "roll" for e in getattr(self.journal, "events", [])):
+            lines.append(("correct", "Correct the last roll"))
         if "end_game" in self.table_actions():
             lines.append(("end_game", "End the game now",
                           "End the game now? The scores stand as they are"))
@@ -434,9 +449,19 @@ class Table(CorrectionFlow):
         if key in ("rematch", "another", "menu"):
             self.outcome = key
             return key
+        self.menu_owner = self.menu.owner if self.menu is not None else None
         self.close_menu()
         if key == "undo":
             return self.undo(t)
+        if key == "correct":
+            owner = self.menu_owner
+            res = self.correct_last(t)
+            if res == "correcting" and owner is not None:
+                self.correction_owner = owner
+                self.message = Message("Correct the last roll: a short press shows the next "
+                                       "face, a long press goes to the next die (on the last "
+                                       "die it saves)", "info")
+            return res
         if key == "end_game":
             return "sent" if self.table_action("end_game", t) else "refused"
         if key == "leave":
