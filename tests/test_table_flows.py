@@ -226,3 +226,15 @@ def test_the_last_roll_is_corrected_with_a_button_from_the_table_menu():
     assert t.press(1, 1.6, long=True) == "corrected"
     assert t.journal.events[0]["dice"].count("toss:green") == 1     # green -> yellow
     assert t.state["turn_points"] == 1
+
+
+def test_the_table_logic_imports_nothing_of_the_screen():
+    """The screen may know the table, never the other way round (no import circle)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tray.table.actions, tray.table.menu, tray.table.session; "
+            "print(sorted(m for m in sys.modules if m.startswith('tray.screen')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
