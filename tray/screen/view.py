@@ -139,6 +139,19 @@ class StartView:
     answer: int = 0
 
 
+_OPTION_WORDS = {"every_player_once": "everyone rolls once", "press_window_s": "press window (s)",
+                 "doubles_rule": "doubles", "tie_break": "tie-break round"}
+
+
+def option_label(name: str) -> str:
+    """A game option's name as the start screen says it ("press_window_s" -> "press window (s)").
+
+    >>> option_label("press_window_s"), option_label("rounds")
+    ('press window (s)', 'rounds')
+    """
+    return _OPTION_WORDS.get(name, name.replace("_", " "))
+
+
 _ACTION_WORDS = {"start": "Start", "discard": "Discard the unfinished game",
                  "quit": "Quit the table"}
 
@@ -151,7 +164,7 @@ def start_view(menu) -> StartView:
     ['Start', 'Quit the table']
     """
     e = menu.engine
-    opts = [(n.replace("_", " "), show_value(menu.value(n))) for n in menu.option_names()]
+    opts = [(option_label(n), show_value(menu.value(n))) for n in menu.option_names()]
     actions = [(menu.resume or "Resume") if a == "resume" else _ACTION_WORDS[a]
                for a in menu.actions()]
     question, answers, answer = None, [], 0
@@ -428,6 +441,9 @@ def build_view(table: Table, t: float) -> View:
     banner_text = banner_kind = None
     if table.banner is not None:
         banner_kind, banner_text = table.banner[0], table.banner[1]
+        who = (state.get("last") or {}).get("player")
+        if isinstance(who, int) and 0 <= who < len(players) and banner_kind != "game_over":
+            banner_text = f"{players[who]}: {banner_text}"     # whose moment it is
     if e.finished:
         banner_kind = "game_over"
         if winners:
