@@ -19,10 +19,9 @@ GAP = 8
 
 # ------------------------------------------------------------------------------------- start
 def draw_start(d, v) -> None:
-    """The start screen: game, players and options on the left; who plays, the game's goal
-    and the actions (Start, Resume, Discard, Quit) on the right; a question over it all."""
-    from tray.screen.view import colour_of
-
+    """The start screen: game, players and options on the left; the actions (Start, Resume,
+    Discard, Quit) on the right, then how the game is played while the game is being chosen,
+    else who plays; a question over it all."""
     w = d.width
     gid, gtitle = v.games[v.game_index]
     header(d, "dicetray", gid, "choose a game")
@@ -62,6 +61,36 @@ def draw_start(d, v) -> None:
         y += h + 6
     y += 4
     bottom = BASE_H - GAP
+    if v.focus == 0:        # choosing the game: how it is played, as far as it fits
+        _how_to_brief(d, gid, x, y, cw, bottom)
+    else:
+        _players_and_hint(d, v, gid, x, y, cw, bottom)
+    if getattr(v, "question", None):
+        question(d, v.question, v.answers, v.answer, "confirm")
+    elif v.message:
+        _notice(d, v.message)
+
+
+def _how_to_brief(d, gid, x, y, cw, bottom) -> None:
+    """The chosen game's goal and rules, the points that fit whole."""
+    from tray.screen.howto import PAGES
+
+    page = PAGES.get(gid)
+    if page is None:
+        return
+    y = d.wrap(page.goal, (x, y, cw, bottom - y), MIN_CAP, th.GOLD, bold=True, max_lines=3) + 4
+    for point in page.points:
+        h = d.wrapped_h(point, cw - 14, MIN_CAP, False, 9)
+        if y + h > bottom:
+            break
+        d.box((x, y + d.line_h(MIN_CAP) / 2 - 3, 6, 6), th.GAME_COLOURS.get(gid, th.BLUE), radius=3)
+        y = d.wrap(point, (x + 14, y, cw - 14, h), MIN_CAP, th.TEXT, max_lines=9) + 2
+
+
+def _players_and_hint(d, v, gid, x, y, cw, bottom) -> None:
+    """Who plays, in seat order and colour; the game's goal; how the menu works."""
+    from tray.screen.view import colour_of
+
     lh = d.line_h(MIN_CAP + 2) + 2
     cols = 1 if len(v.players) <= 4 else 2
     need = d.line_h(th.CAP_BODY - 2, True) + ((len(v.players) + cols - 1) // cols) * lh
@@ -85,10 +114,6 @@ def draw_start(d, v) -> None:
     hint = "Short press: next line. Long press: change it or OK. Keys: arrows, Enter."
     if y + d.wrapped_h(hint, cw, MIN_CAP, max_lines=9) <= bottom:
         d.wrap(hint, (x, y, cw, bottom - y), MIN_CAP, th.DIM, max_lines=9)
-    if getattr(v, "question", None):
-        question(d, v.question, v.answers, v.answer, "confirm")
-    elif v.message:
-        _notice(d, v.message)
 
 
 def _value_row(d, i, label, value, y, lw, rh, focus, editing) -> None:

@@ -27,7 +27,7 @@ class HowTo:
 
 PAGES = {
     "tally-up": HowTo(
-        "First to the target score (2,500) wins.",
+        "First to reach the target score wins.",
         ("The active player rolls three Tally Dice; those colours are locked for the round.",
          "Points add to a running total shared by everyone still IN.",
          "After each roll, everyone IN secretly picks IN or OUT; all reveal at once.",
