@@ -87,6 +87,11 @@ def test_message_and_banner_change_the_picture(screen):
 def test_start_screen_taps_and_question(screen):
     menu = StartMenu(["Ana", "Ben", "Cy"])
     screen.draw(start_view(menu))
+    words = " ".join(d.text for d in screen.drawn)
+    assert "First to reach the target score" in words      # choosing the game: how it is played
+    menu.focus = 1
+    screen.draw(start_view(menu))
+    assert "3 Cy" in [d.text for d in screen.drawn]           # else who plays, in seat order
     targets = {t: r for r, t in screen.hits}
     assert screen.hit(centre(targets[("start", 1, 1)])) == ("start", 1, 1)   # ">" of players
     menu.offer_resume(Path("x.jsonl"), "Resume Bank (Ana, Ben), 12 events in")
