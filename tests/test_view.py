@@ -295,3 +295,9 @@ def test_start_screen_says_option_names_in_words():
     v = start_view(StartMenu(["Ana", "Ben"], default_game="tally-up"))
     labels = [k for k, _ in v.options]
     assert "press window (s)" in labels and "everyone rolls once" in labels
+
+
+def test_many_dice_are_counted_in_the_events():
+    t = table_for("toss-up", ("Ana", "Ben"))
+    t.roll(["toss:green"] * 3 + ["toss:yellow"] * 5 + ["toss:red"] * 2, 0.0)
+    assert build_view(t, 0.0).events[-1] == "Ana rolled 3 green, 5 yellow, 2 red"

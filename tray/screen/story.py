@@ -71,7 +71,11 @@ def _line(before: dict, state: dict, event: dict, players: list[str]) -> str:
     if event.get("type") == "roll":
         dice = [s.split(":", 1)[1] for s in event.get("dice", [])]
         head = f"{name} rolled" if name else "Rolled"
-        text = f"{head} {' '.join(dice)}"
+        if len(dice) > 4:       # many dice: counted ("3 green, 5 yellow, 2 red")
+            counts = {f: dice.count(f) for f in dict.fromkeys(dice)}
+            text = f"{head} " + ", ".join(f"{n} {f}" for f, n in counts.items())
+        else:
+            text = f"{head} {' '.join(dice)}"
         pts = last.get("points")
         if isinstance(pts, int) and pts:
             text += f": {pts:+d}"
