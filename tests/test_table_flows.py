@@ -238,3 +238,10 @@ def test_the_table_logic_imports_nothing_of_the_screen():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_rollers_save_lines_name_the_black_die():
+    t = rollers_saving()
+    labels = t.save_builder(0).labels()
+    assert labels[0].endswith(" 1") and "black" not in labels[0]
+    assert labels[5].endswith("black 1") and labels[6:] == ["Roll the others", "Stop here"]
