@@ -10,7 +10,7 @@
 >>> from tray.rules.engine import Decision, action
 >>> choices = (action(0, "save", dice=[]), action(0, "save", dice=[0]), action(0, "stop"))
 >>> d = Decision(player=0, actions=("save", "stop"), choices=choices, default=choices[1])
->>> b = SaveBuilder(d, ["rollers:3", "rollers:star"])
+>>> b = SaveBuilder(d, ["wild:3", "wild:star"])
 >>> b.labels()
 ['keep 3', 'roll STAR', 'Roll the others', 'Stop here']
 >>> b.press(False); b.press(True); b.labels()[1]          # keep the STAR too
@@ -90,8 +90,13 @@ class SaveBuilder:
 
     def labels(self) -> list[str]:
         """The lines shown: each die ("keep 3" / "roll 3"), then "Roll the others", "Stop"."""
-        out = [("keep " if i in self.keep else "roll ") + _face_words(s)
-               for i, s in enumerate(self.roll)]
+        ids = Counter(s.split(":", 1)[0] for s in self.roll)
+        common = ids.most_common(1)[0][0] if ids else ""
+        out = []
+        for i, s in enumerate(self.roll):      # the odd die out is named: "keep black 4"
+            die = s.split(":", 1)[0]
+            words = _face_words(s) if die == common else f"{die} {_face_words(s)}"
+            out.append(("keep " if i in self.keep else "roll ") + words)
         out.append("Roll the others")
         if self.has_stop:
             out.append("Stop here")
