@@ -245,3 +245,13 @@ def test_rollers_save_lines_name_the_black_die():
     labels = t.save_builder(0).labels()
     assert labels[0].endswith(" 1") and "black" not in labels[0]
     assert labels[5].endswith("black 1") and labels[6:] == ["Roll the others", "Stop here"]
+
+
+def test_docstring_examples_of_the_table_modules_run():
+    import doctest
+    import importlib
+
+    for name in ("choices", "correction", "demo", "memory", "menu", "moments", "presses",
+                 "session", "table", "table_menu"):
+        module = importlib.import_module(f"tray.table.{name}")
+        assert doctest.testmod(module).failed == 0, name

@@ -24,7 +24,11 @@ from tray.table.moments import MESSAGE_S, Message
 @dataclass
 class Slot:
     """One die of a roll being corrected: its reading (``spec`` None when unread) and the
-    ``die:face`` candidates a player cycles through (unread dice only)."""
+    ``die:face`` candidates a player cycles through (unread dice only).
+
+    >>> Slot(None, ("d6:1", "d6:2"), index=1, was_unread=True).value
+    'd6:2'
+    """
 
     spec: str | None
     candidates: tuple[str, ...] = ()
@@ -42,7 +46,12 @@ class Slot:
 @dataclass
 class Correction:
     """A roll under correction: the dice, which one is selected, and what confirming does
-    (``event`` None: a new roll to append; an int: ``Journal.correct`` of that event)."""
+    (``event`` None: a new roll to append; an int: ``Journal.correct`` of that event).
+
+    >>> c = Correction([Slot(None, ("d6:1", "d6:2"), was_unread=True)])
+    >>> c.cycle(); c.cycle(); c.specs(), c.whole
+    (['d6:2'], True)
+    """
 
     slots: list[Slot]
     selected: int = 0
@@ -110,7 +119,16 @@ def candidates_for(layout: dict[str, list[str]], die: str | None, spec: engine.R
 
 class CorrectionFlow:
     """The correction steps of :class:`tray.table.table.Table` (a mixin: it uses the table's
-    journal, expect(), roll(), message and _emit)."""
+    journal, expect(), roll(), message and _emit).
+
+    >>> from tray.table.memory import MemoryJournal
+    >>> from tray.table.table import Table
+    >>> table = Table(MemoryJournal.create(None, "bank", ["Ana", "Ben"], {}, None))
+    >>> table.roll(["d6:3", "d6:4"], t=0.0), table.correct_last(t=1.0)
+    (True, 'correcting')
+    >>> table.correction.cycle(); table.confirm_correction(t=2.0), table.state["total"]
+    ('corrected', 8)
+    """
 
     correction: Correction | None
     correction_owner: int | None

@@ -35,7 +35,11 @@ NO = "No, go back"
 @dataclass
 class MenuLine:
     """One line of a ButtonMenu: ``key`` is what choosing it returns; ``ask``: the question
-    asked before (None: no question)."""
+    asked before (None: no question).
+
+    >>> MenuLine("quit", "Quit the table", "Quit dicetray?").ask
+    'Quit dicetray?'
+    """
 
     key: str
     label: str

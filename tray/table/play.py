@@ -52,7 +52,12 @@ class Play:
     gpiozero factory (tests: MockFactory; the buttons are then polled each turn);
     ``on_step(play, t)``: called every turn (tests drive the pins there); ``open_source`` /
     ``open_vision``: the camera and (recognizer, settler) for a dice set (tests inject
-    scripted ones)."""
+    scripted ones).
+
+    >>> from tray.table.config import load_config
+    >>> Play(load_config(None), source_spec="sim", headless=True).run()      # doctest: +SKIP
+    0
+    """
 
     def __init__(self, cfg, source_spec: str | None = None, headless: bool = False,
                  max_seconds: float | None = None, clock: Callable[[], float] | None = None,

@@ -117,6 +117,16 @@ class Session:
     Call :meth:`step` once per loop with the current time ``t``; it reads one frame (None =
     no frame came: camera dropout), feeds vision and the table, applies the queued button
     events, lets time pass (countdowns, press windows, menus) and draws.
+
+    >>> from hardware.buttons import ButtonPress
+    >>> from tray.table.memory import MemoryJournal
+    >>> table = Table(MemoryJournal.create(None, "toss-up", ["Ana", "Ben"], {}, None))
+    >>> session = Session(table, source=None, recognizer=None, settler=None)
+    >>> table.roll(["toss:green"] * 4 + ["toss:yellow"] * 6, t=0.0)
+    True
+    >>> session.events.put(ButtonPress(0, 1.0, "key")); session.step(t=1.0)   # Ana stops
+    >>> table.state["scores"]
+    [4, 0]
     """
 
     def __init__(self, table: Table, source, recognizer, settler, events: queue.Queue | None = None,

@@ -24,7 +24,14 @@ from tray.table.moments import UNDO_CONFIRM_S, Message
 
 class TableMenuFlow:
     """The menu steps of the Table (uses its journal, message, table_actions, undo,
-    correct_last and table_action)."""
+    correct_last and table_action).
+
+    >>> from tray.table.memory import MemoryJournal
+    >>> from tray.table.table import Table
+    >>> table = Table(MemoryJournal.create(None, "toss-up", ["Ana", "Ben"], {}, None))
+    >>> [table.press(0, t=0.0, long=long) for long in (True, False, True)]
+    ['undo asked', 'moved', 'leave']
+    """
 
     menu: ButtonMenu | None
     outcome: str | None
