@@ -170,6 +170,8 @@ class Play:
         if focus_game:                    # "Another game": short presses change the game now
             menu.focus, menu.editing = 0, True
         self.flush()
+        if self.buttons is not None:
+            self.buttons.all_leds(True)       # every button works the start screen
         buttons = MenuButtons(menu, releases=self.releases, long_s=self.long_s)
         while True:
             t = self.turn()
