@@ -21,6 +21,7 @@ from tray.table.play import run_play
 from vision.types import DieReading, FrameReading, SettledRoll
 
 PINS = [17, 27]
+LEDS = [5, 6]
 EMPTY = FrameReading((), empty=True)
 
 
@@ -106,6 +107,14 @@ class Hands:
         for long in longs:
             self.press(seat, long)
 
+    def wait(self, turns: int):
+        left = [turns]
+
+        def step(play, t):
+            left[0] -= 1
+            return left[0] < 0
+        self.steps.append(step)
+
     def until(self, cond):
         self.steps.append(lambda play, t: cond(play))
 
@@ -130,7 +139,7 @@ def cfg(tmp_path):
 names = ["Ann", "Bo"]
 [pins]
 buttons = {PINS}
-leds = []
+leds = {LEDS}
 [game]
 default = "bank"
 [journal]
@@ -162,6 +171,12 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
             hands.steps.insert(1, lambda play, t: tables[-1].rolls_taken == n + 1)
         hands.do(go)
 
+    leds = []
+
+    def look_at_leds(play):
+        leds.append([bool(factory.pin(p).state) for p in LEDS])
+
+    hands.do(look_at_leds)                          # the start screen: every button lit
     # a stray Esc on the start screen leaves nothing
     hands.do(lambda play: pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE,
                                                                mod=0)))
@@ -173,6 +188,8 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     hands.until(lambda play: play.menu.value("rounds") == 15)
     hands.presses(0, False, False, True)           # doubles rule -> Start, OK
     hands.until(lambda play: len(tables) == 1)
+    hands.wait(3)                                   # a few loop turns into the game
+    hands.do(look_at_leds)                          # game 1: only Ann's (she rolls first)
     # game 1: three rolls, Ann banks 78, a 7 ends round 1
     roll("d6:3", "d6:4")
     roll("d6:2", "d6:3")
@@ -222,6 +239,7 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
         play_mod.Table = real_table
     # quit from the menu (exit 0); the last release ends the loop before its step can finish
     assert code == 0 and len(hands.steps) <= 1
+    assert leds == [[True, True], [True, False]]
     first, rematch, toss = (t.journal for t in tables)
     assert first.game_id == rematch.game_id == "bank"
     assert first.header["options"]["rounds"] == 15
