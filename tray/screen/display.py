@@ -94,6 +94,8 @@ class Display:
         self.height = BASE_H
         self._fonts: dict[tuple[int, bool], object] = {}
         self._px_for_cap: dict[int, int] = {}
+        self._caps: dict[int, int] = {}
+        self._widths: dict[tuple, float] = {}
         self._dice: dict[tuple, object] = {}
         self._sets: dict[str, object] = {}
         self.hits: list[tuple[object, tuple]] = []   # (real rect, target)
@@ -144,8 +146,14 @@ class Display:
         return (max(f.get_linesize(), f.get_height()) + 1) / self.k   # +1: rounding never overlaps
 
     def width_of(self, s: str, cap: float, bold: bool = False) -> float:
-        """The width of ``s`` in layout pixels."""
-        return self.font(cap, bold).size(s)[0] / self.k
+        """The width of ``s`` in layout pixels (kept: the same words are measured each frame)."""
+        key = (s, cap, bold)
+        w = self._widths.get(key)
+        if w is None:
+            if len(self._widths) > 4000:
+                self._widths.clear()
+            w = self._widths[key] = self.font(cap, bold).size(s)[0] / self.k
+        return w
 
     def fit(self, s: str, cap: float, max_w: float, bold: bool = False) -> tuple[str, float]:
         """``s`` at the largest size from ``cap`` down to MIN_CAP that fits ``max_w`` layout
@@ -172,9 +180,16 @@ class Display:
         img = f.render(s, True, colour)
         r = img.get_rect(**{anchor: self.P(*pos)})
         self.surface.blit(img, r)
-        m = f.metrics("H")[0]
-        self.drawn.append(Drawn(r, s, m[3] - m[2]))
+        self.drawn.append(Drawn(r, s, self._real_cap(f)))
         return r
+
+    def _real_cap(self, f) -> int:
+        """The capital height a font draws, in real pixels (kept per font)."""
+        cap = self._caps.get(id(f))
+        if cap is None:
+            m = f.metrics("H")[0]
+            cap = self._caps[id(f)] = m[3] - m[2]
+        return cap
 
     def lines(self, s: str, width: float, cap: float, bold: bool = False) -> list[str]:
         """``s`` broken into lines that fit ``width`` layout pixels at ``cap``."""

@@ -208,8 +208,12 @@ def setup_view(game_id: str):
 
 
 def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480),
-              game_ids=None, seed: int = 7) -> list[Path]:
-    """Draw every screen of every game to ``out``; returns the PNG paths."""
+              game_ids=None, seed: int = 7, timings: list | None = None) -> list[Path]:
+    """Draw every screen of every game to ``out``; returns the PNG paths. ``timings``, when
+    given, gets the milliseconds a second frame of each game screen takes to build (view
+    model) and draw, as the table redraws it."""
+    import time
+
     from tray.screen.display import Display
 
     out = Path(out)
@@ -237,6 +241,10 @@ def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480
         for name, table, t in scenes(gid, seed):
             screen.draw(build_view(table, t))
             paths.append(screen.save(out / f"{gid}-{name}.png"))
+            if timings is not None:     # the next frame of the same screen, as the table draws
+                t0 = time.perf_counter()
+                screen.draw(build_view(table, t))
+                timings.append((time.perf_counter() - t0) * 1000)
         screen.draw(setup_view(gid))
         paths.append(screen.save(out / f"{gid}-setup.png"))
     return paths
@@ -259,8 +267,13 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"dicetray screenshots: {exc}", file=sys.stderr)
         return 2
-    paths = write_all(args.out, size, args.game, args.seed)
+    timings: list[float] = []
+    paths = write_all(args.out, size, args.game, args.seed, timings)
     print(f"{len(paths)} screenshots in {args.out}/")
     for p in paths:
         print(f"  {p.name}")
+    if timings:
+        ms = sorted(timings)
+        print(f"a frame of a game screen at {size[0]}x{size[1]} (view model + drawing): "
+              f"{ms[len(ms) // 2]:.1f} ms median, {ms[-1]:.1f} ms slowest ({len(ms)} screens)")
     return 0
