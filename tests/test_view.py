@@ -301,3 +301,11 @@ def test_many_dice_are_counted_in_the_events():
     t = table_for("toss-up", ("Ana", "Ben"))
     t.roll(["toss:green"] * 3 + ["toss:yellow"] * 5 + ["toss:red"] * 2, 0.0)
     assert build_view(t, 0.0).events[-1] == "Ana rolled 3 green, 5 yellow, 2 red"
+
+
+def test_the_table_menu_says_how_it_works():
+    t = table_for("bank", ("Ana", "Ben"))
+    t.roll(["d6:2", "d6:3"], 0.0)
+    t.undo_request(1.0)
+    v = build_view(t, 1.0)
+    assert v.menu and v.menu[0].highlighted and v.help.startswith("Menu: short press")

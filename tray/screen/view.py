@@ -463,6 +463,8 @@ def build_view(table: Table, t: float) -> View:
     if shown is not None:
         menu_title = shown[0]
         menu = [ChoiceView(lab, i == shown[2], i) for i, lab in enumerate(shown[1])]
+        if not e.finished:
+            help_ = "Menu: short press = next line, long press = OK (or tap a line)"
     window = table.window_decision()
     if window is not None and table.window_from is not None:
         left = max(0.0, table.window_seconds() - (t - table.window_from))
