@@ -12,10 +12,12 @@ its capital height), so tests can check that text is big enough, inside the scre
 on top of other text. :meth:`Display.hit` names what a tap at a real pixel lands on. A view
 whose ``cue`` is new plays its sound (tray/screen/sound.py).
 
->>> import os; os.environ.setdefault("SDL_VIDEODRIVER", "dummy")   # doctest: +SKIP
 >>> from tray.screen.display import Display
->>> screen = Display(size=(1024, 600), headless=True)               # doctest: +SKIP
->>> screen.draw(view); screen.save("play.png")                      # doctest: +SKIP
+>>> from tray.screen.view import how_to_view
+>>> screen = Display(size=(1024, 600), headless=True)
+>>> screen.draw(how_to_view("bank"))
+>>> screen.drawn[0].text, screen.drawn[0].cap >= 20      # 16 layout px = 20 real px here
+('How to play Bank', True)
 """
 
 from __future__ import annotations
@@ -50,7 +52,11 @@ def parse_size(text: str) -> tuple[int, int]:
 
 @dataclass
 class Drawn:
-    """One line of text on the screen: ``rect`` in real pixels, ``cap`` its capital height."""
+    """One line of text on the screen: ``rect`` in real pixels, ``cap`` its capital height.
+
+    >>> Drawn(None, "Ana", 16).cap
+    16
+    """
 
     rect: object
     text: str
@@ -64,9 +70,11 @@ class Display:
     ``headless``: draw without a display (SDL dummy driver), for screenshots and the headless
     demo; ``sound``: play the table's sounds (default: on unless headless).
 
-    >>> screen = Display(size=(800, 480), headless=True)   # doctest: +SKIP
-    >>> screen.draw(view)                                   # doctest: +SKIP
-    >>> screen.save("/tmp/screen.png")                      # doctest: +SKIP
+    >>> from tray.screen.view import how_to_view
+    >>> screen = Display(size=(800, 480), headless=True)
+    >>> screen.draw(how_to_view("rollers"))
+    >>> screen.window.get_size(), screen.k
+    ((800, 480), 1.0)
     """
 
     def __init__(self, size: tuple[int, int] = LOGICAL, fullscreen: bool = False,
@@ -74,6 +82,7 @@ class Display:
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
             os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
         import pygame
 
         self.pg = pygame
