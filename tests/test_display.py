@@ -198,3 +198,13 @@ def test_sound_is_a_screen_setting_in_the_config():
     assert parse_config({"screen": {"sound": False}}).screen.sound is False
     with pytest.raises(ConfigError, match="screen.sound"):
         parse_config({"screen": {"sound": "off"}})
+
+
+def test_the_screen_modules_docstring_examples_run():
+    import doctest
+    import importlib
+
+    for name in ("display", "draw_play", "draw_menus", "draw_end", "howto", "sound", "story",
+                 "theme", "view", "screenshots"):
+        module = importlib.import_module(f"tray.screen.{name}")
+        assert doctest.testmod(module).failed == 0, name
