@@ -185,7 +185,7 @@ def test_tally_up_after_a_bust_everyone_sees_who_lost_what():
     assert v.banner == "BUST!"
     lost = {r.name: r.lost for r in v.players}
     assert lost == {"Ana": f"lost {running}", "Ben": "", "Cy": "", "Dee": f"lost {running}"}
-    assert v.roll_caption == f"Bust: Ana lost {running}, Dee lost {running}"
+    assert v.roll_caption == f"Bust: Ana and Dee lost {running} each"
     # the IN/OUT line is the new round's, not the stale one of the last reveal
     assert v.in_out == (["Ana", "Ben", "Cy", "Dee"], []) and v.reveal is None
     assert v.cue == "bust"

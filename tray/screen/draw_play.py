@@ -247,11 +247,11 @@ def draw_play(d, v) -> None:
     x, mw = 8 + sb + 16, w - 10 - (8 + sb + 16)
     y = top
 
-    # the prompt: two lines at the prompt size, else three a little smaller
+    # the prompt: two lines at the prompt size, else up to four a little smaller
     cap = th.CAP_PROMPT
     if len(d.lines(v.prompt, mw, cap, True)) > 2:
         cap = th.CAP_BODY
-    y = d.wrap(v.prompt, (x, y, mw, 120), cap, th.TEXT, bold=True, max_lines=3) + 6
+    y = d.wrap(v.prompt, (x, y, mw, 160), cap, th.TEXT, bold=True, max_lines=4) + 6
 
     if v.message and not v.camera_lost:
         col = th.MESSAGE_COLOURS.get(v.message_kind or "info", th.BLUE)

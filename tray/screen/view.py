@@ -384,8 +384,15 @@ def build_view(table: Table, t: float) -> View:
     if story.losses:
         what = "TALLY UP!" if story.loss_kind == "tally_up" else (
             "Seven" if story.loss_kind == "seven" else "Bust")
-        lost = [f"{players[p]} lost {n}" for p, n in sorted(story.losses.items()) if n]
-        caption = f"{what}: " + (", ".join(lost) if lost else "nothing was at stake")
+        lost = {p: n for p, n in sorted(story.losses.items()) if n}
+        amounts = set(lost.values())
+        if not lost:
+            caption = f"{what}: nothing was at stake"
+        elif len(amounts) == 1 and len(lost) > 1:
+            caption = (f"{what}: " + _names([players[p] for p in lost])
+                       + f" lost {amounts.pop()} each")
+        else:
+            caption = f"{what}: " + ", ".join(f"{players[p]} lost {n}" for p, n in lost.items())
     if table.correction is not None:
         for i, s in enumerate(table.correction.slots):
             v = s.value
@@ -429,8 +436,7 @@ def build_view(table: Table, t: float) -> View:
             help_ = "Roll the dice into the tray"
 
     if table.correction is not None and not choices:
-        help_ = ("Fix the marked die: short press (the roller) or Up/Down = next face; "
-                 "long press or Enter = OK")
+        help_ = "Fix a die: short press = next face, long press = OK (keys: Up/Down, Enter)"
     chosen_text = ""
     if secret_ds:
         done = [players[p] for p in sorted(awaited) if p in chosen]
@@ -510,6 +516,11 @@ def build_view(table: Table, t: float) -> View:
         cue=_cue(state, table.journal, e.finished),
         cue_count=len(getattr(table.journal, "events", [])),
     )
+
+
+def _names(names: list[str]) -> str:
+    """"Ana", "Ana and Ben", "Ana, Ben and Cy"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _history(rounds: list, n: int) -> list[tuple[str, list[str]]]:
