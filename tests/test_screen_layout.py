@@ -33,6 +33,11 @@ def views():
     out.append(("start-resume", start_view(menu)))
     menu.do("discard")
     out.append(("start-discard", start_view(menu)))
+    bank = StartMenu([f"P{i}" for i in range(10)], default_game="bank")
+    bank.focus = 3                       # editing "double then add": two lines
+    editing = start_view(bank)
+    editing.editing = True
+    out.append(("start-bank-editing", editing))
     for gid in ("tally-up", "diced-out", "rollers"):
         out.append((f"{gid}-how-to", how_to_view(gid)))
     for gid in ("tally-up", "diced-out"):

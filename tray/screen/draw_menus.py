@@ -136,8 +136,15 @@ def _value_row(d, i, label, value, y, lw, rh, focus, editing) -> None:
     vw = right_x - left_x - TOUCH - 12
     if editing:
         d.box((left_x + TOUCH + 6, y + 5, vw, rh - 10), th.GOLD, radius=8)
-    d.text(value, (mid_x, mid), th.CAP_NAME, th.BG if editing else th.TEXT, bold=True,
-           anchor="center", max_w=vw - 8)
+    ink = th.BG if editing else th.TEXT
+    if d.width_of(value, MIN_CAP, True) <= vw - 8:
+        d.text(value, (mid_x, mid), th.CAP_NAME, ink, bold=True, anchor="center", max_w=vw - 8)
+    else:           # a long value ("double then add") on two centred lines
+        lines = d.lines(value, vw - 8, MIN_CAP, True)[:2]
+        lh = d.line_h(MIN_CAP, True)
+        for j, line in enumerate(lines):
+            d.text(line, (mid_x, mid + (j - len(lines) / 2) * lh), MIN_CAP, ink, bold=True,
+                   anchor="midtop", max_w=vw - 8)
     d.hit_area((8, y, left_x - 8, rh), ("start", i, 0))
 
 
