@@ -208,3 +208,15 @@ def test_the_screen_modules_docstring_examples_run():
                  "theme", "view", "screenshots"):
         module = importlib.import_module(f"tray.screen.{name}")
         assert doctest.testmod(module).failed == 0, name
+
+
+def test_no_audio_device_means_silence_not_a_crash(monkeypatch):
+    import pygame
+
+    def no_device(*a, **k):
+        raise pygame.error("No available audio device")
+
+    monkeypatch.setattr(pygame.mixer, "get_init", lambda: None)
+    monkeypatch.setattr(pygame.mixer, "init", no_device)
+    sounds = Sounds()
+    assert "audio device" in sounds.error and sounds.play("win") is False
