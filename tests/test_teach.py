@@ -159,3 +159,26 @@ def test_an_unreadable_image_an_empty_folder_and_a_file_as_out_are_refused(tmp_p
     with pytest.raises(TeachError, match="is a file"):
         teach(good, "d6", tmp_path / "file")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_config_names_taught_folders_and_the_table_refuses_one_for_another_set(
+        taught, tmp_path, capsys):
+    from tray.table.config import ConfigError, load_config
+    from tray.table.demo import main as demo_main
+
+    root, _ = taught
+    cfg_path = tmp_path / "config.toml"
+    cfg_path.write_text(f'[vision]\ntaught = "{root / "taught"}"\n', encoding="utf-8")
+    cfg = load_config(cfg_path)
+    assert cfg.vision.taught_for("d6") == root / "taught"
+    assert cfg.vision.taught_for("tally-up") is None      # taught for d6: not used there
+    cfg_path.write_text('[vision]\ntaught = { toss-up = "/nowhere" }\n', encoding="utf-8")
+    assert load_config(cfg_path).vision.taught_for("toss-up").name == "nowhere"
+    cfg_path.write_text("[vision]\ntaught = 3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="vision.taught must be a taught folder"):
+        load_config(cfg_path)
+    # a demo of Tally Up! read with a d6 taught folder: one clear line, exit 2
+    code = demo_main(["--game", "tally-up", "--headless", "--out", str(tmp_path / "demo"),
+                      "--taught", str(root / "taught"), "--max-seconds", "5"])
+    assert code == 2
+    assert "taught for the 'd6' dice set, not 'tally-up'" in capsys.readouterr().err

@@ -135,7 +135,7 @@ def start_by_buttons(game_id: str, players: int, options: dict, log, shots: _Sho
 
 def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, log,
              shots: _Shots, window: bool, fps: int, quiet: bool, script, dropout,
-             max_steps, max_seconds, wall0: float, buttons_only: bool) -> dict:
+             max_steps, max_seconds, wall0: float, buttons_only: bool, taught=None) -> dict:
     """One game on the simulated tray until it is over (or a limit); returns its figures."""
     from vision import dicesets
     from vision.pipeline import Recognizer
@@ -152,7 +152,7 @@ def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, l
 
     table.on_event = on_event
     diceset = dicesets.load(journal.game.DICE_SET)
-    session = Session(table, tray, Recognizer(diceset), Settler(), display=display,
+    session = Session(table, tray, Recognizer(diceset, taught=taught), Settler(), display=display,
                       read_timeout=0.0 if not window else 1.0)
     sim = SimPlayers(session, tray, rng, log, script=script, think_s=1.2 if window else 0.15,
                      buttons_only=buttons_only)
@@ -208,8 +208,9 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
              options: dict | None = None, fps: int = 30, quiet: bool = False,
              screenshots: bool = True, script: list[dict] | None = None, rest_frames: int = 6,
              dropout: tuple[int, int] | None = None, max_steps: int | None = None,
-             buttons_only: bool = False, rematch: bool = False) -> dict:
-    """Play a game (two with ``rematch``) on the simulated tray; returns the last game's
+             buttons_only: bool = False, rematch: bool = False, taught=None) -> dict:
+    """Play a game (two with ``rematch``) on the simulated tray (``taught``: a taught folder
+    to read the throws with); returns the last game's
     {"summary", "journal", "finished", "rolls", "frames", ...} plus "games" (one such dict per
     game), "screenshots" and "seconds". Raises ValueError on bad arguments.
 
@@ -256,7 +257,8 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
                 f"seed {seed}{', rematch' if n else ''}; options {options_of(journal)}")
             log(f"journal: {jpath}")
             res = play_one(journal, tray, display, out, seed, rng, log, shots, window, fps,
-                           quiet, script, dropout, max_steps, max_seconds, wall0, buttons_only)
+                           quiet, script, dropout, max_steps, max_seconds, wall0, buttons_only,
+                           taught=taught)
             results.append(res)
             if n == 0 and rematch:
                 if not res["finished"]:
@@ -327,6 +329,8 @@ def main_demo(argv: list[str]) -> int:
                     help="after the game, a player chooses Rematch on the end screen: a second "
                          "game with the same options")
     ap.add_argument("--fps", type=int, default=30)
+    ap.add_argument("--taught", metavar="DIR", default=None,
+                    help="read the simulated throws with a taught folder (dicetray teach)")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--window", action="store_true", help="show the game in a window")
     mode.add_argument("--headless", action="store_true", help="no window (default without a display)")
@@ -339,7 +343,7 @@ def main_demo(argv: list[str]) -> int:
         options = parse_options(args.option)
         result = run_demo(args.game, players, args.seed, args.out, args.max_seconds, window,
                           options, fps=args.fps, buttons_only=args.buttons_only,
-                          rematch=args.rematch)
+                          rematch=args.rematch, taught=args.taught)
     except (ValueError, RuleError) as exc:
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 2

@@ -62,12 +62,14 @@ class Play:
     def __init__(self, cfg, source_spec: str | None = None, headless: bool = False,
                  max_seconds: float | None = None, clock: Callable[[], float] | None = None,
                  pin_factory=None, on_step: Callable | None = None,
-                 open_source: Callable | None = None, open_vision: Callable | None = None):
+                 open_source: Callable | None = None, open_vision: Callable | None = None,
+                 taught: str | None = None):
         from hardware.buttons import KeyboardButtons
         from tray.screen.display import Display
 
         self.cfg = cfg
         self.source_spec = source_spec
+        self.taught = taught          # --taught DIR: over the config's [vision] taught
         self.headless = headless
         self.max_seconds = max_seconds
         wall0 = time.monotonic()
@@ -110,12 +112,12 @@ class Play:
         return open_source(self.source_spec or self.cfg.camera.source, camera=self.cfg.camera,
                            dice_set=dice_set)
 
-    @staticmethod
-    def _open_vision(diceset):
+    def _open_vision(self, diceset):
         from vision.pipeline import Recognizer
         from vision.settle import Settler
 
-        return Recognizer(diceset), Settler()
+        taught = self.taught or self.cfg.vision.taught_for(diceset.id)
+        return Recognizer(diceset, taught=taught), Settler()
 
     def close(self) -> None:
         if self.source is not None:
@@ -345,6 +347,8 @@ def main_play(argv: list[str]) -> int:
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--headless", action="store_true", help="no window (for testing)")
     ap.add_argument("--max-seconds", type=float, default=None)
+    ap.add_argument("--taught", metavar="DIR", default=None,
+                    help="a taught folder (dicetray teach) for your own dice")
     args = ap.parse_args(argv)
     from tray.table.config import ConfigError, load_config
 
@@ -356,8 +360,12 @@ def main_play(argv: list[str]) -> int:
         show_error(f"The config file has a mistake: {exc}", headless)
         return 2
     try:
+        if args.taught:
+            from vision.taught import TaughtModel
+
+            TaughtModel.load(args.taught)       # a bad folder is told now, not mid-game
         return run_play(cfg, source_spec=args.source, game_id=args.game, players=args.players,
-                        headless=headless, max_seconds=args.max_seconds)
+                        headless=headless, max_seconds=args.max_seconds, taught=args.taught)
     except (ValueError, RuleError) as exc:
         print(f"dicetray play: {exc}", file=sys.stderr)
         show_error(str(exc), headless)
