@@ -20,8 +20,8 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("tray.table.app", "main_demo", "a whole game on the simulated tray"),
-    "play": ("tray.table.app", "main_play", "run the table: camera, buttons and screen"),
+    "demo": ("tray.table.demo", "main_demo", "a whole game on the simulated tray"),
+    "play": ("tray.table.play", "main_play", "run the table: camera, buttons and screen"),
     "calibrate": ("tray.table.calibrate", "main", "find the tray, fix exposure and white balance"),
     "replay": ("tray.rules.journal", "main_replay", "print the state a game journal leads to"),
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),

@@ -83,14 +83,16 @@ class CameraConfig:
 
 @dataclass
 class ScreenConfig:
-    """The display: full screen on the Pi's panel, or a window of ``size``.
+    """The display: full screen on the Pi's panel, or a window of ``size``; ``sound``: the
+    short sounds for a roll taken, a bust, a reveal and a win (false mutes them).
 
-    >>> ScreenConfig().size
-    (800, 480)
+    >>> ScreenConfig().size, ScreenConfig().sound
+    ((800, 480), True)
     """
 
     fullscreen: bool = False
     size: tuple[int, int] = (800, 480)
+    sound: bool = True
 
 
 @dataclass
@@ -138,7 +140,7 @@ _KNOWN = {
     "pins": {"buttons", "leds", "pull_up", "bounce_ms", "hold_ms"},
     "camera": {"source", "fps", "exposure_us", "analogue_gain", "colour_gains", "lens_position",
                "software_gains", "crop"},
-    "screen": {"fullscreen", "size"},
+    "screen": {"fullscreen", "size", "sound"},
     "game": {"default", "options"},
     "journal": {"directory"},
 }
@@ -284,6 +286,8 @@ def parse_config(data: dict, where: str = "") -> Config:
     t = data.get("screen", {})
     if "fullscreen" in t:
         cfg.screen.fullscreen = _bool(t["fullscreen"], "screen.fullscreen", fail)
+    if "sound" in t:
+        cfg.screen.sound = _bool(t["sound"], "screen.sound", fail)
     if "size" in t:
         s = t["size"]
         if (not isinstance(s, list) or len(s) != 2
