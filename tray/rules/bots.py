@@ -66,6 +66,46 @@ def parse_seat(text: str) -> str | None:
     return None
 
 
+def seat_names(names: list[str]) -> list[str]:
+    """Config player names with ``bot`` / ``bot:POLICY`` seats turned into the names a bot
+    plays under (``Bot``, ``Bot careful``, ``Bot 2``...): the name is how a journal (and a
+    resumed game) knows a seat is a computer. ValueError for an unknown policy.
+
+    >>> seat_names(["Ana", "bot", "bot:careful", "bot"])
+    ['Ana', 'Bot', 'Bot careful', 'Bot 2']
+    """
+    out = []
+    for name in names:
+        policy = parse_seat(name)
+        if policy is None:
+            out.append(name)
+            continue
+        base = "Bot" if policy == "best" else f"Bot {policy}"
+        n, cand = 1, base
+        while cand in out or cand in names:
+            n += 1
+            cand = f"{base} {n}"
+        out.append(cand)
+    return out
+
+
+def policy_of_name(name: str) -> str | None:
+    """The policy of a seat from the name ``seat_names`` gave it, or None for a person.
+
+    >>> policy_of_name("Bot"), policy_of_name("Bot careful 2"), policy_of_name("Bobby")
+    ('best', 'careful', None)
+    """
+    words = name.split()
+    if not words or words[0] != "Bot" or len(words) > 3:
+        return None
+    rest = words[1:]
+    if rest and rest[-1].isdigit():
+        rest = rest[:-1]
+    if not rest:
+        return "best"
+    return rest[0] if len(rest) == 1 and rest[0] in POLICIES else None
+
+
 class Bot:
     """One computer seat: a game and a policy.
 

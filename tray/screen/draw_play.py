@@ -279,6 +279,10 @@ def draw_play(d, v) -> None:
     if v.choices:
         _choices(d, v, x, y + 4, mw, bottom)
 
+    if getattr(v, "odds", None):
+        from tray.screen.odds_view import draw_odds
+
+        draw_odds(d, v.odds, x, top, mw, bottom)
     footer(d, v.help, _buttons(v))
     if v.camera_lost and v.message:
         _camera_lost(d, v.message, x - 6, top, mw + 12, bottom - top)

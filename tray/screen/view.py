@@ -103,6 +103,7 @@ class View:
     table_actions: list[str] = field(default_factory=list)
     sheet: list = field(default_factory=list)   # (label, marked, circled)
     confirm: str | None = None   # label of the on-screen confirm button, when one is useful
+    odds: list = field(default_factory=list)   # live odds lines (tray/screen/odds_view.py)
     # the table menu (a long press with nothing to decide; key E) or the end screen's choices
     # (rematch / another game / start screen); a tap on line i is ("menu", i)
     menu_title: str | None = None
@@ -140,7 +141,7 @@ class StartView:
 
 
 _ACTION_WORDS = {"start": "Start", "discard": "Discard the unfinished game",
-                 "quit": "Quit the table"}
+                 "quit": "Quit the table", "history": "Table history: wins, dice, charts"}
 
 
 def start_view(menu) -> StartView:
