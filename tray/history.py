@@ -211,8 +211,10 @@ def chart(rec: GameRecord) -> list[list[int]]:
         if s.get("round") != last_round:
             points.append(list(s["scores"]))  # the event that ended the round scored it
             last_round = s.get("round")
-    if rec.states[-1]["scores"] != points[-1]:
-        points.append(list(rec.states[-1]["scores"]))
+    last = rec.states[-1]
+    ended_here = len(rec.states) > 1 and rec.states[-2].get("round") != last.get("round")
+    if (last.get("finished") or last["scores"] != points[-1]) and not ended_here:
+        points.append(list(last["scores"]))  # the last round (or the one being played)
     return points
 
 

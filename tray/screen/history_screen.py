@@ -52,6 +52,7 @@ def history_pages(records, notes: list[str]) -> list[HistoryView]:
     dice = []
     for d in dice_fairness(records):
         dice.append(f"{d['dice_set']} {d['die']}: {d['rolls']} rolls, {d['verdict']}")
+        dice.append("    " + "  ".join(f"{f} {c}" for f, c in d["counts"].items()))
     if not dice:
         dice = ["No rolls recorded yet"]
     last = next((r for r in reversed(records) if r.final.get("finished")), None)
@@ -68,12 +69,13 @@ def history_pages(records, notes: list[str]) -> list[HistoryView]:
 
 def draw_history(d, v: HistoryView) -> None:
     """Draw one history page on the Display ``d``."""
-    header(d, v.title, "bank", f"page {v.page} of {v.pages}")
+    title, _, part = v.title.partition(": ")
+    header(d, "History", "bank", f"{part or title} {v.page}/{v.pages}")
     y = HEADER_H + 14
     if v.chart_points:
         from tray.screen.chart import draw_chart
 
-        rect = d.R(8, y, d.width - 16, BASE_H - y - 40)
+        rect = d.R(8, y, d.width - 16, BASE_H - y - 52)
         draw_chart(d.surface, (rect.x, rect.y, rect.w, rect.h), v.chart_title, v.chart_players,
                    v.chart_points)
     lh = d.line_h(th.CAP_BODY) + 10

@@ -4,7 +4,7 @@ the panel drawn over the lower play area (``draw_odds``).
 >>> from tray.rules.games import bank
 >>> s = bank.new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]})
 >>> odds_lines(s)
-[('Odds', ''), ('roll', 'bust 0% · expect 17.5')]
+[('Odds', ''), ('roll', 'bust 0%, expect 17.5')]
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from tray.rules.odds import odds
 from tray.screen import theme as th
 
 MAX_LINES = 5
+_EXTRA = {"p_tally_up": "Tally Up!", "p_up_helps": "Up Die helps", "p_complete": "sheet full",
+          "p_progress": "a step", "p_close_board": "board closed"}
 _memo: dict[str, list] = {}
 
 
@@ -30,12 +32,18 @@ def odds_lines(state: dict) -> list[tuple[str, str]]:
     lines = []
     lower = state.get("game") == "diced-out"
     for o in options:
-        words = f"bust {float(o.p_bust):.0%} · expect {float(o.expected_points):.1f}"
+        exp = float(o.expected_points)
+        exp_words = f"{exp:.0f}" if abs(exp) >= 100 else f"{exp:.1f}"
+        words = f"bust {float(o.p_bust):.0%}, expect {exp_words}"
         if lower:
-            words = f"out {float(o.p_bust):.0%} · round score {float(o.expected_points):.1f}"
+            words = f"out now {float(o.p_bust):.0%}, round score {exp_words}"
         for k, v in o.extra.items():
-            words += f" · {k.removeprefix('p_').replace('_', ' ')} {float(v):.0%}"
-        lines.append((o.choice, words))
+            if v:  # a chance of 0 says nothing worth the room
+                words += f", {_EXTRA.get(k, k)} {float(v):.0%}"
+        label = o.choice
+        if "+" in label:  # dice choices: "red+orange+yellow" -> "red ora yel"
+            label = " ".join(d[:3] for d in label.split("+"))
+        lines.append((label, words))
     out = [("Odds", "")] + lines if lines else []
     _memo.clear()
     _memo[key] = out
@@ -50,7 +58,7 @@ def draw_odds(d, lines: list[tuple[str, str]], x: float, top: float, w: float,
     y = max(top, bottom - h)
     d.box((x, y, w, h), th.BLACK, radius=10)
     d.box((x, y, w, h), th.BLUE, radius=10, width=2)
-    label_w = min(w * 0.38, max(d.width_of(lab, th.CAP_SMALL, True) for lab, _ in lines) + 12)
+    label_w = min(w * 0.42, max(d.width_of(lab, th.CAP_SMALL, True) for lab, _ in lines) + 12)
     for i, (label, words) in enumerate(lines):
         ly = y + 8 + i * lh
         colour = th.BLUE if i == 0 else th.TEXT
