@@ -181,13 +181,13 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     hands.until(lambda play: tables[-1].state["banked"][0])
     roll("d6:3", "d6:4")
     hands.until(lambda play: tables[-1].state["round"] == 2)
-    # the table menu (a long press with nothing to decide), End the game, Yes
-    hands.presses(1, True, False, True, False, True)
+    # the table menu (a long press with nothing to decide): Undo, Correct, End the game, Yes
+    hands.presses(1, True, False, False, True, False, True)
     hands.until(lambda play: tables[-1].expect().finished)
     # end screen: Rematch is highlighted: a long press
     hands.press(0, True)
     hands.until(lambda play: len(tables) == 2)
-    # game 2 (the rematch): ended at once from the table menu
+    # game 2 (the rematch): ended at once from the table menu (no roll: nothing to correct)
     hands.presses(0, True, False, True, False, True)
     hands.until(lambda play: tables[-1].expect().finished)
     # end screen: Another game -> the start screen with the game line ready to change
@@ -203,7 +203,7 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     hands.until(lambda play: len(tables) == 3)
     # game 3: Toss Up!, Ann rolls, then Bo leaves it from the table menu (the game is kept)
     roll(*(["toss:green"] * 3 + ["toss:yellow"] * 7))
-    hands.presses(1, True, False, True)            # table menu: Undo -> Leave, OK
+    hands.presses(1, True, False, False, True)     # table menu: Undo, Correct, Leave: OK
     hands.until(lambda play: play.menu.resume_path is not None)
     # start screen: Resume is highlighted; Discard (asks: Yes), then Quit the table (asks: Yes)
     hands.presses(0, False, True, False, True)

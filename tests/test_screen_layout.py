@@ -39,6 +39,7 @@ def views():
         for name, table, t in screenshots.scenes(gid, 7):
             out.append((f"{gid}-{name}", build_view(table, t)))
     out.append(("ten-players", build_view(screenshots.crowded(), 0.5)))
+    out.append(("ten-players-end", build_view(screenshots.crowded(finished=True), 1.0)))
     return out
 
 

@@ -205,3 +205,36 @@ def test_end_screen_taps_pick_a_line_and_undo_reopens_the_game():
     assert handle_tap(t, ("menu", 1), 2.2) == "another"
     t.outcome = None
     assert handle_tap(t, ("button", "undo"), 3.0) == "undone" and not t.expect().finished
+
+
+def test_the_last_roll_is_corrected_with_a_button_from_the_table_menu():
+    t = table_for("toss-up")
+    t.roll(["toss:green"] * 2 + ["toss:yellow"] * 8, 0.0)    # Ana may stop; Ben is free
+    for seat, long in menu_plan(t, "correct", seat=1):
+        t.press(seat, 1.0, long=long)
+    c = t.correction
+    assert c is not None and c.event == 1 and t.correction_owner == 1
+    assert t.press(0, 1.1) == "sent"                          # Ana's own press still stops
+    t.undo(1.2)
+    for seat, long in menu_plan(t, "correct", seat=1):
+        t.press(seat, 1.3, long=long)
+    c = t.correction
+    first = c.slots[0].value
+    assert t.press(1, 1.4) == "cycled face" and c.slots[0].value != first
+    for _ in range(len(c.slots) - 1):
+        assert t.press(1, 1.5, long=True) == "next die"
+    assert t.press(1, 1.6, long=True) == "corrected"
+    assert t.journal.events[0]["dice"].count("toss:green") == 1     # green -> yellow
+    assert t.state["turn_points"] == 1
+
+
+def test_the_table_logic_imports_nothing_of_the_screen():
+    """The screen may know the table, never the other way round (no import circle)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tray.table.actions, tray.table.menu, tray.table.session; "
+            "print(sorted(m for m in sys.modules if m.startswith('tray.screen')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

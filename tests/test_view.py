@@ -278,3 +278,20 @@ def test_how_to_play_page_for_every_game():
     for gid in games.GAME_IDS:
         page = how_to_view(gid)
         assert page.title and page.goal and len(page.points) >= 4 and page.buttons
+
+
+def test_a_players_big_moment_names_them():
+    t = table_for("toss-up", ("Ana", "Ben"))
+    t.roll(["toss:red"] * 3 + ["toss:yellow"] * 7, 0.0)        # no green, a red: bust
+    v = build_view(t, 0.5)
+    assert v.banner == "Ana: BUST!" and v.banner_kind == "bust"
+    assert v.players[0].lost == "" and v.roll_caption == "Bust: nothing was at stake"
+
+
+def test_start_screen_says_option_names_in_words():
+    from tray.screen.view import start_view
+    from tray.table.menu import StartMenu
+
+    v = start_view(StartMenu(["Ana", "Ben"], default_game="tally-up"))
+    labels = [k for k, _ in v.options]
+    assert "press window (s)" in labels and "everyone rolls once" in labels

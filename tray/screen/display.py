@@ -289,7 +289,7 @@ class Display:
 
     def draw(self, view) -> None:
         """Draw any view (View, StartView, SetupView, HowToView) and present it."""
-        from tray.screen import draw_menus, draw_play
+        from tray.screen import draw_end, draw_menus, draw_play
         from tray.screen.view import HowToView, SetupView, StartView
 
         self.hits = []
@@ -307,7 +307,7 @@ class Display:
 
             draw_history(self, view)
         elif view.screen == "end":
-            draw_play.draw_end(self, view)
+            draw_end.draw_end(self, view)
         else:
             draw_play.draw_play(self, view)
         if not isinstance(view, (StartView, SetupView, HowToView)) and hasattr(view, "cue_count"):

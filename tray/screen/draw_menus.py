@@ -83,9 +83,8 @@ def draw_start(d, v) -> None:
     if goal and y + d.line_h(MIN_CAP) * 2 <= bottom:
         y = d.wrap(goal, (x, y, cw, bottom - y), MIN_CAP, th.GOLD, max_lines=2) + GAP
     hint = "Short press: next line. Long press: change it or OK. Keys: arrows, Enter."
-    if y + d.line_h(MIN_CAP) * 2 <= bottom:
-        lines = int((bottom - y) // d.line_h(MIN_CAP))
-        d.wrap(hint, (x, y, cw, bottom - y), MIN_CAP, th.DIM, max_lines=min(3, lines))
+    if y + d.wrapped_h(hint, cw, MIN_CAP, max_lines=9) <= bottom:
+        d.wrap(hint, (x, y, cw, bottom - y), MIN_CAP, th.DIM, max_lines=9)
     if getattr(v, "question", None):
         question(d, v.question, v.answers, v.answer, "confirm")
     elif v.message:
@@ -121,7 +120,7 @@ def question(d, title: str, answers: list[str], answer: int, kind: str, area=Non
     """A question (or a menu) over the screen: its lines as touch buttons, one highlighted;
     a tap on line i is (``kind``, i)."""
     x, y, w, h = area or (d.width * 0.18, HEADER_H + 20, d.width * 0.64, BASE_H - HEADER_H - 40)
-    th_h = d.wrapped_h(title, w - 40, th.CAP_PROMPT, True, 2)
+    th_h = d.wrapped_h(title, w - 40, th.CAP_PROMPT, True, 3)
     heights = [_answer_h(d, a, w - 68) for a in answers]
     need = th_h + 34 + sum(hh + 8 for hh in heights)
     if need < h and area is None:
@@ -138,7 +137,7 @@ def question(d, title: str, answers: list[str], answer: int, kind: str, area=Non
     d.box(r, th.PANEL, radius=16)
     d.box(r, th.GOLD, radius=16, width=3)
     yy = d.wrap(title, (x + 20, y + 14, w - 40, th_h), th.CAP_PROMPT, th.TEXT, bold=True,
-                max_lines=2) + 10
+                max_lines=3) + 10
     lo = 0
     while lo < answer and sum(hh + 8 for hh in heights[lo:answer + 1]) > y + h - yy:
         lo += 1         # keep the highlighted line in sight
@@ -227,12 +226,16 @@ def draw_setup(d, v) -> None:
         img = pg.image.frombuffer(rgb.tobytes(), (fwid, fh), "RGB")
         target = d.R(5, 5, fwid * k_img, fh * k_img)
         d.surface.blit(pg.transform.smoothscale(img, target.size), target)
-        for i, (bx, by, bw, bh, _label, read) in enumerate(v.boxes, 1):
-            r = d.R(5 + bx * k_img, 5 + by * k_img, bw * k_img, bh * k_img)
-            col = th.GREEN if read else th.ORANGE
+        rects = [d.R(5 + bx * k_img, 5 + by * k_img, bw * k_img, bh * k_img)
+                 for (bx, by, bw, bh, _label, _read) in v.boxes]
+        frame_r = d.R(5, 5, fwid * k_img, fh * k_img)
+        tags = []
+        for i, (r, box) in enumerate(zip(rects, v.boxes), 1):
+            col = th.GREEN if box[5] else th.ORANGE
             pg.draw.rect(d.surface, col, r, max(2, round(2 * d.k)))
-            tag = d.R(5 + bx * k_img, 5 + by * k_img, 26, 26)
-            pg.draw.rect(d.surface, col, tag)
+            tag = _tag_place(d, r, frame_r, rects, tags)
+            tags.append(tag)
+            pg.draw.rect(d.surface, col, tag, border_radius=round(4 * d.k))
             d.text(str(i), (tag.centerx / d.k, tag.centery / d.k), MIN_CAP, th.BG, bold=True,
                    anchor="center")
         fw = fwid * k_img
@@ -263,3 +266,22 @@ def draw_setup(d, v) -> None:
            MIN_CAP, th.DIM, max_lines=3)
     if v.message:
         _notice(d, v.message)
+
+
+def _tag_place(d, r, frame_r, boxes, tags):
+    """Where a die's number goes: beside its box, on no other box or number, in the picture."""
+    side = round(28 * d.k)
+    pg = d.pg
+    spots = [(r.left, r.top - side), (r.right - side, r.top - side), (r.left, r.bottom),
+             (r.right - side, r.bottom), (r.left - side, r.top), (r.right, r.top)]
+    best = None
+    for x, y in spots:
+        t = pg.Rect(x, y, side, side)
+        if not frame_r.contains(t):
+            continue
+        clash = sum(t.colliderect(o) for o in tags) * 2 + sum(t.colliderect(b) for b in boxes)
+        if clash == 0:
+            return t
+        if best is None or clash < best[0]:
+            best = (clash, t)
+    return best[1] if best else pg.Rect(r.left, r.top, side, side)

@@ -141,6 +141,29 @@ def _facts(d, totals, x, y, w) -> float:
     return y + (line + 1) * lh
 
 
+def _facts_lines(d, totals, w) -> int:
+    """How many lines :func:`_facts` takes (1 or 2)."""
+    cx, line = 0.0, 1
+    for label, value in totals:
+        lw = d.width_of(label, MIN_CAP) + 8
+        vw = min(d.width_of(value, th.CAP_NAME, True), w - lw)
+        if cx > 0 and cx + lw + vw > w:
+            if line == 2:
+                break
+            line, cx = 2, 0.0
+        cx += lw + vw + 22
+    return line
+
+
+def _in_out_h(d, v, w) -> float:
+    ins, outs = v.in_out
+    a = "IN: " + (", ".join(ins) or "nobody")
+    b = "OUT: " + (", ".join(outs) or "nobody")
+    if d.width_of(a, th.CAP_BODY) + d.width_of(b, th.CAP_BODY) + 24 <= w:
+        return d.line_h(th.CAP_BODY)
+    return (d.wrapped_h(a, w, th.CAP_BODY, False, 2) + d.wrapped_h(b, w, th.CAP_BODY, False, 2))
+
+
 def _in_out(d, v, x, y, w) -> float:
     ins, outs = v.in_out
     a = "IN: " + (", ".join(ins) or "nobody")
@@ -195,7 +218,7 @@ def _choices(d, v, x, y, w, bottom) -> None:
     cap = th.CAP_BODY
     d.text(f"{v.chooser}, choose:", (x, y), cap, th.TEXT, bold=True, max_w=w * 0.6)
     y += d.line_h(cap, True) + 4
-    widest = max(d.width_of(c.label, cap) for c in v.choices) + 28
+    widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24   # shrinks to fit
     cols = max(1, min(4, int((w + GAP) // (widest + GAP)), len(v.choices)))
     cw = (w - GAP * (cols - 1)) / cols
     rows = max(1, int((bottom - y + GAP) // (TOUCH + GAP)))
@@ -244,10 +267,22 @@ def draw_play(d, v) -> None:
         d.text(v.banner, (x + mw / 2, y + bh / 2), th.CAP_BANNER, th.ink_on(col), bold=True,
                anchor="center", max_w=mw - 20)
         y += bh + GAP
-    y = _facts(d, v.totals, x, y, mw) + 4
+    # what must stay in sight below: the countdown, the dice (a die to fix most of all), a
+    # row of choices; the facts, IN/OUT and the sheet are left out when they would crowd it
+    essential = (76 + GAP if v.countdown is not None else 0) + (
+        (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0)
+    if v.roll:
+        essential += (64 if any(dv.unsure for dv in v.roll) else 44) + 12
+
+    def fits(h: float) -> bool:
+        return y + h + essential <= bottom
+
+    if v.totals and fits(_facts_lines(d, v.totals, mw) * d.line_h(th.CAP_NAME, True) + 4):
+        y = _facts(d, v.totals, x, y, mw) + 4
     if v.chosen_text:
-        y = d.wrap(v.chosen_text, (x, y, mw, 60), th.CAP_BODY, th.GREEN, max_lines=2) + 4
-    elif v.in_out is not None:
+        if fits(d.wrapped_h(v.chosen_text, mw, th.CAP_BODY, False, 2) + 4):
+            y = d.wrap(v.chosen_text, (x, y, mw, 60), th.CAP_BODY, th.GREEN, max_lines=2) + 4
+    elif v.in_out is not None and fits(_in_out_h(d, v, mw) + 4):
         y = _in_out(d, v, x, y, mw) + 4
     if v.countdown is not None:
         d.box((x, y, mw, 76), th.BLACK, radius=16)
@@ -255,15 +290,26 @@ def draw_play(d, v) -> None:
         d.text("... ".join(str(i) for i in range(1, v.countdown + 1)) + "...",
                (x + mw / 2, y + 38), 40, th.GOLD, bold=True, anchor="center", max_w=mw - 20)
         y += 76 + GAP
-    if v.sheet:
+    if v.sheet and fits(44 + GAP):
         y = _sheet(d, v.sheet, x, y, mw) + GAP
 
     # what is left: choices first, then the words on the last events, then the dice
-    need_choices = (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0
     caption = [(v.roll_caption, th.RED if "lost" in v.roll_caption else th.ORANGE)] \
         if v.roll_caption else []
     events = [(e, th.DIM) for e in v.events[-2:]]
     lh = d.line_h(MIN_CAP)
+    need_choices = 0.0
+    if v.choices:     # a second row of choices when one is not enough and the dice still fit
+        need_choices = d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP
+        widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24
+        per_row = max(1, min(4, int((mw + GAP) // (widest + GAP))))
+        dice_h = 40 if v.roll else 0
+        spare = bottom - y - need_choices - lh * len(caption) - 12 - dice_h
+        if len(v.choices) > per_row and spare - lh * len(events) >= TOUCH + GAP:
+            need_choices += TOUCH + GAP
+        elif len(v.choices) > per_row and spare >= TOUCH + GAP:
+            events = []          # the second row matters more than the last events
+            need_choices += TOUCH + GAP
     room = bottom - y - need_choices
     if v.roll and room - lh * (len(caption) + len(events)) < 44:
         events = events[-1:] if room - lh * (len(caption) + 1) >= 44 else []
@@ -307,138 +353,3 @@ def _camera_lost(d, message: str, x, y, w, h) -> None:
     d.text("CAMERA LOST", (x + w / 2, y + 50), th.CAP_BANNER, th.TEXT, bold=True,
            anchor="center", max_w=w - 30)
     d.wrap(message, (x + 20, y + 90, w - 40, h - 100), th.CAP_BODY, th.TEXT, max_lines=5)
-
-
-# ----------------------------------------------------------------------------- the win screen
-def _trophy(d, cx, cy, s) -> None:
-    """A gold cup, ``s`` layout pixels high, centred at (cx, cy)."""
-    pg, k = d.pg, d.k
-    pts = [(cx - s * 0.36, cy - s * 0.5), (cx + s * 0.36, cy - s * 0.5), (cx + s * 0.26, cy - s * 0.02),
-           (cx + s * 0.08, cy + s * 0.12), (cx + s * 0.08, cy + s * 0.3), (cx + s * 0.26, cy + s * 0.36),
-           (cx + s * 0.26, cy + s * 0.5), (cx - s * 0.26, cy + s * 0.5), (cx - s * 0.26, cy + s * 0.36),
-           (cx - s * 0.08, cy + s * 0.3), (cx - s * 0.08, cy + s * 0.12), (cx - s * 0.26, cy - s * 0.02)]
-    pg.draw.polygon(d.surface, th.GOLD, [(px * k, py * k) for px, py in pts])
-    for side in (-1, 1):
-        pg.draw.circle(d.surface, th.GOLD, d.P(cx + side * s * 0.38, cy - s * 0.28),
-                       round(s * 0.16 * k), max(2, round(s * 0.05 * k)))
-    pg.draw.circle(d.surface, (255, 240, 170), d.P(cx - s * 0.12, cy - s * 0.32), round(s * 0.05 * k))
-
-
-def _confetti(d, x, y, w, h, colours) -> None:
-    """Bits of paper in the players' colours along the top and bottom edges of a box."""
-    seed = 12345
-    for i in range(46):
-        seed = (seed * 1103515245 + 12345) % 2 ** 31
-        fx = (seed % 1000) / 1000
-        seed = (seed * 1103515245 + 12345) % 2 ** 31
-        edge = y + 4 + (seed % 9) if i % 2 else y + h - 12 + (seed % 7)
-        c = colours[i % len(colours)] if colours else th.GOLD
-        d.box((x + 8 + fx * (w - 22), edge, 7 + (seed % 5), 4 + (i % 3)), c, radius=1)
-
-
-def draw_end(d, v) -> None:
-    """The win screen: the winner large in their colour, everyone's place, the history."""
-    w = d.width
-    header(d, v.title, v.game_id, "Game over")
-    top, bottom = HEADER_H + GAP, BASE_H - FOOTER_H - 4
-    lw = min(w * 0.5, 460.0)
-    winners = [r for r in v.players if r.winner]
-    col = winners[0].colour if winners else th.GOLD
-    bh = 150
-    d.box((8, top, lw, bh), (40, 46, 60), radius=14)
-    d.box((8, top, lw, bh), col, radius=14, width=4)
-    _confetti(d, 8, top, lw, bh, [r.colour for r in v.players])
-    _trophy(d, 64, top + bh / 2, 92)
-    tx, tw = 122, lw - 126
-    if winners:
-        head = "WINNER" if len(winners) == 1 else "SHARED WIN"
-        name = " & ".join(r.name for r in winners)
-        pts = f"with {winners[0].score} points"
-    else:
-        head, name, pts = "GAME OVER", "no winner", ""
-    name, cap = d.fit(name, th.CAP_HUGE, tw, bold=True)
-    parts = [(head, MIN_CAP, th.DIM, True), (name, cap, col, True)]
-    if pts:
-        parts.append((pts, th.CAP_BODY, th.TEXT, False))
-    ty = top + (bh - sum(d.line_h(c, b) for _, c, _, b in parts)) / 2
-    for words, c, colour, bold in parts:
-        d.text(words, (tx, ty), c, colour, bold=bold, max_w=tw)
-        ty += d.line_h(c, bold)
-
-    # everyone's place
-    low_wins = v.game_id == "diced-out"
-    order = sorted(v.players, key=lambda r: (not r.winner, _num(r.score) * (1 if low_wins else -1),
-                                             r.seat))
-    y = top + bh + GAP
-    row_h = min(40.0, (bottom - y) / max(1, len(order)))
-    shown = order if row_h >= d.line_h(MIN_CAP) + 2 else order[:int((bottom - y) // 28)]
-    row_h = max(row_h, 28.0)
-    cap = max(MIN_CAP, min(th.CAP_NAME, (row_h - 8) / 1.6))
-    for place, r in enumerate(shown, 1):
-        mid = y + row_h / 2
-        d.box((8, y + 2, 10, row_h - 4), r.colour, radius=3)
-        d.text(f"{place}.", (28, mid), cap, th.DIM, anchor="midleft")
-        sr = d.text(r.score, (8 + lw - 8, mid), cap, th.GOLD if r.winner else th.TEXT, bold=True,
-                    anchor="midright")
-        d.text(r.name, (64, mid), cap, th.TEXT, bold=r.winner, anchor="midleft",
-               max_w=sr.left / d.k - 74)
-        y += row_h
-
-    hx, hw = 8 + lw + 18, w - 10 - (8 + lw + 18)
-    hb = bottom
-    menu = getattr(v, "menu", None) or []
-    if menu:     # the end screen's choices, in the open below the history
-        title_h = d.line_h(th.CAP_BODY, True) + 6
-        hb = bottom - title_h - len(menu) * (TOUCH + 6)
-        yy = hb + 6
-        d.text(v.menu_title or "What next?", (hx, yy), th.CAP_BODY, th.TEXT, bold=True, max_w=hw)
-        yy += title_h
-        for i, c in enumerate(menu):
-            d.box((hx, yy, hw, TOUCH), th.GOLD if c.highlighted else th.PANEL_HI, radius=10)
-            d.text(c.label, (hx + 14, yy + TOUCH / 2), th.CAP_BODY,
-                   th.BG if c.highlighted else th.TEXT, bold=c.highlighted, anchor="midleft",
-                   max_w=hw - 28)
-            d.hit_area((hx, yy, hw, TOUCH), ("menu", i))
-            yy += TOUCH + 6
-    _history(d, v, hx, top, hw, hb - top)
-    footer(d, v.help, _buttons(v))
-
-
-def _num(s: str) -> float:
-    try:
-        return float(s)
-    except ValueError:
-        return 0.0
-
-
-def _history(d, v, x, y, w, h) -> None:
-    """The score of every seat after each round (the last rounds that fit)."""
-    d.box((x, y, w, h), th.PANEL, radius=12)
-    lh = d.line_h(MIN_CAP) + 4
-    d.text("Score after each round", (x + 12, y + 8), MIN_CAP + 2, th.TEXT, bold=True,
-           max_w=w - 24)
-    y0 = y + 14 + d.line_h(MIN_CAP + 2, True)
-    n = max(1, len(v.players))
-    label_w = max(d.width_of("Round 20", MIN_CAP) * 0.62, 44)
-    cw = (w - 24 - label_w) / n
-    for i, r in enumerate(v.players):
-        name = r.name if d.width_of(r.name, MIN_CAP, True) <= cw - 4 else r.name[:2]
-        d.text(name, (x + 12 + label_w + cw * (i + 0.5), y0), MIN_CAP, r.colour, bold=True,
-               anchor="midtop", max_w=cw - 4)
-    y1 = y0 + lh
-    if not v.history:
-        d.text("No round finished yet", (x + 12, y1), MIN_CAP, th.DIM, max_w=w - 24)
-        return
-    rows = max(1, int((y + h - 8 - y1) // lh))
-    hist = v.history[-rows:]
-    if len(hist) < len(v.history):
-        hist = v.history[-(rows - 1):] if rows > 1 else hist
-        d.text(f"{len(v.history) - len(hist)} earlier rounds", (x + 12, y1), MIN_CAP, th.DIM,
-               max_w=w - 24)
-        y1 += lh
-    for label, cells in hist:
-        d.text(label.replace("Round ", "R"), (x + 12, y1), MIN_CAP, th.DIM, max_w=label_w)
-        for i, c in enumerate(cells[:n]):
-            d.text(c, (x + 12 + label_w + cw * (i + 0.5), y1), MIN_CAP, th.TEXT,
-                   anchor="midtop", max_w=cw - 4)
-        y1 += lh

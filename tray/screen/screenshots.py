@@ -160,15 +160,15 @@ def scenes(game_id: str, seed: int = 7):
     return out
 
 
-def crowded(game_id: str = "tally-up", seed: int = 3):
-    """A table of ten players (the most a game allows), mid-game."""
+def crowded(game_id: str = "tally-up", seed: int = 3, finished: bool = False):
+    """A table of ten players (the most a game allows), mid-game (or at its end)."""
     from tray.rules import playthrough
 
     names = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
     events = playthrough.play(game_id, names, {}, seed=seed, table_rate=0.0)
     j = MemoryJournal.create(None, game_id, names, {}, None)
     table = Table(j)
-    for ev in events[:len(events) // 2]:
+    for ev in events[:len(events) if finished else len(events) // 2]:
         table.send(ev, 0.0)
     table.banner = None
     return table
@@ -231,6 +231,8 @@ def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480
     if not game_ids or "tally-up" in game_ids:
         screen.draw(build_view(crowded("tally-up"), 0.5))
         paths.append(screen.save(out / "tally-up-ten-players.png"))
+        screen.draw(build_view(crowded("tally-up", finished=True), 1.0))
+        paths.append(screen.save(out / "tally-up-ten-players-end.png"))
     for gid in game_ids or games.GAME_IDS:
         for name, table, t in scenes(gid, seed):
             screen.draw(build_view(table, t))

@@ -140,6 +140,19 @@ class StartView:
     answer: int = 0
 
 
+_OPTION_WORDS = {"every_player_once": "everyone rolls once", "press_window_s": "press window (s)",
+                 "doubles_rule": "doubles", "tie_break": "tie-break round"}
+
+
+def option_label(name: str) -> str:
+    """A game option's name as the start screen says it ("press_window_s" -> "press window (s)").
+
+    >>> option_label("press_window_s"), option_label("rounds")
+    ('press window (s)', 'rounds')
+    """
+    return _OPTION_WORDS.get(name, name.replace("_", " "))
+
+
 _ACTION_WORDS = {"start": "Start", "discard": "Discard the unfinished game",
                  "quit": "Quit the table", "history": "Table history: wins, dice, charts"}
 
@@ -149,10 +162,10 @@ def start_view(menu) -> StartView:
 
     >>> from tray.table.menu import StartMenu
     >>> start_view(StartMenu(["Ana", "Ben"], default_game="bank")).actions
-    ['Start', 'Quit the table']
+    ['Start', 'Quit the table', 'Table history: wins, dice, charts']
     """
     e = menu.engine
-    opts = [(n.replace("_", " "), show_value(menu.value(n))) for n in menu.option_names()]
+    opts = [(option_label(n), show_value(menu.value(n))) for n in menu.option_names()]
     actions = [(menu.resume or "Resume") if a == "resume" else _ACTION_WORDS[a]
                for a in menu.actions()]
     question, answers, answer = None, [], 0
@@ -271,8 +284,7 @@ def game_facts(state: dict, detail: dict) -> tuple[list[tuple[str, str]], dict[i
                     tags[p] = "last turn"
         elif game == "bank":
             totals.append(("Total", str(state.get("total", 0))))
-            totals.append(("Roll", str(detail.get("roll_number", ""))))
-            totals.append(("Phase", str(detail.get("phase", ""))))
+            # the roll number and the phase are in the prompt: not repeated here
             for p, b in enumerate(state.get("banked", [])):
                 if b:
                     tags[p] = "banked"
@@ -417,6 +429,9 @@ def build_view(table: Table, t: float) -> View:
         elif e.roll is not None:
             help_ = "Roll the dice into the tray"
 
+    if table.correction is not None and not choices:
+        help_ = ("Fix the marked die: short press (the roller) or Up/Down = next face; "
+                 "long press or Enter = OK")
     chosen_text = ""
     if secret_ds:
         done = [players[p] for p in sorted(awaited) if p in chosen]
@@ -427,6 +442,9 @@ def build_view(table: Table, t: float) -> View:
     banner_text = banner_kind = None
     if table.banner is not None:
         banner_kind, banner_text = table.banner[0], table.banner[1]
+        who = (state.get("last") or {}).get("player")
+        if isinstance(who, int) and 0 <= who < len(players) and banner_kind != "game_over":
+            banner_text = f"{players[who]}: {banner_text}"     # whose moment it is
     if e.finished:
         banner_kind = "game_over"
         if winners:

@@ -8,6 +8,7 @@ module                     holds
 =========================  =================================================================
 tray/table/table.py        :class:`Table`: rolls, presses, IN/OUT, choices, menus, undo, clock
 tray/table/correction.py   unread dice and corrections after the fact (:class:`Correction`)
+tray/table/table_menu.py   the table menu (undo, correct, end, leave) and the end screen's choices
 tray/table/choices.py      how a decision is answered with buttons; Rollers' die-by-die saves
 tray/table/menu.py         menus worked by buttons alone; the start screen (:class:`StartMenu`)
 tray/table/presses.py      the button queue (short / long), keys, taps; a simulated hand's plan

@@ -113,6 +113,7 @@ class CorrectionFlow:
     journal, expect(), roll(), message and _emit)."""
 
     correction: Correction | None
+    correction_owner: int | None
 
     def settled(self, roll, t: float) -> str:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
@@ -176,6 +177,7 @@ class CorrectionFlow:
 
     def correct_last(self, t: float) -> str:
         """Open the last journaled roll for a correction after the fact (key C)."""
+        self.correction_owner = None      # keys and taps (the table menu sets its opener)
         events = list(getattr(self.journal, "events", []))
         for i in range(len(events) - 1, -1, -1):
             if events[i].get("type") == "roll":

@@ -72,7 +72,7 @@ class Play:
         self.open_source = open_source or self._open_camera
         self.open_vision = open_vision or self._open_vision
         self.display = Display(size=tuple(cfg.screen.size), fullscreen=cfg.screen.fullscreen,
-                               headless=headless)
+                               headless=headless, sound=cfg.screen.sound and not headless)
         self.events: queue.Queue = queue.Queue()
         self.long_s = cfg.pins.hold_ms / 1000.0
         self.buttons = None
@@ -133,9 +133,10 @@ class Play:
     def out_of_time(self, t: float) -> bool:
         return self.max_seconds is not None and t > self.max_seconds
 
-    def pause(self) -> None:
+    def pause(self, seconds: float) -> None:
+        """Let the CPU rest between turns (not under a test's clock)."""
         if self.on_step is None:
-            time.sleep(0.001 if self.headless else 0.01)
+            time.sleep(seconds)
 
     def flush(self) -> None:
         """Forget button events still queued (a press held across two screens)."""
@@ -212,7 +213,7 @@ class Play:
             self.display.draw(start_view(menu))
             if self.out_of_time(t):
                 return None
-            self.pause()
+            self.pause(0.03)              # about 30 pictures a second on the start screen
 
     def history_screen(self) -> bool:
         """The table's history pages (tray/screen/history_screen.py): a press or a key turns
@@ -296,7 +297,8 @@ class Play:
                 return table.outcome
             if self.out_of_time(t):
                 return "quit"
-            self.pause()
+            if self.headless:             # otherwise the camera's frames pace the loop
+                self.pause(0.001)
 
     def run(self, game_id: str | None = None, players: int | None = None) -> int:
         """Start screen, games, rematches, until "Quit the table": the exit code (0)."""

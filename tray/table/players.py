@@ -138,7 +138,7 @@ class SimPlayers:
         C; with buttons only, the roll stands as read, as it would at a table without keys)."""
         table = self.s.table
         if self.buttons_only:
-            self.log("  (a die was misread and the roll taken: with buttons only it stands)")
+            self._correct_by_buttons(thrown, t)
             return
         if table.correct_last(t) != "correcting":
             return
@@ -161,6 +161,40 @@ class SimPlayers:
         res = table.confirm(t)
         self.misread_corrected += 1
         self.log(f"  (a die was misread: the roll was corrected to {', '.join(c.specs())}: {res})")
+
+    def _correct_by_buttons(self, thrown: list[str], t: float) -> None:
+        """Correct a misread roll after the fact with a button: the table menu's "Correct the
+        last roll" (only a player with nothing to decide can open it), then die by die: short
+        presses to the right face, a long press for the next die (on the last: save)."""
+        table = self.s.table
+        seats = [p for p in range(len(table.players)) if table.decision_of(p) is None]
+        plan = menu_plan(table, "correct", seats[0]) if seats else []
+        if not plan:
+            self.log("  (a die was misread and the roll taken: nobody is free to open the table "
+                     "menu, so it stands)")
+            return
+        self._presses(plan, t)
+        c = table.correction
+        if c is None or c.event is None:
+            return
+        left = Counter(thrown)
+        want = []
+        for s in c.slots:                       # keep the dice read right, fix the others
+            if left[s.value] > 0:
+                left[s.value] -= 1
+                want.append(s.value)
+            else:
+                want.append(None)
+        spare = list(left.elements())
+        for i, s in enumerate(c.slots):
+            target = want[i] if want[i] is not None else (spare.pop(0) if spare else s.value)
+            steps = 0
+            if target in s.candidates:
+                steps = (s.candidates.index(target) - s.index) % len(s.candidates)
+            self._presses([(seats[0], False)] * steps + [(seats[0], True)], t)
+        self.misread_corrected += 1
+        self.log(f"  (a die was misread: {table.name(seats[0])} corrected the roll with the "
+                 "table menu)")
 
     # acting
     def act(self, t: float) -> None:

@@ -17,7 +17,8 @@ fix an unread die      the roller: press = next face, long = OK    Left/Right di
                                                                    face, Enter; tap the die
 table menu: undo, end  long press with nothing to decide; long     U / Backspace undo; E end
 the game, leave        again = undo, short = next line              (asks); Esc steps back
-correct the last roll  -                                           C, then as above
+correct the last roll  table menu: "Correct the last roll"; short  C, then as above
+                       = next face, long = next die (last: save)
 end screen             press = next, long = OK (rematch, another   arrows + Enter; tap
                        game, back to the start screen)
 set-up camera view     -                                           S

@@ -51,9 +51,10 @@ from tray.table.moments import (
     Message,
     moment_of,
 )
+from tray.table.table_menu import TableMenuFlow, end_menu
 
 
-class Table(CorrectionFlow):
+class Table(CorrectionFlow, TableMenuFlow):
     """The table between the inputs and the journal. All inputs carry the time ``t``.
 
     ``journal``: a tray.rules.journal.Journal (or MemoryJournal). ``countdown_s``: the IN/OUT
@@ -77,6 +78,8 @@ class Table(CorrectionFlow):
         self.countdown_from: float | None = None
         self.highlight: dict[int, int] = {}
         self.correction: Correction | None = None
+        self.correction_owner: int | None = None   # whose button corrects the last roll
+        self.menu_owner: int | None = None         # who chose the last table-menu line
         self.message: Message | None = None
         self.banner: tuple[str, str, float] | None = None   # (kind, text, until)
         self.window_from: float | None = None
@@ -224,6 +227,17 @@ class Table(CorrectionFlow):
         if self.menu is not None and self.menu.owner in (None, player):
             return self._menu_press(long, t)
         spec = self.expect().roll
+        c = self.correction
+        if c is not None and c.event is not None and player == self.correction_owner:
+            # correcting the last roll from the table menu: short = next face, long = this
+            # die is right (on the last die: save the roll)
+            if not long:
+                c.cycle(1)
+                return "cycled face"
+            if c.selected < len(c.slots) - 1:
+                c.select(c.selected + 1)
+                return "next die"
+            return self.confirm_correction(t)
         if self.correction is not None and self.correction.event is None and (
                 spec is None or player == spec.roller or self.decision_of(player) is None):
             # the roller's button fixes an unread die: short = next face, long = confirm
@@ -361,89 +375,6 @@ class Table(CorrectionFlow):
                 out += [c.get("action") for c in d.choices if c.get("action") != "window_closed"]
         return out
 
-    def undo_request(self, t: float, player: int | None = None) -> str:
-        """A long press with nothing to decide: opens the table menu with "Undo the last event"
-        highlighted, so a second long press within UNDO_CONFIRM_S undoes (a slip of the thumb
-        undoes nothing); a short press steps to the other lines."""
-        lines = [("undo", "Undo the last event")]
-        if "end_game" in self.table_actions():
-            lines.append(("end_game", "End the game now",
-                          "End the game now? The scores stand as they are"))
-        lines += [("leave", "Leave: back to the start screen (the game is kept)"),
-                  ("back", "Back to the game")]
-        self.menu = ButtonMenu("Table menu", lines, owner=player, opened=t)
-        self.message = Message("Undo the last event? Long-press again to undo it "
-                               "(a short press shows the other choices)", "info",
-                               t + UNDO_CONFIRM_S)
-        return "undo asked"
-
-    def ask_end(self, t: float) -> str:
-        """Key E / the "end game" button: ask "End the game now?" (the game must allow it)."""
-        if "end_game" not in self.table_actions():
-            return "nothing to end"
-        if self.menu is not None and self.menu.asking is not None \
-                and self.menu.asking.key == "end_game":
-            self.menu.answer = 1            # E again, or a second tap: yes
-            return self._menu_ok(t)
-        self.undo_request(t)
-        self.menu.focus = self.menu.line_keys().index("end_game")
-        self.menu.ok()
-        self.message = Message("End the game now? Press E again (or choose Yes) to end it",
-                               "info", t + UNDO_CONFIRM_S)
-        return "asked"
-
-    def close_menu(self) -> None:
-        """Close the table menu (not the end screen's choices)."""
-        if self.menu is not None and not self.expect().finished:
-            self.menu = None
-            if self.message is not None and self.message.kind == "info":
-                self.message = None
-
-    def menu_shown(self) -> tuple[str, list[str], int] | None:
-        """(title, lines, highlighted) of the menu on screen, or None."""
-        return self.menu.shown() if self.menu is not None else None
-
-    def _menu_press(self, long: bool, t: float) -> str:
-        if not long:
-            self.menu.move(1)
-            self.menu.opened = t
-            if not self.expect().finished:
-                self.message = None
-            return "moved"
-        return self._menu_ok(t)
-
-    def _menu_ok(self, t: float) -> str:
-        """OK on the highlighted line of the menu; returns what it did."""
-        return self._menu_do(self.menu.ok(), t)
-
-    def menu_pick(self, index: int, t: float) -> str:
-        """A tap on line ``index`` of the menu: the first highlights it, a second one is OK."""
-        if self.menu is None:
-            return "nothing there"
-        before = self.menu.question
-        key = self.menu.pick(index)
-        if key is None and self.menu.question == before:
-            self.menu.opened = t
-            return "highlighted"
-        return self._menu_do(key, t)
-
-    def _menu_do(self, key: str | None, t: float) -> str:
-        self.menu.opened = t
-        if key is None:
-            return "asked" if self.menu.question else "kept"
-        if key in ("rematch", "another", "menu"):
-            self.outcome = key
-            return key
-        self.close_menu()
-        if key == "undo":
-            return self.undo(t)
-        if key == "end_game":
-            return "sent" if self.table_action("end_game", t) else "refused"
-        if key == "leave":
-            self.outcome = "leave"
-            return "leave"
-        return "back"
-
     def save_builder(self, player: int) -> SaveBuilder | None:
         """The die-by-die save choice of ``player``, when their decision is Rollers' save."""
         d = self.decision_of(player)
@@ -567,10 +498,3 @@ class Table(CorrectionFlow):
             self._emit("camera", "camera lost")
 
 
-
-def end_menu() -> ButtonMenu:
-    """The end screen's choices: a rematch with the same options (highlighted), another game,
-    or back to the start screen."""
-    return ButtonMenu("What next?", [("rematch", "Rematch: same game, same options"),
-                                     ("another", "Another game"),
-                                     ("menu", "Back to the start screen")])
