@@ -441,14 +441,15 @@ def _detector_threshold(det: Detector, photos, images) -> float:
     return float(max(score, key=lambda t: (score[t], -abs(t - 0.35))))
 
 
-def _figures(ds, models: Path, photos, images, only_crops: bool) -> dict:
+def _figures(ds, models: Path | None, photos, images, only_crops: bool) -> dict:
     """Held-out photos read as ``dicetray recognize`` reads photos (crop folders: as the
-    classifier reads a crop at four turns)."""
+    classifier reads a crop at four turns), with the taught folder ``models`` or (None) the
+    shipped models."""
     from lab.evaluate import Tally
     from vision.pipeline import Recognizer
 
     tally = Tally()
-    taught = TaughtModel.load(models, ds.id)
+    taught = TaughtModel.load(models, ds.id) if models is not None else None
     if only_crops:
         clf = FaceClassifier(ds, taught=taught)
         for photo, img in zip(photos, images):
@@ -563,6 +564,19 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
             part["threshold"] = _threshold(conf, right, floor)
         _write_models(out, clf_net, det_net, clf, det, thresholds, det_threshold, info)
         heldout = _figures(ds, out, hp, hi, only_crops)
+        shipped = _figures(ds, None, hp, hi, only_crops)
+        heldout["shipped_models"] = shipped
+        if (heldout["wrong_count"] > shipped["wrong_count"]
+                or heldout["face_right"] * heldout["found"]
+                < shipped["face_right"] * shipped["found"]):
+            # taught, it reads the held-out photos worse than the shipped models do: keep those
+            for name in names:
+                (out / name).unlink(missing_ok=True)
+            names = []
+            heldout["kept_shipped_models"] = (
+                "teaching did not beat the shipped models on the held-out photos, so the "
+                "taught folder uses them; take more photos (every face of every die, your own "
+                "tray and light) and teach again")
     tick()
     faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
     record = {
@@ -624,10 +638,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"taught {record['dice_set']} from {w['photos']} photos ({w['dice']} dice) in "
           f"{record['seconds']} s -> {args.out}")
     if "face_right" in h:
-        print(f"held-out (each photo read by heads taught without it): dice found "
+        print(f"held-out ({h['photos']} photos it was not taught on): dice found "
               f"{h['found']:.1%}, face right {h['face_right']:.1%}, abstained "
               f"{h['abstained']:.1%}, wrong {h['wrong']:.1%} ({h['wrong_count']})")
     else:
         print(f"held-out: {h.get('note')}")
+    if "kept_shipped_models" in h:
+        print(f"note: {h['kept_shipped_models']}")
     print(f"use it: dicetray recognize PHOTO --dice-set {record['dice_set']} --taught {args.out}")
     return 0
