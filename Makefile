@@ -5,12 +5,17 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= demo-out
 
-.PHONY: run test venv lint clean
+.PHONY: run test venv lint clean pi-install
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+# the tests also teach (lab.teach), which needs the train extra (torch CPU, onnx)
+$(BIN)/.installed-train: $(BIN)/.installed
+	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $@
 
 venv: $(BIN)/.installed
@@ -20,11 +25,16 @@ venv: $(BIN)/.installed
 run: $(BIN)/.installed
 	$(BIN)/dicetray demo --out $(OUT)
 
-test: $(BIN)/.installed
+test: $(BIN)/.installed-train
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -n 2
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check tray vision hardware lab tests
+
+# On the Raspberry Pi (Bookworm or Trixie, 64-bit): apt packages, a venv that sees apt's
+# picamera2 and numpy, the user service. ARGS="--dry-run" prints the steps and runs none.
+pi-install:
+	bash hardware/install-pi.sh $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(OUT)
