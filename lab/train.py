@@ -276,7 +276,7 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
 
     ``predict(crops) -> (die probabilities, face probabilities)``. The confidence of a reading
     is the joint probability of its (die, face) pair among the pairs the data file allows. The
-    threshold is the least one (from 0.5 up, at most 0.97) at which no held-out rendered crop,
+    threshold is the least one (from 0.5 up, at most 0.99) at which no held-out rendered crop,
     at most 0.2% of the (harsher) held-out synthetic crops and at most 0.3% of the held-out
     real crops of each photo source (``real_valid``, d6) are read wrong. A die whose own
     readings are safe lower down (at least 150 held-out rendered readings of it, none wrong,
@@ -293,7 +293,7 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
         k = joint.argmax(1)
         return pd_idx[k], pf_idx[k], joint[np.arange(len(k)), k]
 
-    def least_safe(conf, wrong, allowed, top=0.97):
+    def least_safe(conf, wrong, allowed, top=0.99):
         for t in np.arange(0.5, top + 0.001, 0.01):
             if int((wrong & (conf >= t)).sum()) <= allowed:
                 return round(float(t), 2)
