@@ -488,7 +488,11 @@ class SyntheticDice:
     """Draws labelled die crops of one dice set from its data file, with heavy augmentation.
 
     ``random_colours``: fraction of dice drawn with random body/ink colours instead of the
-    set's own (used for the d6 set, whose real dice come in every colour).
+    set's own (used for the d6 set, whose real dice come in every colour). ``wide``
+    (training, session 4): random print looks (``random_look``; pip faces as digits in
+    ``digits`` of them, default 25% for sets with pip faces; see-through in ``translucent``),
+    low-contrast colours, other printings of a set's colours. Without it the classic look
+    (three fonts, the set's colours), as the committed models' tests expect.
 
     >>> import numpy as np
     >>> from vision.dicesets import load
@@ -499,9 +503,12 @@ class SyntheticDice:
     """
 
     def __init__(self, dice_set, size: int = INPUT_SIZE, random_colours: float = 0.0,
-                 canvas: int = 2 * INPUT_SIZE, faceart_share: float = 0.35,
-                 digits: float | None = None, translucent: float = 0.2):
+                 canvas: int = 2 * INPUT_SIZE, faceart_share: float | None = None,
+                 digits: float | None = None, translucent: float = 0.2, wide: bool = False):
         self.ds = dice_set
+        self.wide = wide
+        if faceart_share is None:
+            faceart_share = 0.35 if wide else 0.5
         # pip faces printed as digits: only where pips are a set's faces (d6, Rollers)
         has_pips = any(f.mark == "pips" for f in dice_set.faces.values())
         self.digits = (0.25 if has_pips else 0.0) if digits is None else digits
@@ -520,19 +527,27 @@ class SyntheticDice:
         elif face_id is None:
             face_id = die.faces[rng.integers(0, 6)]
         face = self.ds.faces[face_id]
-        look = random_look(rng, digits=self.digits, translucent=self.translucent)
-        if rng.random() < self.random_colours:
-            body, ink = die_colours(rng)
+        if self.wide:
+            look = random_look(rng, digits=self.digits, translucent=self.translucent)
         else:
+            look = Look(font=int(TRAIN_FONTS[int(rng.integers(0, 3))]),
+                        stroke=float(rng.uniform(0.035, 0.06)))
+        own = rng.random() >= self.random_colours
+        if not own:
+            body, ink = die_colours(rng, low_contrast=0.25 if self.wide else 0.0)
+        elif self.wide:
             # dice of one colour still vary from printing to printing
             body, ink = set_colours(rng, _hex_bgr(die.body), _hex_bgr(die.ink))
-            if rng.random() < self.faceart_share and not look.translucent:
-                # the face as vision.faceart draws it (the renderer's look), printed with a
-                # little random variation
-                from vision.faceart import face_rgba
+        else:
+            body = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in _hex_bgr(die.body))
+            ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in _hex_bgr(die.ink))
+        if own and not look.translucent and rng.random() < self.faceart_share:
+            # the face as vision.faceart draws it (the renderer's look), printed with a
+            # little random variation
+            from vision.faceart import face_rgba
 
-                art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
-                return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
+            art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
+            return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
         return self.draw(rng, face, DieStyle(body, ink), strength, look=look), die.id, face_id
 
     def draw(self, rng: np.random.Generator, face, style: DieStyle,

@@ -58,7 +58,8 @@ def _synth_chunk(args):
     set_id, seed, n, n_neg, random_colours, strength, size = args
     ds = load(set_id)
     rng = np.random.default_rng(seed)
-    synth = SyntheticDice(ds, size=size, random_colours=random_colours, canvas=2 * size)
+    synth = SyntheticDice(ds, size=size, random_colours=random_colours, canvas=2 * size,
+                          wide=True)
     dice, faces = class_lists(ds)
     xs, yd, yf = [], [], []
     for _ in range(n):
