@@ -16,6 +16,7 @@ import csv
 import zlib
 from collections import Counter, defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -90,20 +91,24 @@ def _random_dice(ds, rng, n):
             for d in (pool[int(i)] for i in rng.integers(0, len(pool), n))]
 
 
-def eval_rendered(set_id: str, scenes: int, fine: bool = False) -> dict:
+def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = False) -> dict:
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
-    ``dicetray recognize`` reads a photo (tile search, four turns)."""
-    from lab.render import render_scene
+    ``dicetray recognize`` reads a photo (tile search, four turns). ``other``: the scenes are
+    drawn in the held-out other style (``lab.render.other_style``: a look, light, palette and
+    floor never used in training; Rollers with digits for 1-5)."""
+    from lab.render import other_style, render_scene
     from vision.pipeline import Recognizer
 
     ds = load(set_id)
     rec = Recognizer(ds)
-    rng = np.random.default_rng(HELDOUT_SEED + zlib.crc32(set_id.encode()) % 1000)
+    rng = np.random.default_rng(HELDOUT_SEED + zlib.crc32(set_id.encode()) % 1000
+                                + (3000 if other else 0))
     t = Tally()
     for _ in range(scenes):
         dice = _random_dice(ds, rng, int(rng.integers(1, 11)))
+        style = other_style(rng, digits=set_id == "rollers") if other else None
         try:
-            frame, labels = render_scene(ds, dice, rng)
+            frame, labels = render_scene(ds, dice, rng, style=style)
         except ValueError:
             continue
         rec.reset()
@@ -201,14 +206,45 @@ def eval_real(realdice: Path, fine: bool = True) -> dict:
     return {k: t.figures() for k, t in sorted(tallies.items())}
 
 
+def eval_real_crops(realdice: Path) -> dict:
+    """Classifier figures on the held-out crops of chase_casino_crops (translucent casino
+    dice; the author's val + test splits; no whole photos, so no detection): each crop read
+    as the camera loop reads a die (once, a die in doubt again at four turns) and as a photo
+    is read (four turns), with the table's own ``FaceClassifier.read_boxes``."""
+    from lab.photos import read_chase
+    from vision.classify import TURNS, FaceClassifier
+
+    root = realdice / "chase_casino_crops"
+    if not (root / "labels.csv").exists():
+        return {}
+    clf = FaceClassifier(load("d6"))
+    out = {}
+    for path_name, kw in (("camera", {"retry": True}), ("photo", {"turns": TURNS})):
+        t = Tally()
+        for rc in read_chase(root, size=96):
+            if rc.split == "train":
+                continue
+            img = cv2.imread(str(root / "images" / rc.file))
+            h, w = img.shape[:2]
+            r = clf.read_boxes(img, [(0, 0, w, h)], **kw)[0]
+            found = SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)
+            t.add([{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}],
+                  [found])
+        out[f"chase_casino_crops (held-out val+test), {path_name} path"] = t.figures()
+    return out
+
+
 def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
     """Every figure of ``dicetray eval`` as a dict (a set whose model is missing is skipped,
     with the reason under ``"skipped"``)."""
-    report = {"rendered": {}, "rendered_photo": {}, "throws": {}, "real": {}, "skipped": {}}
+    report = {"rendered": {}, "rendered_photo": {}, "other_style": {}, "other_style_photo": {},
+              "throws": {}, "real": {}, "skipped": {}}
     for s in sets:
         try:
             report["rendered"][s] = eval_rendered(s, scenes)
             report["rendered_photo"][s] = eval_rendered(s, scenes, fine=True)
+            report["other_style"][s] = eval_rendered(s, scenes, other=True)
+            report["other_style_photo"][s] = eval_rendered(s, scenes, fine=True, other=True)
             if throws:
                 report["throws"][s] = eval_throws(s, throws)
         except (FileNotFoundError, RuntimeError) as exc:   # a model missing from models/
@@ -218,6 +254,7 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
             try:
                 report["real"] = eval_real(realdice)
                 report["real_camera_path"] = eval_real(realdice, fine=False)
+                report["real_crops"] = eval_real_crops(realdice)
             except (FileNotFoundError, RuntimeError) as exc:
                 report["skipped"]["real photos"] = str(exc)
         else:
@@ -243,6 +280,15 @@ def format_report(r: dict) -> str:
             out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}"
                        f"{f['precision']:>9.2%}{f['face_accuracy']:>10.2%}"
                        f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+    for key, title in (("other_style", ("Held-out OTHER STYLE (look, light, palette, floor "
+                                        "never trained on), one camera frame each:")),
+                       ("other_style_photo", "The other-style scenes read as photos:")):
+        if r.get(key):
+            out += ["", title, head]
+            for s, f in r[key].items():
+                out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}"
+                           f"{f['precision']:>9.2%}{f['face_accuracy']:>10.2%}"
+                           f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
     if r.get("throws"):
         out += ["", "Rendered throws through the Settler:"]
         for s, t in r["throws"].items():
@@ -261,6 +307,12 @@ def format_report(r: dict) -> str:
                 out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}"
                            f"{f['precision']:>9.2%}{f['face_accuracy']:>10.2%}"
                            f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+    if r.get("real_crops"):
+        out += ["", "Real die crops, classifier only (no detection):", head]
+        for s, f in r["real_crops"].items():
+            out.append(f"  {s}")
+            out.append(f"  {'':<26}{f['labelled']:>6}{'-':>9}{'-':>9}{f['face_accuracy']:>10.2%}"
+                       f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
     if r.get("real_note"):
         out += ["", r["real_note"]]
     for s, why in r.get("skipped", {}).items():

@@ -1,6 +1,6 @@
 """Readers of labelled real-photo sets: ``images/`` + ``labels.csv`` (the ../shared/realdice layout).
 
-Real photos (``read_matteop65``, ``read_rune55``) come from /work/shared/realdice/ and are
+Real photos (``read_matteop65``, ``read_rune55``, ``read_chase``) come from /work/shared/realdice/ and are
 used for training and evaluation only; nothing at the table needs them. Attribution of those
 sets is in models/README.md.
 """
@@ -132,6 +132,38 @@ def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INP
         crop = cv2.warpAffine(src, m, (size, size), flags=interp,
                               borderMode=cv2.BORDER_REPLICATE)
         out.append(RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f))
+    return out
+
+
+def read_chase(root: Path | str = REALDICE_DIR / "chase_casino_crops", size: int = INPUT_SIZE,
+               rng: np.random.Generator | None = None, angle: float = 0.0,
+               jitter: float = 0.0) -> list[RealCrop]:
+    """Crops of translucent casino dice (chase_casino_crops: github
+    chaseelliottpatterson/dice-reader @ee67b72, MIT, (c) 2024 Chase).
+
+    Each image is one die crop cut by the author's detector; the die fills most of it, so the
+    whole image is taken as the die box and cut as ``cut_crop`` cuts a detected box (the edge
+    repeated outside). The author's ``val`` and ``test`` splits are both held out from
+    training (split ``valid`` and ``test`` here); only ``valid`` helps set thresholds.
+    """
+    root = Path(root)
+    out = []
+    for row in _read_labels(root / "labels.csv"):
+        img = cv2.imread(str(root / "images" / row["file"]), cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
+        side = max(w, h) * CROP_MARGIN
+        cx, cy = x + w / 2, y + h / 2
+        if rng is not None and jitter:
+            cx += rng.uniform(-jitter, jitter) * side
+            cy += rng.uniform(-jitter, jitter) * side
+            side *= rng.uniform(1 - jitter, 1 + jitter)
+        m = crop_matrix(cx, cy, side, size, angle_deg=angle)
+        crop = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+        split = {"train": "train", "val": "valid"}.get(row["split"], "test")
+        out.append(RealCrop(crop, int(row["value"]), split, "chase_casino_crops", row["file"]))
     return out
 
 

@@ -32,6 +32,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from lab.synth import OTHER_LOOK, Look, light_cast, look_face_rgba, random_look, set_colours
 from vision.dicesets import DiceSet
 from vision.faceart import face_rgba
 
@@ -39,7 +40,16 @@ FLOORS = {
     "felt-green": (38, 92, 40), "felt-blue": (110, 60, 25), "felt-red": (40, 35, 120),
     "felt-black": (32, 32, 34), "felt-purple": (90, 40, 70), "felt-grey": (95, 95, 95),
     "wood": (85, 130, 175), "paper": (225, 228, 230), "cork": (110, 150, 185),
+    "white": (238, 240, 242), "dark": (22, 22, 24), "wood-dark": (40, 70, 105),
 }
+
+# The held-out "other style" (never drawn in training; ``other_style``): a checked tablecloth,
+# a greenish fluorescent light off the warm-cold axis training uses, the serif italic look
+# of lab.synth.OTHER_LOOK, gold or navy ink, and d6 dice with coloured pips of low contrast.
+OTHER_FLOOR = (150, 160, 175)
+_CLASSIC_FLOORS = ["felt-green", "felt-blue", "felt-red", "felt-black", "felt-purple",
+                   "felt-grey", "wood", "paper", "cork"]
+OTHER_LIGHT = (0.93, 1.1, 0.9)
 
 
 @dataclass(frozen=True)
@@ -66,15 +76,27 @@ class Style:
     glare: float = 0.3             # chance of glare on a die
     tilt: float = 0.06             # typical side-strip share of the die side
     glossy: bool = True
+    look: Look | None = None       # how the dice are printed (None: vision.faceart's look)
+    palette: str = "set"           # "set": the set's colours, varied a little per style;
+                                   # "other": the held-out palette (see OTHER_LIGHT)
 
 
-def random_style(rng: np.random.Generator, die_px: tuple | None = None) -> Style:
-    """Draw one tray look: floor, rim, light, camera settings and die size range."""
-    floor = str(rng.choice(list(FLOORS)))
+def random_style(rng: np.random.Generator, die_px: tuple | None = None,
+                 wide: bool = False) -> Style:
+    """Draw one tray look: floor, rim, light, camera settings and die size range.
+
+    ``wide`` (training): far wider variation: white, dark and dark-wood trays too, dice of
+    16-125 px, lights from cold to warm (``lab.synth.light_cast``), and in 60% of the styles a
+    random print look of the dice (``lab.synth.random_look``: other fonts, strokes, stars,
+    rings, digits for pips, see-through bodies). Without it the classic looks only (the
+    simulated tray, fixtures and the standard held-out scenes of ``dicetray eval``), drawn
+    as before so that seeds keep their frames.
+    """
+    floor = str(rng.choice(list(FLOORS) if wide else _CLASSIC_FLOORS))
     base = np.array(FLOORS[floor], np.float32) * rng.uniform(0.75, 1.2, 3)
     if die_px is None:
-        lo = float(rng.uniform(20, 70))
-        die_px = (lo, min(120.0, lo * float(rng.uniform(1.1, 1.7))))
+        lo = float(rng.uniform(16, 80) if wide else rng.uniform(20, 70))
+        die_px = (lo, min(125.0 if wide else 120.0, lo * float(rng.uniform(1.1, 1.7))))
     a = rng.uniform(0, 2 * math.pi)
     return Style(
         seed=int(rng.integers(0, 2**31)), floor=floor,
@@ -82,11 +104,31 @@ def random_style(rng: np.random.Generator, die_px: tuple | None = None) -> Style
         rim=int(rng.choice([0, 0, 16, 24, 36])), die_px=tuple(die_px),
         light_dir=(math.cos(a), math.sin(a)), shadow=float(rng.uniform(0.2, 0.6)),
         gradient=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
-        cast=tuple(float(v) for v in rng.uniform(0.85, 1.15, 3)),
-        exposure=float(rng.uniform(0.75, 1.25)), noise=float(rng.uniform(1, 7)),
-        blur=float(rng.choice([0.0, 0.0, rng.uniform(0.4, 1.2)])),
-        jpeg=int(rng.choice([0, rng.integers(50, 95)])), glare=float(rng.uniform(0, 0.6)),
-        tilt=float(rng.uniform(0.0, 0.12)), glossy=bool(rng.random() < 0.7))
+        cast=tuple(float(v) for v in (light_cast(rng) if wide else rng.uniform(0.85, 1.15, 3))),
+        exposure=float(rng.uniform(0.7, 1.3) if wide else rng.uniform(0.75, 1.25)),
+        noise=float(rng.uniform(1, 7)),
+        blur=float(rng.choice([0.0, 0.0, rng.uniform(0.4, 1.5 if wide else 1.2)])),
+        jpeg=int(rng.choice([0, rng.integers(50, 95)])),
+        glare=float(rng.uniform(0, 0.7 if wide else 0.6)),
+        tilt=float(rng.uniform(0.0, 0.12)), glossy=bool(rng.random() < 0.7),
+        look=(random_look(rng, digits=0.25, translucent=0.25)
+              if wide and rng.random() < 0.6 else None))
+
+
+def other_style(rng: np.random.Generator, die_px: tuple | None = None,
+                digits: bool = False) -> Style:
+    """The held-out tray look (never drawn by :func:`random_style`): checked cloth, a green
+    fluorescent light, the serif italic print of ``OTHER_LOOK``, gold or navy ink;
+    ``digits``: pip faces printed as digits (as on Rollers dice with digits for 1-5).
+
+    >>> import numpy as np
+    >>> other_style(np.random.default_rng(0)).floor
+    'check'
+    """
+    s = random_style(rng, die_px, wide=True)
+    return replace(s, floor="check", floor_bgr=OTHER_FLOOR, rim=0, cast=OTHER_LIGHT,
+                   exposure=float(rng.uniform(0.8, 0.95)),
+                   look=replace(OTHER_LOOK, digits=digits), palette="other")
 
 
 @lru_cache(maxsize=16)
@@ -101,7 +143,11 @@ def _floor(style: Style, w: int, h: int) -> np.ndarray:
     fine = rng.normal(0, 4, (h, w)).astype(np.float32)
     fine = cv2.GaussianBlur(fine, (0, 0), 0.8)
     tex = coarse + fine
-    if style.floor in ("wood", "cork"):
+    if style.floor == "check":     # a checked tablecloth
+        yy = np.arange(h, dtype=np.float32)[:, None] // 40
+        xx = np.arange(w, dtype=np.float32)[None, :] // 40
+        tex = tex + 28 * (((yy + xx) % 2) - 0.5)
+    if style.floor in ("wood", "cork", "wood-dark"):
         yy = np.arange(h, dtype=np.float32)[:, None]
         xx = np.arange(w, dtype=np.float32)[None, :]
         tex = tex + 10 * np.sin(yy * 0.09 + 3 * np.sin(xx * 0.01 + rng.uniform(0, 6)))
@@ -242,14 +288,20 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
     cv2.fillConvexPoly(sh, np.round((hull + d) * 4).astype(np.int32), 1.0, cv2.LINE_AA, 2)
     sh = cv2.GaussianBlur(sh, (0, 0), max(1.0, p.side * 0.08))
     roi *= (1 - style.shadow * sh)[..., None]
+    under_floor = roi.copy() if style.look is not None and style.look.translucent else None
     # body (what shows of the sides), darker than the top
-    body = np.array(die.body_rgb[::-1], np.float32) * 0.62
+    body = np.array(_die_colours(die, style)[0] if style.look is not None
+                    else die.body_rgb[::-1], np.float32) * 0.62
     mask = np.zeros((bh, bw), np.float32)
     cv2.fillConvexPoly(mask, np.round(hull * 4).astype(np.int32), 1.0, cv2.LINE_AA, 2)
     roi[:] = roi * (1 - mask[..., None]) + body * mask[..., None]
     # top face: face art warped onto the top square
     n = _tex_size(p.side)
-    face, alpha = face_rgba(diceset, p.die, p.face, n)
+    if style.look is None:
+        face, alpha = face_rgba(diceset, p.die, p.face, n)
+    else:
+        face, alpha = _look_face(diceset.faces[p.face], n, *_die_colours(die, style),
+                                 style.look, style.seed)
     src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
     m = cv2.getPerspectiveTransform(src, top.astype(np.float32))
     warped = cv2.warpPerspective(face, m, (bw, bh), flags=cv2.INTER_LINEAR)
@@ -257,7 +309,20 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
     a /= 255.0
     # the top face catches more light than the floor; a tilted face a little less
     lit = 1.0 - 0.6 * (abs(p.tilt[0]) + abs(p.tilt[1])) / max(p.side, 1)
-    roi[:] = roi * (1 - a[..., None]) + warped.astype(np.float32) * lit * a[..., None]
+    top_col = warped.astype(np.float32) * lit
+    if style.look is not None and style.look.translucent:
+        # a see-through die: the floor under it shows through the body (tinted by it), the
+        # marks stay solid
+        see = style.look.translucent
+        tint = np.array(_die_colours(die, style)[0], np.float32) / 255.0
+        body_px = np.abs(top_col - np.array(_die_colours(die, style)[0], np.float32) * lit
+                         ).max(axis=2) < 40
+        under = under_floor * tint * 1.4
+        mix = (see * body_px)[..., None]
+        top_col = top_col * (1 - mix) + under * mix
+        side = (mask * (1 - a))[..., None] * see
+        roi[:] = roi * (1 - side) + under_floor * tint * 1.2 * side
+    roi[:] = roi * (1 - a[..., None]) + top_col * a[..., None]
     # Glare belongs to the die's place under the light, not to the frame: it is drawn from a
     # generator seeded by the style and the pose, so a resting die keeps the same glint.
     gr = np.random.default_rng([style.seed, round(p.cx) & 0xFFFF, round(p.cy) & 0xFFFF,
@@ -270,6 +335,33 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
         cv2.ellipse(g, (int(c[0]), int(c[1])), axes, float(gr.uniform(0, 180)), 0, 360, 1.0, -1)
         g = cv2.GaussianBlur(g, (0, 0), max(1.0, p.side * 0.05)) * a
         roi += g[..., None] * float(gr.uniform(80, 180))
+
+
+@lru_cache(maxsize=512)
+def _die_colours(die, style: Style) -> tuple[tuple, tuple]:
+    """(body, ink) BGR of a die in a style with a print look: the set's colours varied a
+    little per style (``set_colours``), or the held-out palette."""
+    body = tuple(int(v) for v in die.body_rgb[::-1])
+    ink = tuple(int(v) for v in die.ink_rgb[::-1])
+    rng = np.random.default_rng([style.seed, sum(map(ord, die.id))])
+    if style.palette == "other":
+        if die.id.startswith("d6"):   # coloured pips of low contrast on a pastel body
+            hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(60, 140), rng.uniform(170, 230)]]])
+            body = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+            ink = tuple(int(v * 0.5) for v in body)
+        else:
+            lum = 0.114 * ink[0] + 0.587 * ink[1] + 0.299 * ink[2]
+            ink = (96, 192, 224) if lum > 128 else (90, 42, 26)
+        return body, ink
+    return set_colours(rng, body, ink)
+
+
+@lru_cache(maxsize=1024)
+def _look_face(face, n: int, body: tuple, ink: tuple, look: Look, seed: int):
+    img, alpha = look_face_rgba(face, n, body, ink, look, np.random.default_rng(seed))
+    img.flags.writeable = False
+    alpha.flags.writeable = False
+    return img, alpha
 
 
 def _draw_moving(img, diceset, p: Pose, style, rng) -> None:

@@ -44,14 +44,45 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
-def _contrast_ink(rng: np.random.Generator, body) -> tuple[int, int, int]:
-    """A mark colour that stands out from the body (random hue, lightness far from the body)."""
+def _contrast_ink(rng: np.random.Generator, body, low: bool = False) -> tuple[int, int, int]:
+    """A mark colour that stands out from the body (random hue, lightness far from the body);
+    ``low``: one of low contrast (lightness 30-75 apart: coloured pips on a coloured die)."""
     lum = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
-    for _ in range(20):
+    lo, hi = (30, 75) if low else (80, 256)
+    for _ in range(40):
         c = random_colour(rng)
-        if abs(0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2] - lum) > 80:
+        if low and rng.random() < 0.5:   # the body's own hue, lighter or darker
+            f = rng.uniform(0.35, 0.7) if lum > 110 else rng.uniform(1.6, 2.6)
+            c = tuple(int(np.clip(v * f, 0, 255)) for v in body)
+        if lo < abs(0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2] - lum) < hi:
             return c
     return (20, 20, 20) if lum > 128 else (240, 240, 240)
+
+
+def die_colours(rng: np.random.Generator, low_contrast: float = 0.25):
+    """Random (body, ink) BGR colours of a pip die: a classic pair, a random pair, or (in
+    ``low_contrast`` of the random ones) coloured marks of low contrast."""
+    if rng.random() < 0.3:
+        return _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
+    body = random_colour(rng)
+    return body, _contrast_ink(rng, body, low=rng.random() < low_contrast)
+
+
+def set_colours(rng: np.random.Generator, body, ink):
+    """A die of a set's own colours as another printing of it would be: hue within a few
+    degrees, saturation and lightness within about 15% (red, orange and yellow stay apart),
+    and now and then another ink (white, cream-less greys, black, silver)."""
+    hsv = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2HSV)[0, 0].astype(np.float32)
+    hsv[0] = (hsv[0] + rng.uniform(-3, 3)) % 180
+    hsv[1] = np.clip(hsv[1] * rng.uniform(0.85, 1.12), 0, 255)
+    hsv[2] = np.clip(hsv[2] * rng.uniform(0.85, 1.12), 0, 255)
+    body = tuple(int(v) for v in cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0])
+    if rng.random() < 0.25:
+        lum = 0.114 * ink[0] + 0.587 * ink[1] + 0.299 * ink[2]
+        g = rng.uniform(200, 255) if lum > 128 else rng.uniform(0, 60)
+        ink = (g, g, g)
+    ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in ink)
+    return body, ink
 
 
 # classic body/ink pairs of standard dice (BGR); random pairs are added on top
@@ -116,11 +147,7 @@ def recoloured(dice_set, rng: np.random.Generator, k: int = 4):
     dice, back = [], {}
     for die in dice_set.dice:
         for i in range(k):
-            if rng.random() < 0.4:
-                body, ink = _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
-            else:
-                body = random_colour(rng)
-                ink = _contrast_ink(rng, body)
+            body, ink = die_colours(rng)
             new_id = f"{die.id}~{i}"
             dice.append(replace(die, id=new_id, body=_bgr_hex(body), ink=_bgr_hex(ink)))
             back[new_id] = die.id
@@ -152,15 +179,94 @@ _ZAP = np.array([(0.15, -0.62), (-0.35, 0.08), (-0.02, 0.08), (-0.18, 0.62),
                  (0.38, -0.12), (0.04, -0.12), (0.22, -0.62)])
 
 
+# --------------------------------------------------------------------------------------------
+# looks: how one physical dice set is printed (fonts, strokes, star and ring shapes, pips or
+# digits, see-through bodies). Training draws random looks; one look family (OTHER_LOOK, with
+# OTHER_LIGHT and OTHER_FLOOR in lab.render) is never drawn in training: the held-out
+# "other style" of ``dicetray eval``.
+
+_ITALIC = cv2.FONT_ITALIC
+TRAIN_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+               cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_SIMPLEX | _ITALIC,
+               cv2.FONT_HERSHEY_DUPLEX | _ITALIC, cv2.FONT_HERSHEY_TRIPLEX | _ITALIC)
+HELD_OUT_FONT = cv2.FONT_HERSHEY_COMPLEX   # never in training, upright or italic
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a dice set is printed: font and stroke of numbers and text, star and ring shapes,
+    pip size, pip faces printed as digits, a see-through body (``translucent`` 0..0.7).
+
+    >>> Look().digits, Look(digits=True).digits
+    (False, True)
+    """
+
+    font: int = cv2.FONT_HERSHEY_SIMPLEX
+    stroke: float = 0.045        # stroke width, share of the face side
+    text_size: float = 1.0       # text size factor
+    digits: bool = False         # pip faces printed as the digit of their count
+    star_points: int = 5
+    star_inner: float = 0.4      # inner / outer radius of a star
+    star_round: float = 0.0      # rounded star tips (blur radius, share of the face)
+    star_size: float = 1.0
+    ring: float = 0.045          # ring stroke width, share of the face side
+    ring_radius: float = 0.75
+    double_ring: bool = False
+    pip: float = 1.0             # pip radius factor
+    logo: bool = False           # a casino-style ring of small print around the single pip
+    translucent: float = 0.0
+
+
+def random_look(rng: np.random.Generator, digits: float = 0.0,
+                translucent: float = 0.0) -> Look:
+    """A training look: any of TRAIN_FONTS (never HELD_OUT_FONT), stroke widths, star and ring
+    shapes; pip faces as digits in ``digits`` of the looks, see-through in ``translucent``."""
+    font = TRAIN_FONTS[int(rng.integers(0, len(TRAIN_FONTS)))]
+    return Look(
+        font=int(font), stroke=float(rng.uniform(0.025, 0.085)),
+        text_size=float(rng.uniform(0.8, 1.1)),
+        digits=bool(rng.random() < digits),
+        star_points=int(rng.choice([5, 5, 5, 6, 4])),
+        star_inner=float(rng.uniform(0.3, 0.46)),
+        star_round=float(rng.choice([0.0, 0.0, rng.uniform(0.01, 0.03)])),
+        star_size=float(rng.uniform(0.8, 1.15)),
+        ring=float(rng.uniform(0.025, 0.08)), ring_radius=float(rng.uniform(0.66, 0.86)),
+        double_ring=bool(rng.random() < 0.15), pip=float(rng.uniform(0.75, 1.3)),
+        logo=bool(rng.random() < 0.15),
+        translucent=float(rng.uniform(0.25, 0.65)) if rng.random() < translucent else 0.0)
+
+
+# the held-out look: a serif italic font, thick strokes, fat rounded stars, a thick ring, pips
+# printed as digits on the pip faces of sets with other faces (Rollers: 1-5 and a star)
+OTHER_LOOK = Look(font=int(HELD_OUT_FONT | _ITALIC), stroke=0.07, text_size=0.95,
+                  digits=False, star_points=5, star_inner=0.52, star_round=0.045,
+                  star_size=1.05, ring=0.09, ring_radius=0.8, pip=0.85)
+
+
+def _digit_text(face) -> str | None:
+    return str(face.count) if face.mark == "pips" else None
+
+
 def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool = True,
-                   pip_colour=None) -> list[tuple[np.ndarray, tuple | None]]:
+                   pip_colour=None, look: Look | None = None
+                   ) -> list[tuple[np.ndarray, tuple | None]]:
     """Masks (float 0..1, canvas x canvas) of one face's marks, with their colour (None = ink).
 
     The face square spans the whole canvas. ``jitter`` varies the drawing (pip size and
-    spacing, stroke width, font) the way different physical dice do.
+    spacing, placement) the way different physical dice do; ``look`` is how the set is printed
+    (font, strokes, star and ring shapes, digits for pips; default: a random training look).
+
+    >>> import numpy as np
+    >>> from vision.dicesets import load
+    >>> masks = draw_face_mask(load("rollers").faces["3"], 64, np.random.default_rng(0),
+    ...                        look=Look(digits=True))
+    >>> len(masks), masks[0][0].shape
+    (1, (64, 64))
     """
     c = canvas
     half = c / 2.0
+    if look is None:
+        look = random_look(rng) if jitter else Look()
 
     def px(u: float, v: float) -> tuple[int, int]:
         return round((half + u * half) * 16), round((half + v * half) * 16)
@@ -168,40 +274,57 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
     out: list[tuple[np.ndarray, tuple | None]] = []
     m = np.zeros((c, c), np.uint8)
     j = (lambda a, b: rng.uniform(a, b)) if jitter else (lambda a, b: (a + b) / 2)
-    if face.mark == "pips":
+    mark, text = face.mark, face.text
+    if mark == "pips" and look.digits:
+        mark, text = "text", _digit_text(face)
+    if mark == "pips":
         spacing = j(0.44, 0.56)
         n = face.count
-        r = j(0.13, 0.19) if n > 1 else j(0.14, 0.34)
+        r = (j(0.13, 0.19) if n > 1 else j(0.14, 0.34)) * look.pip
         if n >= 7:
             r *= 0.8
+        r = min(r, 0.24 if n > 1 else 0.4)
         for (i, k) in _PIPS.get(n, _PIPS[6]):
             cx, cy = px(i * spacing, k * spacing)
             cv2.circle(m, (cx, cy), int(r * half * 16), 255, -1, cv2.LINE_AA, 4)
-    elif face.mark == "star":
-        pts = _star_points(5, j(0.55, 0.72), j(0.22, 0.32), j(-0.2, 0.2) if jitter else 0.0)
+        if n == 1 and look.logo:   # casino dice: small print on a ring around the pip
+            rr = int(min(0.78, r + 0.28) * half)
+            cv2.circle(m, (int(half), int(half)), rr, 255, max(1, int(c * 0.02)), cv2.LINE_AA)
+            for a in np.arange(0, 2 * math.pi, math.pi / 6):
+                p0 = (int(half + (rr - 0.08 * half) * math.cos(a)),
+                      int(half + (rr - 0.08 * half) * math.sin(a)))
+                cv2.circle(m, p0, max(1, int(0.03 * c)), 255, -1, cv2.LINE_AA)
+    elif mark == "star":
+        r_out = j(0.55, 0.72) * look.star_size
+        pts = _star_points(look.star_points, r_out, r_out * look.star_inner,
+                           j(-0.2, 0.2) if jitter else 0.0)
         poly = np.array([px(u, v) for u, v in pts], np.int32)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
-    elif face.mark == "zap":
+        if look.star_round:
+            blur = cv2.GaussianBlur(m.astype(np.float32), (0, 0), look.star_round * c)
+            m = np.clip((blur - 110) * 3, 0, 255).astype(np.uint8)
+    elif mark == "zap":
         sc = j(0.9, 1.2)
         poly = np.array([px(u * sc, v * sc) for u, v in _ZAP], np.int32)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
-    elif face.mark in ("number", "text"):
-        text = face.text
-        font = rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX,
-                           cv2.FONT_HERSHEY_TRIPLEX]) if jitter else cv2.FONT_HERSHEY_DUPLEX
-        thick = max(1, round(c * j(0.035, 0.06)))
+    elif mark in ("number", "text"):
+        font = look.font
+        thick = max(1, round(c * look.stroke * j(0.85, 1.15)))
         (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
-        big = face.mark == "text" and not face.circle   # printed as large as the face allows
-        width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05)
+        big = mark == "text" and not face.circle    # printed as large as the face allows
+        width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05) \
+            * look.text_size
         scale = min(width_frac * half / tw, (0.9 if big else 0.75) * half / th)
         (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
         org = (int(half - tw / 2), int(half + th / 2))
         cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
-    elif face.mark == "light":
-        pass
     if face.circle:
-        cv2.circle(m, px(0, 0), int(j(0.7, 0.8) * half * 16), 255,
-                   max(1, int(c * j(0.035, 0.06))), cv2.LINE_AA, 4)
+        rr = look.ring_radius * j(0.95, 1.05)
+        width = max(1, int(c * look.ring * j(0.85, 1.15)))
+        cv2.circle(m, px(0, 0), int(rr * half * 16), 255, width, cv2.LINE_AA, 4)
+        if look.double_ring:
+            cv2.circle(m, px(0, 0), int((rr + 0.1) * half * 16), 255, max(1, width // 2),
+                       cv2.LINE_AA, 4)
     if face.mark == "light":
         lm = np.zeros((c, c), np.uint8)
         style = rng.integers(0, 3) if jitter else 0
@@ -221,6 +344,35 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
     return out
 
 
+def look_face_rgba(face, size: int, body, ink, look: Look,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A top face printed in ``look`` (BGR uint8 size x size, alpha uint8: 255 inside the
+    face), as ``vision.faceart.face_rgba`` gives it: the renderer's faces in other looks.
+
+    >>> import numpy as np
+    >>> from vision.dicesets import load
+    >>> img, a = look_face_rgba(load("d6").faces["5"], 32, (230, 230, 230), (20, 20, 20),
+    ...                         Look(digits=True), np.random.default_rng(0))
+    >>> img.shape, int(a[16, 16])
+    ((32, 32, 3), 255)
+    """
+    n = size * 4
+    img = np.empty((n, n, 3), np.float32)
+    img[:] = body
+    mask = _rounded_square(n, np.float32([[0, 0], [n, 0], [n, n], [0, n]]), 0.15)
+    inner = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, n // 40))
+    img *= (0.78 + 0.22 * cv2.GaussianBlur(inner, (0, 0), n / 60))[..., None]
+    k = int(n * 0.86)
+    o = (n - k) // 2
+    for m, colour in draw_face_mask(face, k, rng, jitter=True, look=look):
+        col = np.array(colour if colour is not None else ink, np.float32)
+        region = img[o:o + k, o:o + k]
+        region[:] = region * (1 - m[..., None]) + col * m[..., None]
+    small = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
+    alpha = cv2.resize(mask * 255, (size, size), interpolation=cv2.INTER_AREA)
+    return small.astype(np.uint8), alpha.astype(np.uint8)
+
+
 # --------------------------------------------------------------------------------------------
 # synthetic die crops
 
@@ -235,8 +387,12 @@ class DieStyle:
 
 def _felt(rng: np.random.Generator, n: int) -> np.ndarray:
     """A tray-floor background: felt, wood, paper or cloth colour with texture and a gradient."""
-    kind = rng.integers(0, 4)
-    if kind == 0:
+    kind = rng.integers(0, 6)
+    if kind >= 4:     # white or very dark trays
+        kind = 2 if kind == 4 else 1
+        base = np.array((rng.uniform(215, 250),) * 3 if kind == 2 else
+                        (rng.uniform(8, 35),) * 3, np.float32)
+    elif kind == 0:
         base = np.array(random_colour(rng), np.float32)
     elif kind == 1:   # felt greens / blues / blacks
         base = np.array([(40, 90, 30), (90, 50, 20), (30, 30, 30), (60, 30, 100),
@@ -275,6 +431,21 @@ def _rounded_square(n: int, quad: np.ndarray, radius_frac: float) -> np.ndarray:
     return cv2.warpPerspective(sq, h, (n, n), flags=cv2.INTER_LINEAR).astype(np.float32) / 255.0
 
 
+def light_cast(rng: np.random.Generator, warmth: float | None = None) -> np.ndarray:
+    """White-balance gains (B, G, R) of a light between cold and warm: moderate, along the
+    warm-cold axis (a warm light lifts red and lowers blue by up to about 15%), plus a little
+    per channel. Red, orange and yellow dice stay apart under any of them. Lights off that axis
+    (a green fluorescent tint) are kept out of training (lab.render.OTHER_LIGHT).
+
+    >>> import numpy as np
+    >>> light_cast(np.random.default_rng(0), warmth=1.0).round(2).tolist()[0] < 0.9
+    True
+    """
+    t = float(rng.uniform(-1, 1)) if warmth is None else float(warmth)
+    cast = np.array([1 - 0.15 * t, 1 - 0.01 * t, 1 + 0.13 * t], np.float32)
+    return cast * rng.uniform(0.97, 1.03, 3).astype(np.float32)
+
+
 def spoil(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Camera troubles on a float BGR image 0..255: white balance, exposure, blur, noise, JPEG.
 
@@ -282,7 +453,7 @@ def spoil(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> n
     """
     img = img.astype(np.float32)
     if rng.random() < 0.9 * strength:   # white balance and exposure
-        img *= rng.uniform(0.75, 1.25, 3).astype(np.float32) * rng.uniform(0.55, 1.35)
+        img *= light_cast(rng) * np.float32(rng.uniform(0.55, 1.4))
         img += rng.uniform(-25, 25)
     if rng.random() < 0.3 * strength:   # contrast
         mu = img.mean()
@@ -317,7 +488,11 @@ class SyntheticDice:
     """Draws labelled die crops of one dice set from its data file, with heavy augmentation.
 
     ``random_colours``: fraction of dice drawn with random body/ink colours instead of the
-    set's own (used for the d6 set, whose real dice come in every colour).
+    set's own (used for the d6 set, whose real dice come in every colour). ``wide``
+    (training, session 4): random print looks (``random_look``; pip faces as digits in
+    ``digits`` of them, default 25% for sets with pip faces; see-through in ``translucent``),
+    low-contrast colours, other printings of a set's colours. Without it the classic look
+    (three fonts, the set's colours), as the committed models' tests expect.
 
     >>> import numpy as np
     >>> from vision.dicesets import load
@@ -328,8 +503,16 @@ class SyntheticDice:
     """
 
     def __init__(self, dice_set, size: int = INPUT_SIZE, random_colours: float = 0.0,
-                 canvas: int = 2 * INPUT_SIZE, faceart_share: float = 0.5):
+                 canvas: int = 2 * INPUT_SIZE, faceart_share: float | None = None,
+                 digits: float | None = None, translucent: float = 0.2, wide: bool = False):
         self.ds = dice_set
+        self.wide = wide
+        if faceart_share is None:
+            faceart_share = 0.35 if wide else 0.5
+        # pip faces printed as digits: only where pips are a set's faces (d6, Rollers)
+        has_pips = any(f.mark == "pips" for f in dice_set.faces.values())
+        self.digits = (0.25 if has_pips else 0.0) if digits is None else digits
+        self.translucent = translucent
         self.size = size
         self.canvas = canvas
         self.random_colours = random_colours
@@ -344,28 +527,32 @@ class SyntheticDice:
         elif face_id is None:
             face_id = die.faces[rng.integers(0, 6)]
         face = self.ds.faces[face_id]
-        if rng.random() < self.random_colours:
-            if rng.random() < 0.4:
-                body, ink = _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
-            else:
-                body = random_colour(rng)
-                ink = _contrast_ink(rng, body)
+        if self.wide:
+            look = random_look(rng, digits=self.digits, translucent=self.translucent)
         else:
-            body, ink = _hex_bgr(die.body), _hex_bgr(die.ink)
-            # dice of one colour still vary a little from batch to batch
-            body = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in body)
-            ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in ink)
-            if rng.random() < self.faceart_share:
-                # the face as vision.faceart draws it (the renderer's look), printed with a
-                # little random variation
-                from vision.faceart import face_rgba
+            look = Look(font=int(TRAIN_FONTS[int(rng.integers(0, 3))]),
+                        stroke=float(rng.uniform(0.035, 0.06)))
+        own = rng.random() >= self.random_colours
+        if not own:
+            body, ink = die_colours(rng, low_contrast=0.25 if self.wide else 0.0)
+        elif self.wide:
+            # dice of one colour still vary from printing to printing
+            body, ink = set_colours(rng, _hex_bgr(die.body), _hex_bgr(die.ink))
+        else:
+            body = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in _hex_bgr(die.body))
+            ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in _hex_bgr(die.ink))
+        if own and not look.translucent and rng.random() < self.faceart_share:
+            # the face as vision.faceart draws it (the renderer's look), printed with a
+            # little random variation
+            from vision.faceart import face_rgba
 
-                art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
-                return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
-        return self.draw(rng, face, DieStyle(body, ink), strength), die.id, face_id
+            art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
+            return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
+        return self.draw(rng, face, DieStyle(body, ink), strength, look=look), die.id, face_id
 
     def draw(self, rng: np.random.Generator, face, style: DieStyle,
-             strength: float = 1.0, art: np.ndarray | None = None) -> np.ndarray:
+             strength: float = 1.0, art: np.ndarray | None = None,
+             look: Look | None = None) -> np.ndarray:
         """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``."""
         n = self.canvas
         img = _felt(rng, n)
@@ -381,6 +568,8 @@ class SyntheticDice:
         quad = quad + tilt + centre
         body = np.array(style.body, np.float32)
         radius = rng.uniform(0.08, 0.25)
+        see = look.translucent if look is not None else 0.0
+        floor = img.copy() if see else None
         # shadow on the floor
         if rng.random() < 0.7:
             sh = _rounded_square(n, quad + rng.uniform(-0.12, 0.12, 2) * side, radius)
@@ -392,7 +581,10 @@ class SyntheticDice:
             side_mask = np.maximum(_rounded_square(n, quad + d, radius),
                                    _rounded_square(n, quad + d / 2, radius))
             shade = rng.uniform(0.45, 0.85)
-            img = img * (1 - side_mask[..., None]) + (body * shade) * side_mask[..., None]
+            side_col = body * shade
+            if see:   # the floor shows through the body, tinted by it
+                side_col = side_col * (1 - see) + floor * (body / 255.0) * see * 1.3
+            img = img * (1 - side_mask[..., None]) + side_col * side_mask[..., None]
         top = _rounded_square(n, quad, radius)
         # face texture: the marks in die coordinates, then warped onto the quad
         k = 96
@@ -400,7 +592,7 @@ class SyntheticDice:
         if art is not None:
             face_img, inner = art, 1.0
         else:
-            layers = draw_face_mask(face, k, rng, jitter=strength > 0)
+            layers = draw_face_mask(face, k, rng, jitter=strength > 0, look=look)
             face_img = np.empty((k, k, 3), np.float32)
             face_img[:] = body
             for mask, colour in layers:
@@ -416,11 +608,37 @@ class SyntheticDice:
         warped = cv2.warpPerspective(face_img, h, (n, n), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(
                                          float(v) for v in body))
+        if see:
+            # a see-through die: the floor shows through its top, tinted by the body, and the
+            # marks of the faces below and beside show faintly, shifted and blurred
+            under = cv2.GaussianBlur(floor, (0, 0), 1.5) * (body / 255.0) * 1.4
+            ghost = np.zeros((n, n), np.float32)
+            for _ in range(int(rng.integers(1, 3))):
+                other = self.ds.faces[self.pairs[rng.integers(0, len(self.pairs))][1]]
+                gm = draw_face_mask(other, k, rng, look=look)
+                if not gm:
+                    continue
+                gm = gm[-1][0][:, ::-1]
+                d = rng.uniform(-0.35, 0.35, 2) * side
+                hg = cv2.getPerspectiveTransform(src_sq(k), ((quad - centre) * rng.uniform(
+                    0.7, 0.95) + centre + d).astype(np.float32))
+                ghost = np.maximum(ghost, cv2.warpPerspective(gm, hg, (n, n)))
+            ghost = cv2.GaussianBlur(ghost, (0, 0), rng.uniform(0.8, 2.5))
+            ghost_col = np.array(ink, np.float32) * 0.8 + body * 0.2
+            warped = warped * (1 - see) + under * see
+            warped = warped * (1 - 0.5 * ghost[..., None]) + ghost_col * 0.5 * ghost[..., None]
+            if art is None:   # the top's own marks stay crisp over the see-through body
+                face_m = np.zeros((k, k), np.float32)
+                for mask, _c in layers:
+                    face_m = np.maximum(face_m, mask)
+                fm = cv2.warpPerspective(face_m, h, (n, n), flags=cv2.INTER_LINEAR)
+                marks = cv2.warpPerspective(face_img, h, (n, n), flags=cv2.INTER_LINEAR)
+                warped = warped * (1 - fm[..., None]) + marks * fm[..., None]
         # light falloff across the face and glare
         gx = np.linspace(-1, 1, n, dtype=np.float32)
         shading = 1 + rng.uniform(-0.15, 0.15) * gx[None, :] + rng.uniform(-0.15, 0.15) * gx[:, None]
         warped *= shading[..., None]
-        if rng.random() < 0.3 * strength:
+        if rng.random() < (0.6 if see else 0.35) * strength:
             g = np.zeros((n, n), np.float32)
             gc = (int(centre[0] + rng.uniform(-0.4, 0.4) * side),
                   int(centre[1] + rng.uniform(-0.4, 0.4) * side))
@@ -437,6 +655,11 @@ class SyntheticDice:
             img = cv2.resize(cv2.resize(img, (low, low), interpolation=cv2.INTER_AREA),
                              (self.size, self.size), interpolation=cv2.INTER_LINEAR)
         return spoil(img, rng, strength)
+
+
+def src_sq(k: int) -> np.ndarray:
+    """The corners of a k x k image, for perspective warps."""
+    return np.float32([[0, 0], [k, 0], [k, k], [0, k]])
 
 
 def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
@@ -529,9 +752,10 @@ def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = 
         pick = [counts[i] for i in rng.choice(len(counts), size=k, replace=False)]
         dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
         try:
-            frame, labels = render.render_scene(dice_set, dice, rng)
-        except Exception:  # noqa: BLE001 - a renderer change must not stop training
-            return
+            frame, labels = render.render_scene(dice_set, dice, rng,
+                                                style=render.random_style(rng, wide=True))
+        except ValueError:   # the dice did not fit this tray: another scene
+            continue
         for lab in labels:
             box, die_id, face_id = _label_parts(lab)
             if box is None:

@@ -79,10 +79,11 @@ def _rendered_chunk(args):
         if rng.random() < CROWD_SHARE:   # a photo of a dice collection: many small dice
             k = int(rng.integers(11, 31))
             lo = float(rng.uniform(20, 40))
-            style = render.random_style(rng, die_px=(lo, lo * float(rng.uniform(1.1, 1.4))))
+            style = render.random_style(rng, die_px=(lo, lo * float(rng.uniform(1.1, 1.4))),
+                                         wide=True)
         else:
             k = 0 if rng.random() < 0.08 else int(rng.integers(1, 11))
-            style = render.random_style(rng)
+            style = render.random_style(rng, wide=True)
         dice = [(d.id, d.faces[int(rng.integers(0, 6))])
                 for d in (pool[int(i)] for i in rng.integers(0, len(pool), k))]
         while True:
@@ -169,13 +170,16 @@ def build_model():
             self.c8 = cbr(24, 24)
             self.head = nn.Conv2d(24, 4, 1)
 
-        def forward(self, x):
+        def forward_features(self, x):
+            """The 24-channel stride-4 map that feeds the 1x1 head (ONNX ``features``)."""
             x = x - 0.5
             a = self.c3(self.c2(self.c1(x)))
             b = self.c6(self.c5(self.c4(a)))
             b = nn.functional.interpolate(b, scale_factor=2.0, mode="nearest")
-            y = self.c8(self.c7(torch.cat([a, b], 1)))
-            o = self.head(y)
+            return self.c8(self.c7(torch.cat([a, b], 1)))
+
+        def forward(self, x):
+            o = self.head(self.forward_features(x))
             return o[:, 0:1], o[:, 1:3], o[:, 3:4]
 
     class Exported(nn.Module):
@@ -184,8 +188,9 @@ def build_model():
             self.net = net
 
         def forward(self, x):
-            h, s, m = self.net(x)
-            return torch.sigmoid(h), s, torch.sigmoid(m)
+            feats = self.net.forward_features(x)
+            o = self.net.head(feats)
+            return torch.sigmoid(o[:, 0:1]), o[:, 1:3], torch.sigmoid(o[:, 3:4]), feats
 
     return Net(), Exported
 
@@ -314,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     def predict(small):
         with torch.no_grad():
             x = torch.from_numpy(np.ascontiguousarray(small.transpose(2, 0, 1))[None]).float()
-            h, s, m = exp(x / 255.0)
+            h, s, m, _ = exp(x / 255.0)
         return h[0, 0].numpy(), s[0].numpy(), m[0, 0].numpy()
 
     best = None
@@ -329,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(exp, torch.zeros(1, 3, NET_H, NET_W), str(out / "detector.onnx"),
-                      input_names=["frame"], output_names=["heat", "size", "hand"],
+                      input_names=["frame"],
+                      output_names=["heat", "size", "hand", "features"],
                       opset_version=17, dynamo=False)
     meta = {"input": [NET_W, NET_H], "stride": STRIDE, "size_unit": SIZE_UNIT,
             "threshold": th, "hand_share": 0.04,

@@ -1,0 +1,118 @@
+"""Training variation (lab.synth, lab.render): looks, lights, the held-out other style, the
+real casino crops, and the model contract of the training exports."""
+
+import doctest
+
+import numpy as np
+import pytest
+
+from lab import photos, render, synth
+from lab.render import OTHER_LIGHT, other_style, random_style, render_scene
+from lab.synth import (
+    HELD_OUT_FONT,
+    OTHER_LOOK,
+    DieStyle,
+    Look,
+    SyntheticDice,
+    draw_face_mask,
+    light_cast,
+    look_face_rgba,
+    random_look,
+)
+from vision.dicesets import load
+
+
+def test_docstring_examples_run():
+    for mod in (synth, render, photos):
+        assert doctest.testmod(mod).failed == 0
+
+
+def test_training_looks_never_use_the_held_out_font_or_light():
+    rng = np.random.default_rng(3)
+    fonts = {random_look(rng).font & 0x0F for _ in range(300)}
+    assert HELD_OUT_FONT not in fonts and len(fonts) >= 4
+    assert OTHER_LOOK.font & 0x0F == HELD_OUT_FONT
+    styles = [random_style(rng, wide=True) for _ in range(200)]
+    assert not any(s.floor == "check" or s.palette == "other" for s in styles)
+    assert not any(s.look is not None and s.look.font & 0x0F == HELD_OUT_FONT for s in styles)
+    # the held-out light is off the warm-cold axis: green lifted over red and blue
+    casts = np.array([s.cast for s in styles])
+    other_tint = OTHER_LIGHT[1] - (OTHER_LIGHT[0] + OTHER_LIGHT[2]) / 2
+    assert (casts[:, 1] - (casts[:, 0] + casts[:, 2]) / 2).max() < other_tint / 2
+    # a wide style shows a print look in most styles, a classic one never
+    assert 0.4 < np.mean([s.look is not None for s in styles]) < 0.8
+    assert all(random_style(rng).look is None for _ in range(50))
+
+
+def test_warm_light_lifts_red_and_lowers_blue_moderately():
+    rng = np.random.default_rng(0)
+    warm, cold = light_cast(rng, warmth=1.0), light_cast(rng, warmth=-1.0)
+    assert warm[2] > 1.05 and warm[0] < 0.9 and cold[0] > 1.05 and cold[2] < 0.9
+    assert max(abs(np.array(light_cast(rng)) - 1).max() for _ in range(100)) < 0.2
+
+
+def test_pip_faces_printed_as_digits_differ_from_pips():
+    face = load("rollers").faces["4"]
+    pips = draw_face_mask(face, 64, np.random.default_rng(1), look=Look())[0][0]
+    digit = draw_face_mask(face, 64, np.random.default_rng(1), look=Look(digits=True))[0][0]
+    assert pips.shape == digit.shape and np.abs(pips - digit).mean() > 0.05
+    # the star, an other-shape star and the held-out fat rounded one are all drawn
+    star = load("rollers").faces["star"]
+    for look in (Look(), Look(star_points=6, star_inner=0.3), OTHER_LOOK):
+        assert draw_face_mask(star, 64, np.random.default_rng(2), look=look)[0][0].sum() > 100
+
+
+def test_look_faces_and_the_other_style_render():
+    ds = load("tally-up")
+    img, alpha = look_face_rgba(ds.faces["-100"], 48, (40, 40, 200), (240, 240, 240),
+                                OTHER_LOOK, np.random.default_rng(0))
+    assert img.shape == (48, 48, 3) and alpha[24, 24] == 255 and alpha[0, 0] < 128
+    rng = np.random.default_rng(5)
+    style = other_style(rng, digits=True)
+    assert style.floor == "check" and style.cast == OTHER_LIGHT and style.look.digits
+    frame, labels = render_scene(load("rollers"), [("wild", "3"), ("black", "zap")], rng,
+                                 style=style)
+    assert frame.shape == (480, 640, 3) and [lab["face"] for lab in labels] == ["3", "zap"]
+
+
+def test_see_through_dice_show_the_floor_through_their_body():
+    ds = load("d6")
+    synth = SyntheticDice(ds, size=64, canvas=128)
+
+    checked = 0
+    for seed in range(10):
+        crops = [synth.draw(np.random.default_rng(seed), ds.faces["2"],
+                            DieStyle((235, 235, 235), (20, 20, 20)), strength=0.0,
+                            look=Look(translucent=t)) for t in (0.0, 0.6)]
+        floor = [c[:4, :4].reshape(-1, 3).mean(0) for c in crops]
+        centre = [c[29:35, 29:35].reshape(-1, 3).mean(0) for c in crops]
+        assert np.allclose(floor[0], floor[1], atol=2)    # the same floor, drawn first
+        if np.abs(floor[0] - 235).max() > 60:
+            # on a floor unlike the body, the see-through centre lies nearer the floor
+            checked += 1
+            assert np.abs(centre[1] - floor[1]).sum() < 0.7 * np.abs(centre[0] - floor[0]).sum()
+    assert checked >= 3
+
+
+@pytest.mark.skipif(not (photos.REALDICE_DIR / "chase_casino_crops").exists(),
+                    reason="../shared/realdice not here")
+def test_casino_crops_keep_val_and_test_out_of_training():
+    crops = photos.read_chase(size=32)
+    splits = {s: sum(c.split == s for c in crops) for s in ("train", "valid", "test")}
+    assert splits == {"train": 110, "valid": 59, "test": 110}
+    assert all(c.crop.shape == (32, 32, 3) and 1 <= c.value <= 6 for c in crops)
+
+
+def test_exports_give_features_natively():
+    torch = pytest.importorskip("torch")
+    from lab.train import build_model
+    from lab.train_detector import build_model as build_detector
+
+    net, Exported = build_model(2, 8)
+    die, face, feats = Exported(net.eval()).eval()(torch.zeros(3, 3, 64, 64))
+    assert die.shape == (3, 2) and face.shape == (3, 8) and feats.shape == (3, 80, 8, 8)
+    assert torch.allclose(face.sum(1), torch.ones(3))
+    det, DExported = build_detector()
+    heat, size, _hand, dfeats = DExported(det.eval()).eval()(torch.zeros(1, 3, 240, 320))
+    assert heat.shape == (1, 1, 60, 80) and size.shape == (1, 2, 60, 80)
+    assert dfeats.shape == (1, 24, 60, 80)
