@@ -18,6 +18,9 @@ Runs headless and prints each step and a result table::
 
 ``--write`` stores the results in the config file's ``[camera]`` table (other lines stay).
 
+``--teach --out FOLDER`` runs the guided capture instead (tray/table/capture_cmd.py): labelled
+photos of your own dice and tray, then a model taught from them.
+
 >>> find_tray(_demo_frame()).crop
 [111, 83, 418, 314]
 """
@@ -465,6 +468,21 @@ def _parser() -> argparse.ArgumentParser:
                    help="seconds to wait for each placed die to be read (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated tray")
     p.add_argument("--snapshot", help="save a picture of the found tray to this PNG file")
+    teach = p.add_argument_group(
+        "guided capture (--teach)", "throw the dice, confirm each face with the buttons, keys "
+        "or touch; the photos and labels go to --out, then a model is taught from them into "
+        "OUT/taught (see tray/table/capture.py)")
+    teach.add_argument("--teach", action="store_true",
+                       help="capture labelled photos of your dice and tray, then teach")
+    teach.add_argument("--out", help="folder for the photos (images/ + labels.csv); a folder "
+                                     "holding an earlier capture is continued")
+    teach.add_argument("--per-face", type=int, default=3,
+                       help="stop when every face of every die was seen this often (default 3)")
+    teach.add_argument("--sim-roller", action="store_true",
+                       help="simulated tray: a simulated roller throws and confirms")
+    teach.add_argument("--headless", action="store_true", help="no window")
+    teach.add_argument("--max-seconds", type=float, default=None,
+                       help="stop the capture after this many seconds")
     return p
 
 
@@ -491,6 +509,9 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     except ConfigError as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 2
+    if args.teach:
+        from tray.table.capture_cmd import main as capture_main
+        return capture_main(args, cfg, default_set=_default_set(cfg), out=out)
     config_path = Path(args.config).expanduser() if args.config else default_path()
     spec = args.source or cfg.camera.source
     try:

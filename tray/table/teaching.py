@@ -1,0 +1,123 @@
+"""Teaching after a capture: runs ``lab.teach.teach`` on the captured folder, showing its
+progress as a tqdm bar in the terminal and, with a screen, a bar with the time left.
+
+The capture only writes the folder; teaching reads it, so the two stay apart (``dicetray
+teach FOLDER`` does the same later, on any machine).
+
+>>> import io
+>>> def fake_teach(folder, dice_set, out_dir, progress=None, seed=0):
+...     for i in range(1, 4):
+...         progress("classifier", i, 3)
+...     return {"heldout": {"face_right": 1.0}}
+>>> teach_folder("cap", "d6", "cap/taught", teacher=fake_teach, stream=io.StringIO())
+{'heldout': {'face_right': 1.0}}
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from tqdm import tqdm
+
+
+class TeachingUnavailable(RuntimeError):
+    """lab.teach cannot be imported in this checkout."""
+
+
+def load_teacher() -> tuple[Callable, type]:
+    """``(lab.teach.teach, lab.teach.TeachError)``; TeachingUnavailable when missing."""
+    try:
+        from lab.teach import TeachError, teach
+    except ImportError as exc:
+        raise TeachingUnavailable(
+            f"teaching is not available here ({exc}); the photos are kept: teach them later "
+            "with `dicetray teach FOLDER --dice-set SET --out DIR`") from None
+    return teach, TeachError
+
+
+class Progress:
+    """The ``progress(stage, done, total)`` callback teaching calls: one tqdm bar per stage in
+    the terminal, and ``on_screen(stage, done, total, left_s)`` for the table's screen
+    (``left_s``: tqdm's estimate of the seconds left in this stage, None until it has one).
+
+    >>> import io
+    >>> seen = []
+    >>> p = Progress(stream=io.StringIO(), on_screen=lambda *a: seen.append(a[:3]))
+    >>> p("detector", 1, 2); p("detector", 2, 2); p.close()
+    >>> seen
+    [('detector', 1, 2), ('detector', 2, 2)]
+    """
+
+    def __init__(self, stream=None, on_screen: Callable | None = None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.on_screen = on_screen
+        self.stage: str | None = None
+        self.bar: tqdm | None = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage != self.stage or self.bar is None:
+            self.close()
+            self.stage = stage
+            self.bar = tqdm(total=max(int(total), 1), desc=f"teaching: {stage}", unit="step",
+                            file=self.stream, leave=True, dynamic_ncols=True)
+        bar = self.bar
+        if total and bar.total != total:
+            bar.total = int(total)
+        bar.update(max(int(done) - bar.n, 0))
+        if self.on_screen is not None:
+            self.on_screen(stage, int(done), int(total), self.left_s())
+
+    def left_s(self) -> float | None:
+        """Seconds left in this stage by tqdm's own rate estimate."""
+        if self.bar is None:
+            return None
+        d = self.bar.format_dict
+        rate, n, total = d.get("rate"), d.get("n", 0), d.get("total")
+        if not rate or not total:
+            return None
+        return max(total - n, 0) / rate
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def format_left(seconds: float | None) -> str:
+    """Time left in words for the screen.
+
+    >>> format_left(None), format_left(75.2)
+    ('estimating the time left', 'about 01:15 left')
+    """
+    if seconds is None:
+        return "estimating the time left"
+    return f"about {tqdm.format_interval(seconds)} left"
+
+
+def teach_folder(folder, dice_set, out_dir, on_screen: Callable | None = None,
+                 teacher: Callable | None = None, seed: int = 0, stream=None) -> dict:
+    """Teach the model of ``dice_set`` from the capture ``folder`` into ``out_dir``; returns
+    teaching's summary. Raises lab.teach.TeachError (a ValueError) on bad input and
+    TeachingUnavailable without lab.teach."""
+    if teacher is None:
+        teacher, _ = load_teacher()
+    progress = Progress(stream=stream, on_screen=on_screen)
+    try:
+        return teacher(Path(folder), dice_set, Path(out_dir), progress=progress, seed=seed)
+    finally:
+        progress.close()
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """Teaching's held-out figures, one line each.
+
+    >>> summary_lines({"heldout": {"photos": 4, "face_right": 0.975}})
+    ['held out: photos 4', 'held out: face_right 0.975']
+    """
+    held = summary.get("heldout") if isinstance(summary, dict) else None
+    if not isinstance(held, dict):
+        return [f"held out: {held}"] if held is not None else []
+    return [f"held out: {k} {v:.3f}" if isinstance(v, float) else f"held out: {k} {v}"
+            for k, v in held.items()]
