@@ -162,19 +162,18 @@ class Capture:
         return "nothing to press"
 
     def accept(self, t: float, all_dice: bool = False) -> str:
-        """Accept the selected die (``all_dice``: every die with a face); saves the throw
-        when every die is accepted."""
+        """Accept the selected die (``all_dice``: every die that shows a face, then the first
+        unsure one is selected); saves the throw when every die is accepted."""
         c = self.correction
         if self.state != "review" or c is None:
             return "nothing to accept"
         chosen = range(len(c.slots)) if all_dice else [c.selected]
-        for i in chosen:
-            if c.slots[i].value is None:
-                c.selected = i
-                self._say("This die is unsure (?): press to pick its face first", "unreadable",
-                          t)
-                return "pick a face first"
-            self.accepted.add(i)
+        self.accepted |= {i for i in chosen if c.slots[i].value is not None}
+        unsure = [i for i in chosen if c.slots[i].value is None]
+        if unsure:
+            c.selected = unsure[0]
+            self._say("This die is unsure (?): press to pick its face first", "unreadable", t)
+            return "pick a face first"
         if len(self.accepted) == len(c.slots):
             return self._save(t)
         n = len(c.slots)
