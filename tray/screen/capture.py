@@ -119,7 +119,7 @@ def _blit_frame(display, frame) -> float:
 
 def draw_capture(display, v: CaptureView) -> None:
     """Draw the capture screen and present it; registers taps ("die", i) and ("button",
-    "ok" | "all" | "rethrow" | "finish")."""
+    "ok" | "all" | "rethrow" | "finish" | "keep")."""
     pg = display.pg
     s = display.surface
     display.hits = []
@@ -136,7 +136,8 @@ def draw_capture(display, v: CaptureView) -> None:
     # right: coverage
     px = 535
     display.text(v.title, (px, 8), 26, TEXT, bold=True, max_w=258)
-    display.text(f"{v.saved} photos; each face {v.per_face}x", (px, 36), 18, DIM, max_w=258)
+    photos = f"{v.saved} photo{'' if v.saved == 1 else 's'}"
+    display.text(f"{photos}; each face {v.per_face}x", (px, 36), 18, DIM, max_w=258)
     rows = v.coverage
     cols = 1 if len(rows) <= 14 else 2
     per_col = -(-len(rows) // cols)
@@ -151,24 +152,26 @@ def draw_capture(display, v: CaptureView) -> None:
                      GREEN if ok else ORANGE, anchor="topright")
     # right, below: what the buttons do now
     by = 318
+    buttons = []
     if v.reviewing:
         buttons = [("ok", "OK: accept die"), ("all", "accept all"), ("rethrow", "throw again")]
-    else:
-        buttons = [("finish", "finish and teach")]
+    elif v.menu:
+        display.text("button: press = move, hold = choose", (px, by - 22), 17, DIM, max_w=258)
         for i, (label, hi) in enumerate(v.menu):
-            display.box((px, by + i * 26, 258, 24), GOLD if hi else PANEL, radius=6)
-            display.text(label, (px + 8, by + 3 + i * 26), 20, BG if hi else TEXT)
-        by += 26 * len(v.menu) + 4
+            rect = display.box((px, by + i * 34, 258, 30), GOLD if hi else PANEL, radius=8)
+            display.text(label, rect.center, 22, BG if hi else TEXT, anchor="center")
+            display.hits.append((rect, ("button", "finish" if "finish" in label else "keep")))
     for i, (name, label) in enumerate(buttons):
         rect = display.box((px, by + i * 34, 258, 30), PANEL, radius=8)
         display.text(label, rect.center, 22, TEXT, anchor="center")
         display.hits.append((rect, ("button", name)))
     # bottom: the prompt or a message
+    py = 404
     if v.message:
-        display.box((5, 400, 520, 76), MESSAGE_COLOURS.get(v.message_kind, BLUE), radius=8)
-        display.wrap(v.message, (14, 406, 502, 66), 22, TEXT, bold=True)
-    else:
-        display.wrap(v.prompt, (8, 404, 516, 72), 21, TEXT, max_lines=3)
+        display.box((5, 399, 520, 32), MESSAGE_COLOURS.get(v.message_kind, BLUE), radius=8)
+        display.text(v.message, (14, 415), 22, TEXT, bold=True, anchor="midleft", max_w=502)
+        py = 436
+    display.wrap(v.prompt, (8, py, 516, 476 - py), 20, TEXT, max_lines=(476 - py) // 18)
     display.present()
 
 

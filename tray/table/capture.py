@@ -257,7 +257,8 @@ class Capture:
 
     def tap(self, target, t: float) -> str:
         """A tap (``tray.screen.capture.draw_capture`` names the targets): a die selects it,
-        a tap on the selected die shows its next face; buttons ok / all / rethrow / finish."""
+        a tap on the selected die shows its next face; buttons ok / all / rethrow / finish /
+        keep."""
         if not target:
             return "nothing there"
         kind = target[0]
@@ -269,8 +270,8 @@ class Capture:
             return "selected die"
         if kind == "button":
             return {"ok": lambda: self.accept(t), "all": lambda: self.accept(t, all_dice=True),
-                    "rethrow": lambda: self.rethrow(t), "finish": lambda: self.finish(t)
-                    }.get(target[1], lambda: "nothing there")()
+                    "rethrow": lambda: self.rethrow(t), "finish": lambda: self.finish(t),
+                    "keep": lambda: "keep throwing"}.get(target[1], lambda: "nothing there")()
         return "nothing there"
 
     def rethrow(self, t: float) -> str:
