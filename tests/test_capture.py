@@ -287,11 +287,13 @@ def test_taps_and_rethrow(tmp_path):
     assert cap.tap(("die", 0), 1.0) == "selected die"
     assert cap.tap(("die", 0), 1.1) == "cycled face"          # green -> yellow
     assert cap.correction.slots[0].value == "toss:yellow"
+    assert cap.key("escape", 1.5) == "dropped" and cap.state == "throw"
+    cap.settled(two_dice_roll(), BLANK, 1.8)
     assert cap.tap(("button", "rethrow"), 2.0) == "dropped"
-    assert cap.state == "throw" and cap.folder.rows == [] and cap.dropped == 1
+    assert cap.state == "throw" and cap.folder.rows == [] and cap.dropped == 2
     cap.settled(two_dice_roll(), BLANK, 3.0)
     cap.settled(two_dice_roll(), BLANK, 4.0)                  # thrown again unsaved
-    assert cap.dropped == 2 and cap.state == "review"
+    assert cap.dropped == 3 and cap.state == "review"
 
 
 def test_menu_long_press_finishes_and_escape_leaves(tmp_path):

@@ -231,8 +231,8 @@ class Capture:
     def key(self, name: str, t: float, shift: bool = False) -> str:
         """A key, in words. 1-0: the button (Shift = long). Up/Down: the selected die's face.
         Left/Right: select a die. Enter/Space: accept the selected die. A: accept every die.
-        R: drop this throw (throw again). Q: finish and teach. Escape: leave without
-        teaching."""
+        R (or Escape): drop the throw under review (throw again). Q: finish and teach.
+        Escape while waiting for a throw: leave without teaching."""
         name = name.lower()
         if len(name) == 1 and name.isdigit():
             return self.press(long=shift, t=t)
@@ -252,7 +252,7 @@ class Capture:
         if name == "q":
             return self.finish(t)
         if name == "escape":
-            return self.leave(t)
+            return self.rethrow(t) if self.state == "review" else self.leave(t)
         return "unknown key"
 
     def tap(self, target, t: float) -> str:
