@@ -285,8 +285,11 @@ def test_taps_and_rethrow(tmp_path):
     cap = Capture(CaptureFolder(tmp_path, TOSS), per_face=3)
     cap.settled(two_dice_roll(), BLANK, 0.0)
     assert cap.tap(("die", 0), 1.0) == "selected die"
+    cap.accept(1.05)
+    assert cap.accepted == {0} and cap.correction.selected == 1
+    assert cap.tap(("die", 0), 1.08) == "selected die"
     assert cap.tap(("die", 0), 1.1) == "cycled face"          # green -> yellow
-    assert cap.correction.slots[0].value == "toss:yellow"
+    assert cap.correction.slots[0].value == "toss:yellow" and cap.accepted == set()
     assert cap.key("escape", 1.5) == "dropped" and cap.state == "throw"
     cap.settled(two_dice_roll(), BLANK, 1.8)
     assert cap.tap(("button", "rethrow"), 2.0) == "dropped"

@@ -150,7 +150,7 @@ class Capture:
         if self.state == "review":
             if long:
                 return self.accept(t)
-            self.correction.cycle(1)
+            self.cycle(1)
             return "cycled face"
         if self.state == "throw":
             if long:
@@ -208,8 +208,10 @@ class Capture:
             self.correction.select(i)
 
     def cycle(self, step: int = 1) -> None:
+        """The selected die shows its next (previous) face; it is no longer accepted."""
         if self.correction is not None:
             self.correction.cycle(step)
+            self.accepted.discard(self.correction.selected)
 
     def finish(self, t: float) -> str:
         """End the capture and teach with what the folder holds (a throw under review is
