@@ -169,6 +169,14 @@ def test_out_that_is_a_file_is_refused_and_left_alone(tmp_path, capsys):
     assert f.read_text() == "mine" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
+def test_nothing_is_written_before_the_first_photo(tmp_path, capsys):
+    rc = calibrate.main(["--teach", "--out", str(tmp_path / "cap"), "--source", "replay:"
+                         + str(tmp_path / "nothing"), "--headless",
+                         "--config", str(tmp_path / "none.toml")], out=lambda s: None)
+    assert rc == 1 and "Traceback" not in capsys.readouterr().err
+    assert not (tmp_path / "cap").exists()
+
+
 def test_folder_of_another_dice_set_is_refused(tmp_path):
     CaptureFolder(tmp_path, load("d6")).save(BLANK, [(1, 2, 30, 30, "d6", "4")])
     with pytest.raises(CaptureError, match="another dice set"):

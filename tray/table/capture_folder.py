@@ -95,8 +95,9 @@ class Coverage:
 class CaptureFolder:
     """``images/`` + ``labels.csv`` of one dice set, created or continued.
 
-    Raises CaptureError when ``path`` is a file, cannot be created, or holds a labels.csv that
-    is not a capture of ``diceset`` (another header, dice or faces the set lacks).
+    Raises CaptureError when ``path`` is a file, cannot be written, or holds a labels.csv that
+    is not a capture of ``diceset`` (another header, dice or faces the set lacks). Nothing is
+    written before the first photo is saved.
     """
 
     def __init__(self, path, diceset):
@@ -108,13 +109,14 @@ class CaptureFolder:
             raise CaptureError(f"--out {self.path}: that is a file; give a folder (new or one "
                                "holding an earlier capture of the same dice set)")
         self.rows: list[dict] = self._read_rows() if self.labels.exists() else []
-        try:
-            self.images.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CaptureError(f"--out {self.path}: cannot create it ({exc.strerror or exc})"
-                               ) from None
+        base = self.path
+        while not base.exists():                  # made at the first photo, not before
+            base = base.parent
+        if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
+            raise CaptureError(f"--out {self.path}: cannot write there ({base} is not a "
+                               "writable folder)")
         numbers = [int(m.group(1)) for p in self.images.iterdir()
-                   if (m := _NUMBERED.match(p.name))]
+                   if (m := _NUMBERED.match(p.name))] if self.images.is_dir() else []
         numbers += [int(m.group(1)) for r in self.rows if (m := _NUMBERED.match(r["file"]))]
         self.next_number = max(numbers, default=0) + 1
 
@@ -172,6 +174,7 @@ class CaptureFolder:
             x1, y1 = min(int(x) + int(bw), w), min(int(y) + int(bh), h)
             rows.append({"file": name, "split": SPLIT, "x": x0, "y": y0, "w": x1 - x0,
                          "h": y1 - y0, "value": face, "die": die})
+        self.images.mkdir(parents=True, exist_ok=True)
         _write_synced(self.images / name, data.tobytes())
         new_file = not self.labels.exists() or self.labels.stat().st_size == 0
         with self.labels.open("a", newline="", encoding="utf-8") as fh:
