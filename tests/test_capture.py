@@ -330,19 +330,22 @@ def test_buttons_tell_long_from_short():
 
 
 def test_screens_draw_headless(tmp_path):
-    from tray.screen.capture import TeachView, build_capture_view, draw_capture, draw_teach
+    from tray.screen.capture import CaptureScreen, TeachView, build_capture_view
     from tray.screen.display import Display
 
     cap = Capture(CaptureFolder(tmp_path, TOSS), per_face=2)
     cap.settled(two_dice_roll(), BLANK, 0.0)
     view = build_capture_view(cap, None, None)
     assert [b[4:] for b in view.boxes] == [("green", "read", False), ("?", "unsure", True)]
-    screen = Display(size=(800, 480), headless=True)
-    draw_capture(screen, view)
-    assert screen.hit((5 + 100 * 0.8125, 5 + 25 * 0.8125)) == ("die", 1)
-    draw_teach(screen, TeachView("Teaching", "classifier", 3, 10, "about 00:20 left"))
-    screen.save(tmp_path / "teach.png")
-    assert (tmp_path / "teach.png").stat().st_size > 0
+    display = Display(size=(1600, 960), headless=True)     # twice the layout: taps scale
+    screen = CaptureScreen(display)
+    screen.draw_capture(view)
+    assert screen.hit((2 * (5 + 100 * 0.8125), 2 * (5 + 25 * 0.8125))) == ("die", 1)
+    assert screen.hit((2 * 600, 2 * 333)) == ("button", "ok")
+    screen.draw_teach(TeachView("Teaching", "classifier", 3, 10, "about 00:20 left"))
+    display.save(tmp_path / "teach.png")
+    img = cv2.imread(str(tmp_path / "teach.png"))
+    assert img.shape == (960, 1600, 3) and img[440, 300].tolist() != img[20, 20].tolist()
 
 
 def test_docstring_examples_run():

@@ -258,7 +258,7 @@ class Capture:
         return "unknown key"
 
     def tap(self, target, t: float) -> str:
-        """A tap (``tray.screen.capture.draw_capture`` names the targets): a die selects it,
+        """A tap (``tray.screen.capture.CaptureScreen.hit`` names it): a die selects it,
         a tap on the selected die shows its next face; buttons ok / all / rethrow / finish /
         keep."""
         if not target:
@@ -367,6 +367,7 @@ class CaptureSession:
         self.last_frame: np.ndarray | None = None
         self.last_reading = None
         self.simulated = hasattr(source, "throw") and hasattr(source, "pick_up")
+        self.screen = None         # tray.screen.capture.CaptureScreen, made at the first draw
 
     def step(self, t: float, draw: bool = True) -> None:
         cap = self.capture
@@ -393,10 +394,12 @@ class CaptureSession:
             self.draw(t)
 
     def draw(self, t: float) -> None:
-        from tray.screen.capture import build_capture_view, draw_capture
+        from tray.screen.capture import CaptureScreen, build_capture_view
 
-        draw_capture(self.display, build_capture_view(self.capture, self.last_frame,
-                                                      self.last_reading))
+        if self.screen is None:
+            self.screen = CaptureScreen(self.display)
+        self.screen.draw_capture(build_capture_view(self.capture, self.last_frame,
+                                                    self.last_reading))
 
     def throw(self, rng: np.random.Generator) -> list[str]:
         """The simulated tray only (key T): throw 3-6 random dice of the set."""

@@ -62,8 +62,8 @@ def window_pump(session: CaptureSession, rng: np.random.Generator) -> Callable[[
                     session.throw(rng)
                 else:
                     cap.key(name, t, shift=bool(ev.mod & pygame.KMOD_SHIFT))
-            elif ev.type == pygame.MOUSEBUTTONDOWN and session.display is not None:
-                cap.tap(session.display.hit(ev.pos), t)
+            elif ev.type == pygame.MOUSEBUTTONDOWN and session.screen is not None:
+                cap.tap(session.screen.hit(ev.pos), t)
     return pump
 
 
@@ -80,12 +80,15 @@ def teach_after(folder: CaptureFolder, display=None, out=print, teacher=None,
     out(f"Teaching {folder.diceset.name} from {folder.photos} photos in {folder.path} "
         f"-> {out_dir}")
 
-    def on_screen(stage: str, done: int, total: int, left_s) -> None:
-        if display is None:
-            return
-        from tray.screen.capture import TeachView, draw_teach
+    screen = None
+    if display is not None:
+        from tray.screen.capture import CaptureScreen, TeachView
+        screen = CaptureScreen(display)
 
-        draw_teach(display, TeachView(f"Teaching {folder.diceset.name}", stage, done, total,
+    def on_screen(stage: str, done: int, total: int, left_s) -> None:
+        if screen is None:
+            return
+        screen.draw_teach(TeachView(f"Teaching {folder.diceset.name}", stage, done, total,
                                       format_left(left_s),
                                       f"{folder.photos} photos from {folder.path}"))
         display.pg.event.pump()
