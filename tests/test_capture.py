@@ -98,7 +98,7 @@ def assert_rows_match_truth(rows, truths):
 
 # --------------------------------------------------------------------- the whole capture
 
-def test_capture_plays_through_with_corrections_then_teaches(tmp_path):
+def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     rec = Misreading(TOSS)
     cap, session, _, roller, truths = capture_setup(tmp_path / "cap", recognizer=rec,
                                                        per_face=2)
@@ -123,12 +123,31 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path):
         seen[(r["die"], r["value"])] += 1
     assert min(seen.values()) < 2
 
-    pytest.importorskip("lab.teach", reason="lab.teach lands on main")
+    # teaching proper (lab.teach) needs the train extra (torch); without it the capture
+    # says so in one line and keeps the photos
     lines = []
-    assert teach_after(cap.folder, out=lines.append) == 0
+    rc = teach_after(cap.folder, out=lines.append, teacher=quick_teacher())
     taught = tmp_path / "cap" / "taught"
-    assert taught.is_dir() and any(taught.iterdir())
-    assert any("held out" in line for line in lines)
+    if rc == 0:
+        assert taught.is_dir() and any(taught.iterdir())
+        assert any("held out" in line for line in lines)
+    else:
+        err = capsys.readouterr().err
+        assert "needs the train extra" in err and "Traceback" not in err, err
+        assert not taught.exists() and len(read_rows(tmp_path / "cap")) == len(rows)
+
+
+def quick_teacher():
+    """lab.teach.teach with the fewest rounds it offers (the test checks teaching runs and
+    leaves a taught folder, not how well it teaches)."""
+    import functools
+    import inspect
+
+    from lab.teach import teach
+
+    quick = {"copies": 2, "clf_epochs": 1, "det_epochs": 1}
+    accepted = inspect.signature(teach).parameters
+    return functools.partial(teach, **{k: v for k, v in quick.items() if k in accepted})
 
 
 def test_command_on_the_simulated_tray_with_a_simulated_roller(tmp_path, monkeypatch, capsys):
