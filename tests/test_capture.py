@@ -377,3 +377,20 @@ def test_docstring_examples_run():
     for module in (tray.table.capture, tray.table.capture_folder, teaching,
                    tray.screen.capture):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_teaching_progress_shares_a_bar_across_stages_of_one_count():
+    import io
+
+    stream = io.StringIO()
+    p = teaching.Progress(stream=stream)
+    p("reading photos", 1, 2)
+    p("reading photos", 2, 2)
+    first = p.bar
+    p("cutting crops", 1, 6)
+    assert p.bar is not first and p.bar.n == 1              # a new count, a new bar
+    second = p.bar
+    p("teaching in folds", 3, 6)
+    assert p.bar is second and p.bar.n == 3                 # same count: same bar goes on
+    p.close()
+    assert "teaching: teaching in folds" in stream.getvalue()

@@ -99,6 +99,10 @@ def teach_after(folder: CaptureFolder, display=None, out=print, teacher=None,
     except TeachingUnavailable as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"dicetray calibrate: teaching stopped; the photos in {folder.path} are kept",
+              file=sys.stderr)
+        return 1
     except ValueError as exc:        # lab.teach.TeachError: bad input, one line
         print(f"dicetray calibrate: teaching failed: {exc}", file=sys.stderr)
         return 1

@@ -38,16 +38,17 @@ def load_teacher() -> tuple[Callable, type]:
 
 
 class Progress:
-    """The ``progress(stage, done, total)`` callback teaching calls: one tqdm bar per stage in
-    the terminal, and ``on_screen(stage, done, total, left_s)`` for the table's screen
-    (``left_s``: tqdm's estimate of the seconds left in this stage, None until it has one).
+    """The ``progress(stage, done, total)`` callback teaching calls: a tqdm bar in the terminal
+    (one per count: stages sharing a count share the bar), and ``on_screen(stage, done,
+    total, left_s)`` for the table's screen (``left_s``: tqdm's estimate of the seconds left
+    on this count, None until it has one).
 
     >>> import io
     >>> seen = []
     >>> p = Progress(stream=io.StringIO(), on_screen=lambda *a: seen.append(a[:3]))
-    >>> p("detector", 1, 2); p("detector", 2, 2); p.close()
+    >>> p("reading photos", 1, 1); p("crops", 1, 3); p("heads", 3, 3); p.close()
     >>> seen
-    [('detector', 1, 2), ('detector', 2, 2)]
+    [('reading photos', 1, 1), ('crops', 1, 3), ('heads', 3, 3)]
     """
 
     def __init__(self, stream=None, on_screen: Callable | None = None):
@@ -57,15 +58,19 @@ class Progress:
         self.bar: tqdm | None = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        if stage != self.stage or self.bar is None:
-            self.close()
-            self.stage = stage
-            self.bar = tqdm(total=max(int(total), 1), desc=f"teaching: {stage}", unit="step",
-                            file=self.stream, leave=True, dynamic_ncols=True)
+        done, total = int(done), max(int(total), 1)
         bar = self.bar
-        if total and bar.total != total:
-            bar.total = int(total)
-        bar.update(max(int(done) - bar.n, 0))
+        if bar is None or total != bar.total or done < bar.n:
+            # a new count: a new bar, starting where the count is (the rate, hence the
+            # time left, comes from the steps it sees advance)
+            self.close()
+            bar = self.bar = tqdm(total=total, initial=done, desc=f"teaching: {stage}",
+                                  unit="step", file=self.stream, leave=True,
+                                  dynamic_ncols=True)
+        elif stage != self.stage:
+            bar.set_description(f"teaching: {stage}", refresh=False)   # same count goes on
+        self.stage = stage
+        bar.update(done - bar.n)
         if self.on_screen is not None:
             self.on_screen(stage, int(done), int(total), self.left_s())
 
