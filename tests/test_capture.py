@@ -123,6 +123,12 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
         seen[(r["die"], r["value"])] += 1
     assert min(seen.values()) < 2
 
+    # teaching's own reader takes the folder as it is
+    from lab.labelled import read_folder
+    photos = read_folder(tmp_path / "cap", TOSS)
+    assert sorted(p.path.name for p in photos) == sorted(cap.saved)
+    assert sum(len(p.labels) for p in photos) == len(rows)
+
     # teaching proper (lab.teach) needs the train extra (torch); without it the capture
     # says so in one line and keeps the photos
     lines = []
