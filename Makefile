@@ -13,6 +13,11 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
+# the tests also teach (lab.teach), which needs the train extra (torch CPU, onnx)
+$(BIN)/.installed-train: $(BIN)/.installed
+	$(BIN)/pip install --quiet -e '.[dev,train]'
+	touch $@
+
 venv: $(BIN)/.installed
 
 # The main job: a whole game on the simulated tray (or the camera, if one is attached to a Pi),
@@ -20,7 +25,7 @@ venv: $(BIN)/.installed
 run: $(BIN)/.installed
 	$(BIN)/dicetray demo --out $(OUT)
 
-test: $(BIN)/.installed
+test: $(BIN)/.installed-train
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -n 2
 
 lint: $(BIN)/.installed

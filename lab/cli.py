@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from lab.photos import REALDICE_DIR
@@ -24,15 +25,96 @@ def main_eval(argv: list[str]) -> int:
     p.add_argument("--throws", type=int, default=20, help="rendered throws per dice set")
     p.add_argument("--realdice", default=str(DEFAULT_REALDICE))
     p.add_argument("--no-real", action="store_true", help="skip the real photo sets")
+    p.add_argument("--no-teach", action="store_true",
+                   help="skip teaching each real set with a few of its photos (the taught "
+                        "figures: minutes per set)")
+    p.add_argument("--photos", metavar="FOLDER", default=None,
+                   help="only score this labelled photo folder (images/ + labels.csv), "
+                        "zero-shot and, with --taught, taught")
+    p.add_argument("--dice-set", default="d6", help="the dice set of --photos (default d6)")
+    p.add_argument("--taught", metavar="DIR", default=None,
+                   help="a taught folder (dicetray teach) to score --photos with")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.photos or args.taught:
+        return _eval_folder(args)
     report = evaluate.run(args.sets, args.scenes, args.throws,
                           None if args.no_real else Path(args.realdice))
+    realdice = Path(args.realdice)
+    if not args.no_real and not args.no_teach and realdice.exists():
+        from lab import evalteach
+
+        with _bar("teaching real sets") as progress:
+            report["real_taught"] = evalteach.run(realdice, progress=progress)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
         print(evaluate.format_report(report))
+        if report.get("real_taught"):
+            from lab import evalteach
+
+            print("\n".join(["", *evalteach.format_lines(report["real_taught"])]))
     return 0
+
+
+class _bar:
+    """A tqdm progress bar on the terminal (stderr) fed by ``progress(stage, done, total)``."""
+
+    def __init__(self, desc: str):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=1, desc=desc, file=sys.stderr, disable=None, leave=False)
+
+    def __enter__(self):
+        def progress(stage: str, done: int, total: int) -> None:
+            self.bar.total = total
+            self.bar.n = done
+            self.bar.set_postfix_str(stage)
+            self.bar.refresh()
+        return progress
+
+    def __exit__(self, *exc):
+        self.bar.close()
+
+
+def _eval_folder(args) -> int:
+    """``dicetray eval --photos FOLDER [--taught DIR]``: an owner's own labelled photos read
+    as photos are read, zero-shot and taught."""
+    from lab import evalteach
+    from lab.labelled import LabelError, read_folder
+    from vision.dicesets import DiceSetError
+    from vision.taught import TaughtError, TaughtModel
+
+    if not args.photos:
+        print("dicetray eval: --taught needs --photos FOLDER (labelled photos it was not "
+              "taught with) to score it on", file=sys.stderr)
+        return 2
+    try:
+        photos = read_folder(args.photos, args.dice_set)
+        taught = TaughtModel.load(args.taught, _set_id(args.dice_set)) if args.taught else None
+    except (LabelError, DiceSetError, TaughtError) as exc:
+        print(f"dicetray eval: {exc}", file=sys.stderr)
+        return 2
+    report = {"photos": args.photos, "dice_set": _set_id(args.dice_set),
+              "zero_shot": evalteach.score_folder(photos, _set_id(args.dice_set), None)}
+    if taught is not None:
+        report["taught"] = evalteach.score_folder(photos, _set_id(args.dice_set), taught)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        for kind in ("zero_shot", "taught"):
+            if kind in report:
+                f = report[kind]
+                print(f"{kind:9} dice {f['labelled']}: found {f['recall']:.1%}, face right "
+                      f"{f['face_accuracy']:.1%}, abstained {f['abstained']:.1%}, wrong "
+                      f"{f['wrong']:.2%} ({f['wrong_count']})")
+    return 0
+
+
+def _set_id(name: str) -> str:
+    from vision.dicesets import load
+
+    return load(name).id
 
 
 def main_bench(argv: list[str]) -> int:

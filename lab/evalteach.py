@@ -141,6 +141,22 @@ def _score(by, images: Path, files, pip_boxes: bool, taught, crops: bool) -> dic
     return fig
 
 
+def score_folder(photos, set_id: str, taught) -> dict:
+    """A labelled folder's photos (``lab.labelled.read_folder``) read as photos are read."""
+    from vision.pipeline import Recognizer
+
+    rec = Recognizer(load(set_id), taught=taught)
+    tally = Tally()
+    for photo in photos:
+        rec.reset()
+        tally.add([{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die,
+                    "face": lab.face} for lab in photo.labels],
+                  rec.read(photo.image(), fine=True).dice)
+    fig = tally.figures()
+    fig.pop("confusion")
+    return fig
+
+
 def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
     """{setup: {"teach_photos", "test_photos", "zero_shot": figures, "taught": figures}}."""
     from lab.teach import teach
@@ -165,10 +181,10 @@ def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
 
 
 def format_lines(report: dict) -> list[str]:
-    lines = ["Real sets, zero-shot vs taught (taught with a few photos of the set, scored on "
-             "its others):",
-             f"{'set':<28} {'teach':>5} {'test':>5}  {'':9} {'found':>7} {'right':>7} "
-             f"{'abst.':>7} {'wrong':>7}"]
+    lines = [("Real sets, zero-shot vs taught (taught with a few photos of the set, scored on "
+              "its others):"),
+             (f"{'set':<28} {'teach':>5} {'test':>5}  {'':9} {'found':>7} {'right':>7} "
+              f"{'abst.':>7} {'wrong':>7}")]
     for name, r in report.items():
         for kind in ("zero_shot", "taught"):
             f = r[kind]

@@ -7,7 +7,7 @@
 calibrate, play, demo) or the config's ``[vision] taught`` key puts to use.
 
 Teaching fine-tunes the shipped networks on the owner's photos (it needs the ``train`` extra:
-torch, onnx, onnx2torch; the table itself never needs them):
+torch and onnx; the table itself never needs them):
 1. every labelled die is cut as the table cuts a die, many times over (turned to any angle,
    shifted and resized as a detector's box is, lighter and darker, blurred), with "not a die"
    crops (the tray between the dice, corners of dice, what the detector finds that is no die);
@@ -61,10 +61,10 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
 
 Progress = Callable[[str, int, int], None]
-COPIES = 16              # augmented crops per labelled die
+COPIES = 10              # augmented crops per labelled die
 NEG_SHARE = 0.5          # "not a die" crops per die crop
-CLF_EPOCHS = 6
-DET_EPOCHS = 8
+CLF_EPOCHS = 5
+DET_EPOCHS = 5
 HELD_SHARE = 0.25        # photos held out to set the thresholds and give the figures
 MAX_THRESHOLD = 0.995
 
@@ -151,9 +151,8 @@ def _passes(img: np.ndarray):
     h, w = img.shape[:2]
     yield 0, 0, img
     tw, th = w // 2, h // 2
-    for y0 in (0, h // 4, h - th):
-        for x0 in (0, w // 4, w - tw):
-            yield x0, y0, img[y0:y0 + th, x0:x0 + tw]
+    for y0, x0 in ((0, 0), (0, w - tw), (h - th, 0), (h - th, w - tw), (h // 4, w // 4)):
+        yield x0, y0, img[y0:y0 + th, x0:x0 + tw]
 
 
 def _cell_targets(labels, x0: int, y0: int, vw: int, vh: int):
@@ -239,42 +238,54 @@ def _views(photos, images):
 
 
 # --------------------------------------------------------------------------------------------
-# fine-tuning (torch, onnx2torch: the train extra)
+# fine-tuning (torch: the train extra)
 
 
 def _torch():
     try:
         import onnx
-        import onnx2torch
         import torch
+
+        from lab import onnxtorch
     except ImportError:
-        raise TeachError("teaching needs the train extra (torch, onnx, onnx2torch): "
+        raise TeachError("teaching needs the train extra (torch, onnx): "
                          ".venv/bin/pip install -e '.[train]'") from None
-    return torch, onnx, onnx2torch
+    return torch, onnx, onnxtorch
+
+
+def _module(onnx_path: Path, frozen: int):
+    """The ONNX network as a torch module, its first ``frozen`` convolutions kept as they are."""
+    _, onnx, onnxtorch = _torch()
+    try:
+        net = onnxtorch.OnnxModule(onnx.load(str(onnx_path)))
+    except onnxtorch.UnsupportedModel as exc:
+        raise TeachError(f"{onnx_path}: {exc}") from None
+    onnxtorch.freeze_first_convs(net, frozen)
+    return net
 
 
 def _anchor(torch, net):
     """The starting weights, to keep the fine-tuned net near what it knew (L2-SP)."""
-    return [p.detach().clone() for p in net.parameters()]
+    return [(p, p.detach().clone()) for p in net.parameters() if p.requires_grad]
 
 
 def _pull(torch, net, start, weight: float):
-    return weight * sum(((p - p0) ** 2).sum() for p, p0 in zip(net.parameters(), start))
+    return weight * sum(((p - p0) ** 2).sum() for p, p0 in start)
 
 
 def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed: int,
                         epochs: int = CLF_EPOCHS, tick=None):
     """The classifier network fine-tuned on uint8 crops; returns the torch module."""
-    torch, onnx, onnx2torch = _torch()
+    torch, _, _ = _torch()
     torch.manual_seed(seed)
-    net = onnx2torch.convert(onnx.load(str(onnx_path)))
+    net = _module(onnx_path, frozen=2)
     start = _anchor(torch, net)
     x = torch.from_numpy(to_input(crops))
     fy = torch.from_numpy(face_y).long()
     dy = torch.from_numpy(die_y).long()
     counts = np.bincount(face_y, minlength=int(face_y.max()) + 1).astype(np.float32)
     cw = torch.from_numpy(len(face_y) / np.maximum(counts, 1) / len(counts))
-    opt = torch.optim.Adam(net.parameters(), lr=3e-4)
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=3e-4)
     batch = 64
     steps = epochs * math.ceil(len(x) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps)
@@ -305,9 +316,9 @@ def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed
 
 def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCHS, tick=None):
     """The detector network fine-tuned on photo views; returns the torch module."""
-    torch, onnx, onnx2torch = _torch()
+    torch, _, _ = _torch()
     torch.manual_seed(seed)
-    net = onnx2torch.convert(onnx.load(str(onnx_path)))
+    net = _module(onnx_path, frozen=3)
     start = _anchor(torch, net)
     x = torch.from_numpy(np.stack([v[0] for v in views]))
     heat = torch.from_numpy(np.stack([v[1] for v in views]))[:, None]
@@ -316,7 +327,7 @@ def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCH
     keep = 1.0 - torch.from_numpy(np.stack([v[4] for v in views]).astype(np.float32))[:, None]
     with torch.no_grad():
         hand0 = torch.cat([net(x[i:i + 16])[2] for i in range(0, len(x), 16)])
-    opt = torch.optim.Adam(net.parameters(), lr=3e-4)
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=3e-4)
     batch = 8
     steps = epochs * math.ceil(len(x) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps)
@@ -347,13 +358,13 @@ def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCH
     return net
 
 
-def _export(net, path: Path, example, inputs: list[str], outputs: list[str],
-            batch_axis: bool) -> None:
-    torch, _, _ = _torch()
-    axes = {n: {0: "n"} for n in inputs + outputs} if batch_axis else None
-    with torch.no_grad():
-        torch.onnx.export(net, example, str(path), input_names=inputs, output_names=outputs,
-                          dynamic_axes=axes, opset_version=17, dynamo=False)
+def _export(net, path: Path, example, batch_axis: bool) -> None:
+    import warnings
+
+    _, _, onnxtorch = _torch()
+    with warnings.catch_warnings():   # tracing notes about constant slices: expected
+        warnings.simplefilter("ignore")
+        onnxtorch.export(net, path, example, batch_axis)
 
 
 def _write_models(out: Path, clf_net, det_net, clf: FaceClassifier, det: Detector | None,
@@ -364,16 +375,14 @@ def _write_models(out: Path, clf_net, det_net, clf: FaceClassifier, det: Detecto
     names = []
     s = clf.input_size
     onnx_path, meta_path = model_paths(clf.dice_set.id, out)
-    _export(clf_net, onnx_path, torch.zeros(2, 3, s, s), ["crops"],
-            ["die_prob", "face_prob", "features"], True)
+    _export(clf_net, onnx_path, torch.zeros(2, 3, s, s), True)
     meta = {k: v for k, v in clf.meta.items() if k not in ("figures", "turned",
                                                            "die_thresholds")}
     meta.update(thresholds, taught=taught_info)
     meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
     names += [onnx_path.name, meta_path.name]
     if det_net is not None and det is not None:
-        _export(det_net, out / "detector.onnx", torch.zeros(1, 3, NET_H, NET_W), ["frame"],
-                ["heat", "size", "hand", "features"], False)
+        _export(det_net, out / "detector.onnx", torch.zeros(1, 3, NET_H, NET_W), False)
         dmeta = {k: v for k, v in det.meta.items() if k != "figures"}
         dmeta.update(threshold=det_threshold, taught=taught_info)
         (out / "detector.json").write_text(json.dumps(dmeta, indent=1), encoding="utf-8")

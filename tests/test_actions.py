@@ -266,10 +266,16 @@ def test_camera_lost_then_back_keeps_the_game():
     assert t.journal.state["total"] == 5
 
 
-def test_end_game_early_key():
+def test_end_game_early_key_asks_first():
     t = table_for("bank", ("Ana", "Ben"))
     t.roll(["d6:2", "d6:3"], 0.0)
-    assert handle_key(t, "e", 1.0) == "sent"
+    assert handle_key(t, "e", 1.0) == "asked"
+    assert not t.expect().finished and "End the game now?" in t.message.text
+    assert handle_key(t, "return", 1.5) == "kept"           # Enter on "No, go back"
+    assert not t.expect().finished and t.menu is not None   # back on the table menu
+    assert handle_key(t, "escape", 1.6) == "back" and t.menu is None
+    assert handle_key(t, "e", 2.0) == "asked"
+    assert handle_key(t, "e", 2.5) == "sent"                 # E again: yes
     assert t.expect().finished
     assert t.banner[0] == "game_over"
 

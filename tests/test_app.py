@@ -246,7 +246,8 @@ def test_play_keys_go_through_the_button_queue(tmp_path):
     assert play_key(s, "1", False, 1.0) == "pressed"          # Ana stops
     assert s.table.state["scores"] == [2, 0]
     assert play_key(s, "s", False, 1.0) == "setup" and s.setup_view
-    assert play_key(s, "escape", False, 1.0) == "quit"
+    assert play_key(s, "escape", False, 1.0) == "cancelled"   # a stray Esc never leaves
+    assert s.table.outcome is None
 
 
 def test_play_key_t_throws_on_the_simulated_tray(tmp_path):

@@ -141,3 +141,171 @@ def test_game_facts_tally_up_public_only():
     assert ("Running total", "450") in totals
     assert ("Locked", "red, yellow, blue") in totals or any(k == "Locked" for k, _ in totals)
     assert tags == {0: "IN", 1: "IN"}
+
+
+# ------------------------------------------------------------------ what every screen must tell
+def tally_round_with_two_outs():
+    """Tally Up!, four players: Ben goes OUT after the first roll, Cy after the second."""
+    t = table_for("tally-up", ("Ana", "Ben", "Cy", "Dee"))
+    t.roll(["red:200", "blue:100", "yellow:150"], 0.0)
+    for p, presses in ((0, 1), (1, 2), (2, 1), (3, 1)):       # Ben OUT
+        for _ in range(presses):
+            t.press(p, 1.0)
+    t.tick(5.0)
+    t.roll(["red:200", "blue:100", "yellow:150"], 6.0)
+    for p, presses in ((0, 1), (2, 2), (3, 1)):               # Cy OUT
+        for _ in range(presses):
+            t.press(p, 7.0)
+    t.tick(11.0)
+    return t
+
+
+def test_seat_colours_and_whose_turn():
+    t = table_for("bank", ("Ana", "Ben", "Cy"))
+    v = build_view(t, 0.0)
+    assert v.turn == "Ana" and v.turn_colour == v.players[0].colour
+    assert len({r.colour for r in v.players}) == 3
+    assert [r.seat for r in v.players] == [0, 1, 2]
+
+
+def test_tally_up_out_list_keeps_every_reveal_of_the_round():
+    t = tally_round_with_two_outs()
+    v = build_view(t, 11.0)
+    assert v.in_out == (["Ana", "Dee"], ["Ben", "Cy"])
+    assert [r.tag for r in v.players] == ["IN", "OUT", "OUT", "IN"]
+    assert v.events[-1].startswith("Reveal: Cy OUT")
+
+
+def test_tally_up_after_a_bust_everyone_sees_who_lost_what():
+    t = tally_round_with_two_outs()
+    running = t.state["running"]
+    assert running > 0
+    t.roll(["red:star", "blue:star", "yellow:150"], 12.0)     # two stars: bust
+    v = build_view(t, 12.5)
+    assert v.banner == "BUST!"
+    lost = {r.name: r.lost for r in v.players}
+    assert lost == {"Ana": f"lost {running}", "Ben": "", "Cy": "", "Dee": f"lost {running}"}
+    assert v.roll_caption == f"Bust: Ana and Dee lost {running} each"
+    # the IN/OUT line is the new round's, not the stale one of the last reveal
+    assert v.in_out == (["Ana", "Ben", "Cy", "Dee"], []) and v.reveal is None
+    assert v.cue == "bust"
+    # the losses stay until the next roll
+    t.tick(20.0)
+    assert build_view(t, 20.0).players[0].lost == f"lost {running}"
+    t.roll(["red:200", "blue:100", "yellow:150"], 21.0)
+    assert all(not r.lost for r in build_view(t, 21.0).players)
+
+
+def test_everyone_in_only_when_more_than_one_is_in():
+    t = tally_round_with_two_outs()
+    t.roll(["red:200", "blue:100", "yellow:150"], 12.0)
+    t.press(0, 13.0)
+    t.press(0, 13.0)          # Ana OUT, Dee IN: one player left IN
+    t.press(3, 13.0)
+    t.tick(17.0)
+    t.roll(["red:200", "blue:100", "yellow:150"], 18.0)
+    v = build_view(t, 18.0)
+    assert v.in_out[0] == ["Dee"]
+    assert v.prompt.startswith("Dee: choose IN or OUT"), v.prompt
+
+
+def test_caption_names_the_last_events_not_only_the_last():
+    t = table_for("bank", ("Ana", "Ben"))
+    t.roll(["d6:2", "d6:3"], 0.0)
+    t.roll(["d6:4", "d6:1"], 1.0)
+    v = build_view(t, 1.0)
+    assert v.events[-2:] == ["Ana rolled 2 3", "Ben rolled 4 1"]
+
+
+def test_an_undone_roll_is_not_drawn():
+    t = table_for("bank", ("Ana", "Ben"))
+    t.roll(["d6:2", "d6:3"], 0.0)
+    t.roll(["d6:4", "d6:1"], 1.0)
+    t.undo(2.0)
+    assert [d.spec for d in build_view(t, 2.0).roll] == ["d6:2", "d6:3"]
+    t.undo(3.0)
+    assert build_view(t, 3.0).roll == []
+
+
+def test_a_corrected_roll_leaves_no_instructions_behind():
+    t = table_for("bank", ("Ana", "Ben"))
+    t.roll(["d6:2", "d6:3"], 0.0)
+    t.correct_last(1.0)
+    assert "Correct the last roll" in build_view(t, 1.0).message
+    t.correction.cycle(1)
+    t.confirm_correction(2.0)
+    v = build_view(t, 2.0)
+    assert "Correct the last roll" not in (v.message or "")
+    t.tick(10.0)
+    assert build_view(t, 10.0).message is None
+
+
+def test_rollers_roll_number_is_said_once():
+    t = table_for("rollers", ("Ana", "Ben"))
+    v = build_view(t, 0.0)
+    assert not any(label == "Roll" for label, _ in v.totals)
+
+
+def test_per_round_score_history_and_last_round_notes():
+    t = table_for("bank", ("Ana", "Ben"), {"rounds": 10})
+    for i, dice in enumerate((["d6:2", "d6:3"], ["d6:4", "d6:1"], ["d6:6", "d6:2"])):
+        t.roll(dice, float(i))
+    t.press(0, 3.0)                                # Ana banks 18
+    t.roll(["d6:5", "d6:2"], 4.0)                  # a seven: Ben scores nothing
+    v = build_view(t, 4.0)
+    assert v.history == [("Round 1", ["18", "0"])]
+    assert v.players[0].note == "+18 last round" and v.players[1].note == ""
+    assert v.players[1].lost == "lost 18" and v.cue == "bust"
+
+
+def test_win_screen_facts_and_cue():
+    t = table_for("bank", ("Ana", "Ben"), {"rounds": 10})
+    t.roll(["d6:2", "d6:3"], 0.0)
+    t.roll(["d6:6", "d6:6"], 1.0)
+    t.roll(["d6:1", "d6:2"], 2.0)
+    t.press(1, 3.0)
+    t.table_action("end_game", 4.0)
+    v = build_view(t, 4.0)
+    assert v.screen == "end" and v.winner == "Ben" and v.cue == "win"
+    assert [r.winner for r in v.players] == [False, True]
+    assert v.turn is None
+
+
+def test_how_to_play_page_for_every_game():
+    from tray.rules import games
+    from tray.screen.view import how_to_view
+
+    for gid in games.GAME_IDS:
+        page = how_to_view(gid)
+        assert page.title and page.goal and len(page.points) >= 4 and page.buttons
+
+
+def test_a_players_big_moment_names_them():
+    t = table_for("toss-up", ("Ana", "Ben"))
+    t.roll(["toss:red"] * 3 + ["toss:yellow"] * 7, 0.0)        # no green, a red: bust
+    v = build_view(t, 0.5)
+    assert v.banner == "Ana: BUST!" and v.banner_kind == "bust"
+    assert v.players[0].lost == "" and v.roll_caption == "Bust: nothing was at stake"
+
+
+def test_start_screen_says_option_names_in_words():
+    from tray.screen.view import start_view
+    from tray.table.menu import StartMenu
+
+    v = start_view(StartMenu(["Ana", "Ben"], default_game="tally-up"))
+    labels = [k for k, _ in v.options]
+    assert "press window (s)" in labels and "everyone rolls once" in labels
+
+
+def test_many_dice_are_counted_in_the_events():
+    t = table_for("toss-up", ("Ana", "Ben"))
+    t.roll(["toss:green"] * 3 + ["toss:yellow"] * 5 + ["toss:red"] * 2, 0.0)
+    assert build_view(t, 0.0).events[-1] == "Ana rolled 3 green, 5 yellow, 2 red"
+
+
+def test_the_table_menu_says_how_it_works():
+    t = table_for("bank", ("Ana", "Ben"))
+    t.roll(["d6:2", "d6:3"], 0.0)
+    t.undo_request(1.0)
+    v = build_view(t, 1.0)
+    assert v.menu and v.menu[0].highlighted and v.help.startswith("Menu: short press")

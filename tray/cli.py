@@ -8,6 +8,7 @@
     dicetray eval                            vision figures on rendered and real photos
     dicetray bench [--json]                  vision speed per frame and per die
     dicetray screenshots [--out DIR]         every screen of every game, headless
+    dicetray teach FOLDER --dice-set SET --out DIR   learn your dice from labelled photos
     dicetray train                           retrain the ONNX models (needs the train extra)
 """
 
@@ -17,14 +18,15 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("tray.table.app", "main_demo", "a whole game on the simulated tray"),
-    "play": ("tray.table.app", "main_play", "run the table: camera, buttons and screen"),
+    "demo": ("tray.table.demo", "main_demo", "a whole game on the simulated tray"),
+    "play": ("tray.table.play", "main_play", "run the table: camera, buttons and screen"),
     "calibrate": ("tray.table.calibrate", "main", "find the tray, fix exposure and white balance"),
     "replay": ("tray.rules.journal", "main_replay", "print the state a game journal leads to"),
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
     "eval": ("lab.cli", "main_eval", "accuracy figures of the vision pipeline"),
     "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),
     "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
+    "teach": ("lab.teach", "main", "learn your own dice and tray from labelled photos"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
 }
 

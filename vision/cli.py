@@ -7,8 +7,10 @@ import json
 import sys
 
 import cv2
+from tqdm import tqdm
 
 from vision.dicesets import SET_IDS, DiceSetError, load
+from vision.taught import TaughtError
 
 
 def main_recognize(argv: list[str]) -> int:
@@ -21,6 +23,8 @@ def main_recognize(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true", help="print a JSON list (one object per image)")
     p.add_argument("--threshold", type=float, default=None,
                    help="least confidence to report a face (default: the model's)")
+    p.add_argument("--taught", metavar="DIR", default=None,
+                   help="a taught folder (dicetray teach) for your own dice and tray")
     p.add_argument("--fast", action="store_true",
                    help="read each photo as a camera frame (one detector pass) instead of "
                         "also searching it at twice the scale for small dice")
@@ -28,12 +32,13 @@ def main_recognize(argv: list[str]) -> int:
     try:
         from vision.pipeline import Recognizer
 
-        rec = Recognizer(load(args.dice_set), threshold=args.threshold)
-    except (DiceSetError, FileNotFoundError, RuntimeError) as exc:
+        rec = Recognizer(load(args.dice_set), threshold=args.threshold, taught=args.taught)
+    except (DiceSetError, TaughtError, FileNotFoundError, RuntimeError) as exc:
         print(f"dicetray recognize: {exc}", file=sys.stderr)
         return 2
     results, failed = [], 0
-    for path in args.images:
+    for path in tqdm(args.images, desc="reading photos", unit="photo", file=sys.stderr,
+                     disable=None if len(args.images) > 3 else True, leave=False):
         frame = cv2.imread(path, cv2.IMREAD_COLOR)
         if frame is None:
             print(f"dicetray recognize: cannot read image {path!r} (missing, or not an image)",

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from tray.rules import games
-from tray.screen.view import SetupView, build_view
+from tray.screen.view import SetupView, build_view, how_to_view, start_view
 from tray.table.actions import MemoryJournal, StartMenu, Table, classify_decision, moment_of
 
 PLAYERS = {"tally-up": ["Ana", "Ben", "Cy", "Dee"], "toss-up": ["Ana", "Ben", "Cy"],
@@ -135,9 +135,43 @@ def scenes(game_id: str, seed: int = 7):
     tl.camera(False, 0.0)
     tl.camera(False, 5.0)
     out.append(("camera-lost", tl, 5.0))
+    # the table's own screens: the menu of a long press, a correction, an undone roll
+    tm = _table(game_id, events, k_roll)
+    tm.undo_request(1.0)
+    out.append(("table-menu", tm, 1.0))
+    k_rolled = next((k for k in range(k_roll, 0, -1) if events[k - 1].get("type") == "roll"), 0)
+    if k_rolled:
+        tk = _table(game_id, events, k_rolled)
+        tk.correct_last(1.0)
+        out.append(("correct-last-roll", tk, 1.0))
+        tn = _table(game_id, events, k_rolled)
+        tn.undo(1.0)
+        tn.message = None
+        out.append(("after-undo", tn, 1.0))
+    if game_id == "tally-up":   # a round with players OUT from two different reveals
+        j2 = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
+        for k, ev in enumerate(events, 1):
+            j2.append(ev)
+            if j2.state["in"].count(False) >= 2 and j2.expect().roll is not None:
+                out.append(("two-out", _table(game_id, events, k), 0.5))
+                break
     te = _table(game_id, events, len(events))
     out.append(("end", te, 1.0))
     return out
+
+
+def crowded(game_id: str = "tally-up", seed: int = 3, finished: bool = False):
+    """A table of ten players (the most a game allows), mid-game (or at its end)."""
+    from tray.rules import playthrough
+
+    names = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
+    events = playthrough.play(game_id, names, {}, seed=seed, table_rate=0.0)
+    j = MemoryJournal.create(None, game_id, names, {}, None)
+    table = Table(j)
+    for ev in events[:len(events) if finished else len(events) // 2]:
+        table.send(ev, 0.0)
+    table.banner = None
+    return table
 
 
 def setup_view(game_id: str):
@@ -174,8 +208,12 @@ def setup_view(game_id: str):
 
 
 def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480),
-              game_ids=None, seed: int = 7) -> list[Path]:
-    """Draw every screen of every game to ``out``; returns the PNG paths."""
+              game_ids=None, seed: int = 7, timings: list | None = None) -> list[Path]:
+    """Draw every screen of every game to ``out``; returns the PNG paths. ``timings``, when
+    given, gets the milliseconds a second frame of each game screen takes to build (view
+    model) and draw, as the table redraws it."""
+    import time
+
     from tray.screen.display import Display
 
     out = Path(out)
@@ -183,16 +221,30 @@ def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480
     screen = Display(size=size, headless=True)
     paths: list[Path] = []
     menu = StartMenu(["Ana", "Ben", "Cy", "Dee"], default_game="tally-up")
-    screen.draw(menu.view())
+    screen.draw(start_view(menu))
     paths.append(screen.save(out / "start.png"))
-    menu.resume = "Resume Bank (Ana, Ben, Cy)? Press R"
-    menu.focus = 1
-    screen.draw(menu.view())
+    menu.offer_resume(Path("unfinished.jsonl"), "Resume Bank (Ana, Ben, Cy), 12 events in")
+    screen.draw(start_view(menu))
     paths.append(screen.save(out / "start-resume.png"))
+    menu.do("discard")
+    screen.draw(start_view(menu))
+    paths.append(screen.save(out / "start-discard-asked.png"))
+    for gid in game_ids or games.GAME_IDS:
+        screen.draw(how_to_view(gid))
+        paths.append(screen.save(out / f"{gid}-how-to-play.png"))
+    if not game_ids or "tally-up" in game_ids:
+        screen.draw(build_view(crowded("tally-up"), 0.5))
+        paths.append(screen.save(out / "tally-up-ten-players.png"))
+        screen.draw(build_view(crowded("tally-up", finished=True), 1.0))
+        paths.append(screen.save(out / "tally-up-ten-players-end.png"))
     for gid in game_ids or games.GAME_IDS:
         for name, table, t in scenes(gid, seed):
             screen.draw(build_view(table, t))
             paths.append(screen.save(out / f"{gid}-{name}.png"))
+            if timings is not None:     # the next frame of the same screen, as the table draws
+                t0 = time.perf_counter()
+                screen.draw(build_view(table, t))
+                timings.append((time.perf_counter() - t0) * 1000)
         screen.draw(setup_view(gid))
         paths.append(screen.save(out / f"{gid}-setup.png"))
     return paths
@@ -215,8 +267,13 @@ def main(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"dicetray screenshots: {exc}", file=sys.stderr)
         return 2
-    paths = write_all(args.out, size, args.game, args.seed)
+    timings: list[float] = []
+    paths = write_all(args.out, size, args.game, args.seed, timings)
     print(f"{len(paths)} screenshots in {args.out}/")
     for p in paths:
         print(f"  {p.name}")
+    if timings:
+        ms = sorted(timings)
+        print(f"a frame of a game screen at {size[0]}x{size[1]} (view model + drawing): "
+              f"{ms[len(ms) // 2]:.1f} ms median, {ms[-1]:.1f} ms slowest ({len(ms)} screens)")
     return 0

@@ -18,11 +18,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from tray.table.actions import Table, choice_label, classify_decision
+from tray.screen.story import LOSS_KINDS, story_of
+from tray.table.actions import Table, choice_label, classify_decision, show_value
 
 # detail keys that could give away a hidden choice, or that the screen shows elsewhere
 _HIDDEN_DETAIL = {"pending", "choices", "chosen", "secret", "awaiting", "waiting", "in_out",
                   "hidden", "choice"}
+
+#: one colour per seat (seat 1 red, 2 blue, ...), on the scoreboard, the turn and the history
+PLAYER_COLOURS = [(235, 87, 75), (74, 152, 245), (245, 200, 55), (80, 200, 115),
+                  (195, 115, 235), (250, 145, 55), (60, 205, 205), (240, 120, 175),
+                  (175, 195, 85), (200, 165, 125)]
 
 _TITLES = {"tally-up": "Tally Up!", "toss-up": "Toss Up!", "bank": "Bank",
            "diced-out": "DICEDOUT!", "rollers": "Rollers"}
@@ -41,6 +47,9 @@ class PlayerRow:
     awaited: bool = False
     tag: str = ""
     winner: bool = False
+    colour: tuple[int, int, int] = (200, 200, 200)
+    lost: str = ""        # "lost 350" after a bust, until the next roll
+    note: str = ""        # "+18 last round"
 
 
 @dataclass
@@ -94,6 +103,17 @@ class View:
     table_actions: list[str] = field(default_factory=list)
     sheet: list = field(default_factory=list)   # (label, marked, circled)
     confirm: str | None = None   # label of the on-screen confirm button, when one is useful
+    # the table menu (a long press with nothing to decide; key E) or the end screen's choices
+    # (rematch / another game / start screen); a tap on line i is ("menu", i)
+    menu_title: str | None = None
+    menu: list[ChoiceView] = field(default_factory=list)
+    turn: str | None = None       # the active player's name (whose turn it is)
+    turn_colour: tuple[int, int, int] | None = None
+    in_out: tuple[list[str], list[str]] | None = None   # Tally Up!: (IN names, OUT names) now
+    events: list[str] = field(default_factory=list)     # the last events in words, newest last
+    history: list[tuple[str, list[str]]] = field(default_factory=list)  # ("Round 1", scores)
+    cue: str | None = None        # the sound of the latest event: roll, bust, reveal, win
+    cue_count: int = 0            # journal events so far: the cue plays when this grows
 
 
 @dataclass
@@ -109,6 +129,50 @@ class StartView:
     focus: int                            # 0 game, 1 players, 2.. options, last = start
     resume: str | None = None             # "Resume Bank (Ana, Ben)?" when a game is unfinished
     message: str | None = None
+    # the lines below the values (focus == len(value lines) + i highlights actions[i]):
+    # "Start", "Resume ...", "Discard the unfinished game", "Quit the table"; a tap on one is
+    # ("start", line, 0)
+    actions: list[str] = field(default_factory=list)
+    editing: bool = False                 # the focused value changes with short presses
+    question: str | None = None           # "Quit dicetray?": answers No / Yes, ("confirm", i)
+    answers: list[str] = field(default_factory=list)
+    answer: int = 0
+
+
+_OPTION_WORDS = {"every_player_once": "everyone rolls once", "press_window_s": "press window (s)",
+                 "doubles_rule": "doubles", "tie_break": "tie-break round"}
+
+
+def option_label(name: str) -> str:
+    """A game option's name as the start screen says it ("press_window_s" -> "press window (s)").
+
+    >>> option_label("press_window_s"), option_label("rounds")
+    ('press window (s)', 'rounds')
+    """
+    return _OPTION_WORDS.get(name, name.replace("_", " "))
+
+
+_ACTION_WORDS = {"start": "Start", "discard": "Discard the unfinished game",
+                 "quit": "Quit the table"}
+
+
+def start_view(menu) -> StartView:
+    """The StartView of a tray.table.menu.StartMenu.
+
+    >>> from tray.table.menu import StartMenu
+    >>> start_view(StartMenu(["Ana", "Ben"], default_game="bank")).actions
+    ['Start', 'Quit the table']
+    """
+    e = menu.engine
+    opts = [(option_label(n), show_value(menu.value(n))) for n in menu.option_names()]
+    actions = [(menu.resume or "Resume") if a == "resume" else _ACTION_WORDS[a]
+               for a in menu.actions()]
+    question, answers, answer = None, [], 0
+    if menu.confirm is not None:
+        question, answers, answer = menu.confirm.shown()
+    return StartView(menu.games, menu.game_index, menu.players, e.MIN_PLAYERS, e.MAX_PLAYERS,
+                     opts, menu.focus, menu.resume, menu.message, actions, menu.editing,
+                     question, answers, answer)
 
 
 @dataclass
@@ -120,6 +184,34 @@ class SetupView:
     status: str
     dice_set: str
     message: str | None = None
+
+
+@dataclass
+class HowToView:
+    """The how-to-play page of one game (tray/screen/howto.py).
+
+    >>> how_to_view("bank").title
+    'Bank'
+    """
+
+    game_id: str
+    title: str
+    goal: str
+    points: list[str]
+    buttons: str
+
+
+def how_to_view(game_id: str) -> HowToView:
+    """The how-to-play page of ``game_id`` as a view."""
+    from tray.screen.howto import how_to
+
+    page = how_to(game_id)
+    return HowToView(game_id, title_of(game_id), page.goal, list(page.points), page.buttons)
+
+
+def colour_of(seat: int) -> tuple[int, int, int]:
+    """The colour of seat ``seat`` (0-based)."""
+    return PLAYER_COLOURS[seat % len(PLAYER_COLOURS)]
 
 
 def title_of(game_id: str) -> str:
@@ -191,8 +283,7 @@ def game_facts(state: dict, detail: dict) -> tuple[list[tuple[str, str]], dict[i
                     tags[p] = "last turn"
         elif game == "bank":
             totals.append(("Total", str(state.get("total", 0))))
-            totals.append(("Roll", str(detail.get("roll_number", ""))))
-            totals.append(("Phase", str(detail.get("phase", ""))))
+            # the roll number and the phase are in the prompt: not repeated here
             for p, b in enumerate(state.get("banked", [])):
                 if b:
                     tags[p] = "banked"
@@ -216,9 +307,7 @@ def game_facts(state: dict, detail: dict) -> tuple[list[tuple[str, str]], dict[i
             chips = state.get("chips") or detail.get("chips")
             if isinstance(chips, list) and isinstance(a, int) and a < len(chips):
                 totals.append(("Chips", str(chips[a])))
-            rolls = state.get("rolls", detail.get("rolls"))
-            if isinstance(rolls, int):
-                totals.append(("Roll", f"{rolls} of 3"))
+            # the roll number is in the prompt ("roll 1 of 3"): not repeated here
             boards = state.get("boards") or detail.get("boards")
             if isinstance(boards, list) and isinstance(a, int) and a < len(boards):
                 sheet = _rollers_sheet(boards[a])
@@ -255,28 +344,6 @@ def roll_from_last(state: dict) -> list[str]:
     return []
 
 
-def last_caption(state: dict, players: list[str]) -> str:
-    """Words on what the last event did ("Bust: the running total is lost", "+350")."""
-    last = state.get("last") or {}
-    if not isinstance(last, dict):
-        return ""
-    if isinstance(last.get("text"), str):
-        return last["text"]
-    kind = last.get("kind")
-    if kind in ("reveal", "chosen"):
-        return ""
-    parts = []
-    if kind:
-        parts.append(str(kind).replace("_", " ").capitalize())
-    pts = last.get("points")
-    if isinstance(pts, (int, float)):
-        parts.append(f"{pts:+d}" if isinstance(pts, int) else str(pts))
-    who = last.get("player")
-    if isinstance(who, int) and 0 <= who < len(players):
-        parts.append(f"({players[who]})")
-    return " ".join(parts)
-
-
 def build_view(table: Table, t: float) -> View:
     """The View of the game ``table`` runs, at time ``t``."""
     state = table.state
@@ -292,25 +359,40 @@ def build_view(table: Table, t: float) -> View:
     chosen = set(table.chosen())
     winner = summary.get("winner") if e.finished else None
     winners = winner if isinstance(winner, list) else ([winner] if winner else [])
+    story = story_of(table.journal)
+    history = _history(story.rounds, len(players))
+    gains = _last_gains(story.rounds, len(players))
+    in_out = None
+    if game_id == "tally-up" and isinstance(state.get("in"), list):
+        in_out = ([players[p] for p, i in enumerate(state["in"]) if i],
+                  [players[p] for p, i in enumerate(state["in"]) if not i])
     rows = []
     for i, name in enumerate(players):
         score = scores.get(name, state.get("scores", [0] * len(players))[i]
                            if i < len(state.get("scores", [])) else 0)
         tag = tags.get(i, "")
-        if table.revealed and not secret_ds and not tag:
-            if name in table.revealed.get("in", []):
-                tag = "IN"
-            elif name in table.revealed.get("out", []):
-                tag = "OUT"
+        lost = f"lost {story.losses[i]}" if story.losses.get(i) else ""
         rows.append(PlayerRow(i, name, str(score), active == i, i in chosen, i in awaited, tag,
-                              name in winners))
+                              name in winners, colour_of(i), lost, gains.get(i, "")))
     round_text = f"Round {state.get('round', 1)}"
     if isinstance(state.get("options"), dict) and state["options"].get("rounds"):
         round_text += f" of {state['options']['rounds']}"
 
     # dice: a correction in progress, else the last roll
     roll: list[DieView] = []
-    caption = last_caption(state, players)
+    caption = ""
+    if story.losses:
+        what = "TALLY UP!" if story.loss_kind == "tally_up" else (
+            "Seven" if story.loss_kind == "seven" else "Bust")
+        lost = {p: n for p, n in sorted(story.losses.items()) if n}
+        amounts = set(lost.values())
+        if not lost:
+            caption = f"{what}: nothing was at stake"
+        elif len(amounts) == 1 and len(lost) > 1:
+            caption = (f"{what}: " + _names([players[p] for p in lost])
+                       + f" lost {amounts.pop()} each")
+        else:
+            caption = f"{what}: " + ", ".join(f"{players[p]} lost {n}" for p, n in lost.items())
     if table.correction is not None:
         for i, s in enumerate(table.correction.slots):
             v = s.value
@@ -320,7 +402,7 @@ def build_view(table: Table, t: float) -> View:
         caption = ("Correcting the last roll" if table.correction.event is not None
                    else "Fix the marked dice, then confirm")
     else:
-        specs = roll_from_last(state) or list(table.last_roll)
+        specs = roll_from_last(state) or _last_journal_roll(table.journal)
         for spec in specs:
             die, face = spec.split(":", 1)
             roll.append(DieView(die, face))
@@ -336,11 +418,15 @@ def build_view(table: Table, t: float) -> View:
         if not (isinstance(labels, list) and len(labels) == len(d.choices)):
             labels = [choice_label(c, players) for c in d.choices]
         choices = [ChoiceView(str(lab), i == hi, i) for i, lab in enumerate(labels)]
-        help_ = (f"{players[chooser]}: short press = next choice, long press = confirm "
-                 "(keys: arrows + Enter, or tap)")
+        help_ = f"{players[chooser]}: short press = next choice, long press = OK"
+        saves = table.save_builder(chooser)
+        if saves is not None:       # Rollers: die by die
+            choices = [ChoiceView(lab, i == saves.focus, i) for i, lab in enumerate(saves.labels())]
+            help_ = (f"{players[chooser]}: short press = next die, long press = keep it or let "
+                     "it go; long press on Roll the others to roll")
     elif secret_ds:
-        help_ = ("IN/OUT in secret: press your button (1st press IN, 2nd OUT, ...). "
-                 "The reveal counts down once everyone has chosen.")
+        help_ = ("IN/OUT in secret: press your button (1st press IN, 2nd OUT). "
+                 "All reveal together.")
     else:
         singles = [d for d in e.decisions if classify_decision(d) == "single" and d.player >= 0]
         if singles:
@@ -349,6 +435,8 @@ def build_view(table: Table, t: float) -> View:
         elif e.roll is not None:
             help_ = "Roll the dice into the tray"
 
+    if table.correction is not None and not choices:
+        help_ = "Fix a die: short press = next face, long press = OK (keys: Up/Down, Enter)"
     chosen_text = ""
     if secret_ds:
         done = [players[p] for p in sorted(awaited) if p in chosen]
@@ -359,6 +447,9 @@ def build_view(table: Table, t: float) -> View:
     banner_text = banner_kind = None
     if table.banner is not None:
         banner_kind, banner_text = table.banner[0], table.banner[1]
+        who = (state.get("last") or {}).get("player")
+        if isinstance(who, int) and 0 <= who < len(players) and banner_kind != "game_over":
+            banner_text = f"{players[who]}: {banner_text}"     # whose moment it is
     if e.finished:
         banner_kind = "game_over"
         if winners:
@@ -368,8 +459,18 @@ def build_view(table: Table, t: float) -> View:
 
     msg = table.message
     prompt = e.prompt
+    if len(awaited) == 1 and prompt.startswith("Everyone IN:"):
+        # "Everyone IN" reads wrong when one player is left IN: name them
+        prompt = players[next(iter(awaited))] + prompt[len("Everyone IN"):]
     if table.countdown_from is not None:
         prompt = "Reveal in..."
+    shown = table.menu_shown()
+    menu_title, menu = None, []
+    if shown is not None:
+        menu_title = shown[0]
+        menu = [ChoiceView(lab, i == shown[2], i) for i, lab in enumerate(shown[1])]
+        if not e.finished:
+            help_ = "Menu: short press = next line, long press = OK (or tap a line)"
     window = table.window_decision()
     if window is not None and table.window_from is not None:
         left = max(0.0, table.window_seconds() - (t - table.window_from))
@@ -392,13 +493,77 @@ def build_view(table: Table, t: float) -> View:
         message_kind=msg.kind if msg else None,
         countdown=table.countdown_number(t),
         chosen_text=chosen_text,
-        reveal=table.revealed if (table.revealed and not secret_ds) else None,
+        reveal=(table.revealed if (table.revealed and not secret_ds
+                                   and (state.get("last") or {}).get("kind") == "reveal")
+                else None),
         choices=choices,
         chooser=players[chooser] if chooser is not None else None,
-        help=help_ if not e.finished else "Press any button or Enter for a rematch, Esc to leave",
+        help=help_ if not e.finished else ("Short press = next, long press = OK: a rematch, "
+                                           "another game or the start screen (arrows + Enter)"),
         winner=", ".join(winners) if winners else None,
         camera_lost=bool(msg and msg.kind == "camera"),
         table_actions=table.table_actions(),
         confirm=("OK" if (choices or table.correction is not None)
                  else "Reveal" if secret_ds and table.countdown_from is None else None),
+        menu_title=menu_title,
+        menu=menu,
+        turn=players[active] if isinstance(active, int) and 0 <= active < len(players)
+        and not e.finished else None,
+        turn_colour=colour_of(active) if isinstance(active, int) else None,
+        in_out=in_out,
+        events=story.lines,
+        history=history,
+        cue=_cue(state, table.journal, e.finished),
+        cue_count=len(getattr(table.journal, "events", [])),
     )
+
+
+def _names(names: list[str]) -> str:
+    """"Ana", "Ana and Ben", "Ana, Ben and Cy"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _history(rounds: list, n: int) -> list[tuple[str, list[str]]]:
+    """The per-round score table: ("Round 1", [each seat's score at its end]), oldest first."""
+    return [(f"Round {r}", [str(x) for x in scores[:n]]) for r, scores in rounds]
+
+
+def _last_gains(rounds: list, n: int) -> dict[int, str]:
+    """{seat: "+18 last round"} from the last two rounds of the history."""
+    if not rounds:
+        return {}
+    now = rounds[-1][1]
+    before = rounds[-2][1] if len(rounds) > 1 else [0] * len(now)
+    out = {}
+    for p in range(min(n, len(now), len(before))):
+        try:
+            gain = now[p] - before[p]
+        except TypeError:
+            continue
+        if gain:
+            out[p] = f"{gain:+d} last round"
+    return out
+
+
+def _last_journal_roll(journal) -> list[str]:
+    """The dice of the journal's last roll event (an undone roll is gone from the journal)."""
+    for ev in reversed(list(getattr(journal, "events", []))):
+        if ev.get("type") == "roll":
+            return [s for s in ev.get("dice", []) if isinstance(s, str) and ":" in s]
+    return []
+
+
+def _cue(state: dict, journal, finished: bool) -> str | None:
+    """The sound the latest journal event deserves (tray/screen/sound.py), or None."""
+    if finished:
+        return "win"
+    events = list(getattr(journal, "events", []))
+    if not events:
+        return None
+    last = state.get("last") if isinstance(state.get("last"), dict) else {}
+    kind = last.get("kind")
+    if kind in LOSS_KINDS:
+        return "bust"
+    if kind == "reveal":
+        return "reveal"
+    return "roll" if events[-1].get("type") == "roll" else None

@@ -83,14 +83,16 @@ class CameraConfig:
 
 @dataclass
 class ScreenConfig:
-    """The display: full screen on the Pi's panel, or a window of ``size``.
+    """The display: full screen on the Pi's panel, or a window of ``size``; ``sound``: the
+    short sounds for a roll taken, a bust, a reveal and a win (false mutes them).
 
-    >>> ScreenConfig().size
-    (800, 480)
+    >>> ScreenConfig().size, ScreenConfig().sound
+    ((800, 480), True)
     """
 
     fullscreen: bool = False
     size: tuple[int, int] = (800, 480)
+    sound: bool = True
 
 
 @dataclass
@@ -117,6 +119,32 @@ class JournalConfig:
 
 
 @dataclass
+class VisionConfig:
+    """Taught models (``dicetray teach``) for the owner's own dice: ``taught`` maps a dice-set
+    id to a taught folder (``"*"``: one folder, used for the set it was taught for).
+
+    >>> VisionConfig({"d6": Path("/t/d6")}).taught_for("d6"), VisionConfig().taught_for("d6")
+    (PosixPath('/t/d6'), None)
+    """
+
+    taught: dict[str, Path] = field(default_factory=dict)
+
+    def taught_for(self, set_id: str) -> Path | None:
+        """The taught folder to read ``set_id`` dice with, or None (the shipped models)."""
+        if set_id in self.taught:
+            return self.taught[set_id]
+        folder = self.taught.get("*")
+        if folder is not None:
+            from vision.taught import TaughtError, TaughtModel
+
+            try:
+                return folder if TaughtModel.load(folder).dice_set == set_id else None
+            except TaughtError:
+                return folder   # let the reader say what is wrong with it
+        return None
+
+
+@dataclass
 class Config:
     """The whole configuration. ``path`` is the file it came from (None: defaults only).
 
@@ -130,6 +158,7 @@ class Config:
     screen: ScreenConfig = field(default_factory=ScreenConfig)
     game: GameConfig = field(default_factory=GameConfig)
     journal: JournalConfig = field(default_factory=JournalConfig)
+    vision: VisionConfig = field(default_factory=VisionConfig)
     path: Path | None = None
 
 
@@ -138,9 +167,10 @@ _KNOWN = {
     "pins": {"buttons", "leds", "pull_up", "bounce_ms", "hold_ms"},
     "camera": {"source", "fps", "exposure_us", "analogue_gain", "colour_gains", "lens_position",
                "software_gains", "crop"},
-    "screen": {"fullscreen", "size"},
+    "screen": {"fullscreen", "size", "sound"},
     "game": {"default", "options"},
     "journal": {"directory"},
+    "vision": {"taught"},
 }
 
 
@@ -284,6 +314,8 @@ def parse_config(data: dict, where: str = "") -> Config:
     t = data.get("screen", {})
     if "fullscreen" in t:
         cfg.screen.fullscreen = _bool(t["fullscreen"], "screen.fullscreen", fail)
+    if "sound" in t:
+        cfg.screen.sound = _bool(t["sound"], "screen.sound", fail)
     if "size" in t:
         s = t["size"]
         if (not isinstance(s, list) or len(s) != 2
@@ -323,6 +355,17 @@ def parse_config(data: dict, where: str = "") -> Config:
         if not isinstance(d, str) or not d.strip():
             raise fail('journal.directory must be a folder path, like "~/dicetray-journals"')
         cfg.journal.directory = Path(d).expanduser()
+    t = data.get("vision", {})
+    if "taught" in t:
+        v = t["taught"]
+        if isinstance(v, str) and v.strip():
+            cfg.vision.taught = {"*": Path(v).expanduser()}
+        elif isinstance(v, dict) and all(isinstance(k, str) and isinstance(f, str) and f.strip()
+                                         for k, f in v.items()):
+            cfg.vision.taught = {k: Path(f).expanduser() for k, f in v.items()}
+        else:
+            raise fail('vision.taught must be a taught folder, like "~/.config/dicetray/'
+                       'taught-d6", or a table of them by dice set, like { d6 = "..." }')
     return cfg
 
 

@@ -1,0 +1,192 @@
+"""Run an ONNX model as a torch module, so that teaching can fine-tune the shipped networks.
+
+The dicetray networks use a handful of ONNX operators (convolutions, pooling, linear layers,
+softmax, slicing, nearest-neighbour upsampling); :class:`OnnxModule` runs exactly those with
+torch, with the model's weights as trainable parameters, and exports back to ONNX with the
+same input and output names. (onnx2torch does this for every operator, but it needs a
+torchvision built for the same torch, which the pinned CPU torch of the train extra lacks.)
+
+    >>> import numpy as np, onnx, torch, onnxruntime as ort
+    >>> from pathlib import Path
+    >>> from lab.onnxtorch import OnnxModule
+    >>> path = Path(__file__).resolve().parent.parent / "models" / "classifier-d6.onnx"
+    >>> net = OnnxModule(onnx.load(str(path)))
+    >>> x = np.random.default_rng(0).random((2, 3, 64, 64), np.float32)
+    >>> ours = net(torch.from_numpy(x))[1].detach().numpy()
+    >>> theirs = ort.InferenceSession(str(path)).run(["face_prob"], {"crops": x})[0]
+    >>> bool(np.abs(ours - theirs).max() < 1e-4)
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+from torch import nn
+from torch.nn import functional as F
+
+
+class UnsupportedModel(ValueError):
+    """The model uses an operator this module does not run."""
+
+
+def _attrs(node) -> dict:
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _pads(p):
+    """ONNX pads (begin..., end...) as F.pad's (last dim first)."""
+    half = len(p) // 2
+    out = []
+    for b, e in zip(reversed(p[:half]), reversed(p[half:])):
+        out += [b, e]
+    return out
+
+
+class OnnxModule(nn.Module):
+    """An ONNX graph as a torch module: weights of Conv and Gemm nodes are parameters, every
+    other initializer and constant a buffer; ``forward`` returns the graph outputs in order."""
+
+    OPS = frozenset({"Conv", "Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Gemm",
+           "Softmax", "Identity", "Constant", "Sigmoid", "Slice", "Resize", "Concat", "Sub",
+           "Add", "Mul", "Div", "Clip", "BatchNormalization", "Reshape", "MatMul"})
+
+    def __init__(self, model: onnx.ModelProto):
+        super().__init__()
+        graph = model.graph
+        unknown = sorted({n.op_type for n in graph.node} - self.OPS)
+        if unknown:
+            raise UnsupportedModel(f"the model uses ONNX operators teaching cannot fine-tune: "
+                                   f"{', '.join(unknown)}")
+        trainable = {name for n in graph.node if n.op_type in ("Conv", "Gemm", "MatMul",
+                                                               "BatchNormalization")
+                     for name in n.input[1:]}
+        self.params = nn.ParameterDict()
+        self._names: dict[str, str] = {}
+        consts: dict[str, torch.Tensor] = {}
+        for i, init in enumerate(graph.initializer):
+            arr = torch.from_numpy(np.array(numpy_helper.to_array(init)))
+            if init.name in trainable and arr.is_floating_point():
+                key = f"p{i}"
+                self.params[key] = nn.Parameter(arr.clone())
+                self._names[init.name] = key
+            else:
+                consts[init.name] = arr
+        for node in graph.node:
+            if node.op_type == "Constant":
+                consts[node.output[0]] = torch.from_numpy(
+                    np.array(numpy_helper.to_array(_attrs(node)["value"])))
+        for k, (name, value) in enumerate(consts.items()):
+            self.register_buffer(f"c{k}", value, persistent=True)
+            self._names[name] = f"c{k}"
+        self.nodes = [(n.op_type, list(n.input), list(n.output), _attrs(n))
+                      for n in graph.node if n.op_type != "Constant"]
+        self.inputs = [i.name for i in graph.input if i.name not in self._names]
+        self.outputs = [o.name for o in graph.output]
+
+    def _get(self, env: dict, name: str):
+        if name in env:
+            return env[name]
+        key = self._names[name]
+        return self.params[key] if key in self.params else getattr(self, key)
+
+    def forward(self, *args):
+        env = dict(zip(self.inputs, args))
+        for op, ins, outs, a in self.nodes:
+            x = [self._get(env, n) if n else None for n in ins]
+            env[outs[0]] = self._run(op, x, a)
+        result = [env[o] for o in self.outputs]
+        return tuple(result) if len(result) > 1 else result[0]
+
+    @staticmethod
+    def _run(op: str, x: list, a: dict):
+        if op == "Conv":
+            pads = a.get("pads", [0, 0, 0, 0])
+            inp = x[0]
+            if pads[:2] != pads[2:]:
+                inp, pads = F.pad(inp, _pads(pads)), [0, 0, 0, 0]
+            return F.conv2d(inp, x[1], x[2] if len(x) > 2 else None, a.get("strides", [1, 1]),
+                            pads[:2], a.get("dilations", [1, 1]), a.get("group", 1))
+        if op == "Relu":
+            return F.relu(x[0])
+        if op in ("MaxPool", "AveragePool"):
+            k, s = a["kernel_shape"], a.get("strides", a["kernel_shape"])
+            pads = a.get("pads", [0, 0, 0, 0])
+            pool = F.max_pool2d if op == "MaxPool" else F.avg_pool2d
+            return pool(x[0], k, s, pads[:2], ceil_mode=bool(a.get("ceil_mode", 0)))
+        if op == "GlobalAveragePool":
+            return x[0].mean(dim=(2, 3), keepdim=True)
+        if op == "Flatten":
+            return torch.flatten(x[0], a.get("axis", 1))
+        if op == "Gemm":
+            w = x[1].t() if a.get("transB", 0) else x[1]
+            xa = x[0].t() if a.get("transA", 0) else x[0]
+            out = a.get("alpha", 1.0) * (xa @ w)
+            return out + a.get("beta", 1.0) * x[2] if len(x) > 2 and x[2] is not None else out
+        if op == "MatMul":
+            return x[0] @ x[1]
+        if op == "Softmax":
+            return torch.softmax(x[0], a.get("axis", -1))
+        if op == "Sigmoid":
+            return torch.sigmoid(x[0])
+        if op == "Identity":
+            return x[0]
+        if op == "Sub":
+            return x[0] - x[1]
+        if op == "Add":
+            return x[0] + x[1]
+        if op == "Mul":
+            return x[0] * x[1]
+        if op == "Div":
+            return x[0] / x[1]
+        if op == "Clip":
+            lo = x[1] if len(x) > 1 and x[1] is not None else a.get("min")
+            hi = x[2] if len(x) > 2 and x[2] is not None else a.get("max")
+            return torch.clamp(x[0], None if lo is None else float(lo),
+                               None if hi is None else float(hi))
+        if op == "Concat":
+            return torch.cat(x, a.get("axis", 0))
+        if op == "Reshape":
+            return torch.reshape(x[0], [int(v) for v in x[1]])
+        if op == "BatchNormalization":
+            return F.batch_norm(x[0], x[3], x[4], x[1], x[2], False, 0.0, a.get("epsilon", 1e-5))
+        if op == "Slice":
+            starts, ends = x[1].tolist(), x[2].tolist()
+            axes = x[3].tolist() if len(x) > 3 and x[3] is not None else range(len(starts))
+            steps = x[4].tolist() if len(x) > 4 and x[4] is not None else [1] * len(starts)
+            idx = [slice(None)] * x[0].dim()
+            for s, e, ax, st in zip(starts, ends, axes, steps):
+                idx[ax] = slice(s, min(e, x[0].shape[ax]), st)
+            return x[0][tuple(idx)]
+        if op == "Resize":
+            scales = x[2] if len(x) > 2 and x[2] is not None and x[2].numel() else None
+            if a.get("mode", b"nearest") not in (b"nearest", "nearest") or scales is None:
+                raise UnsupportedModel("Resize other than nearest by scales")
+            return F.interpolate(x[0], scale_factor=[float(v) for v in scales[2:]],
+                                 mode="nearest")
+        raise UnsupportedModel(op)
+
+
+def freeze_first_convs(net: OnnxModule, k: int) -> int:
+    """Keep the weights of the first ``k`` convolutions as they are (their gradient is never
+    computed: cheaper, and steadier when there are few photos). Returns how many it froze."""
+    done = 0
+    for op, ins, _, _ in net.nodes:
+        if op == "Conv" and done < k:
+            for name in ins[1:]:
+                key = net._names.get(name)
+                if key in net.params:
+                    net.params[key].requires_grad_(False)
+            done += 1
+    return done
+
+
+def export(net: OnnxModule, path, example: torch.Tensor, batch_axis: bool) -> None:
+    """Write ``net`` as ONNX to ``path`` with its original input and output names."""
+    axes = {n: {0: "n"} for n in net.inputs + net.outputs} if batch_axis else None
+    with torch.no_grad():
+        torch.onnx.export(net, (example,), str(path), input_names=net.inputs,
+                          output_names=net.outputs, dynamic_axes=axes, opset_version=17,
+                          dynamo=False)

@@ -1,0 +1,351 @@
+"""Drawing the game screen and the win screen of a :class:`~tray.screen.view.View`.
+
+Layout, in layout pixels (tray/screen/theme.py): a header (game, whose turn, round), the
+scoreboard on the left (every seat in order, in its colour, with IN/OUT, what it lost at a bust
+and its last round), the play area on the right (prompt, message, banner, facts, IN/OUT,
+dice, what just happened, choices) laid out top to bottom so nothing covers anything, and a
+footer with the hint and the touch buttons. Only the camera-lost notice covers the play area.
+
+>>> from tray.screen.draw_play import draw_play   # used by Display.draw
+"""
+
+from __future__ import annotations
+
+from tray.screen import theme as th
+from tray.screen.theme import BASE_H, FOOTER_H, HEADER_H, MIN_CAP, TOUCH
+
+GAP = 8
+
+
+def _sb_width(d) -> float:
+    return 270 + max(0.0, d.width - 800) * 0.3
+
+
+def header(d, title: str, game_id: str, right: str, turn: str | None = None,
+           turn_colour=None) -> None:
+    """The coloured bar: game title, whose turn it is (in their colour), the round."""
+    w = d.width
+    d.box((0, 0, w, HEADER_H), th.GAME_COLOURS.get(game_id, th.BLUE), radius=0)
+    mid = HEADER_H / 2
+    tr = d.text(title, (14, mid), th.CAP_TITLE, th.TEXT, bold=True, anchor="midleft",
+                max_w=w * 0.3 if (right or turn) else w - 28)
+    rr = d.text(right, (w - 14, mid), th.CAP_BODY, th.TEXT, anchor="midright", max_w=w * 0.26)
+    if turn:
+        left, right_x = tr.right / d.k + 16, rr.left / d.k - 16
+        label, cap = d.fit(f"{turn}'s turn", th.CAP_BODY, right_x - left - 28, bold=True)
+        pw = d.width_of(label, cap, True) + 28
+        px = left + max(0.0, (right_x - left - pw) / 2)
+        colour = turn_colour or th.GOLD
+        d.box((px, 8, pw, HEADER_H - 16), colour, radius=(HEADER_H - 16) // 2)
+        d.text(label, (px + pw / 2, mid), cap, th.ink_on(colour), bold=True, anchor="center")
+
+
+def footer(d, hint: str, buttons: list[tuple[str, str]]) -> None:
+    """The hint (left) and the touch buttons (right), each at least TOUCH high."""
+    y = BASE_H - FOOTER_H + (FOOTER_H - TOUCH) / 2
+    bx = d.width - 8
+    for name, label in buttons:
+        bw = max(TOUCH * 1.5, d.width_of(label, th.CAP_SMALL + 2, True) + 28)
+        d.box((bx - bw, y, bw, TOUCH), th.PANEL_HI, radius=10)
+        d.text(label, (bx - bw / 2, y + TOUCH / 2), th.CAP_SMALL + 2, th.TEXT, bold=True,
+               anchor="center", max_w=bw - 12)
+        d.hit_area((bx - bw, y, bw, TOUCH), ("button", name))
+        bx -= bw + GAP
+    if hint:
+        width = bx - 12
+        h = d.wrapped_h(hint, width, th.CAP_SMALL, max_lines=2)
+        d.wrap(hint, (10, BASE_H - FOOTER_H / 2 - h / 2, width, h), th.CAP_SMALL, th.DIM,
+               max_lines=2)
+
+
+def _buttons(v) -> list[tuple[str, str]]:
+    names = ["undo", *v.table_actions] + (["ok"] if v.confirm else [])
+    return [(n, v.confirm if n == "ok" else n.replace("_", " ")) for n in names]
+
+
+def _segments(d, segs, x, y, max_w, cap, anchor="midleft") -> None:
+    """Draw (words, colour) pieces left to right from layout (x, y) while they fit."""
+    for words, colour in segs:
+        if max_w < 30 or not words:
+            break
+        if d.width_of(words, cap) > max_w:
+            words = words.split()[0]      # "+188 last round" -> "+188"
+        r = d.text(words, (x, y), cap, colour, anchor=anchor, max_w=max_w)
+        used = r.width / d.k + 12
+        x += used
+        max_w -= used
+
+
+def scoreboard(d, v, x: float, y: float, w: float, h: float) -> None:
+    """One row per seat, in seat order: colour, number, name, score; IN/OUT, losses, notes."""
+    n = max(1, len(v.players))
+    row_h = min(80.0, (h + 4) / n - 4)
+    two = row_h >= 58
+    for i, row in enumerate(v.players):
+        ry = y + i * (row_h + 4)
+        bg = (58, 92, 58) if row.winner else th.PANEL_HI if row.active else th.PANEL
+        d.box((x, ry, w, row_h), bg, radius=8)
+        d.box((x, ry, 12, row_h), row.colour, radius=4)
+        if row.active:
+            d.box((x, ry, w, row_h), th.GOLD, radius=8, width=3)
+        status = []
+        if row.awaited:
+            status.append(("chosen" if row.chosen else "choosing...",
+                           th.GREEN if row.chosen else th.DIM))
+        if row.lost:
+            status.append((row.lost, th.RED))
+        if row.tag and not row.awaited:
+            status.append((row.tag, {"OUT": th.ORANGE, "IN": th.GREEN,
+                                     "banked": th.GREEN}.get(row.tag, th.DIM)))
+        if row.note and two:
+            status.append((row.note, th.DIM))
+        cap = th.CAP_NAME if two else max(MIN_CAP, min(th.CAP_NAME, (row_h - 10) / 1.6))
+        line1 = ry + (row_h * 0.32 if two else row_h / 2)
+        d.text(str(row.seat + 1), (x + 26, line1), MIN_CAP, th.DIM, anchor="center")
+        sr = d.text(row.score, (x + w - 10, line1), cap, th.GOLD if row.winner else th.TEXT,
+                    bold=True, anchor="midright")
+        room = sr.left / d.k - 10 - (x + 40)
+        if two:
+            d.text(row.name, (x + 40, line1), cap, th.TEXT, bold=row.active, anchor="midleft",
+                   max_w=room)
+            _segments(d, status, x + 40, ry + row_h * 0.74, w - 50, MIN_CAP)
+        else:
+            name_w = min(d.width_of(row.name, cap, row.active), room * (0.55 if status else 1))
+            nr = d.text(row.name, (x + 40, line1), cap, th.TEXT, bold=row.active,
+                        anchor="midleft", max_w=name_w)
+            _segments(d, status[:1], nr.right / d.k + 10, line1,
+                      sr.left / d.k - 10 - nr.right / d.k - 10, MIN_CAP)
+        d.hit_area((x, ry, w, row_h), ("player", row.seat))
+
+
+def _facts(d, totals, x, y, w) -> float:
+    """The totals as "label value" pairs, flowing onto a second line if needed."""
+    if not totals:
+        return y
+    lh = d.line_h(th.CAP_NAME, True)
+    cx, line = x, 0
+    for label, value in totals:
+        lw = d.width_of(label, MIN_CAP) + 8
+        vw = min(d.width_of(value, th.CAP_NAME, True), w - lw)
+        if cx > x and cx + lw + vw > x + w:
+            if line == 1:
+                break
+            line += 1
+            cx = x
+        mid = y + line * lh + lh / 2
+        d.text(label, (cx, mid), MIN_CAP, th.DIM, anchor="midleft")
+        big = "total" in label.lower()
+        r = d.text(value, (cx + lw, mid), th.CAP_NAME, th.GOLD if big else th.TEXT, bold=True,
+                   anchor="midleft", max_w=w - lw)
+        cx = r.right / d.k + 22
+    return y + (line + 1) * lh
+
+
+def _facts_lines(d, totals, w) -> int:
+    """How many lines :func:`_facts` takes (1 or 2)."""
+    cx, line = 0.0, 1
+    for label, value in totals:
+        lw = d.width_of(label, MIN_CAP) + 8
+        vw = min(d.width_of(value, th.CAP_NAME, True), w - lw)
+        if cx > 0 and cx + lw + vw > w:
+            if line == 2:
+                break
+            line, cx = 2, 0.0
+        cx += lw + vw + 22
+    return line
+
+
+def _in_out_h(d, v, w) -> float:
+    ins, outs = v.in_out
+    a = "IN: " + (", ".join(ins) or "nobody")
+    b = "OUT: " + (", ".join(outs) or "nobody")
+    if d.width_of(a, th.CAP_BODY) + d.width_of(b, th.CAP_BODY) + 24 <= w:
+        return d.line_h(th.CAP_BODY)
+    return (d.wrapped_h(a, w, th.CAP_BODY, False, 2) + d.wrapped_h(b, w, th.CAP_BODY, False, 2))
+
+
+def _in_out(d, v, x, y, w) -> float:
+    ins, outs = v.in_out
+    a = "IN: " + (", ".join(ins) or "nobody")
+    b = "OUT: " + (", ".join(outs) or "nobody")
+    cap = th.CAP_BODY
+    if d.width_of(a, cap) + d.width_of(b, cap) + 24 <= w:
+        r = d.text(a, (x, y), cap, th.GREEN)
+        d.text(b, (r.right / d.k + 24, y), cap, th.ORANGE)
+        return y + d.line_h(cap)
+    y = d.wrap(a, (x, y, w, 60), cap, th.GREEN, max_lines=2)
+    return d.wrap(b, (x, y, w, 60), cap, th.ORANGE, max_lines=2)
+
+
+def _sheet(d, sheet, x, y, w) -> float:
+    k = len(sheet)
+    cw = min(52.0, (w - 4 * (k - 1)) / k)
+    pg = d.pg
+    for i, (label, marked, circled) in enumerate(sheet):
+        r = d.R(x + i * (cw + 4), y, cw, 44)
+        d.box(r, (60, 130, 80) if marked else th.PANEL, radius=6)
+        if circled:
+            pg.draw.circle(d.surface, th.GOLD, r.center, round(min(cw, 44) * 0.45 * d.k),
+                           max(2, round(2 * d.k)))
+        d.text(label, (r.centerx / d.k, r.centery / d.k), th.CAP_SMALL + 2,
+               th.BG if marked else th.TEXT, bold=True, anchor="center", max_w=cw - 4)
+        if marked:
+            pg.draw.line(d.surface, th.TEXT, r.topleft, r.bottomright, max(2, round(2 * d.k)))
+    return y + 44
+
+
+def _dice(d, v, x, y, w, px_max) -> float:
+    k = len(v.roll)
+    px = min(84.0, (w - 10 * (k - 1)) / k, px_max)
+    pg = d.pg
+    for i, die in enumerate(v.roll):
+        r = d.R(x + i * (px + 10), y + 4, px, px)
+        d.surface.blit(d.die_image(v.dice_set, die.die, die.face, r.width), r)
+        if die.unsure:
+            pg.draw.rect(d.surface, th.ORANGE, r.inflate(round(6 * d.k), round(6 * d.k)),
+                         max(2, round(3 * d.k)), border_radius=r.width // 6)
+            if die.face is None:
+                d.text("?", (r.centerx / d.k, r.centery / d.k), max(MIN_CAP, px * 0.4), th.ORANGE, bold=True,
+                       anchor="center")
+        if die.selected:
+            pg.draw.rect(d.surface, th.GOLD, r.inflate(round(12 * d.k), round(12 * d.k)),
+                         max(2, round(4 * d.k)), border_radius=r.width // 5)
+        d.hit_area(r, ("die", i))
+    return y + px + 12
+
+
+def _choices(d, v, x, y, w, bottom) -> None:
+    cap = th.CAP_BODY
+    d.text(f"{v.chooser}, choose:", (x, y), cap, th.TEXT, bold=True, max_w=w * 0.6)
+    y += d.line_h(cap, True) + 4
+    widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24   # shrinks to fit
+    cols = max(1, min(4, int((w + GAP) // (widest + GAP)), len(v.choices)))
+    cw = (w - GAP * (cols - 1)) / cols
+    rows = max(1, int((bottom - y + GAP) // (TOUCH + GAP)))
+    fit = rows * cols
+    hi = next((i for i, c in enumerate(v.choices) if c.highlighted), 0)
+    lo = 0 if len(v.choices) <= fit else max(0, min(hi - fit // 2, len(v.choices) - fit))
+    shown = v.choices[lo:lo + fit]
+    for i, c in enumerate(shown):
+        cx, cy = x + (i % cols) * (cw + GAP), y + (i // cols) * (TOUCH + GAP)
+        d.box((cx, cy, cw, TOUCH), th.GOLD if c.highlighted else th.PANEL_HI, radius=8)
+        d.text(c.label, (cx + 12, cy + TOUCH / 2), cap, th.BG if c.highlighted else th.TEXT,
+               bold=c.highlighted, anchor="midleft", max_w=cw - 20)
+        d.hit_area((cx, cy, cw, TOUCH), ("choice", c.index))
+    if len(v.choices) > fit:
+        d.text(f"{lo + 1}-{lo + len(shown)} of {len(v.choices)}",
+               (x + w, y - d.line_h(cap, True) - 4), MIN_CAP, th.DIM, anchor="topright")
+
+
+def draw_play(d, v) -> None:
+    """The game screen."""
+    w = d.width
+    header(d, v.title, v.game_id, v.round_text, v.turn, v.turn_colour)
+    top, bottom = HEADER_H + GAP, BASE_H - FOOTER_H - 4
+    sb = _sb_width(d)
+    scoreboard(d, v, 8, top, sb, bottom - top)
+    x, mw = 8 + sb + 16, w - 10 - (8 + sb + 16)
+    y = top
+
+    # the prompt: two lines at the prompt size, else up to four a little smaller
+    cap = th.CAP_PROMPT
+    if len(d.lines(v.prompt, mw, cap, True)) > 2:
+        cap = th.CAP_BODY
+    y = d.wrap(v.prompt, (x, y, mw, 160), cap, th.TEXT, bold=True, max_lines=4) + 6
+
+    if v.message and not v.camera_lost:
+        col = th.MESSAGE_COLOURS.get(v.message_kind or "info", th.BLUE)
+        h = d.wrapped_h(v.message, mw - 24, th.CAP_BODY, True, 3) + 14
+        d.box((x, y, mw, h), col, radius=10)
+        d.wrap(v.message, (x + 12, y + 7, mw - 24, h), th.CAP_BODY, th.ink_on(col), bold=True,
+               max_lines=3)
+        y += h + GAP
+    if v.banner:
+        col = th.BANNER_COLOURS.get(v.banner_kind or "", th.GOLD)
+        bh = 62
+        d.box((x, y, mw, bh), col, radius=12)
+        d.text(v.banner, (x + mw / 2, y + bh / 2), th.CAP_BANNER, th.ink_on(col), bold=True,
+               anchor="center", max_w=mw - 20)
+        y += bh + GAP
+    # what must stay in sight below: the countdown, the dice (a die to fix most of all), a
+    # row of choices; the facts, IN/OUT and the sheet are left out when they would crowd it
+    essential = (76 + GAP if v.countdown is not None else 0) + (
+        (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0)
+    if v.roll:
+        essential += (64 if any(dv.unsure for dv in v.roll) else 44) + 12
+
+    def fits(h: float) -> bool:
+        return y + h + essential <= bottom
+
+    if v.totals and fits(_facts_lines(d, v.totals, mw) * d.line_h(th.CAP_NAME, True) + 4):
+        y = _facts(d, v.totals, x, y, mw) + 4
+    if v.chosen_text:
+        if fits(d.wrapped_h(v.chosen_text, mw, th.CAP_BODY, False, 2) + 4):
+            y = d.wrap(v.chosen_text, (x, y, mw, 60), th.CAP_BODY, th.GREEN, max_lines=2) + 4
+    elif v.in_out is not None and fits(_in_out_h(d, v, mw) + 4):
+        y = _in_out(d, v, x, y, mw) + 4
+    if v.countdown is not None:
+        d.box((x, y, mw, 76), th.BLACK, radius=16)
+        d.box((x, y, mw, 76), th.GOLD, radius=16, width=3)
+        d.text("... ".join(str(i) for i in range(1, v.countdown + 1)) + "...",
+               (x + mw / 2, y + 38), 40, th.GOLD, bold=True, anchor="center", max_w=mw - 20)
+        y += 76 + GAP
+    if v.sheet and fits(44 + GAP):
+        y = _sheet(d, v.sheet, x, y, mw) + GAP
+
+    # what is left: choices first, then the words on the last events, then the dice
+    caption = [(v.roll_caption, th.RED if "lost" in v.roll_caption else th.ORANGE)] \
+        if v.roll_caption else []
+    events = [(e, th.DIM) for e in v.events[-2:]]
+    lh = d.line_h(MIN_CAP)
+    need_choices = 0.0
+    if v.choices:     # a second row of choices when one is not enough and the dice still fit
+        need_choices = d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP
+        widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24
+        per_row = max(1, min(4, int((mw + GAP) // (widest + GAP))))
+        dice_h = 40 if v.roll else 0
+        spare = bottom - y - need_choices - lh * len(caption) - 12 - dice_h
+        if len(v.choices) > per_row and spare - lh * len(events) >= TOUCH + GAP:
+            need_choices += TOUCH + GAP
+        elif len(v.choices) > per_row and spare >= TOUCH + GAP:
+            events = []          # the second row matters more than the last events
+            need_choices += TOUCH + GAP
+    room = bottom - y - need_choices
+    if v.roll and room - lh * (len(caption) + len(events)) < 44:
+        events = events[-1:] if room - lh * (len(caption) + 1) >= 44 else []
+    if v.roll:
+        px_max = room - lh * (len(caption) + len(events)) - 12
+        if px_max >= 28:
+            y = _dice(d, v, x, y, mw, px_max)
+    for words, colour in caption + events:
+        if y + lh > bottom - need_choices:
+            break
+        d.text(words, (x, y), MIN_CAP, colour, max_w=mw)
+        y += lh
+    if v.choices:
+        _choices(d, v, x, y + 4, mw, bottom)
+
+    footer(d, v.help, _buttons(v))
+    if v.camera_lost and v.message:
+        _camera_lost(d, v.message, x - 6, top, mw + 12, bottom - top)
+    _menu(d, v, (x - 6, top, mw + 12, BASE_H - top - 6))
+
+
+def _menu(d, v, area) -> None:
+    """The table menu (or the end screen's choices) over the play area."""
+    menu = getattr(v, "menu", None)
+    if menu:
+        from tray.screen.draw_menus import question
+
+        hi = next((i for i, c in enumerate(menu) if c.highlighted), 0)
+        question(d, v.menu_title or "Menu", [c.label for c in menu], hi, "menu", area)
+
+
+def _camera_lost(d, message: str, x, y, w, h) -> None:
+    r = d.R(x, y, w, h)
+    d.cover(r)
+    d.box(r, th.BLACK, radius=16)
+    d.box((x + 4, y + 4, w - 8, h - 8), th.RED, radius=14)
+    d.text("CAMERA LOST", (x + w / 2, y + 50), th.CAP_BANNER, th.TEXT, bold=True,
+           anchor="center", max_w=w - 30)
+    d.wrap(message, (x + 20, y + 90, w - 40, h - 100), th.CAP_BODY, th.TEXT, max_lines=5)
