@@ -134,9 +134,21 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     lines = []
     rc = teach_after(cap.folder, out=lines.append, teacher=quick_teacher())
     taught = tmp_path / "cap" / "taught"
+    import importlib.util
+    if importlib.util.find_spec("torch") is not None:    # make test installs the extra
+        assert rc == 0, capsys.readouterr().err
     if rc == 0:
         assert taught.is_dir() and any(taught.iterdir())
         assert any("held out" in line for line in lines)
+        capsys.readouterr()
+        # the taught folder reads toss-up dice; for d6 dice it is refused in one line
+        assert calibrate.main(["--teach", "--out", str(tmp_path / "d6"), "--dice-set", "d6",
+                               "--taught", str(taught), "--source", "sim", "--sim-roller",
+                               "--headless", "--config", str(tmp_path / "x.toml")],
+                              out=lambda s: None) == 2
+        err = capsys.readouterr().err
+        assert "toss-up" in err and "Traceback" not in err, err
+        assert not (tmp_path / "d6").exists()
     else:
         err = capsys.readouterr().err
         assert "needs the train extra" in err and "Traceback" not in err, err
@@ -199,6 +211,17 @@ def test_nothing_is_written_before_the_first_photo(tmp_path, capsys):
                          + str(tmp_path / "nothing"), "--headless",
                          "--config", str(tmp_path / "none.toml")], out=lambda s: None)
     assert rc == 1 and "Traceback" not in capsys.readouterr().err
+    assert not (tmp_path / "cap").exists()
+
+
+def test_a_folder_that_is_no_taught_model_is_refused(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    for teach in (["--teach", "--out", str(tmp_path / "cap"), "--sim-roller"], ["--no-check"]):
+        rc = calibrate.main(teach + ["--taught", str(tmp_path / "empty"), "--source", "sim",
+                                     "--dice-set", "toss-up", "--headless",
+                                     "--config", str(tmp_path / "x.toml")], out=lambda s: None)
+        err = capsys.readouterr().err
+        assert rc == 2 and "empty" in err and "Traceback" not in err, err
     assert not (tmp_path / "cap").exists()
 
 

@@ -307,16 +307,16 @@ class DieCheck:
     note: str = ""
 
 
-def make_recognizer(diceset):
-    """Engineer V3's ``vision.pipeline.Recognizer`` for ``diceset``; CalibrationError if the
-    pipeline is not available."""
+def make_recognizer(diceset, taught=None):
+    """Engineer V3's ``vision.pipeline.Recognizer`` for ``diceset`` (``taught``: a taught
+    folder or model for it); CalibrationError if the pipeline is not available."""
     try:
         from vision.pipeline import Recognizer
     except ImportError as exc:
         raise CalibrationError(f"the vision pipeline cannot be loaded ({exc}): update your "
                                "checkout, or pass --no-check to skip the dice check") from None
     try:
-        return Recognizer(diceset)
+        return Recognizer(diceset, taught=taught)
     except (OSError, RuntimeError, ValueError) as exc:   # a model file missing or unreadable
         raise CalibrationError(f"the vision pipeline cannot start ({exc}); pass --no-check to "
                                "skip the dice check") from None
@@ -468,6 +468,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="seconds to wait for each placed die to be read (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated tray")
     p.add_argument("--snapshot", help="save a picture of the found tray to this PNG file")
+    p.add_argument("--taught", metavar="DIR",
+                   help="read the dice with a taught folder (dicetray teach); default: the "
+                        "config's [vision] taught for the dice set")
     teach = p.add_argument_group(
         "guided capture (--teach)", "throw the dice, confirm each face with the buttons, keys "
         "or touch; the photos and labels go to --out, then a model is taught from them into "
@@ -502,7 +505,7 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     """``dicetray calibrate``: see the module docstring. Returns the exit code."""
     args = _parser().parse_args(argv)
     from hardware.camera import Adjusted, CameraError, PiCamera, SimulatedTray, open_source
-    from vision.dicesets import DiceSetError, load
+    from vision.dicesets import load
 
     try:
         cfg = load_config(args.config)
@@ -514,9 +517,11 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
         return capture_main(args, cfg, default_set=_default_set(cfg), out=out)
     config_path = Path(args.config).expanduser() if args.config else default_path()
     spec = args.source or cfg.camera.source
+    from tray.table.teaching import load_taught
     try:
         diceset = load(args.dice_set or _default_set(cfg))
-    except DiceSetError as exc:
+        taught = load_taught(args.taught, cfg, diceset)
+    except ValueError as exc:            # DiceSetError, TaughtError
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 2
     reference = None
@@ -594,7 +599,7 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
         else:
             out(f"Step 4/4: checking the dice of {diceset.name} ({len(diceset.dice)} kinds)")
             try:
-                recognizer = make_recognizer(diceset)
+                recognizer = make_recognizer(diceset, taught)
             except CalibrationError as exc:
                 out(f"  skipped: {exc}")
                 recognizer = None

@@ -130,7 +130,9 @@ def main(args, cfg, default_set: str = "d6", out=print, teacher=None,
     try:
         diceset = load(args.dice_set or default_set)
         folder = CaptureFolder(args.out, diceset)
-    except (DiceSetError, CaptureError) as exc:
+        from tray.table.teaching import load_taught
+        taught = load_taught(getattr(args, "taught", None), cfg, diceset)
+    except (DiceSetError, CaptureError, ValueError) as exc:   # TaughtError is a ValueError
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if folder.continued:
@@ -174,7 +176,7 @@ def main(args, cfg, default_set: str = "d6", out=print, teacher=None,
     from vision.settle import Settler
 
     try:
-        recognizer = Recognizer(diceset)
+        recognizer = Recognizer(diceset, taught=taught)
     except (OSError, RuntimeError, ValueError) as exc:   # a model file missing or unreadable
         source.close()
         print(f"{prog}: the vision pipeline cannot start ({exc})", file=sys.stderr)

@@ -126,3 +126,15 @@ def summary_lines(summary: dict) -> list[str]:
         return [f"held out: {held}"] if held is not None else []
     return [f"held out: {k} {v:.3f}" if isinstance(v, float) else f"held out: {k} {v}"
             for k, v in held.items()]
+
+
+def load_taught(folder, cfg, diceset):
+    """The taught model to read ``diceset`` with: ``folder`` (--taught), else the config's
+    ``[vision] taught`` for the set, else None (the shipped models). Raises
+    vision.taught.TaughtError (a ValueError) for a folder that is no taught model of the set."""
+    folder = folder or cfg.vision.taught_for(diceset.id)
+    if folder is None:
+        return None
+    from vision.taught import resolve
+
+    return resolve(Path(folder).expanduser(), diceset.id)
