@@ -226,7 +226,7 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     hands.presses(0, False, True, False, True)
     hands.until(lambda play: play.menu.resume_path is None)
     hands.do(lambda play: hands.steps.__setitem__(
-        slice(1, 1), [_goto(hands, play.menu.lines() - 1)]))
+        slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index("quit"))]))
     hands.presses(0, True, False, True)
 
     play_mod.Table = keep_table

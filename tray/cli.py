@@ -7,6 +7,9 @@
     dicetray recognize IMAGE... --dice-set SET [--json]
     dicetray eval                            vision figures on rendered and real photos
     dicetray bench [--json]                  vision speed per frame and per die
+    dicetray odds JOURNAL [--json]           the odds of the decision at hand
+    dicetray duel --game G --players best,random [--games N] [--seed S] [--json]
+    dicetray stats [--journals DIR] [--plot DIR] [--json]   dice fairness and history
     dicetray screenshots [--out DIR]         every screen of every game, headless
     dicetray teach FOLDER --dice-set SET --out DIR   learn your dice from labelled photos
     dicetray train                           retrain the ONNX models (needs the train extra)
@@ -25,6 +28,9 @@ COMMANDS = {
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
     "eval": ("lab.cli", "main_eval", "accuracy figures of the vision pipeline"),
     "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),
+    "odds": ("tray.commands", "main_odds", "the odds of each option of the decision at hand"),
+    "duel": ("tray.commands", "main_duel", "computer players against each other, no vision"),
+    "stats": ("tray.history", "main_stats", "dice fairness and the table's history"),
     "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
     "teach": ("lab.teach", "main", "learn your own dice and tray from labelled photos"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),

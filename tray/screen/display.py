@@ -326,11 +326,15 @@ class Display:
             draw_menus.draw_setup(self, view)
         elif isinstance(view, HowToView):
             draw_menus.draw_howto(self, view)
+        elif type(view).__name__ == "HistoryView":   # tray/screen/history_screen.py
+            from tray.screen.history_screen import draw_history
+
+            draw_history(self, view)
         elif view.screen == "end":
             draw_end.draw_end(self, view)
         else:
             draw_play.draw_play(self, view)
-        if not isinstance(view, (StartView, SetupView, HowToView)):
+        if not isinstance(view, (StartView, SetupView, HowToView)) and hasattr(view, "cue_count"):
             self._sound_for(view)
         self.present()
 

@@ -325,6 +325,10 @@ def draw_play(d, v) -> None:
     if v.choices:
         _choices(d, v, x, y + 4, mw, bottom)
 
+    if getattr(v, "odds", None):
+        from tray.screen.odds_view import draw_odds
+
+        draw_odds(d, v.odds, 8, top, d.width - 16, bottom)   # the whole width: room for words
     footer(d, v.help, _buttons(v))
     if v.camera_lost and v.message:
         _camera_lost(d, v.message, x - 6, top, mw + 12, bottom - top)

@@ -247,6 +247,10 @@ def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480
                 timings.append((time.perf_counter() - t0) * 1000)
         screen.draw(setup_view(gid))
         paths.append(screen.save(out / f"{gid}-setup.png"))
+    if not game_ids:
+        from tray.screen.beyond_shots import write_beyond  # bots, odds, table history
+
+        paths += write_beyond(screen, out)
     return paths
 
 

@@ -103,6 +103,7 @@ class View:
     table_actions: list[str] = field(default_factory=list)
     sheet: list = field(default_factory=list)   # (label, marked, circled)
     confirm: str | None = None   # label of the on-screen confirm button, when one is useful
+    odds: list = field(default_factory=list)   # live odds lines (tray/screen/odds_view.py)
     # the table menu (a long press with nothing to decide; key E) or the end screen's choices
     # (rematch / another game / start screen); a tap on line i is ("menu", i)
     menu_title: str | None = None
@@ -153,7 +154,7 @@ def option_label(name: str) -> str:
 
 
 _ACTION_WORDS = {"start": "Start", "discard": "Discard the unfinished game",
-                 "quit": "Quit the table"}
+                 "quit": "Quit the table", "history": "Table history: wins, dice, charts"}
 
 
 def start_view(menu) -> StartView:
@@ -161,7 +162,7 @@ def start_view(menu) -> StartView:
 
     >>> from tray.table.menu import StartMenu
     >>> start_view(StartMenu(["Ana", "Ben"], default_game="bank")).actions
-    ['Start', 'Quit the table']
+    ['Start', 'Quit the table', 'Table history: wins, dice, charts']
     """
     e = menu.engine
     opts = [(option_label(n), show_value(menu.value(n))) for n in menu.option_names()]

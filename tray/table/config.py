@@ -93,6 +93,7 @@ class ScreenConfig:
     fullscreen: bool = False
     size: tuple[int, int] = (800, 480)
     sound: bool = True
+    odds: str = "hold"  # live odds: "off", "hold" (while a button is held; key O) or "always"
 
 
 @dataclass
@@ -167,7 +168,7 @@ _KNOWN = {
     "pins": {"buttons", "leds", "pull_up", "bounce_ms", "hold_ms"},
     "camera": {"source", "fps", "exposure_us", "analogue_gain", "colour_gains", "lens_position",
                "software_gains", "crop"},
-    "screen": {"fullscreen", "size", "sound"},
+    "screen": {"fullscreen", "size", "sound", "odds"},
     "game": {"default", "options"},
     "journal": {"directory"},
     "vision": {"taught"},
@@ -238,7 +239,12 @@ def parse_config(data: dict, where: str = "") -> Config:
             raise fail(f"players.names has {len(names)} names: at most {MAX_PLAYERS} players")
         if len(set(names)) != len(names):
             raise fail("players.names repeats a name: give every player a different name")
-        cfg.players = list(names)
+        from tray.rules.bots import seat_names  # "bot" / "bot:careful" seats
+
+        try:
+            cfg.players = seat_names(list(names))
+        except ValueError as err:
+            raise fail(f"players.names: {err}") from None
     t = data.get("pins", {})
     pins = cfg.pins
     for key in ("buttons", "leds"):
@@ -316,6 +322,10 @@ def parse_config(data: dict, where: str = "") -> Config:
         cfg.screen.fullscreen = _bool(t["fullscreen"], "screen.fullscreen", fail)
     if "sound" in t:
         cfg.screen.sound = _bool(t["sound"], "screen.sound", fail)
+    if "odds" in t:
+        if t["odds"] not in ("off", "hold", "always"):
+            raise fail(f'screen.odds = {t["odds"]!r}: choose "off", "hold" or "always"')
+        cfg.screen.odds = t["odds"]
     if "size" in t:
         s = t["size"]
         if (not isinstance(s, list) or len(s) != 2

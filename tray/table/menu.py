@@ -247,7 +247,8 @@ class StartMenu:
 
     def actions(self) -> list[str]:
         """The action lines below the values, in order."""
-        return ["start"] + (["resume", "discard"] if self.resume_path is not None else []) + ["quit"]
+        return ["start"] + (["resume", "discard"] if self.resume_path is not None else []) + [
+            "quit", "history"]
 
     def lines(self) -> int:
         return self.rows() + len(self.actions())
@@ -286,7 +287,7 @@ class StartMenu:
 
     def do(self, action: str | None) -> None:
         """Choose an action line: Start / Resume at once, Discard / Quit after a question."""
-        if action in ("start", "resume"):
+        if action in ("start", "resume", "history"):
             self.outcome = action
         elif action == "discard":
             self.confirm = ButtonMenu("", [("discard", "Discard it",

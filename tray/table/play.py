@@ -28,6 +28,7 @@ from pathlib import Path
 
 from tray.rules import games
 from tray.rules.engine import RuleError
+from tray.table.bot_seats import BotSeats
 from tray.table.menu import StartMenu
 from tray.table.moments import Message
 from tray.table.presses import MenuButtons, handle_tap
@@ -210,6 +211,9 @@ class Play:
                     menu.message = f"Could not put the unfinished game aside: {exc}"
                 offer = resume_offer(self.journal_dir)
                 menu.offer_resume(*(offer if offer is not None else (None, None)))
+            elif outcome == "history":
+                if self.history_screen():
+                    return None
             elif outcome == "start":
                 try:
                     return self.new_journal(menu.game_id, menu.players, menu.chosen_options())
@@ -219,6 +223,38 @@ class Play:
             if self.out_of_time(t):
                 return None
             self.pause(0.03)              # about 30 pictures a second on the start screen
+
+    def history_screen(self) -> bool:
+        """The table's history pages (tray/screen/history_screen.py): a press or a key turns
+        the page, a long press or Esc goes back. True when the window was closed."""
+        import pygame
+
+        from tray.history import read_folder
+        from tray.screen.history_screen import history_pages
+
+        pages = history_pages(*read_folder(self.journal_dir))
+        i = 0
+        self.flush()
+        while 0 <= i < len(pages):
+            t = self.turn()
+            while not self.events.empty():
+                ev = self.events.get_nowait()
+                if getattr(ev, "held", None) is None:
+                    i = -1 if getattr(ev, "long", False) else i + 1
+            for ev in pygame.event.get():
+                if ev.type == pygame.QUIT:
+                    return True
+                if ev.type == pygame.KEYDOWN:
+                    i = -1 if pygame.key.name(ev.key) in ("escape", "backspace") else i + 1
+                elif ev.type == pygame.MOUSEBUTTONDOWN:
+                    i += 1
+            if 0 <= i < len(pages):
+                self.display.draw(pages[i])
+            if self.out_of_time(t):
+                return True
+            self.pause()
+        self.flush()
+        return False
 
     def game(self, journal) -> str:
         """Run one game until its end screen or table menu says what next: "rematch",
@@ -243,6 +279,8 @@ class Play:
                           display=self.display, releases=self.releases, long_s=self.long_s)
         self.keys.players = len(journal.players)
         session.keys = self.keys
+        session.bots = BotSeats(table)
+        session.odds_mode = getattr(self.cfg.screen, "odds", "off")
         self.flush()
         rolls_seen, lit = 0, []
         while True:

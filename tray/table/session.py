@@ -25,6 +25,7 @@ from pathlib import Path
 from tray.table.presses import ButtonMapper, handle_key
 from tray.table.table import Table
 
+ODDS_HOLD_S = 0.4  # a button held this long shows the live odds (mode "hold")
 DEMO_NAMES = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 
 
@@ -147,6 +148,9 @@ class Session:
         self.setup_view = False
         self.keys = None   # hardware.buttons.KeyboardButtons: keys 1-0 as buttons
         self.on_settled: Callable | None = None
+        self.bots = None   # tray.table.bot_seats.BotSeats: computer players' decisions
+        self.odds_mode = "off"   # live odds: "off", "hold" (a button held, or key O), "always"
+        self.odds_toggled = False
 
     def step(self, t: float, draw: bool = True) -> None:
         """One turn of the loop at time ``t``."""
@@ -166,6 +170,8 @@ class Session:
                     self.table.settled(settled, t)
         self.drain(t)
         self.table.tick(t)
+        if self.bots:
+            self.bots.tick(t)
         if draw and self.display is not None:
             self.draw(t)
 
@@ -193,7 +199,22 @@ class Session:
             return SetupView(self.last_frame, boxes, f"Tray: {status}",
                              self.table.journal.game.DICE_SET,
                              self.table.message.text if self.table.message else None)
-        return build_view(self.table, t)
+        view = build_view(self.table, t)
+        if self.odds_shown(t):
+            from tray.screen.odds_view import odds_lines
+
+            view.odds = odds_lines(self.table.state)
+        return view
+
+    def odds_shown(self, t: float) -> bool:
+        """Whether the live odds are on screen: always, or while a button is held / after
+        key O (mode "hold"), never (mode "off")."""
+        if self.odds_mode == "always":
+            return True
+        if self.odds_mode != "hold":
+            return False
+        held = any(t - start >= ODDS_HOLD_S for start in self.mapper.pending.values())
+        return held or self.odds_toggled
 
     def draw(self, t: float) -> None:
         self.display.draw(self.view(t))
@@ -209,6 +230,9 @@ def play_key(session: Session, name: str, shift: bool, t: float) -> str:
     if name == "s" and table.menu is None:
         session.setup_view = not session.setup_view
         return "setup"
+    if name == "o" and session.odds_mode == "hold":
+        session.odds_toggled = not session.odds_toggled
+        return "odds"
     if name == "t" and hasattr(session.source, "throw"):
         spec = table.expect().roll
         if spec is None:
