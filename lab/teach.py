@@ -32,9 +32,7 @@ import datetime as _dt
 import hashlib
 import json
 import math
-import shutil
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -61,9 +59,9 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
 
 Progress = Callable[[str, int, int], None]
-COPIES = 10              # augmented crops per labelled die
+COPIES = 8               # augmented crops per labelled die
 NEG_SHARE = 0.5          # "not a die" crops per die crop
-CLF_EPOCHS = 5
+CLF_EPOCHS = 4
 DET_EPOCHS = 5
 HELD_SHARE = 0.25        # photos held out to set the thresholds and give the figures
 MAX_THRESHOLD = 0.995
@@ -288,7 +286,7 @@ def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed
     opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=3e-4)
     batch = 64
     steps = epochs * math.ceil(len(x) / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-4, total_steps=steps)
     g = torch.Generator().manual_seed(seed)
     net.train()
     for epoch in range(epochs):
@@ -303,7 +301,7 @@ def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed
             if n_dice > 1 and bool(dice.any()):
                 loss = loss + torch.nn.functional.nll_loss(
                     torch.log(die_p[dice] + 1e-7), dy[idx][dice])
-            loss = loss + _pull(torch, net, start, 1e-3)
+            loss = loss + _pull(torch, net, start, 1e-2)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -330,7 +328,7 @@ def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCH
     opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=3e-4)
     batch = 8
     steps = epochs * math.ceil(len(x) / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-4, total_steps=steps)
     g = torch.Generator().manual_seed(seed)
     net.train()
     for epoch in range(epochs):
@@ -347,7 +345,7 @@ def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCH
             sl = (m * (ps - size[idx]).abs()).sum() / m.sum().clamp(min=1)
             hl = torch.nn.functional.binary_cross_entropy(pm.clamp(1e-4, 1 - 1e-4),
                                                           hand0[idx])
-            loss = focal + sl + hl + _pull(torch, net, start, 1e-3)
+            loss = focal + sl + hl + _pull(torch, net, start, 1e-2)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -401,18 +399,33 @@ def _threshold(conf: np.ndarray, right: np.ndarray, floor: float) -> float:
     return float(min(max(cut, floor), MAX_THRESHOLD))
 
 
-def _held_readings(clf: FaceClassifier, photos, images, turns: int):
-    """(joint confidence, read right) of every held-out die's straight crop."""
+def _held_readings(ds, taught, photos, images, fine: bool, only_crops: bool):
+    """(confidence, read right) of every held-out die as the table reads it, with no
+    threshold: photos as ``dicetray recognize`` reads them (``fine``: four turns) or as the
+    camera loop reads a frame; a die not found is left out (it is never read wrong)."""
+    from vision.pipeline import Recognizer
+
     conf, right = [], []
+    if only_crops:
+        clf = FaceClassifier(ds, threshold=0.0, taught=taught)
+        for photo, img in zip(photos, images):
+            lab = photo.labels[0]
+            r = clf.classify([clf.crop(img, (lab.x, lab.y, lab.w, lab.h))],
+                             TURNS if fine else 1)[0]
+            conf.append(0.0 if r.not_a_die > 0.5 else r.confidence)
+            right.append((r.die, r.face) == (lab.die, lab.face))
+        return np.array(conf), np.array(right, bool)
+    rec = Recognizer(ds, threshold=0.0, taught=taught)
     for photo, img in zip(photos, images):
-        crops = [clf.crop(img, (lab.x, lab.y, lab.w, lab.h)) for lab in photo.labels]
-        die_p, face_p = clf.probabilities(crops, turns)
-        for lab, dp, fp in zip(photo.labels, die_p, face_p):
-            joint = dp[clf._pair_die] * fp[clf._pair_face]
-            k = int(np.argmax(joint))
-            got = (clf.dice[clf._pair_die[k]], clf.faces[clf._pair_face[k]])
-            conf.append(0.0 if fp[-1] > 0.5 else float(joint[k]))
-            right.append(got == (lab.die, lab.face))
+        rec.reset()
+        found = rec.read(img, fine=fine).dice
+        for lab in photo.labels:
+            cx, cy = lab.x + lab.w / 2, lab.y + lab.h / 2
+            hit = [d for d in found if d.x <= cx <= d.x + d.w and d.y <= cy <= d.y + d.h]
+            if hit:
+                d = min(hit, key=lambda d: abs(d.x + d.w / 2 - cx) + abs(d.y + d.h / 2 - cy))
+                conf.append(d.confidence)
+                right.append((d.die, d.face) == (lab.die, lab.face))
     return np.array(conf), np.array(right, bool)
 
 
@@ -476,9 +489,12 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
           clf_epochs: int = CLF_EPOCHS, det_epochs: int = DET_EPOCHS) -> dict:
     """Teach ``dice_set`` from the labelled photo ``folder``; write the taught model to ``out``.
 
+    A quarter of the photos (at least one, when there are two or more) is held out: the model
+    is taught on the others, and the held-out photos, read as the table reads them, set its
+    thresholds and give its figures. The model written is the one they checked.
     ``progress(stage, done, total)`` is called as the work advances. Returns the record saved
-    in ``out/taught.json`` (what it was taught with, when, the held-out figures). Raises
-    :class:`TeachError` for bad input, before anything is written."""
+    in ``out/taught.json``. Raises :class:`TeachError` for bad input, before anything is
+    written."""
     started = time.monotonic()
     say = progress or (lambda stage, done, total: None)
     try:
@@ -503,67 +519,57 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     n = len(photos)
     order = rng.permutation(n)
     held = sorted(order[:max(1, round(HELD_SHARE * n))].tolist()) if n >= 2 else []
-    kept = [i for i in range(n) if i not in held]
-    rounds = ([kept] if held else []) + [list(range(n))]
-    total = len(rounds) * (clf_epochs + (det_epochs if det else 0)) + len(rounds)
+    use = [i for i in range(n) if i not in held]
+    total = clf_epochs + (det_epochs if det else 0) + 1
     done = [0]
 
-    def tick(stage: str):
-        def step():
-            done[0] += 1
-            say(stage, done[0], total)
-        return step
+    def tick():
+        done[0] += 1
+        say("teaching", done[0], total)
 
     base_clf = model_paths(ds.id)[0]
-    thresholds = {"threshold": float(clf.meta.get("threshold", 0.9)), "die_thresholds": {},
-                  "turned": {"threshold": float(clf.meta.get("turned", clf.meta)
-                                                .get("threshold", 0.9)),
+    floors = (float(clf.meta.get("threshold", 0.9)),
+              float(clf.meta.get("turned", clf.meta).get("threshold", 0.9)))
+    # one photo: nothing to hold out, so stay careful
+    thresholds = {"threshold": max(floors[0], 0.97) if not held else floors[0],
+                  "die_thresholds": {},
+                  "turned": {"threshold": max(floors[1], 0.97) if not held else floors[1],
                              "die_thresholds": {}}}
-    floors = (thresholds["threshold"], thresholds["turned"]["threshold"])
     det_threshold = float(det.threshold) if det else None
-    heldout: dict = {"note": "one photo: nothing could be held out"}
-    info = {"dice_set": ds.id, "photos": n, "seed": seed}
-    with tempfile.TemporaryDirectory() as tmp:
-        for r, use in enumerate(rounds):
-            final = r == len(rounds) - 1
-            stage = "teaching" if final else "teaching without the held-out photos"
-            crops, face_y, die_y = _crop_set([photos[i] for i in use], [images[i] for i in use],
-                                             clf, det, rng, copies)
-            clf_net = finetune_classifier(base_clf, crops, face_y, die_y, len(clf.dice),
-                                          seed + r, clf_epochs, tick(stage))
-            det_net = None
-            if det is not None:
-                views = _views([photos[i] for i in use], [images[i] for i in use])
-                det_net = finetune_detector(det.path, views, seed + r, det_epochs, tick(stage))
-            if final:
-                dest = out
-            else:
-                dest = Path(tmp) / "check"
-            names = _write_models(dest, clf_net, det_net, clf, det, thresholds, det_threshold,
-                                  info)
-            record = {"format": FORMAT, "dice_set": ds.id, "models": names}
-            (dest / TAUGHT_FILE).write_text(json.dumps(record), encoding="utf-8")
-            if not final:
-                # the held-out quarter sets the thresholds and gives the figures
-                hp, hi = [photos[i] for i in held], [images[i] for i in held]
-                check = TaughtModel.load(dest, ds.id)
-                tclf = FaceClassifier(ds, taught=check)
-                for turns, part, floor in ((1, thresholds, floors[0]),
-                                           (TURNS, thresholds["turned"], floors[1])):
-                    conf, right = _held_readings(tclf, hp, hi, turns)
-                    part["threshold"] = _threshold(conf, right, floor)
-                if det is not None:
-                    det_threshold = _detector_threshold(Detector(taught=check), hp, hi)
-                _write_models(dest, clf_net, det_net, clf, det, thresholds, det_threshold,
-                              info)
-                heldout = _figures(ds, dest, hp, hi, only_crops)
-                shutil.rmtree(dest)
-            tick("checking")()
+    info = {"dice_set": ds.id, "photos": n, "held_out": len(held), "seed": seed}
+    crops, face_y, die_y = _crop_set([photos[i] for i in use], [images[i] for i in use],
+                                     clf, det, rng, copies)
+    clf_net = finetune_classifier(base_clf, crops, face_y, die_y, len(clf.dice), seed,
+                                  clf_epochs, tick)
+    det_net = None
+    if det is not None:
+        views = _views([photos[i] for i in use], [images[i] for i in use])
+        det_net = finetune_detector(det.path, views, seed, det_epochs, tick)
+    out.mkdir(parents=True, exist_ok=True)
+    names = _write_models(out, clf_net, det_net, clf, det, thresholds, det_threshold, info)
+    (out / TAUGHT_FILE).write_text(json.dumps({"format": FORMAT, "dice_set": ds.id,
+                                               "models": names}), encoding="utf-8")
+    heldout: dict = {"note": "one photo: nothing could be held out; thresholds kept high"}
+    if held:
+        hp, hi = [photos[i] for i in held], [images[i] for i in held]
+        check = TaughtModel.load(out, ds.id)
+        if det is not None:
+            det_threshold = _detector_threshold(Detector(taught=check), hp, hi)
+            _write_models(out, clf_net, det_net, clf, det, thresholds, det_threshold, info)
+            check = TaughtModel.load(out, ds.id)
+        for fine, part, floor in ((False, thresholds, floors[0]),
+                                  (True, thresholds["turned"], floors[1])):
+            conf, right = _held_readings(ds, check, hp, hi, fine, only_crops)
+            part["threshold"] = _threshold(conf, right, floor)
+        _write_models(out, clf_net, det_net, clf, det, thresholds, det_threshold, info)
+        heldout = _figures(ds, out, hp, hi, only_crops)
+    tick()
     faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
     record = {
         "format": FORMAT, "dice_set": ds.id, "models": names,
         "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "taught_with": {"folder": str(Path(folder).resolve()), "photos": n,
+                        "taught_on": len(use), "held_out": len(held),
                         "dice": sum(len(p.labels) for p in photos),
                         "faces": dict(sorted(faces_seen.items())),
                         "crops_only": only_crops, "copies_per_die": copies, "seed": seed,
