@@ -196,7 +196,7 @@ def sim_env(monkeypatch):
     monkeypatch.setattr(camera, "SimulatedTray", Tracked)
 
     def recognizer_factory(wrong=()):
-        def make(diceset):
+        def make(diceset, taught=None):
             made["r"] = TruthRecognizer(wrong)
             return made["r"]
         monkeypatch.setattr(calibrate, "make_recognizer", make)

@@ -18,6 +18,9 @@ Runs headless and prints each step and a result table::
 
 ``--write`` stores the results in the config file's ``[camera]`` table (other lines stay).
 
+``--teach --out FOLDER`` runs the guided capture instead (tray/table/capture_cmd.py): labelled
+photos of your own dice and tray, then a model taught from them.
+
 >>> find_tray(_demo_frame()).crop
 [111, 83, 418, 314]
 """
@@ -304,16 +307,16 @@ class DieCheck:
     note: str = ""
 
 
-def make_recognizer(diceset):
-    """Engineer V3's ``vision.pipeline.Recognizer`` for ``diceset``; CalibrationError if the
-    pipeline is not available."""
+def make_recognizer(diceset, taught=None):
+    """Engineer V3's ``vision.pipeline.Recognizer`` for ``diceset`` (``taught``: a taught
+    folder or model for it); CalibrationError if the pipeline is not available."""
     try:
         from vision.pipeline import Recognizer
     except ImportError as exc:
         raise CalibrationError(f"the vision pipeline cannot be loaded ({exc}): update your "
                                "checkout, or pass --no-check to skip the dice check") from None
     try:
-        return Recognizer(diceset)
+        return Recognizer(diceset, taught=taught)
     except (OSError, RuntimeError, ValueError) as exc:   # a model file missing or unreadable
         raise CalibrationError(f"the vision pipeline cannot start ({exc}); pass --no-check to "
                                "skip the dice check") from None
@@ -465,6 +468,24 @@ def _parser() -> argparse.ArgumentParser:
                    help="seconds to wait for each placed die to be read (default 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated tray")
     p.add_argument("--snapshot", help="save a picture of the found tray to this PNG file")
+    p.add_argument("--taught", metavar="DIR",
+                   help="read the dice with a taught folder (dicetray teach); default: the "
+                        "config's [vision] taught for the dice set")
+    teach = p.add_argument_group(
+        "guided capture (--teach)", "throw the dice, confirm each face with the buttons, keys "
+        "or touch; the photos and labels go to --out, then a model is taught from them into "
+        "OUT/taught (see tray/table/capture.py)")
+    teach.add_argument("--teach", action="store_true",
+                       help="capture labelled photos of your dice and tray, then teach")
+    teach.add_argument("--out", help="folder for the photos (images/ + labels.csv); a folder "
+                                     "holding an earlier capture is continued")
+    teach.add_argument("--per-face", type=int, default=3,
+                       help="stop when every face of every die was seen this often (default 3)")
+    teach.add_argument("--sim-roller", action="store_true",
+                       help="simulated tray: a simulated roller throws and confirms")
+    teach.add_argument("--headless", action="store_true", help="no window")
+    teach.add_argument("--max-seconds", type=float, default=None,
+                       help="stop the capture after this many seconds")
     return p
 
 
@@ -484,18 +505,23 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     """``dicetray calibrate``: see the module docstring. Returns the exit code."""
     args = _parser().parse_args(argv)
     from hardware.camera import Adjusted, CameraError, PiCamera, SimulatedTray, open_source
-    from vision.dicesets import DiceSetError, load
+    from vision.dicesets import load
 
     try:
         cfg = load_config(args.config)
     except ConfigError as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 2
+    if args.teach:
+        from tray.table.capture_cmd import main as capture_main
+        return capture_main(args, cfg, default_set=_default_set(cfg), out=out)
     config_path = Path(args.config).expanduser() if args.config else default_path()
     spec = args.source or cfg.camera.source
+    from tray.table.teaching import load_taught
     try:
         diceset = load(args.dice_set or _default_set(cfg))
-    except DiceSetError as exc:
+        taught = load_taught(args.taught, cfg, diceset)
+    except ValueError as exc:            # DiceSetError, TaughtError
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 2
     reference = None
@@ -573,7 +599,7 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
         else:
             out(f"Step 4/4: checking the dice of {diceset.name} ({len(diceset.dice)} kinds)")
             try:
-                recognizer = make_recognizer(diceset)
+                recognizer = make_recognizer(diceset, taught)
             except CalibrationError as exc:
                 out(f"  skipped: {exc}")
                 recognizer = None
