@@ -726,7 +726,7 @@ def main_play(argv: list[str]) -> int:
     from tray.table.config import ConfigError, load_config
 
     try:
-        cfg = load_config(args.config)
+        cfg = load_config(args.config, required=args.config is not None)
     except ConfigError as exc:
         print(f"dicetray play: {exc}", file=sys.stderr)
         return 2
