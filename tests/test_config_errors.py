@@ -43,12 +43,12 @@ def test_an_unreadable_file(tmp_path, capsys):
 def test_an_unreadable_file_any_user(tmp_path):
     p = tmp_path / "c.toml"
     p.write_text(GOOD)
-    with mock.patch("pathlib.Path.read_bytes", side_effect=PermissionError(13, "denied")):
-        with pytest.raises(ConfigError, match="no permission to read it"):
-            load_config(p)
-    with mock.patch("pathlib.Path.read_bytes", side_effect=OSError(5, "Input/output error")):
-        with pytest.raises(ConfigError, match="c.toml: cannot be read \\(Input/output error\\)"):
-            load_config(p)
+    with (mock.patch("pathlib.Path.read_bytes", side_effect=PermissionError(13, "denied")),
+          pytest.raises(ConfigError, match="no permission to read it")):
+        load_config(p)
+    with (mock.patch("pathlib.Path.read_bytes", side_effect=OSError(5, "Input/output error")),
+          pytest.raises(ConfigError, match="c.toml: cannot be read \\(Input/output error\\)")):
+        load_config(p)
 
 
 def test_deeply_nested_toml(tmp_path, capsys):

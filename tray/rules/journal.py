@@ -257,7 +257,7 @@ class Journal:
         """
         path = Path(path)
         try:
-            f = open(path, "rb")
+            f = open(path, "rb")  # noqa: SIM115 - closed below, after telling its errors apart
         except FileNotFoundError:
             raise JournalError("no such file: check the name of the journal", path) from None
         except IsADirectoryError:
@@ -352,7 +352,8 @@ class Journal:
         err.kept = len(journal._events)
         if not salvage:
             err.args = (f"{err.args[0]}. The {err.kept} events before it are good: `dicetray "
-                        "play` offers to resume from them (the file is kept as NAME.damaged)",)
+                        "play` offers to resume from them (the whole file is kept as "
+                        f"{err.path.name if err.path else 'NAME'}.damaged)",)
             raise err
         journal.damage = err
         journal._size = start
@@ -590,8 +591,9 @@ def find_unfinished(directory: str | Path, limit: int | None = 10) -> Path | Non
 
     Only the ``limit`` newest journals are read (None: all), since each is replayed to see
     whether its game is over and a long-kept journal folder would make start-up slow; an
-    unfinished game older than that many newer games is not worth offering. Journals that
-    cannot be read are passed over.
+    unfinished game older than that many newer games is not worth offering. A damaged journal
+    counts by its good part (``Journal.open(salvage=True)``); journals that cannot be read at
+    all are passed over.
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -605,7 +607,7 @@ def find_unfinished(directory: str | Path, limit: int | None = 10) -> Path | Non
     newest = sorted(found, reverse=True)
     for _, _, p in newest if limit is None else newest[:limit]:
         try:
-            if not Journal.open(p).finished:
+            if not Journal.open(p, salvage=True).finished:
                 return p
         except (JournalError, ValueError):
             continue

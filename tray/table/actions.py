@@ -408,6 +408,10 @@ class Table:
                                    else "error", t + MESSAGE_S)
             self._emit("refused", f"refused: {exc}")
             return False
+        except OSError as exc:  # journal.JournalWriteError: a full disk; nothing written is lost
+            self.message = Message(str(exc), "error")
+            self._emit("refused", f"not written: {exc}")
+            return False
         if event.get("type") == "roll":
             self.last_roll = list(event.get("dice", []))
             self.rolls_taken += 1
@@ -565,7 +569,7 @@ class Table:
         self.correction = None
         try:
             self.journal.undo()
-        except (RuleError, ValueError) as exc:
+        except (RuleError, ValueError, OSError) as exc:
             self.message = Message(str(exc), "error", t + MESSAGE_S)
             return "nothing to undo"
         self._emit("undo", "undo")
@@ -660,7 +664,7 @@ class Table:
             return "taken" if ok else "refused"
         try:
             self.journal.correct(c.event, c.specs())
-        except RuleError as exc:
+        except (RuleError, OSError) as exc:
             self.message = Message(str(exc), "error", t + MESSAGE_S)
             return "refused"
         self.correction = None

@@ -81,11 +81,12 @@ def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
     if path is None:
         return None
     try:
-        j = Journal.open(path)
+        j = Journal.open(path, salvage=True)
     except (ValueError, OSError):
         return None
+    kept = f" (damaged: the first {len(j.events)} events kept)" if j.damage else ""
     return path, (f"Resume {j.game.TITLE} ({', '.join(j.players)}), "
-                  f"{len(j.events)} events in? Press R or tap here")
+                  f"{len(j.events)} events in{kept}? Press R or tap here")
 
 
 def sim_throw_ids(spec, rng: random.Random | None = None) -> list[str]:
@@ -147,6 +148,9 @@ class Session:
         frame = self.source.read(timeout=self.read_timeout) if self.source is not None else None
         if self.source is not None:
             self.table.camera(frame is not None, t, lost_after=self.lost_after)
+            why = getattr(self.source, "status", None)  # hardware.camera.Guarded: the fault
+            if frame is None and why and self.table.message and self.table.message.kind == "camera":
+                self.table.message.text = why
         if frame is not None:
             self.frames += 1
             self.last_frame = frame
@@ -753,7 +757,7 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
     import pygame
 
     from hardware.buttons import KeyboardButtons, PlayerButtons
-    from hardware.camera import open_source
+    from hardware.camera import Guarded, open_source
     from tray.screen.display import Display
     from tray.table.actions import StartMenu
     from vision import dicesets
@@ -806,8 +810,8 @@ def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
             diceset = dicesets.load(journal.game.DICE_SET)
             if source is not None:
                 source.close()
-            source = open_source(source_spec or cfg.camera.source, camera=cfg.camera,
-                                 dice_set=diceset.id)
+            source = Guarded(open_source(source_spec or cfg.camera.source, camera=cfg.camera,
+                                         dice_set=diceset.id))
             simulated = hasattr(source, "throw") and hasattr(source, "pick_up")
             if simulated:
                 table.message = Message("No camera: this is the simulated tray. Press T to throw "
@@ -882,12 +886,12 @@ def _start_screen(display, menu, journal_dir: Path, now, max_seconds, wall0):
                 if name == "escape":
                     return None
                 if name == "r" and menu.resume_path is not None:
-                    return Journal.open(menu.resume_path)
+                    return Journal.open(menu.resume_path, salvage=True)
                 menu.key(name)
             elif ev.type == pygame.MOUSEBUTTONDOWN:
                 target = display.hit(ev.pos)
                 if target == ("button", "resume") and menu.resume_path is not None:
-                    return Journal.open(menu.resume_path)
+                    return Journal.open(menu.resume_path, salvage=True)
                 menu.tap(target)
         if menu.started:
             menu.started = False
