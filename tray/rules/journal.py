@@ -351,9 +351,10 @@ class Journal:
             raise err
         err.kept = len(journal._events)
         if not salvage:
-            err.args = (f"{err.args[0]}. The {err.kept} events before it are good: `dicetray "
-                        "play` offers to resume from them (the whole file is kept as "
-                        f"{err.path.name if err.path else 'NAME'}.damaged)",)
+            name = err.path.name if err.path else "NAME"
+            more = (f". The {err.kept} events before it are good: `dicetray play` offers to "
+                    f"resume from them (keeping the file as {name}.damaged)")
+            err.args = (err.args[0] + more,)
             raise err
         journal.damage = err
         journal._size = start
