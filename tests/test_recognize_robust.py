@@ -25,7 +25,7 @@ def _scene(tmp_path, name="scene.jpg"):
 
 def _claiming(tmp_path, w, h):
     """A real little JPEG whose header claims ``w`` x ``h`` pixels."""
-    ok, data = cv2.imencode(".jpg", np.full((16, 16, 3), 128, np.uint8))
+    _, data = cv2.imencode(".jpg", np.full((16, 16, 3), 128, np.uint8))
     data = bytearray(data.tobytes())
     sof = data.index(b"\xff\xc0")
     data[sof + 5:sof + 9] = h.to_bytes(2, "big") + w.to_bytes(2, "big")
@@ -68,8 +68,8 @@ def test_a_large_photo_is_decoded_reduced_and_boxes_come_back_in_its_pixels(tmp_
 
 @pytest.mark.parametrize("text, words", [
     ('id = "x"\ndie = [1, 2]\n[faces]\none = { mark = "pips", count = 1 }\n', "[[die]] table"),
-    ('id = "x"\n[faces]\none = { mark = "pips", count = 1 }\n[[die]]\nid = "a"\n'
-     'body = "#ffffff"\nink = "#000000"\nfaces = [[1], "one", "one", "one", "one", "one"]\n',
+    (('id = "x"\n[faces]\none = { mark = "pips", count = 1 }\n[[die]]\nid = "a"\n'
+      'body = "#ffffff"\nink = "#000000"\nfaces = [[1], "one", "one", "one", "one", "one"]\n'),
      "not in [faces]"),
     ('id = "x"\n[faces]\none = { mark = "pips", count = true }\n', "count must be"),
     ("x = " + "[" * 50_000 + "]" * 50_000 + "\n", "nest far too deeply"),

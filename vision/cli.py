@@ -14,7 +14,6 @@ import numpy as np
 
 from vision.dicesets import SET_IDS, DiceSetError, load
 
-
 #: photos are decoded at most this large on their longer side (a JPEG is decoded at 1/2, 1/4
 #: or 1/8 of its size straight from the file, so a huge photo never fills the memory)
 DECODE_SIDE = 3200
@@ -102,7 +101,7 @@ def main_recognize(argv: list[str]) -> int:
         else:
             dice = [d.to_json() for d in reading.dice]
             for d in dice:   # boxes in the photo's own pixels
-                d.update({k: int(round(d[k] * scale)) for k in "xywh"})
+                d.update({k: round(d[k] * scale) for k in "xywh"})
             results.append({"image": path, "dice": dice})
             continue
         print(f"dicetray recognize: {path}: {error}", file=sys.stderr)
