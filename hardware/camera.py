@@ -51,6 +51,15 @@ class CameraError(RuntimeError):
     """A frame source that cannot be opened; the message says what to check or do."""
 
 
+class SourceError(CameraError, ValueError):
+    """A frame source named wrong (in ``camera.source`` or ``--source``): a user's mistake,
+    which the commands report with exit 2 (no restart loop), not a camera failure.
+
+    >>> isinstance(SourceError("no such folder"), (CameraError, ValueError))
+    True
+    """
+
+
 def to_frame(image: np.ndarray, size: tuple[int, int] | None = SIZE) -> np.ndarray:
     """Any OpenCV image as a BGR uint8 frame of ``size`` (width, height); None keeps its size.
 
@@ -631,25 +640,25 @@ class ReplaySource(FrameSource):
             self._files = sorted((p for p in self.path.iterdir()
                                   if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key)
             if not self._files:
-                raise CameraError(f"{self.path} holds no JPEG or PNG frames: record some, or "
+                raise SourceError(f"{self.path} holds no JPEG or PNG frames: record some, or "
                                   "point replay: at a fixtures/throws/<sequence> folder")
             exp = self.path / "expected.json"
             if exp.is_file():
                 try:
                     self.expected = json.loads(exp.read_text(encoding="utf-8"))
                 except (OSError, ValueError) as exc:
-                    raise CameraError(f"{exp} is not valid JSON ({exc}): fix or remove it") \
+                    raise SourceError(f"{exp} is not valid JSON ({exc}): fix or remove it") \
                         from None
             rec_fps = self.expected.get("fps") if isinstance(self.expected, dict) else None
             self.fps = float(fps or rec_fps or 30.0)
         elif self.path.is_file():
             self._video = cv2.VideoCapture(str(self.path))
             if not self._video.isOpened():
-                raise CameraError(f"cannot play {self.path}: not a video file OpenCV can read")
+                raise SourceError(f"cannot play {self.path}: not a video file OpenCV can read")
             vfps = self._video.get(cv2.CAP_PROP_FPS) or 0.0
             self.fps = float(fps or (vfps if 1 <= vfps <= 240 else 30.0))
         else:
-            raise CameraError(f"{self.path} does not exist: give a folder of frames or a video")
+            raise SourceError(f"{self.path} does not exist: give a folder of frames or a video")
         self._next_due = None
 
     @property
@@ -925,7 +934,7 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
     >>> open_source("webcam")
     Traceback (most recent call last):
     ...
-    hardware.camera.CameraError: unknown camera source 'webcam': use auto, picamera, opencv:0, opencv:/dev/video0, replay:FOLDER or sim
+    hardware.camera.SourceError: unknown camera source 'webcam': use auto, picamera, opencv:0, opencv:/dev/video0, replay:FOLDER or sim
     """
     spec = (spec or "auto").strip()
     kind, _, arg = spec.partition(":")
@@ -952,7 +961,7 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
         source = SimulatedTray(arg or dice_set, seed=seed, fps=fps, realtime=realtime,
                                **(sim_options or {}))
     else:
-        raise CameraError(f"unknown camera source {spec!r}: use auto, picamera, opencv:0, "
+        raise SourceError(f"unknown camera source {spec!r}: use auto, picamera, opencv:0, "
                           "opencv:/dev/video0, replay:FOLDER or sim")
     crop = list(getattr(camera, "crop", []) or []) if camera is not None else []
     gains = list(getattr(camera, "software_gains", []) or []) if camera is not None else []

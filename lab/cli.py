@@ -26,6 +26,12 @@ def main_eval(argv: list[str]) -> int:
     p.add_argument("--no-real", action="store_true", help="skip the real photo sets")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.scenes < 1 or args.throws < 0:
+        p.error("--n needs at least 1 scene and --throws 0 or more")
+    if not args.no_real and args.realdice != str(DEFAULT_REALDICE) and not Path(
+            args.realdice).is_dir():
+        p.error(f"--realdice {args.realdice}: no such folder: give the folder of the real "
+                "photo sets, or --no-real")
     report = evaluate.run(args.sets, args.scenes, args.throws,
                           None if args.no_real else Path(args.realdice))
     if args.json:
