@@ -9,6 +9,7 @@
     dicetray bench [--json]                  vision speed per frame and per die
     dicetray screenshots [--out DIR]         every screen of every game, headless
     dicetray train                           retrain the ONNX models (needs the train extra)
+    dicetray soak --throws N [--json]        hours of play with faults, checked against truth
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ COMMANDS = {
     "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),
     "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
+    "soak": ("lab.soak", "main", "play for hours on the simulated tray with faults injected"),
 }
 
 
