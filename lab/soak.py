@@ -47,7 +47,7 @@ GAMES = ("tally-up", "toss-up", "bank", "diced-out", "rollers")
 DT = 0.25                       # seconds of table time a loop turn
 THROW_FAULTS = {"blur": 0.06, "hand": 0.06, "wrong_count": 0.04, "leftover": 0.04}
 CAMERA_FAULTS = {"drop": 0.02, "raise": 0.01, "bad_frame": 0.01, "black": 0.01, "noise": 0.01}
-KILL_EVERY_S = (3.0, 40.0)      # the parent kills the worker after a random time in this range
+KILL_EVERY_S = (5.0, 60.0)      # the parent kills the worker after a random time in this range
 
 
 def physical_throw(intended: list[str], fault: str, last: list[str], die_ids: list[str],
@@ -86,7 +86,7 @@ class SoakTray:
         self.truth: dict = {"phase": "empty", "labels": [], "dice": []}
         self.fault = "none"
         self.last: list[str] = []
-        self.look = 2                        # frames of the empty tray still to be seen
+        self.look = 1                        # frames of the empty tray still to be seen
         self.fps = 30.0
         self.name = "soak"
         self.throws = 0
@@ -123,7 +123,7 @@ class SoakTray:
     def pick_up(self) -> None:
         self.held, self.frames = None, []
         self.truth = {"phase": "empty", "labels": [], "dice": []}
-        self.look = 2
+        self.look = 1
 
     def read(self, timeout: float = 1.0):
         if self.frames:
@@ -389,7 +389,8 @@ def soak(throws: int, seed: int = 0, state: Path | None = None, kills: bool = Tr
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     text=True)
             deadline = time.monotonic() + rng.uniform(*KILL_EVERY_S) if kills else None
-            killed = _follow(proc, tally, bar, deadline)
+            killed = _follow(proc, tally, bar, deadline,
+                             None if own else (state / "figures.json", start))
             if killed:
                 tally.kills += 1
                 tally.verify(state)
@@ -404,11 +405,15 @@ def soak(throws: int, seed: int = 0, state: Path | None = None, kills: bool = Tr
         bar.close()
         if tmp is not None:
             tmp.cleanup()
-    return tally.result(time.monotonic() - start)
+    result = tally.result(time.monotonic() - start)
+    if not own:
+        (state / "figures.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
 
 
-def _follow(proc, tally: Tally, bar, deadline: float | None) -> bool:
-    """Read the worker's reports until it ends, or SIGKILL it at ``deadline``: True if killed."""
+def _follow(proc, tally: Tally, bar, deadline: float | None, snapshot=None) -> bool:
+    """Read the worker's reports until it ends, or SIGKILL it at ``deadline``: True if killed.
+    ``snapshot``: (file, start time): the figures so far are written there every 100 throws."""
     import selectors
 
     sel = selectors.DefaultSelector()
@@ -436,6 +441,9 @@ def _follow(proc, tally: Tally, bar, deadline: float | None) -> bool:
                     continue
                 if tally.take(record):
                     bar.update(1)
+                    if snapshot is not None and tally.throws % 100 == 0:
+                        figures = tally.result(time.monotonic() - snapshot[1])
+                        snapshot[0].write_text(json.dumps(figures, indent=1) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
