@@ -262,7 +262,7 @@ def worker(state: Path, seed: int, throws: int) -> int:
                     _emit(refused=cause["cause"])
 
             table = Table(journal, on_event=on_event)
-            tray = SoakTray(diceset, rng, np_rng, truth_log, lambda: table.journal)
+            tray = SoakTray(diceset, rng, np_rng, truth_log, lambda t=table: t.journal)
             session = Session(table, Guarded(FaultyCamera(tray, rng, injected)), rec,
                               Settler(), read_timeout=0.0, lost_after=1.0)
             players = SimPlayers(session, tray, random.Random(rng.randrange(1 << 30)),
