@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= demo-out
 
-.PHONY: run test venv lint clean
+.PHONY: run test venv lint clean pi-install
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ test: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check tray vision hardware lab tests
+
+# On the Raspberry Pi (Bookworm or Trixie, 64-bit): apt packages, a venv that sees apt's
+# picamera2 and numpy, the user service. ARGS="--dry-run" prints the steps and runs none.
+pi-install:
+	bash hardware/install-pi.sh $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(OUT)

@@ -30,6 +30,7 @@ import numpy as np
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
 from vision.onnx import open_session
+from vision.taught import resolve
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
@@ -72,8 +73,13 @@ class FaceClassifier:
     """
 
     def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,
-                 threshold: float | None = None):
+                 threshold: float | None = None, taught=None):
         self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
+        # ``taught``: a taught folder (``dicetray teach``) or TaughtModel: its fine-tuned model
+        # and thresholds replace the shipped ones
+        self.taught = resolve(taught, self.dice_set.id)
+        if self.taught is not None and self.taught.classifier_dir is not None:
+            models_dir = self.taught.classifier_dir
         onnx_path, meta_path = model_paths(self.dice_set.id, models_dir)
         if not onnx_path.exists() or not meta_path.exists():
             raise ModelError(
@@ -101,6 +107,7 @@ class FaceClassifier:
                 f"the {self.dice_set.id} model does not know {', '.join(sorted(set(unknown)))} "
                 f"(the dice-set file names dice or faces it was not trained on): "
                 "run `dicetray train --sets " + self.dice_set.id + "` to retrain it")
+        self._path = onnx_path
         self._session = open_session(onnx_path)
         self._input = self._session.get_inputs()[0].name
         # the (die, face) pairs the data file allows, as index arrays into the two heads
@@ -112,6 +119,11 @@ class FaceClassifier:
     def crop(self, frame_bgr: np.ndarray, box) -> np.ndarray:
         """The model input crop (uint8 BGR) for a die box ``(x, y, w, h)`` of a frame."""
         return cut_crop(frame_bgr, box, self.input_size, self.margin)
+
+    @property
+    def model_path(self) -> Path:
+        """The ONNX file this classifier runs (a taught one, or the shipped one)."""
+        return self._path
 
     def probabilities(self, crops, turns: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Raw head outputs for uint8 BGR crops: (N x dice, N x (faces + none)). ``turns``

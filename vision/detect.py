@@ -127,7 +127,11 @@ class Detector:
     ((), False)
     """
 
-    def __init__(self, models_dir: Path | str | None = None, threshold: float | None = None):
+    def __init__(self, models_dir: Path | str | None = None, threshold: float | None = None,
+                 taught=None):
+        # ``taught``: a TaughtModel (vision.taught) whose fine-tuned detector replaces this one
+        if taught is not None and taught.detector_dir is not None:
+            models_dir = taught.detector_dir
         base = Path(models_dir) if models_dir else MODELS_DIR
         path = base / "detector.onnx"
         if not path.exists():
@@ -138,6 +142,7 @@ class Detector:
         self.threshold = float(self.meta.get("threshold", 0.35) if threshold is None
                                else threshold)
         self.hand_threshold = float(self.meta.get("hand_share", 0.04))
+        self.path = path
         self._session = open_session(path)
         self._input = self._session.get_inputs()[0].name
 

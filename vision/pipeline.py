@@ -21,6 +21,7 @@ import numpy as np
 from vision.classify import TURNS, FaceClassifier
 from vision.detect import NET_H, NET_W, Detector, motion
 from vision.dicesets import DiceSet, load
+from vision.taught import resolve
 from vision.types import DieReading, FrameReading
 
 STILL = 0.05   # motion (percent of the thumbnail changed) under which a frame is still
@@ -41,10 +42,13 @@ class Recognizer:
     """
 
     def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,
-                 threshold: float | None = None, detector: Detector | None = None):
+                 threshold: float | None = None, detector: Detector | None = None,
+                 taught=None):
         self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
-        self.detector = detector or Detector(models_dir)
-        self.classifier = FaceClassifier(self.dice_set, models_dir, threshold)
+        # ``taught``: a taught folder (``dicetray teach``) or TaughtModel for this dice set
+        self.taught = resolve(taught, self.dice_set.id)
+        self.detector = detector or Detector(models_dir, taught=self.taught)
+        self.classifier = FaceClassifier(self.dice_set, models_dir, threshold, self.taught)
         self.tray = TrayModel()
         self._thumb = None
 

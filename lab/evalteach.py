@@ -1,0 +1,180 @@
+"""Zero-shot against taught, on each real photo set (part of ``dicetray eval``).
+
+For each real set a few of its photos (the teaching photos, from the set's training side) are
+written as a labelled folder and taught (``lab.teach``); the set's other photos are then read
+twice as ``dicetray recognize`` reads photos: with the shipped models alone (zero-shot) and
+with the taught model. Both lines give dice found, face right, abstained and wrong without
+abstaining. Sets of die crops (chase_casino_crops) are read crop by crop.
+
+Which photos teach: the first N (sorted by name, one per base name for rune55, whose rotated
+copies of one photo share a base name) of the set's training side; scored: the held-out side
+(matteop65 ``valid``, rune55 base names held out from training, chase ``val`` + ``test``), or,
+where a source has too few held-out photos, every photo not used to teach of another base name.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import cv2
+
+from lab.evaluate import Tally
+from lab.photos import matteop65_die_side, rune55_base, rune55_split
+from vision.classify import TURNS, FaceClassifier
+from vision.dicesets import load
+
+TEACH_PHOTOS = {"matteop65_webcam": 20, "PXL_phone": 14, "numeric_tube": 20, "IMG_phone": 8,
+                "i_single": 20, "randomid_single": 20, "chase_casino_crops": 24}
+
+
+def _rows(path: Path) -> list[dict]:
+    return list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
+
+
+def real_setups(realdice: Path):
+    """(name, rows by file, images folder, teach files, test files, box fix) per real setup."""
+    m = realdice / "matteop65_webcam"
+    if (m / "labels.csv").exists():
+        by = defaultdict(list)
+        for r in _rows(m / "labels.csv"):
+            by[r["file"]].append(r)
+        train = sorted(f for f in by if by[f][0]["split"] == "train")
+        test = sorted(f for f in by if by[f][0]["split"] != "train")
+        yield "matteop65_webcam", by, m / "images", train[:TEACH_PHOTOS["matteop65_webcam"]], \
+            test, True
+    r55 = realdice / "rune55_gray"
+    if (r55 / "labels.csv").exists():
+        sources = defaultdict(lambda: defaultdict(list))
+        for r in _rows(r55 / "labels.csv"):
+            sources[r["source"]][r["file"]].append(r)
+        for source, by in sorted(sources.items()):
+            n = TEACH_PHOTOS.get(source, 14)
+            teach, bases = [], set()
+            for f in sorted(by):
+                if rune55_split(f) == "train" and rune55_base(f) not in bases and len(teach) < n:
+                    teach.append(f)
+                    bases.add(rune55_base(f))
+            test = sorted(f for f in by if rune55_split(f) != "train")
+            if len(test) < 6:   # too few held out: every photo of another base name
+                test = sorted(f for f in by if rune55_base(f) not in bases)
+            yield f"rune55_gray/{source}", by, r55 / "images", teach, test, False
+    c = realdice / "chase_casino_crops"
+    if (c / "labels.csv").exists():
+        by = defaultdict(list)
+        for r in _rows(c / "labels.csv"):
+            by[r["file"]].append(r)
+        train = sorted(f for f in by if by[f][0]["split"] == "train")
+        # a few of each face, as an owner would photograph them
+        per_face, teach = defaultdict(int), []
+        want = TEACH_PHOTOS["chase_casino_crops"] // 6
+        for f in train:
+            v = by[f][0]["value"]
+            if per_face[v] < want:
+                per_face[v] += 1
+                teach.append(f)
+        test = sorted(f for f in by if by[f][0]["split"] != "train")
+        yield "chase_casino_crops", by, c / "images", teach, test, False
+
+
+def _labels(rows, pip_boxes: bool) -> list[dict]:
+    out = []
+    for r in rows:
+        x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
+        if pip_boxes:   # matteop65 boxes cover the pip pattern: the die around it
+            s = matteop65_die_side(w, h, int(r["value"]))
+            x, y, w, h = x + w / 2 - s / 2, y + h / 2 - s / 2, s, s
+        out.append({"x": x, "y": y, "w": w, "h": h, "die": "d6", "face": r["value"]})
+    return out
+
+
+def write_folder(out: Path, by, images: Path, files, pip_boxes: bool) -> Path:
+    """A labelled folder (images/ + labels.csv) of ``files``."""
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    with open(out / "labels.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "split", "x", "y", "w", "h", "value", "die"])
+        for f in files:
+            shutil.copy(images / f, out / "images" / f)
+            for lab in _labels(by[f], pip_boxes):
+                w.writerow([f, "teach", round(lab["x"], 1), round(lab["y"], 1),
+                            round(lab["w"], 1), round(lab["h"], 1), lab["face"], "d6"])
+    return out
+
+
+def _score(by, images: Path, files, pip_boxes: bool, taught, crops: bool) -> dict:
+    from vision.pipeline import Recognizer
+
+    ds = load("d6")
+    tally = Tally()
+    if crops:
+        clf = FaceClassifier(ds, taught=taught)
+        for f in files:
+            img = cv2.imread(str(images / f))
+            if img is None:
+                continue
+            lab = _labels(by[f], False)[0]
+            r = clf.classify([clf.crop(img, (lab["x"], lab["y"], lab["w"], lab["h"]))],
+                             TURNS)[0]
+            tally.labelled += 1
+            tally.found += 1
+            tally.matched += 1
+            if r.face is None:
+                tally.abstained += 1
+            elif r.face == lab["face"]:
+                tally.correct += 1
+            else:
+                tally.wrong += 1
+    else:
+        rec = Recognizer(ds, taught=taught)
+        for f in files:
+            img = cv2.imread(str(images / f))
+            if img is None:
+                continue
+            rec.reset()
+            tally.add(_labels(by[f], pip_boxes), rec.read(img, fine=True).dice)
+    fig = tally.figures()
+    fig.pop("confusion")
+    return fig
+
+
+def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
+    """{setup: {"teach_photos", "test_photos", "zero_shot": figures, "taught": figures}}."""
+    from lab.teach import teach
+
+    out = {}
+    setups = [s for s in real_setups(realdice) if not only or any(o in s[0] for o in only)]
+    for i, (name, by, images, teach_files, test_files, pip) in enumerate(setups):
+        crops = name == "chase_casino_crops"
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = write_folder(Path(tmp) / "photos", by, images, teach_files, pip)
+            record = teach(folder, "d6", Path(tmp) / "taught")
+            out[name] = {
+                "teach_photos": len(teach_files), "test_photos": len(test_files),
+                "teach_seconds": record["seconds"],
+                "zero_shot": _score(by, images, test_files, pip, None, crops),
+                "taught": _score(by, images, test_files, pip, Path(tmp) / "taught", crops),
+                "taught_own_heldout": record["heldout"],
+            }
+        if progress:
+            progress(name, i + 1, len(setups))
+    return out
+
+
+def format_lines(report: dict) -> list[str]:
+    lines = ["Real sets, zero-shot vs taught (taught with a few photos of the set, scored on "
+             "its others):",
+             f"{'set':<28} {'teach':>5} {'test':>5}  {'':9} {'found':>7} {'right':>7} "
+             f"{'abst.':>7} {'wrong':>7}"]
+    for name, r in report.items():
+        for kind in ("zero_shot", "taught"):
+            f = r[kind]
+            lines.append(f"{name if kind == 'zero_shot' else '':<28} "
+                         f"{r['teach_photos'] if kind == 'zero_shot' else '':>5} "
+                         f"{r['test_photos'] if kind == 'zero_shot' else '':>5}  {kind:9} "
+                         f"{f['recall']:7.1%} {f['face_accuracy']:7.1%} {f['abstained']:7.1%} "
+                         f"{f['wrong']:7.2%}")
+    return lines

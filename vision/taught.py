@@ -1,0 +1,91 @@
+"""A taught model: the owner's own dice and tray, learned from a few labelled photos.
+
+``dicetray teach FOLDER --dice-set SET --out DIR`` (``lab.teach``) writes a taught folder:
+the shipped networks fine-tuned on the owner's photos, as ordinary model files
+(``classifier-<set>.onnx`` + ``.json`` with the abstention thresholds teaching chose, and,
+when the photos were tray photos, ``detector.onnx`` + ``.json``), and ``taught.json``: the
+dice set, what it was taught with, when, and its held-out figures. At the table a taught
+folder is read like the ``models/`` folder; a model it lacks comes from ``models/``.
+
+This module only finds and checks a taught folder; it is what the table imports.
+
+    >>> import json, tempfile, pathlib
+    >>> from vision.taught import TaughtModel, TaughtError
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "taught.json").write_text(json.dumps({"format": 1, "dice_set": "d6"}))
+    >>> try:
+    ...     TaughtModel.load(folder, "tally-up")
+    ... except TaughtError as e:
+    ...     print(str(e).split(":")[0].endswith("taught for the 'd6' dice set, not 'tally-up'"))
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TAUGHT_FILE = "taught.json"
+FORMAT = 1
+
+
+class TaughtError(ValueError):
+    """A taught folder that is missing, damaged, or for another dice set; says what to do."""
+
+
+@dataclass(frozen=True)
+class TaughtModel:
+    """A checked taught folder: where its models are, and its record (``meta``).
+
+    ``classifier_dir`` / ``detector_dir``: the folder to load that model from (the taught
+    folder when teaching wrote one, else None: the shipped model)."""
+
+    folder: Path
+    dice_set: str
+    meta: dict = field(default_factory=dict)
+    classifier_dir: Path | None = None
+    detector_dir: Path | None = None
+
+    @classmethod
+    def load(cls, folder: Path | str, dice_set: str | None = None) -> TaughtModel:
+        """Read and check a taught folder; ``dice_set``: the set id it must be for.
+
+        Raises :class:`TaughtError` with what to do when the folder is not a taught folder, is
+        damaged, or was taught for another dice set."""
+        folder = Path(folder)
+        record_path = folder / TAUGHT_FILE
+        if not record_path.is_file():
+            raise TaughtError(f"{folder} is not a taught folder (no {TAUGHT_FILE}): make one "
+                              f"with `dicetray teach PHOTOS --dice-set SET --out {folder}`")
+        try:
+            record = json.loads(record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise TaughtError(f"{record_path}: damaged ({exc.__class__.__name__}): teach it "
+                              "again with `dicetray teach`") from None
+        if not isinstance(record, dict) or record.get("format") != FORMAT:
+            raise TaughtError(f"{record_path}: not a taught model this dicetray can read: "
+                              "teach it again with `dicetray teach`")
+        found = str(record.get("dice_set"))
+        if dice_set is not None and found != dice_set:
+            raise TaughtError(f"{folder} was taught for the {found!r} dice set, not "
+                              f"{dice_set!r}: use --dice-set {found}, or teach {dice_set} "
+                              f"into another folder")
+        clf = folder if (folder / f"classifier-{found}.onnx").is_file() else None
+        det = folder if (folder / "detector.onnx").is_file() else None
+        for name in record.get("models", []):
+            if not (folder / name).is_file():
+                raise TaughtError(f"{folder}: {name} is missing: teach it again")
+        return cls(folder, found, record, clf, det)
+
+
+def resolve(taught, dice_set: str) -> TaughtModel | None:
+    """A checked :class:`TaughtModel` from a folder path, a loaded one, or None (none)."""
+    if taught is None:
+        return None
+    if isinstance(taught, TaughtModel):
+        if taught.dice_set != dice_set:
+            raise TaughtError(f"{taught.folder} was taught for the {taught.dice_set!r} dice "
+                              f"set, not {dice_set!r}")
+        return taught
+    return TaughtModel.load(taught, dice_set)
