@@ -41,13 +41,23 @@ PICAMERA_MISSING = ("picamera2 is not installed: on Raspberry Pi OS run `sudo ap
                     "python3-picamera2` and create the venv with --system-site-packages "
                     "(see hardware/PI.md)")
 
-__all__ = ["PICAMERA_MISSING", "Adjusted", "CameraError", "FrameSource", "OpenCVCamera",
+__all__ = ["PICAMERA_MISSING", "Adjusted", "CameraError", "FrameSource", "Guarded",
+           "OpenCVCamera",
            "PiCamera", "ReplaySource", "SimulatedTray", "apply_gains", "open_source",
            "picamera_available"]
 
 
 class CameraError(RuntimeError):
     """A frame source that cannot be opened; the message says what to check or do."""
+
+
+class SourceError(CameraError, ValueError):
+    """A frame source named wrong (in ``camera.source`` or ``--source``): a user's mistake,
+    which the commands report with exit 2 (no restart loop), not a camera failure.
+
+    >>> isinstance(SourceError("no such folder"), (CameraError, ValueError))
+    True
+    """
 
 
 def to_frame(image: np.ndarray, size: tuple[int, int] | None = SIZE) -> np.ndarray:
@@ -178,6 +188,127 @@ class Adjusted(FrameSource):
 
     def close(self) -> None:
         self.source.close()
+
+    def __getattr__(self, item):
+        if item == "source":
+            raise AttributeError(item)
+        return getattr(self.source, item)
+
+
+# --- camera faults -------------------------------------------------------------------------
+
+CAMERA_LOST = ("Camera lost: check its cable. The game is kept and goes on when the picture "
+               "comes back.")
+PICTURE_BLACK = ("The picture is black: is the lens covered? The game is kept and goes on when "
+                 "the picture comes back.")
+PICTURE_WHITE = ("The picture is all white: too much light on the lens? The game is kept and "
+                 "goes on when the picture comes back.")
+PICTURE_NOISE = ("The picture is only noise: check the camera cable. The game is kept and goes "
+                 "on when the picture comes back.")
+BAD_FRAME = "A bad frame from the camera was skipped."
+
+
+def picture_fault(frame: np.ndarray) -> str | None:
+    """What is wrong with a whole frame that shows no tray at all (black, white, noise), or None.
+
+    >>> picture_fault(np.zeros((480, 640, 3), np.uint8)) == PICTURE_BLACK
+    True
+    >>> noise = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    >>> picture_fault(noise) == PICTURE_NOISE, picture_fault(np.full((480, 640, 3), 90, np.uint8))
+    (True, None)
+    """
+    grey = frame[::4, ::4].mean(axis=2, dtype=np.float32)
+    lo, hi = np.percentile(grey, (1, 99))
+    if hi < 40:
+        return PICTURE_BLACK
+    if lo > 215:
+        return PICTURE_WHITE
+    # neighbouring pixels of a real picture are alike; those of noise are not
+    if float(np.abs(np.diff(grey, axis=1)).mean()) > 45:
+        return PICTURE_NOISE
+    return None
+
+
+def _as_frame(image, size) -> np.ndarray | None:
+    """``image`` as a BGR uint8 frame of ``size``, or None when it cannot be one."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or 0 in image.shape[:2]:
+        return None
+    if image.ndim == 3 and image.shape[2] not in (1, 3, 4):
+        return None
+    if image.dtype.kind == "f":
+        image = np.nan_to_num(image, nan=0.0, posinf=255.0, neginf=0.0)
+        if image.size and float(image.max()) <= 1.0:
+            image = image * 255.0   # a float picture in 0..1
+    elif image.dtype.kind not in "uib":
+        return None
+    elif image.dtype.kind == "b":
+        image = image.astype(np.uint8) * 255
+    return to_frame(image, size)
+
+
+class Guarded(FrameSource):
+    """Any frame source made safe for the table: ``read`` never raises and hands on only
+    whole BGR uint8 frames of ``size``; ``status`` says in words what is wrong (None: fine).
+
+    A source that raises (``RuntimeError``, ``OSError``, ``cv2.error``, anything) is a lost
+    camera ("Camera lost"); a frame that cannot be a picture (0x0, odd channels, not numbers)
+    is skipped ("bad frame"); grey, BGRA and float frames are converted; a black, white or
+    noise picture is not read (the dice cannot be seen) and ``status`` says why. Counters:
+    ``errors``, ``bad_frames``, ``faulty_pictures``. Other attributes pass through.
+
+    >>> class Broken(FrameSource):
+    ...     def read(self, timeout=1.0):
+    ...         raise OSError(5, "Input/output error")
+    >>> cam = Guarded(Broken())
+    >>> cam.read() is None, cam.status.startswith("Camera lost"), cam.errors
+    (True, True, 1)
+    """
+
+    def __init__(self, source: FrameSource, size=SIZE):
+        self.source = source
+        self.size = tuple(size) if size else None
+        self.status: str | None = None
+        self.errors = self.bad_frames = self.faulty_pictures = 0
+
+    @property
+    def fps(self) -> float:  # type: ignore[override]
+        return getattr(self.source, "fps", 30.0)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.source, "name", "camera")
+
+    def read(self, timeout: float = 1.0) -> np.ndarray | None:
+        """The next good frame, or None (no frame, a fault: see ``status``)."""
+        try:
+            image = self.source.read(timeout)
+        except Exception:  # noqa: BLE001 - whatever a driver throws, the table goes on
+            self.errors += 1
+            self.status = CAMERA_LOST
+            return None
+        if image is None:
+            return None
+        try:
+            frame = _as_frame(image, self.size)
+        except (cv2.error, ValueError, TypeError, MemoryError):
+            frame = None
+        if frame is None:
+            self.bad_frames += 1
+            self.status = BAD_FRAME
+            return None
+        fault = picture_fault(frame)
+        if fault is not None:
+            self.faulty_pictures += 1
+            self.status = fault
+            return None
+        self.status = None
+        return frame
+
+    def close(self) -> None:
+        try:
+            self.source.close()
+        except Exception:  # noqa: BLE001, S110 - closing a failed camera must not fail
+            pass
 
     def __getattr__(self, item):
         if item == "source":
@@ -450,6 +581,9 @@ class OpenCVCamera(FrameSource):
 
 # --- recorded frames --------------------------------------------------------------------
 
+_UNREADABLE = np.zeros((0, 0), np.uint8)   # _load's mark of a frame file that cannot be read
+
+
 def _natural_key(path: Path):
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
 
@@ -477,7 +611,9 @@ class ReplaySource(FrameSource):
     video, else 30 (``fps=`` overrides). ``realtime=False`` hands on the next frame at once
     (tests). ``loop`` starts again at the end; otherwise reads return None once it is over
     (``finished`` is then True). ``dropouts``: (first frame, count) pairs of frames that are
-    lost — reads return None in their place — to rehearse a camera dropout.
+    lost — reads return None in their place — to rehearse a camera dropout. A frame file that
+    cannot be read as an image is skipped (the next one is handed on) and listed in
+    ``skipped``.
 
     >>> src = ReplaySource("fixtures/throws/d6-0", realtime=False)   # doctest: +SKIP
     >>> src.read().shape, src.index                                   # doctest: +SKIP
@@ -496,6 +632,7 @@ class ReplaySource(FrameSource):
         self.dropouts = [(int(a), int(n)) for a, n in dropouts]
         self.index = -1                  # index of the frame last handed on (or lost)
         self.finished = False
+        self.skipped: list[Path] = []    # frame files that could not be read (once a pass)
         self.expected: dict = {}
         self._files: list[Path] = []
         self._video = None
@@ -503,25 +640,25 @@ class ReplaySource(FrameSource):
             self._files = sorted((p for p in self.path.iterdir()
                                   if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key)
             if not self._files:
-                raise CameraError(f"{self.path} holds no JPEG or PNG frames: record some, or "
+                raise SourceError(f"{self.path} holds no JPEG or PNG frames: record some, or "
                                   "point replay: at a fixtures/throws/<sequence> folder")
             exp = self.path / "expected.json"
             if exp.is_file():
                 try:
                     self.expected = json.loads(exp.read_text(encoding="utf-8"))
                 except (OSError, ValueError) as exc:
-                    raise CameraError(f"{exp} is not valid JSON ({exc}): fix or remove it") \
+                    raise SourceError(f"{exp} is not valid JSON ({exc}): fix or remove it") \
                         from None
             rec_fps = self.expected.get("fps") if isinstance(self.expected, dict) else None
             self.fps = float(fps or rec_fps or 30.0)
         elif self.path.is_file():
             self._video = cv2.VideoCapture(str(self.path))
             if not self._video.isOpened():
-                raise CameraError(f"cannot play {self.path}: not a video file OpenCV can read")
+                raise SourceError(f"cannot play {self.path}: not a video file OpenCV can read")
             vfps = self._video.get(cv2.CAP_PROP_FPS) or 0.0
             self.fps = float(fps or (vfps if 1 <= vfps <= 240 else 30.0))
         else:
-            raise CameraError(f"{self.path} does not exist: give a folder of frames or a video")
+            raise SourceError(f"{self.path} does not exist: give a folder of frames or a video")
         self._next_due = None
 
     @property
@@ -542,9 +679,8 @@ class ReplaySource(FrameSource):
             if index >= len(self._files):
                 return None
             image = cv2.imread(str(self._files[index]), cv2.IMREAD_UNCHANGED)
-            if image is None:
-                raise CameraError(f"{self._files[index]} cannot be read as an image: remove or "
-                                  "replace it")
+            if image is None or image.size == 0:
+                return _UNREADABLE
             return image
         ok, image = self._video.read()
         return image if ok else None
@@ -562,6 +698,10 @@ class ReplaySource(FrameSource):
             return None
         self.index += 1
         image = self._load(self.index)
+        while image is _UNREADABLE:      # a damaged frame file: skipped and counted
+            self.skipped.append(self._files[self.index])
+            self.index += 1
+            image = self._load(self.index)
         if image is None:
             if not self.loop:
                 self.finished = True
@@ -569,7 +709,7 @@ class ReplaySource(FrameSource):
             self._rewind()
             self.index += 1
             image = self._load(self.index)
-            if image is None:
+            if image is None or image is _UNREADABLE:
                 self.finished = True
                 return None
         if self._lost(self.index):
@@ -794,7 +934,7 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
     >>> open_source("webcam")
     Traceback (most recent call last):
     ...
-    hardware.camera.CameraError: unknown camera source 'webcam': use auto, picamera, opencv:0, opencv:/dev/video0, replay:FOLDER or sim
+    hardware.camera.SourceError: unknown camera source 'webcam': use auto, picamera, opencv:0, opencv:/dev/video0, replay:FOLDER or sim
     """
     spec = (spec or "auto").strip()
     kind, _, arg = spec.partition(":")
@@ -821,7 +961,7 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
         source = SimulatedTray(arg or dice_set, seed=seed, fps=fps, realtime=realtime,
                                **(sim_options or {}))
     else:
-        raise CameraError(f"unknown camera source {spec!r}: use auto, picamera, opencv:0, "
+        raise SourceError(f"unknown camera source {spec!r}: use auto, picamera, opencv:0, "
                           "opencv:/dev/video0, replay:FOLDER or sim")
     crop = list(getattr(camera, "crop", []) or []) if camera is not None else []
     gains = list(getattr(camera, "software_gains", []) or []) if camera is not None else []

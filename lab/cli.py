@@ -38,6 +38,12 @@ def main_eval(argv: list[str]) -> int:
     args = p.parse_args(argv)
     if args.photos or args.taught:
         return _eval_folder(args)
+    if args.scenes < 1 or args.throws < 0:
+        p.error("--n needs at least 1 scene and --throws 0 or more")
+    if not args.no_real and args.realdice != str(DEFAULT_REALDICE) and not Path(
+            args.realdice).is_dir():
+        p.error(f"--realdice {args.realdice}: no such folder: give the folder of the real "
+                "photo sets, or --no-real")
     report = evaluate.run(args.sets, args.scenes, args.throws,
                           None if args.no_real else Path(args.realdice))
     realdice = Path(args.realdice)

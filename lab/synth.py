@@ -4,7 +4,7 @@ Synthetic crops (``SyntheticDice``) are drawn from the dice-set data alone (visi
 so a changed data file needs no hand-made images: pips, stars, zaps, numbers and text, circled
 marks and coloured "light" faces are drawn from their description, then warped and spoiled
 (any rotation, scale, crop offset, tilt, side faces, shadow, glare, blur, noise, white-balance
-and exposure shifts, JPEG). ``rendered_crops`` cuts crops from whole rendered scenes
+and exposure shifts, JPEG). ``lab.render.rendered_crops`` cuts crops from whole rendered scenes
 (``lab.render``). Training only: nothing at the table imports this module.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
+from vision.crops import CROP_MARGIN, INPUT_SIZE
 
 # dice sets whose real dice come in any colour: this share of their training dice is drawn
 # with random body/mark colours
@@ -720,71 +720,3 @@ def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
         img = img * (1 - a[..., None]) + disc * a[..., None]
     img = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
     return spoil(img, rng)
-
-
-# --------------------------------------------------------------------------------------------
-# crops of rendered scenes (engineer V1's renderer), when it is present
-
-
-def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = INPUT_SIZE,
-                   jitter: float = 0.08, random_colours: float = 0.0, partial: float = 0.0):
-    """Crops of dice in rendered scenes (``lab.render.render_scene``), labelled by its truth.
-
-    Yields (crop, die id, face id). Yields nothing when the renderer is not installed. Each die
-    box is jittered (centre offset and size, ``jitter`` of the side) as a detector's would be.
-    ``random_colours``: share of scenes whose dice get random colours (``recoloured``).
-    ``partial``: for this share of the dice of 50 px or more, also a crop of a box over one
-    corner of it (as a detector boxes one pip cluster of a large die), yielded as
-    (crop, None, NONE_CLASS): one pip of a 4 is not a 1.
-    """
-    try:
-        from lab import render
-    except ImportError:
-        return
-    original = dice_set
-    for _ in range(scenes):
-        back = {}
-        dice_set = original
-        if random_colours and rng.random() < random_colours:
-            dice_set, back = recoloured(original, rng, k=4)
-        counts = [d for d in dice_set.dice for _ in range(d.count)]
-        k = int(rng.integers(1, min(len(counts), 6) + 1))
-        pick = [counts[i] for i in rng.choice(len(counts), size=k, replace=False)]
-        dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
-        try:
-            frame, labels = render.render_scene(dice_set, dice, rng,
-                                                style=render.random_style(rng, wide=True))
-        except ValueError:   # the dice did not fit this tray: another scene
-            continue
-        for lab in labels:
-            box, die_id, face_id = _label_parts(lab)
-            if box is None:
-                continue
-            x, y, w, h = box
-            side = max(w, h)
-            x += rng.uniform(-jitter, jitter) * side
-            y += rng.uniform(-jitter, jitter) * side
-            s = rng.uniform(1 - jitter, 1 + jitter)
-            yield cut_crop(frame, (x, y, w * s, h * s), size), back.get(die_id, die_id), face_id
-            if partial and side >= 50 and rng.random() < partial:
-                x, y, w, h = box
-                f = rng.uniform(0.4, 0.65)             # the part's side, of the die's
-                a = rng.uniform(0, 2 * np.pi)          # towards an edge or corner
-                off = (1 - f) / 2 * rng.uniform(0.6, 1.0) * side * 1.2
-                cx = x + w / 2 + off * np.cos(a)
-                cy = y + h / 2 + off * np.sin(a)
-                ps = f * side
-                yield (cut_crop(frame, (cx - ps / 2, cy - ps / 2, ps, ps), size), None,
-                       NONE_CLASS)
-
-
-def _label_parts(lab):
-    """(box, die, face) from a renderer label, whether it is a dict or an object."""
-    get = (lambda k: lab.get(k)) if isinstance(lab, dict) else (lambda k: getattr(lab, k, None))
-    box = get("box")
-    if box is None and get("x") is not None:
-        box = (get("x"), get("y"), get("w"), get("h"))
-    die, face = get("die"), get("face")
-    if box is None or die is None or face is None:
-        return None, None, None
-    return tuple(float(v) for v in box), die, face

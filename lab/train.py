@@ -38,7 +38,8 @@ from lab.photos import (
     read_rune55,
     real_backgrounds,
 )
-from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop, rendered_crops
+from lab.render import rendered_crops
+from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load
 

@@ -261,7 +261,7 @@ def test_calibrate_clear_errors(tmp_path, capsys):
     assert calibrate.main(["--config", str(bad)], out=lambda *_: None) == 2
     assert "camera.source" in capsys.readouterr().err
     assert calibrate.main(["--source", f"replay:{tmp_path / 'none'}", "--config",
-                           str(tmp_path / "c.toml")], out=lambda *_: None) == 1
+                           str(tmp_path / "c.toml")], out=lambda *_: None) == 2
     assert "does not exist" in capsys.readouterr().err
     assert calibrate.main(["--dice-set", "chess", "--config", str(tmp_path / "c.toml")],
                           out=lambda *_: None) == 2

@@ -56,9 +56,10 @@ def test_recognize_reports_a_bad_image_and_still_reads_the_others(tmp_path, caps
     bad.write_text("hello")
     code = main(["recognize", str(bad), good, "--dice-set", "d6", "--json"])
     captured = capsys.readouterr()
-    assert code == 1
-    assert "cannot read image" in captured.err
-    assert [o["image"] for o in json.loads(captured.out)] == [good]
+    assert code == 2
+    assert "not an image" in captured.err
+    out = json.loads(captured.out)
+    assert [o["image"] for o in out] == [str(bad), good] and "error" in out[0]
 
 
 def test_recognize_unknown_dice_set_is_a_clear_error(tmp_path, capsys):

@@ -13,6 +13,7 @@
     dicetray screenshots [--out DIR]         every screen of every game, headless
     dicetray teach FOLDER --dice-set SET --out DIR   learn your dice from labelled photos
     dicetray train                           retrain the ONNX models (needs the train extra)
+    dicetray soak --throws N [--json]        hours of play with faults, checked against truth
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ COMMANDS = {
     "demo": ("tray.table.demo", "main_demo", "a whole game on the simulated tray"),
     "play": ("tray.table.play", "main_play", "run the table: camera, buttons and screen"),
     "calibrate": ("tray.table.calibrate", "main", "find the tray, fix exposure and white balance"),
-    "replay": ("tray.rules.journal", "main_replay", "print the state a game journal leads to"),
+    "replay": ("tray.rules.replay", "main_replay", "print the state a game journal leads to"),
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
     "eval": ("lab.cli", "main_eval", "accuracy figures of the vision pipeline"),
     "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),
@@ -34,6 +35,7 @@ COMMANDS = {
     "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
     "teach": ("lab.teach", "main", "learn your own dice and tray from labelled photos"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
+    "soak": ("lab.soak", "main", "play for hours on the simulated tray with faults injected"),
 }
 
 

@@ -4,13 +4,69 @@ from __future__ import annotations
 
 import argparse
 import json
+import struct
 import sys
+from pathlib import Path
 
 import cv2
+import imagesize
+import numpy as np
 from tqdm import tqdm
 
 from vision.dicesets import SET_IDS, DiceSetError, load
 from vision.taught import TaughtError
+
+#: photos are decoded at most this large on their longer side (a JPEG is decoded at 1/2, 1/4
+#: or 1/8 of its size straight from the file, so a huge photo never fills the memory)
+DECODE_SIDE = 3200
+MIN_SIDE = 32             # a smaller picture cannot show a die
+MAX_SIDE = DECODE_SIDE * 8
+_REDUCED = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+class PhotoError(ValueError):
+    """A photo that cannot be read; the message says why (without the file name)."""
+
+
+def read_photo(path: str) -> tuple[np.ndarray, float]:
+    """A photo as a BGR frame, and the scale from its pixels back to the photo's.
+
+    The size comes from the file header first (``imagesize``): too small a picture, or one
+    too large to hold in memory even reduced, is refused unread (PhotoError); a large one is
+    decoded reduced (JPEG: by the decoder itself).
+
+    >>> read_photo("/nonexistent.jpg")
+    Traceback (most recent call last):
+    ...
+    vision.cli.PhotoError: no such file: check the path
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise PhotoError("no such file: check the path" if not p.exists()
+                         else "not a file: give photos (JPEG or PNG)")
+    try:
+        w, h = imagesize.get(str(p))
+    except (OSError, ValueError, struct.error) as exc:
+        raise PhotoError(f"cannot read the file ({exc})") from None
+    factor = 1
+    if w > 0 and h > 0:
+        if min(w, h) < MIN_SIDE:
+            raise PhotoError(f"the picture is {w}x{h} pixels: too small to show dice (at least "
+                             f"{MIN_SIDE} pixels a side)")
+        if max(w, h) > MAX_SIDE or w * h > MAX_SIDE * MAX_SIDE // 2:
+            raise PhotoError(f"the picture claims {w}x{h} pixels: too large to read (at most "
+                             f"{MAX_SIDE} pixels a side): shrink it first")
+        while factor < 8 and max(w, h) / factor > DECODE_SIDE:
+            factor *= 2
+    frame = cv2.imread(str(p), _REDUCED.get(factor, cv2.IMREAD_COLOR))
+    if frame is None or frame.size == 0:
+        raise PhotoError("not an image OpenCV can read (or a damaged file): give JPEG or PNG "
+                         "photos")
+    if min(frame.shape[:2]) < MIN_SIDE:
+        raise PhotoError(f"the picture is {frame.shape[1]}x{frame.shape[0]} pixels: too small "
+                         "to show dice")
+    return frame, (w / frame.shape[1]) if w > 0 else 1.0
 
 
 def main_recognize(argv: list[str]) -> int:
@@ -37,24 +93,36 @@ def main_recognize(argv: list[str]) -> int:
         print(f"dicetray recognize: {exc}", file=sys.stderr)
         return 2
     results, failed = [], 0
+    # each photo on its own: a bad one is an error entry
     for path in tqdm(args.images, desc="reading photos", unit="photo", file=sys.stderr,
                      disable=None if len(args.images) > 3 else True, leave=False):
-        frame = cv2.imread(path, cv2.IMREAD_COLOR)
-        if frame is None:
-            print(f"dicetray recognize: cannot read image {path!r} (missing, or not an image)",
-                  file=sys.stderr)
-            failed += 1
+        try:
+            frame, scale = read_photo(path)
+            rec.reset()
+            reading = rec.read(frame, fine=not args.fast)
+        except PhotoError as exc:
+            error = str(exc)
+        except (cv2.error, ValueError, MemoryError) as exc:
+            error = f"cannot be read ({type(exc).__name__}): not a photo of the tray?"
+        else:
+            dice = [d.to_json() for d in reading.dice]
+            for d in dice:   # boxes in the photo's own pixels
+                d.update({k: round(d[k] * scale) for k in "xywh"})
+            results.append({"image": path, "dice": dice})
             continue
-        rec.reset()
-        reading = rec.read(frame, fine=not args.fast)
-        results.append({"image": path, "dice": [d.to_json() for d in reading.dice]})
+        print(f"dicetray recognize: {path}: {error}", file=sys.stderr)
+        results.append({"image": path, "error": error})
+        failed += 1
     if args.json:
         print(json.dumps(results, indent=1))
     else:
         for r in results:
+            if "error" in r:
+                print(f"{r['image']}: {r['error']}")
+                continue
             print(f"{r['image']}: {len(r['dice'])} dice")
             for d in r["dice"]:
                 face = d["face"] if d["face"] is not None else "?  (not sure: re-roll or fix)"
                 print(f"  {d['die'] or '?':>8}:{face:<6} conf {d['confidence']:.3f}  "
                       f"box {d['x']},{d['y']} {d['w']}x{d['h']}")
-    return 1 if failed else 0
+    return 2 if failed else 0

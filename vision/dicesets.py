@@ -128,7 +128,8 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
         if mark not in MARKS:
             raise _fail(where, f"{key}.mark is {mark!r}; use one of {', '.join(MARKS)}")
         count = spec.get("count", 0)
-        if mark == "pips" and (not isinstance(count, int) or not 1 <= count <= 9):
+        if mark == "pips" and (isinstance(count, bool) or not isinstance(count, int)
+                               or not 1 <= count <= 9):
             raise _fail(where, f"{key}.count must be a whole number 1..9 for pips")
         text = spec.get("text", "")
         if mark in ("number", "text") and (not isinstance(text, str) or not text):
@@ -149,6 +150,9 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
     seen = set()
     for i, spec in enumerate(raw_dice):
         key = f"die[{i}]"
+        if not isinstance(spec, dict):
+            raise _fail(where, f"{key} must be a [[die]] table with id, body, ink and faces "
+                               "(write `[[die]]` and its keys below it, not `die = [...]`)")
         did = spec.get("id")
         if not isinstance(did, str) or not did or ":" in did:
             raise _fail(where, f'{key}.id must be a name like "red" (no ":")')
@@ -163,11 +167,13 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
         if not isinstance(dfaces, list) or len(dfaces) != 6:
             raise _fail(where, f"{key} ({did}).faces must list exactly 6 face ids")
         for f in dfaces:
-            if f not in faces:
+            if not isinstance(f, str) or f not in faces:
                 raise _fail(where, f"{key} ({did}).faces names {f!r}, which is not in [faces]")
         count = spec.get("count", 1)
-        if not isinstance(count, int) or not 1 <= count <= 20:
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 20:
             raise _fail(where, f"{key} ({did}).count must be a whole number 1..20")
+        if not isinstance(spec.get("role", ""), str):
+            raise _fail(where, f'{key} ({did}).role must be text, like "up"')
         dice.append(Die(did, spec["body"], spec["ink"], tuple(dfaces), count, spec.get("role", "")))
     name = data.get("name", set_id)
     return DiceSet(set_id, str(name), faces, tuple(dice), where)
@@ -183,9 +189,16 @@ def load(name_or_path: str | Path) -> DiceSet:
                 f"unknown dice set {name_or_path!r}; choose one of {', '.join(SET_IDS)}"
             )
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
-        raise DiceSetError(f"{path}: file not found") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise DiceSetError(f"{path}: not valid TOML ({exc})") from None
+        raise DiceSetError(f"{path}: file not found: check the name, or use one of "
+                           f"{', '.join(SET_IDS)}") from None
+    except UnicodeDecodeError:
+        raise DiceSetError(f"{path}: not UTF-8 text: save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DiceSetError(f"{path}: not valid TOML ({exc}): fix that line") from None
+    except RecursionError:
+        raise DiceSetError(f"{path}: lists nest far too deeply: not a dice-set file") from None
+    except OSError as exc:
+        raise DiceSetError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     return parse(data, str(path))

@@ -35,6 +35,8 @@ listed by ``expect(state).decisions``.
 from __future__ import annotations
 
 import copy
+import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +110,138 @@ def parse_die(spec: str) -> tuple[str, str]:
     if not die or not face:
         raise RuleError(f"cannot read die {spec!r}: expected die:face, like red:star")
     return die, face
+
+
+def short(text: str, limit: int = 80) -> str:
+    """``text`` cut to at most ``limit`` characters (messages quote at most an excerpt).
+
+    >>> short("x" * 100, 10)
+    'xxxxxxx...'
+    """
+    text = str(text)
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+
+MAX_DEPTH = 4     # how deep an event's values may nest (a list of ints is depth 2)
+MAX_ITEMS = 64    # the longest list or dict in an event
+MAX_TEXT = 64     # the longest text in an event
+
+
+def _check_value(value: Any, where: str, depth: int = 1) -> None:
+    if depth > MAX_DEPTH:
+        raise RuleError(f"{where} nests too deeply: an event holds only short lists of numbers "
+                        "and names")
+    if isinstance(value, bool) or value is None:
+        raise RuleError(f"{where} = {short(json.dumps(value))}: true, false and null are not "
+                        "event values; give a whole number or a name")
+    if isinstance(value, float):
+        why = "not a number" if not math.isfinite(value) else "a decimal"
+        raise RuleError(f"{where} = {short(repr(value))} is {why}: give a whole number")
+    if isinstance(value, int):
+        return
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise RuleError(f"{where} = {short(repr(value))}: too long for an event value")
+        return
+    if isinstance(value, (list, tuple)):
+        if len(value) > MAX_ITEMS:
+            raise RuleError(f"{where} has {len(value)} items: too many for an event")
+        for i, v in enumerate(value):
+            _check_value(v, f"{where}[{i}]", depth + 1)
+        return
+    if isinstance(value, dict):
+        if len(value) > MAX_ITEMS:
+            raise RuleError(f"{where} has {len(value)} keys: too many for an event")
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise RuleError(f"{where} has a key {short(repr(k))}: keys are names")
+            _check_value(v, f"{where}.{short(k, 20)}", depth + 1)
+        return
+    raise RuleError(f"{where} is a {type(value).__name__}: an event holds numbers, names and "
+                    "lists of them")
+
+
+def check_event(event: Any, action_keys: dict[str, tuple[str, ...]]) -> None:
+    """The strict form every event must have before a game looks at it (RuleError if not).
+
+    A roll is ``{"type": "roll", "dice": [...]}`` of ``die:face`` texts (each game then
+    checks them against its dice set); an action is ``{"type", "player", "action"}`` plus only
+    the extra keys ``action_keys[action]`` names (other types and action names are left to
+    the game, which refuses them in its own words); seats are whole numbers (not true, not 1.0)
+    and no value is a decimal, NaN, infinity, true/false or null.
+
+    >>> check_event(action(True, "bank"), {"bank": ()})
+    Traceback (most recent call last):
+    ...
+    tray.rules.engine.RuleError: the player of an action is a seat number, not True
+    >>> check_event(action(0, "bank", why="luck"), {"bank": ()})
+    Traceback (most recent call last):
+    ...
+    tray.rules.engine.RuleError: 'bank' takes no key 'why': an action is type, player and action
+    """
+    if not isinstance(event, dict):
+        raise RuleError("an event must be a roll or an action")
+    kind = event.get("type")
+    if kind == "roll":
+        extra = sorted(set(event) - {"type", "dice"})
+        if extra:
+            raise RuleError(f"a roll takes no key {short(repr(extra[0]))}: a roll is type and "
+                            "dice")
+        dice = event.get("dice")
+        if not isinstance(dice, list):
+            raise RuleError("expected a roll of dice: a list like [\"d6:3\", \"d6:4\"]")
+        _check_value(dice, "dice")
+        for spec in dice:
+            parse_die(spec)  # the game checks each die and face against its dice set
+        return
+    if kind != "action":
+        return  # not an engine event: the game refuses it in its own words
+    player = event.get("player")
+    if type(player) is not int:
+        raise RuleError(f"the player of an action is a seat number, not {short(repr(player))}")
+    name = event.get("action")
+    if not isinstance(name, str) or name not in action_keys:
+        return  # not an action of this game: the game refuses it in its own words
+    allowed = {"type", "player", "action", *action_keys[name]}
+    extra = sorted(k for k in event if k not in allowed)
+    if extra:
+        takes = ", ".join(action_keys[name]) or "type, player and action"
+        raise RuleError(f"{name!r} takes no key {short(repr(extra[0]))}: an action is {takes}")
+    for key in action_keys[name]:
+        if key in event:
+            _check_value(event[key], key)
+
+
+def describe(event: dict, players: list[str] | None = None) -> str:
+    """A few words for an event, as messages and logs name it (long values cut short).
+
+    >>> describe({"type": "roll", "dice": ["d6:3", "d6:4"]})
+    'roll d6:3 d6:4'
+    >>> describe({"type": "action", "player": 1, "action": "bank"}, ["Ann", "Ben"])
+    'Ben: bank'
+    >>> describe({"type": "action", "player": -1, "action": "end_game"})
+    'table: end_game'
+    """
+    kind = event.get("type")
+    if kind == "roll":
+        return short("roll " + " ".join(str(d) for d in event.get("dice", [])), 200)
+    if kind == "action":
+        p = event.get("player")
+        if p == -1:
+            who = "table"
+        elif players and isinstance(p, int) and 0 <= p < len(players):
+            who = players[p]
+        else:
+            who = f"player {short(repr(p), 20)}"
+        extra = {k: v for k, v in event.items() if k not in ("type", "player", "action")}
+        text = f"{who}: {short(str(event.get('action')), 40)}"
+        if extra:
+            text += " " + json.dumps(extra, ensure_ascii=False, sort_keys=True, default=str)
+        return short(text, 200)
+    if kind == "correct":
+        return short(f"correct roll {event.get('event')} to "
+                     + " ".join(map(str, event.get("dice", []))), 200)
+    return short(str(kind), 40)
 
 
 def roll_dice(event: dict) -> list[tuple[str, str]]:

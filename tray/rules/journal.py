@@ -42,20 +42,25 @@ Example::
 
 from __future__ import annotations
 
-import argparse
 import copy
 import datetime as _dt
 import json
 import os
-import sys
+import re
+import shutil
+import zlib
 from pathlib import Path
 from typing import Any
 
 from tray.rules import games
-from tray.rules.engine import Expect, RuleError, parse_die
+from tray.rules.engine import Expect, RuleError, describe, parse_die, short
 
 VERSION = 1
 ENGINE_EVENTS = ("roll", "action")
+MAX_LINE = 1 << 20          # no journal line is longer (1 MiB); a longer one is damage
+MAX_MESSAGE = 300           # error messages quote at most this much
+_RECORD_KEYS = {"undo": {"type"}, "correct": {"type", "event", "dice"}}
+_CRC = re.compile(rb', "crc": "([0-9a-f]{8})"\}$')
 
 
 class JournalError(ValueError):
@@ -72,9 +77,18 @@ class JournalError(ValueError):
         where = str(path) if path is not None else "journal"
         if line is not None:
             where += f", line {line}"
+        if len(message) > MAX_MESSAGE:  # keep the start (what) and the end (the fix)
+            message = message[: MAX_MESSAGE - 103] + " ... " + message[-100:]
         super().__init__(f"{where}: {message}")
         self.path = None if path is None else Path(path)
         self.line = line
+        self.kept: int | None = None  # engine events good before the damage (None: no salvage)
+
+
+class JournalWriteError(OSError):
+    """The journal file could not be written (a full disk, a card gone read-only): nothing of
+    the new event was kept, and everything written before it is; the message says what to do.
+    """
 
 
 def _now() -> str:
@@ -82,7 +96,29 @@ def _now() -> str:
 
 
 def _dump(record: dict) -> bytes:
-    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    """One journal line: the record as JSON with the CRC-32 of that JSON as its last key.
+
+    >>> _dump({"type": "undo"})
+    b'{"type": "undo", "crc": "d0e98cb6"}\\n'
+    """
+    body = json.dumps(record, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    crc = zlib.crc32(body)
+    return body[:-1] + b', "crc": "%08x"}\n' % crc
+
+
+def _checked_body(raw: bytes, checksummed: bool) -> bytes:
+    """The JSON of one line once its checksum is verified (ValueError saying what is wrong).
+    Lines of a journal written before checksums (``checksummed`` False) carry none."""
+    m = _CRC.search(raw)
+    if m is None:
+        if checksummed:
+            raise ValueError("the line has no checksum")
+        return raw
+    body = raw[: m.start()] + b"}"
+    if zlib.crc32(body) != int(m.group(1), 16):
+        raise ValueError("its checksum does not match: the line was changed after it was "
+                         "written (a damaged card or a hand edit)")
+    return body
 
 
 def _plain(event: Any) -> dict:
@@ -90,9 +126,10 @@ def _plain(event: Any) -> dict:
     if not isinstance(event, dict):
         raise RuleError("an event must be a roll or an action")
     try:
-        return json.loads(json.dumps(event, ensure_ascii=False))
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"an event must be plain JSON data (dicts, lists, text, numbers): {exc}")
+        return json.loads(json.dumps(event, ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise RuleError("an event must be plain JSON data (names, whole numbers, lists): "
+                        f"{short(str(exc))}") from None
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -106,37 +143,6 @@ def _fsync_dir(directory: Path) -> None:
         pass  # some file systems cannot sync a directory; the file itself is synced
     finally:
         os.close(fd)
-
-
-def describe(event: dict, players: list[str] | None = None) -> str:
-    """A few words for an event, as messages and logs name it.
-
-    >>> describe({"type": "roll", "dice": ["d6:3", "d6:4"]})
-    'roll d6:3 d6:4'
-    >>> describe({"type": "action", "player": 1, "action": "bank"}, ["Ann", "Ben"])
-    'Ben: bank'
-    >>> describe({"type": "action", "player": -1, "action": "end_game"})
-    'table: end_game'
-    """
-    kind = event.get("type")
-    if kind == "roll":
-        return "roll " + " ".join(str(d) for d in event.get("dice", []))
-    if kind == "action":
-        p = event.get("player")
-        if p == -1:
-            who = "table"
-        elif players and isinstance(p, int) and 0 <= p < len(players):
-            who = players[p]
-        else:
-            who = f"player {p}"
-        extra = {k: v for k, v in event.items() if k not in ("type", "player", "action")}
-        text = f"{who}: {event.get('action')}"
-        if extra:
-            text += " " + json.dumps(extra, ensure_ascii=False, sort_keys=True)
-        return text
-    if kind == "correct":
-        return f"correct roll {event.get('event')} to " + " ".join(map(str, event.get("dice", [])))
-    return str(kind)
 
 
 class Journal:
@@ -168,6 +174,8 @@ class Journal:
         self._size = 0  # byte offset where the next record is written
         self._needs_newline = False
         self.partial_tail = False  # True when open() found (and skipped) a cut-off last line
+        self.checksummed = True    # lines carry a CRC (journals written before that do not)
+        self.damage: JournalError | None = None  # open(salvage=True): what stopped the reading
 
     # ---------------------------------------------------------------- making and opening
 
@@ -201,8 +209,19 @@ class Journal:
                 pass
         header = {"type": "new_game", "v": VERSION, "game": game_id, "players": list(players),
                   "options": options, "layout": layout, "time": time or _now()}
-        data = _dump(header)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            data = _dump(header)
+        except ValueError as exc:  # NaN or infinity in the options
+            raise ValueError(f"the game options must be plain numbers and names: {exc}") from None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise JournalWriteError(f"cannot make the journal folder {path.parent}: a file of "
+                                    "that name is in the way; move it, or choose another "
+                                    "journal folder") from None
+        except OSError as exc:
+            raise JournalWriteError(f"cannot make the journal folder {path.parent} "
+                                    f"({exc.strerror}): choose a folder you can write") from None
         try:
             with open(path, "xb") as f:
                 f.write(data)
@@ -212,60 +231,134 @@ class Journal:
             raise FileExistsError(
                 f"{path} already exists: open it to resume that game, or choose another file name"
             ) from None
+        except OSError as exc:
+            try:
+                path.unlink()  # a header that did not reach the disk whole is no journal
+            except OSError:
+                pass
+            raise JournalWriteError(f"cannot write the new journal {path} ({exc.strerror}): "
+                                    "free some space or choose another journal folder") from None
         _fsync_dir(path.parent)
-        j = cls(path, json.loads(data), engine.new_game(list(players), layout, options))
+        j = cls(path, json.loads(_checked_body(data[:-1], True)),
+                engine.new_game(list(players), layout, options))
         j._size = len(data)
         return j
 
     @classmethod
-    def open(cls, path: str | Path) -> Journal:
+    def open(cls, path: str | Path, salvage: bool = False) -> Journal:
         """Read a journal back and rebuild its state; JournalError (file and line) if damaged.
 
-        The file is not changed, even if its last line was cut off: the next write does that.
+        The file is read line by line (a line longer than ``MAX_LINE`` is refused unread) and
+        each line's checksum is checked. A damaged line raises JournalError whose ``kept``
+        says how many engine events before it are good; ``salvage=True`` returns the journal
+        of that good part instead, with ``damage`` set to the error: its next write first
+        copies the whole file to ``NAME.damaged`` and then continues after the good part.
+        The file is not changed by opening, even if its last line was cut off.
         """
         path = Path(path)
         try:
-            data = path.read_bytes()
+            f = open(path, "rb")  # noqa: SIM115 - closed below, after telling its errors apart
         except FileNotFoundError:
             raise JournalError("no such file: check the name of the journal", path) from None
+        except IsADirectoryError:
+            raise JournalError("this is a folder: give the journal file (.jsonl) in it",
+                               path) from None
         except OSError as exc:
             raise JournalError(f"cannot read the file ({exc.strerror})", path) from None
-        if not data.strip(b"\0 \t\r\n"):
-            raise JournalError("the file is empty: it is not a dicetray journal (no header)",
-                               path, 1)
-        lines = data.split(b"\n")
-        # lines[-1] is what follows the last newline: empty, or a line whose write never ended
+        try:
+            with f:
+                return cls._read(f, path, salvage)
+        except OSError as exc:
+            raise JournalError(f"cannot read the file ({exc.strerror}): copy it off the card "
+                               "and try again", path) from None
+
+    @classmethod
+    def _read(cls, f, path: Path, salvage: bool) -> Journal:
         journal: Journal | None = None
-        offset = 0
-        for number, raw in enumerate(lines, start=1):
-            is_tail = number == len(lines)
-            start, offset = offset, offset + len(raw) + 1
-            if is_tail and not raw:
+        offset = number = 0
+        while True:
+            raw = f.readline(MAX_LINE + 1)
+            if not raw:
                 break
-            if not raw.strip():
+            number += 1
+            start, offset = offset, offset + len(raw)
+            if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+                raise JournalError("the file is UTF-16 text (saved by an editor?): a journal is "
+                                   "UTF-8; save it again as UTF-8", path, 1)
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a UTF-8 byte order mark an editor added: harmless
+                start += 3
+            ended = raw.endswith(b"\n")
+            line = raw[:-1] if ended else raw
+            if not ended and len(raw) > MAX_LINE:
+                err = JournalError(f"the line is longer than {MAX_LINE} bytes (no journal line "
+                                   "is): the journal is damaged after this point", path, number)
+                return cls._damaged(journal, err, start, salvage)
+            if not line.strip(b"\0 \t\r"):
+                if journal is not None and not ended and b"\0" in line:
+                    journal.partial_tail = True  # NUL bytes a crash left where a line began
                 continue  # a blank line carries nothing
+            if journal is None and b"\0" in line[:4]:
+                raise JournalError("the file is UTF-16 text (saved by an editor?): a journal "
+                                   "is UTF-8; save it again as UTF-8", path, number)
             try:
-                record = json.loads(raw.decode("utf-8"))
+                body = _checked_body(line, journal.checksummed if journal else False)
+                record = json.loads(body.decode("utf-8"))
+            except RecursionError:
+                err = JournalError("the line nests lists or objects far too deeply (no journal "
+                                   "line does): the journal is damaged", path, number)
+                return cls._damaged(journal, err, start, salvage)
             except (UnicodeDecodeError, ValueError) as exc:
-                if is_tail:  # cut off while being written: resume from the line before
+                if not ended:  # cut off while being written: resume from the line before
                     if journal is None:
                         raise JournalError(
                             "the header line is incomplete (the file was cut off while the game "
                             "was being created): start the game again", path, number) from None
                     journal.partial_tail = True
                     journal._size = start
+                    journal._needs_newline = False
                     return journal
-                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8 text"
-                raise JournalError(
-                    f"not a valid JSON line ({why}): the journal is damaged; repair or remove "
-                    "this line by hand", path, number) from None
+                why = (exc.msg if isinstance(exc, json.JSONDecodeError)
+                       else "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc))
+                err = JournalError(f"not a valid journal line ({why}): the journal is damaged",
+                                   path, number)
+                if journal is None:
+                    raise err from None
+                return cls._damaged(journal, err, start, salvage)
             if journal is None:
                 journal = cls._from_header(record, path, number)
+                journal.checksummed = _CRC.search(line) is not None
             else:
-                journal._replay_record(record, path, number)
-            journal._size = start + len(raw) + (0 if is_tail else 1)
-            journal._needs_newline = is_tail
-        assert journal is not None
+                try:
+                    journal._replay_record(record, path, number)
+                except JournalError as err:
+                    return cls._damaged(journal, err, start, salvage)
+                except RecursionError:
+                    err = JournalError("the line nests far too deeply (no journal line does): "
+                                       "the journal is damaged", path, number)
+                    return cls._damaged(journal, err, start, salvage)
+            journal._size = offset
+            journal._needs_newline = not ended
+        if journal is None:
+            raise JournalError("the file is empty: it is not a dicetray journal (no header)",
+                               path, 1)
+        return journal
+
+    @staticmethod
+    def _damaged(journal: Journal | None, err: JournalError, start: int,
+                 salvage: bool) -> Journal:
+        if journal is None:
+            raise err
+        err.kept = len(journal._events)
+        if not salvage:
+            name = err.path.name if err.path else "NAME"
+            more = (f". The {err.kept} events before it are good: `dicetray play` offers to "
+                    f"resume from them (keeping the file as {name}.damaged)")
+            err.args = (err.args[0] + more,)
+            raise err
+        journal.damage = err
+        journal._size = start
+        journal._needs_newline = False
         return journal
 
     @classmethod
@@ -304,6 +397,10 @@ class Journal:
                 except BaseException:
                     self._events.pop()
                     raise
+            elif kind in _RECORD_KEYS and set(record) - _RECORD_KEYS[kind]:
+                extra = sorted(set(record) - _RECORD_KEYS[kind])
+                raise JournalError(f"{kind} takes no key {short(repr(extra[0]), 40)}: the journal "
+                                   "is damaged", path, number)
             elif kind == "undo":
                 if not self._events:
                     raise JournalError("an undo with nothing left to undo: the journal is "
@@ -317,12 +414,16 @@ class Journal:
                                    path, number)
             else:
                 raise JournalError(
-                    f"unknown event type {kind!r}: a journal line is a roll, an action, "
-                    "a correct or an undo", path, number)
+                    f"unknown event type {short(repr(kind), 40)}: a journal line is a roll, an "
+                    "action, a correct or an undo", path, number)
         except RuleError as exc:
             raise JournalError(
-                f"the rules refuse this {describe(record, self.players)}: {exc}", path, number
-            ) from None
+                f"the rules refuse this {describe(record, self.players)}: {short(str(exc), 120)}",
+                path, number) from None
+        except (TypeError, KeyError, IndexError) as exc:  # a malformed record the game choked on
+            raise JournalError(f"cannot apply this {describe(record, self.players)} "
+                               f"({type(exc).__name__}): the journal is damaged", path,
+                               number) from None
 
     # ---------------------------------------------------------------- what it holds
 
@@ -451,18 +552,30 @@ class Journal:
         return events, states
 
     def _write(self, record: dict) -> None:
-        data = _dump(record)
+        try:
+            data = _dump(record)
+        except ValueError as exc:  # NaN or infinity
+            raise RuleError(f"an event must hold whole numbers, not {short(str(exc))}") from None
         if self._needs_newline:
             data = b"\n" + data
-        with open(self.path, "r+b") as f:
-            f.seek(self._size)
-            f.write(data)
-            f.truncate()  # drops a partial line left by a power cut or a failed write
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            if self.damage is not None:  # keep the damaged file whole before writing over it
+                shutil.copyfile(self.path, self.path.with_name(self.path.name + ".damaged"))
+            with open(self.path, "r+b") as f:
+                f.seek(self._size)
+                f.write(data)
+                f.truncate()  # drops a partial line left by a power cut or a failed write
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            raise JournalWriteError(
+                f"cannot write the journal {self.path} ({exc.strerror or exc}): is the disk "
+                "full? Nothing already written is lost; free some space, then do it again"
+            ) from None
         self._size += len(data)
         self._needs_newline = False
         self.partial_tail = False
+        self.damage = None
 
 
 # -------------------------------------------------------------------- module functions
@@ -479,8 +592,9 @@ def find_unfinished(directory: str | Path, limit: int | None = 10) -> Path | Non
 
     Only the ``limit`` newest journals are read (None: all), since each is replayed to see
     whether its game is over and a long-kept journal folder would make start-up slow; an
-    unfinished game older than that many newer games is not worth offering. Journals that
-    cannot be read are passed over.
+    unfinished game older than that many newer games is not worth offering. A damaged journal
+    counts by its good part (``Journal.open(salvage=True)``); journals that cannot be read at
+    all are passed over.
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -494,7 +608,7 @@ def find_unfinished(directory: str | Path, limit: int | None = 10) -> Path | Non
     newest = sorted(found, reverse=True)
     for _, _, p in newest if limit is None else newest[:limit]:
         try:
-            if not Journal.open(p).finished:
+            if not Journal.open(p, salvage=True).finished:
                 return p
         except (JournalError, ValueError):
             continue
@@ -509,52 +623,3 @@ def journal_path(directory: str | Path, game_id: str, when: _dt.datetime | None 
     while path.exists():
         path, n = Path(f"{base}-{n}.jsonl"), n + 1
     return path
-
-
-def scoreboard(summary: dict, title: str | None = None) -> str:
-    """A readable scoreboard from a game's ``summary``."""
-    players = summary.get("players", [])
-    width = max([len(p["name"]) for p in players] + [4])
-    status = "finished" if summary.get("finished") else f"{summary.get('active')} to play"
-    lines = [f"{title or summary.get('game')}: round {summary.get('round')}, {status}"]
-    win = summary.get("winner")
-    winners = set(win if isinstance(win, list) else [win] if win else [])
-    for p in players:
-        mark = "  <- winner" if p["name"] in winners else ""
-        lines.append(f"  {p['name']:<{width}}  {p['score']:>6}{mark}")
-    if summary.get("finished"):
-        if isinstance(win, list):
-            lines.append(f"Shared win: {', '.join(win)}")
-        elif win:
-            lines.append(f"Winner: {win}")
-    return "\n".join(lines)
-
-
-def main_replay(argv: list[str]) -> int:
-    """``dicetray replay JOURNAL [--json] [--events]``: print the state a journal leads to."""
-    parser = argparse.ArgumentParser(
-        prog="dicetray replay",
-        description="Replay a game journal and print where the game stands.")
-    parser.add_argument("journal", help="a game journal (.jsonl)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the game summary as JSON instead of a scoreboard")
-    parser.add_argument("--events", action="store_true",
-                        help="also list every effective event with the state after it")
-    args = parser.parse_args(argv)
-    try:
-        j = Journal.open(args.journal)
-    except JournalError as exc:
-        print(f"dicetray replay: {exc}", file=sys.stderr)
-        return 1
-    summary = j.summary()
-    if args.events:
-        from tray.rules.playthrough import format_playthrough
-
-        print(format_playthrough(j.game_id, j.header, j.events))
-    if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
-    else:
-        if j.partial_tail:
-            print("(the last line of the journal was cut off and is not counted)")
-        print(scoreboard(summary, getattr(j.game, "TITLE", j.game_id)))
-    return 0

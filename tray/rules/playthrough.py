@@ -32,7 +32,7 @@ from functools import cache
 from pathlib import Path
 
 from tray.rules import games
-from tray.rules.engine import Expect, RollSpec, roll
+from tray.rules.engine import Expect, RollSpec, describe, roll
 
 ROLL_RATE = 0.6
 TABLE_RATE = 0.0
@@ -169,8 +169,6 @@ def format_playthrough(game_id: str, header: dict, events: list[dict]) -> str:
     >>> print(text.splitlines()[2])
     1. roll d6:3 d6:4   [Ann rolls]
     """
-    from tray.rules.journal import describe
-
     engine = games.get(game_id)
     players = list(header["players"])
     options = header.get("options") or {}

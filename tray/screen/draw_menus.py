@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tray.screen import theme as th
-from tray.screen.draw_play import header
+from tray.screen.chrome import header
 from tray.screen.theme import BASE_H, HEADER_H, MIN_CAP, TOUCH
 
 GAP = 8

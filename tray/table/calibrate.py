@@ -541,7 +541,7 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
                              realtime=not spec.startswith(("sim", "replay")))
     except (CameraError, ValueError) as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, ValueError) else 1   # SourceError: a source named wrong
     sim = source if isinstance(source, SimulatedTray) else None
     if sim is not None:
         sim.realtime = False          # no need to wait for the simulated tray

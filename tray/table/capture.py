@@ -354,7 +354,8 @@ class CaptureSession:
 
     def __init__(self, capture: Capture, source, recognizer, settler,
                  events: queue.Queue | None = None, display=None, releases: bool = False,
-                 long_s: float = 0.8, read_timeout: float = 1.0, lost_after: float = 2.0):
+                 long_s: float = 0.8, read_timeout: float = 1.0, lost_after: float = 2.0,
+                 drawer: Callable | None = None):
         self.capture = capture
         self.source = source
         self.recognizer = recognizer
@@ -367,7 +368,9 @@ class CaptureSession:
         self.last_frame: np.ndarray | None = None
         self.last_reading = None
         self.simulated = hasattr(source, "throw") and hasattr(source, "pick_up")
-        self.screen = None         # tray.screen.capture.CaptureScreen, made at the first draw
+        # draws (capture, frame, reading) on the display: the screen's part, handed in by whoever
+        # assembles the loop (capture_cmd), so that the table logic never imports the screen
+        self.drawer = drawer
 
     def step(self, t: float, draw: bool = True) -> None:
         cap = self.capture
@@ -394,12 +397,8 @@ class CaptureSession:
             self.draw(t)
 
     def draw(self, t: float) -> None:
-        from tray.screen.capture import CaptureScreen, build_capture_view
-
-        if self.screen is None:
-            self.screen = CaptureScreen(self.display)
-        self.screen.draw_capture(build_capture_view(self.capture, self.last_frame,
-                                                    self.last_reading))
+        if self.drawer is not None:
+            self.drawer(self.capture, self.last_frame, self.last_reading)
 
     def throw(self, rng: np.random.Generator) -> list[str]:
         """The simulated tray only (key T): throw 3-6 random dice of the set."""

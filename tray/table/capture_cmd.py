@@ -23,6 +23,17 @@ from tray.table.capture import Capture, CaptureSession, SimRoller
 from tray.table.capture_folder import CaptureError, CaptureFolder
 
 
+def screen_drawer(display) -> Callable:
+    """Draws the capture on ``display`` with the capture screen (made at the first draw)."""
+    from tray.screen.capture import CaptureScreen, build_capture_view
+
+    screen = CaptureScreen(display)
+
+    def draw(capture, frame, reading) -> None:
+        screen.draw_capture(build_capture_view(capture, frame, reading))
+    return draw
+
+
 def run_loop(session: CaptureSession, clock: Callable[[], float],
              roller: SimRoller | None = None, max_seconds: float | None = None,
              pump: Callable[[float], None] | None = None,
@@ -188,7 +199,8 @@ def main(args, cfg, default_set: str = "d6", out=print, teacher=None,
             display = Display(size=tuple(cfg.screen.size), fullscreen=cfg.screen.fullscreen)
         session = CaptureSession(cap, source, recognizer, Settler(), events=events,
                                  display=display, releases=buttons is not None,
-                                 long_s=cfg.pins.hold_ms / 1000.0)
+                                 long_s=cfg.pins.hold_ms / 1000.0,
+                                 drawer=screen_drawer(display) if display is not None else None)
         rng = np.random.default_rng(args.seed)
         roller = SimRoller(session, rng) if args.sim_roller else None
         out(cap.prompt())

@@ -181,22 +181,46 @@ def default_path() -> Path:
     return Path(env).expanduser() if env else DEFAULT_PATH.expanduser()
 
 
-def load_config(path: str | Path | None = None) -> Config:
-    """Read and check a config file; a missing file gives the defaults.
+def load_config(path: str | Path | None = None, required: bool = False) -> Config:
+    """Read and check a config file; a missing file gives the defaults (unless ``required``).
 
-    ``path`` None means :func:`default_path`. Raises :class:`ConfigError` on any bad key.
+    ``path`` None means :func:`default_path`. Raises :class:`ConfigError` (one line naming the
+    file and the fix) on any bad key and on any file that cannot be read: ``required`` (the
+    file was named on the command line) makes a missing file one of them. A UTF-8 byte order
+    mark (as some editors save) is fine.
 
     >>> load_config("/nonexistent/dicetray.toml").camera.source
     'auto'
+    >>> load_config("/nonexistent/dicetray.toml", required=True)
+    Traceback (most recent call last):
+    ...
+    tray.table.config.ConfigError: /nonexistent/dicetray.toml: no such file: copy config.example.toml there and edit it, or leave out --config to use the defaults
     """
     p = default_path() if path is None else Path(path).expanduser()
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
+        if required:
+            raise ConfigError(f"{p}: no such file: copy config.example.toml there and edit it, "
+                              "or leave out --config to use the defaults") from None
         cfg = Config()
+        _check_journal_folder(cfg, "the default")
         return cfg
     except IsADirectoryError:
         raise ConfigError(f"{p} is a folder: give the path of the config .toml file") from None
+    except NotADirectoryError:
+        raise ConfigError(f"{p}: part of this path is a file, not a folder: give the path of "
+                          "the config .toml file") from None
+    except PermissionError:
+        raise ConfigError(f"{p}: no permission to read it: `chmod a+r {p}`, or run dicetray "
+                          "as the file's owner") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot be read ({exc.strerror or exc}): check the disk, or "
+                          "write the file again from config.example.toml") from None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise ConfigError(f"{p} is UTF-16 text: save it again as UTF-8 text") from None
+    try:
+        text = data.decode("utf-8-sig")   # -sig: a byte order mark an editor added is dropped
     except UnicodeDecodeError:
         raise ConfigError(f"{p} is not a UTF-8 text file: save it as UTF-8 text") from None
     try:
@@ -204,9 +228,34 @@ def load_config(path: str | Path | None = None) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}. Fix that line (see "
                           "config.example.toml for the form of every key)") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: not valid TOML for dicetray: lists or tables nest far too "
+                          "deeply; write it again from config.example.toml") from None
     cfg = parse_config(data, str(p))
     cfg.path = p
+    _check_journal_folder(cfg, str(p))
     return cfg
+
+
+def _check_journal_folder(cfg: Config, where: str) -> None:
+    """journal.directory must be a folder (or not exist yet: it is made on the first game)."""
+    d = Path(cfg.journal.directory).expanduser()
+    try:
+        bad = d.exists() and not d.is_dir()
+    except OSError:
+        bad = False
+    if not bad:
+        for parent in d.parents:
+            try:
+                if parent.exists():
+                    bad = not parent.is_dir()
+                    break
+            except OSError:
+                break
+    if bad:
+        raise ConfigError(f"{where}: journal.directory = {str(cfg.journal.directory)!r}: "
+                          f"{d} is a file, not a folder: move that file, or set "
+                          "journal.directory to a folder in [journal]")
 
 
 def parse_config(data: dict, where: str = "") -> Config:

@@ -183,7 +183,7 @@ class CorrectionFlow:
             return "taken" if ok else "refused"
         try:
             self.journal.correct(c.event, c.specs())
-        except RuleError as exc:
+        except (RuleError, OSError) as exc:
             self.message = Message(str(exc), "error", t + MESSAGE_S)
             return "refused"
         self.correction = None

@@ -352,6 +352,10 @@ def main_demo(argv: list[str]) -> int:
               "every throw with lab.render, vision.pipeline and vision.settle: update your "
               "checkout or reinstall (pip install -e .).", file=sys.stderr)
         return 1
+    except (FileExistsError, NotADirectoryError) as exc:
+        print(f"dicetray demo: --out {args.out}: {exc.strerror}: give a folder (it is made "
+              "when missing)", file=sys.stderr)
+        return 2
     except (OSError, RuntimeError) as exc:   # hardware.camera.CameraError, file errors
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 1

@@ -108,10 +108,10 @@ class Play:
 
     # ------------------------------------------------------------------------ parts
     def _open_camera(self, dice_set: str):
-        from hardware.camera import open_source
+        from hardware.camera import Guarded, open_source
 
-        return open_source(self.source_spec or self.cfg.camera.source, camera=self.cfg.camera,
-                           dice_set=dice_set)
+        return Guarded(open_source(self.source_spec or self.cfg.camera.source,
+                                   camera=self.cfg.camera, dice_set=dice_set))
 
     def _open_vision(self, diceset):
         from vision.pipeline import Recognizer
@@ -197,7 +197,7 @@ class Play:
                 return None
             if outcome == "resume" and menu.resume_path is not None:
                 try:
-                    j = Journal.open(menu.resume_path)
+                    j = Journal.open(menu.resume_path, salvage=True)
                     self.journals.append(j.path)
                     return j
                 except (ValueError, OSError) as exc:
@@ -392,7 +392,7 @@ def main_play(argv: list[str]) -> int:
 
     headless = args.headless or not (has_display() or _on_pi_console())
     try:
-        cfg = load_config(args.config)
+        cfg = load_config(args.config, required=args.config is not None)
     except ConfigError as exc:
         print(f"dicetray play: {exc}", file=sys.stderr)
         show_error(f"The config file has a mistake: {exc}", headless)

@@ -49,12 +49,13 @@ def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
     if path is None:
         return None
     try:
-        j = Journal.open(path)
+        j = Journal.open(path, salvage=True)
     except (ValueError, OSError):
         return None
     n = len(j.events)
+    kept = f" (damaged: the first {n} events kept)" if j.damage else ""
     return path, (f"Resume {j.game.TITLE} ({', '.join(j.players)}), "
-                  f"{n} {'event' if n == 1 else 'events'} in")
+                  f"{n} {'event' if n == 1 else 'events'} in{kept}")
 
 
 def discard(path: Path) -> Path:
@@ -157,6 +158,9 @@ class Session:
         frame = self.source.read(timeout=self.read_timeout) if self.source is not None else None
         if self.source is not None:
             self.table.camera(frame is not None, t, lost_after=self.lost_after)
+            why = getattr(self.source, "status", None)  # hardware.camera.Guarded: the fault
+            if frame is None and why and self.table.message and self.table.message.kind == "camera":
+                self.table.message.text = why
         if frame is not None:
             self.frames += 1
             self.last_frame = frame

@@ -196,6 +196,10 @@ class Table(CorrectionFlow, TableMenuFlow):
                                    else "error", t + MESSAGE_S)
             self._emit("refused", f"refused: {exc}")
             return False
+        except OSError as exc:  # journal.JournalWriteError: a full disk; nothing written is lost
+            self.message = Message(str(exc), "error")
+            self._emit("refused", f"not written: {exc}")
+            return False
         if event.get("type") == "roll":
             self.last_roll = list(event.get("dice", []))
             self.rolls_taken += 1
@@ -390,7 +394,7 @@ class Table(CorrectionFlow, TableMenuFlow):
         self.correction = None
         try:
             self.journal.undo()
-        except (RuleError, ValueError) as exc:
+        except (RuleError, ValueError, OSError) as exc:
             self.message = Message(str(exc), "error", t + MESSAGE_S)
             return "nothing to undo"
         self._emit("undo", "undo")

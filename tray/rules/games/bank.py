@@ -49,6 +49,7 @@ from tray.rules.engine import (
     RuleError,
     action,
     base_state,
+    check_event,
     check_roll,
     copy_state,
     roll_dice,
@@ -110,6 +111,10 @@ def _check_layout(layout: dict) -> dict[str, list[str]]:
                 "fix vision/dicesets/d6.toml"
             )
     return {die: list(f) for die, f in layout.items()}
+
+
+#: every action of this game and the extra keys it carries (engine.check_event)
+ACTION_KEYS: dict[str, tuple[str, ...]] = {"bank": (), "end_game": ()}
 
 
 def new_game(players: list[str], layout: dict[str, list[str]], options: dict | None = None) -> dict:
@@ -242,6 +247,7 @@ def apply(state: dict, event: dict) -> dict:
     ...
     tray.rules.engine.RuleError: No banking yet: banking opens once roll 3 of the round has been scored
     """
+    check_event(event, ACTION_KEYS)
     if not isinstance(event, dict):
         raise RuleError("an event must be a roll or an action")
     if state["finished"]:

@@ -48,6 +48,7 @@ from tray.rules.engine import (
     RollSpec,
     RuleError,
     base_state,
+    check_event,
     check_roll,
     copy_state,
     roll_dice,
@@ -121,6 +122,10 @@ def _check_layout(layout: dict) -> dict:
             "DICEDOUT! needs the d6 dice set (die d6 with faces 1 to 6): load vision dice set d6"
         )
     return {die: list(f) for die, f in layout.items()}
+
+
+#: every action of this game and the extra keys it carries (engine.check_event)
+ACTION_KEYS: dict[str, tuple[str, ...]] = {"mark": ("number",), "penalize": ("target",)}
 
 
 def new_game(players: list[str], layout: dict[str, list[str]], options: dict | None = None) -> dict:
@@ -303,6 +308,7 @@ def apply(state: dict, event: dict) -> dict:
     ...
     tray.rules.engine.RuleError: No choice now: Ann, roll both dice
     """
+    check_event(event, ACTION_KEYS)
     if not isinstance(event, dict):
         raise RuleError("expected a roll or an action")
     exp = expect(state)

@@ -80,6 +80,7 @@ from tray.rules.engine import (
     RollSpec,
     RuleError,
     base_state,
+    check_event,
     check_roll,
     copy_state,
     roll_dice,
@@ -141,6 +142,10 @@ def _check_layout(layout: dict) -> dict:
 
 def _fresh_turn() -> dict:
     return {"rolls": 0, "saved": [], "last_roll": [], "zapped": False, "step": "roll"}
+
+
+#: every action of this game and the extra keys it carries (engine.check_event)
+ACTION_KEYS: dict[str, tuple[str, ...]] = {"stop": (), "save": ("dice",), "apply": ("stars",)}
 
 
 def new_game(players: list[str], layout: dict[str, list[str]], options: dict | None = None) -> dict:
@@ -491,6 +496,7 @@ def apply(state: dict, event: dict) -> dict:
     ...
     tray.rules.engine.RuleError: 2 dice seen: roll 1
     """
+    check_event(event, ACTION_KEYS)
     if not isinstance(event, dict):
         raise RuleError("expected a roll or an action")
     exp = expect(state)

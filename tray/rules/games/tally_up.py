@@ -52,6 +52,7 @@ from tray.rules.engine import (
     action,
     apply_event,
     base_state,
+    check_event,
     parse_die,
     summary_base,
     winners,
@@ -168,6 +169,10 @@ def _score_dice(dice: list[tuple[str, str]]) -> tuple[int, int, bool]:
 
 # ---------------------------------------------------------------------------------------------
 # Game creation
+
+
+#: every action of this game and the extra keys it carries (engine.check_event)
+ACTION_KEYS: dict[str, tuple[str, ...]] = {"in": (), "out": (), "tally_up": (), "window_closed": ()}
 
 
 def new_game(players: list[str], layout: dict[str, list[str]], options: dict | None = None) -> dict:
@@ -351,6 +356,7 @@ def apply(state: dict, event: dict) -> dict:
 
     The input state is never changed, so a refused event leaves everything as it was.
     """
+    check_event(event, ACTION_KEYS)
     return apply_event(state, event, _apply_roll, _apply_action)
 
 

@@ -35,6 +35,7 @@ from tray.rules.engine import (
     action,
     apply_event,
     base_state,
+    check_event,
     parse_die,
     summary_base,
     winners,
@@ -70,6 +71,10 @@ def toss_die(layout: dict[str, list[str]]) -> str:
             "use green, yellow and red in the dice-set file"
         )
     return die
+
+
+#: every action of this game and the extra keys it carries (engine.check_event)
+ACTION_KEYS: dict[str, tuple[str, ...]] = {"stop": ()}
 
 
 def new_game(players: list[str], layout: dict[str, list[str]], options: dict | None = None) -> dict:
@@ -185,6 +190,7 @@ def apply(state: dict, event: dict) -> dict:
 
     The input state is never changed.
     """
+    check_event(event, ACTION_KEYS)
     return apply_event(state, event, _apply_roll, _apply_action)
 
 

@@ -1,0 +1,479 @@
+"""``dicetray soak``: the whole table played for hours on the simulated tray, with faults.
+
+All five games are played in turn by the simulated players (``tray.table.app.SimPlayers``:
+they throw, press buttons and fix misread dice as people would) through the real table
+(``Table`` + ``Journal``), the real vision pipeline (detector, classifier, Settler) and the
+camera guard (``hardware.camera.Guarded``). Faults are injected: blurred pictures, a hand in
+the tray, a wrong number of dice, dice left from the last throw, a camera that drops frames,
+raises or sends bad frames, and the process itself killed with SIGKILL at random moments and
+started again on its journal. Every scored roll is compared with the dice really thrown.
+
+The work runs in a child process (``--worker``) that the parent kills now and then; after a
+kill the parent checks that every event the child had acknowledged is in the journal, then
+starts a new child, which resumes the unfinished game (correcting a roll the kill left
+misread, as the players would). What really landed is logged (``truth.log``) before each
+throw. A throw is rendered once and held (a die at rest does not
+move), so each throw costs a handful of frames through the pipeline.
+
+    dicetray soak --throws 200 --seed 1 --json
+
+prints ``throws``, ``wrong_scores``, ``lost_events``, ``crashes``, ``kills``, ``refusals`` and
+``corrections`` by cause, the injected camera faults, and the time taken.
+
+>>> from lab.soak import physical_throw
+>>> import random
+>>> physical_throw(["d6:1", "d6:2"], "wrong_count", ["d6:4"], ["d6"], random.Random(1))
+['d6:1', 'd6:2', 'd6:1']
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import zlib
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+GAMES = ("tally-up", "toss-up", "bank", "diced-out", "rollers")
+DT = 0.25                       # seconds of table time a loop turn
+THROW_FAULTS = {"blur": 0.06, "hand": 0.06, "wrong_count": 0.04, "leftover": 0.04}
+CAMERA_FAULTS = {"drop": 0.02, "raise": 0.01, "bad_frame": 0.01, "black": 0.01, "noise": 0.01}
+KILL_EVERY_S = (5.0, 60.0)      # the parent kills the worker after a random time in this range
+
+
+def physical_throw(intended: list[str], fault: str, last: list[str], die_ids: list[str],
+                   rng: random.Random) -> list[str]:
+    """The dice that really land in the tray for a throw of ``intended`` under ``fault``:
+    one die too many or too few (``wrong_count``), or the last throw's dice still there
+    (``leftover``); otherwise ``intended``."""
+    if fault == "wrong_count":
+        if len(intended) >= 2 and rng.random() < 0.5:
+            return intended[:-1]
+        return intended + [intended[0] if intended else f"{die_ids[0]}:1"]
+    if fault == "leftover" and last:
+        return list(last) + list(intended)
+    return list(intended)
+
+
+# ------------------------------------------------------------------------- the child process
+
+class SoakTray:
+    """The simulated tray, cheap: each throw is rendered once at rest (with blur or a passing
+    hand when that fault is on) and held until picked up. ``truth`` as SimulatedTray's."""
+
+    def __init__(self, diceset, rng, np_rng, truth_log, journal_of):
+        from lab import render
+
+        self.render = render
+        self.diceset = diceset
+        self.rng = rng                       # random.Random: faults
+        self.np_rng = np_rng                 # numpy Generator: the pictures
+        self.style = render.random_style(np_rng, (40.0, 70.0))
+        self.truth_log = truth_log
+        self.journal_of = journal_of         # () -> the Journal thrown for
+        self.empty, _ = render.render_scene(diceset, [], np_rng, style=self.style)
+        self.frames: list = []               # frames still to show before the held one
+        self.held = None
+        self.truth: dict = {"phase": "empty", "labels": [], "dice": []}
+        self.fault = "none"
+        self.last: list[str] = []
+        self.look = 1                        # frames of the empty tray still to be seen
+        self.fps = 30.0
+        self.name = "soak"
+        self.throws = 0
+
+    def throw(self, dice) -> list[str]:
+        """A player throws ``dice`` (die:face specs); what lands depends on the fault drawn."""
+        self.throws += 1
+        faults = [f for f, p in THROW_FAULTS.items() if self.rng.random() < p]
+        self.fault = faults[0] if faults else "none"
+        ids = [d.id for d in self.diceset.dice]
+        landed = physical_throw(list(dice), self.fault, self.last, ids, self.rng)
+        j = self.journal_of()
+        self.truth_log.write(json.dumps({"journal": j.path.name, "event": len(j.events) + 1,
+                                         "dice": landed}) + "\n")
+        self.truth_log.flush()
+        os.fsync(self.truth_log.fileno())
+        style = self.style
+        if self.fault == "blur":
+            style = replace(style, blur=float(self.rng.uniform(1.5, 3.0)))
+        pairs = [tuple(s.split(":", 1)) for s in landed]
+        poses = self.render.place_dice(self.diceset, pairs, self.np_rng, style)
+        frame, labels = self.render.compose(self.diceset, poses, self.np_rng, style)
+        self.frames = []
+        if self.fault == "hand":
+            hand = self.render.random_hand(self.np_rng)
+            for _ in range(self.rng.randint(2, 4)):
+                self.frames.append(self.render.compose(self.diceset, poses, self.np_rng, style,
+                                                       hand=hand)[0])
+        self.held = frame
+        self.truth = {"phase": "rest", "labels": labels, "dice": landed}
+        self.last = landed
+        return landed
+
+    def pick_up(self) -> None:
+        self.held, self.frames = None, []
+        self.truth = {"phase": "empty", "labels": [], "dice": []}
+        self.look = 1
+
+    def read(self, timeout: float = 1.0):
+        if self.frames:
+            return self.frames.pop(0)
+        return self.empty if self.held is None else self.held
+
+    def close(self) -> None:
+        pass
+
+
+class FaultyCamera:
+    """Frames from ``tray`` with camera faults drawn per read; counts them in ``injected``."""
+
+    def __init__(self, tray, rng: random.Random, injected: Counter):
+        import cv2
+        import numpy as np
+
+        self.tray, self.rng, self.injected = tray, rng, injected
+        self.np, self.cv2 = np, cv2
+        self.fps, self.name = 30.0, "faulty"
+
+    def read(self, timeout: float = 1.0):
+        fault = next((f for f, p in CAMERA_FAULTS.items() if self.rng.random() < p), None)
+        frame = self.tray.read(timeout)
+        if fault is None:
+            return frame
+        self.injected[fault] += 1
+        _emit(camera=fault)
+        np = self.np
+        if fault == "drop":
+            return None
+        if fault == "raise":
+            raise self.rng.choice([RuntimeError("camera request failed"),
+                                   OSError(5, "Input/output error"),
+                                   self.cv2.error("simulated driver error")])
+        if fault == "bad_frame":
+            return self.rng.choice([np.zeros((0, 0, 3), np.uint8),
+                                    np.zeros((480, 640, 2), np.uint8),
+                                    frame.astype(np.float32) / 255.0])   # the last one is fine
+        if fault == "black":
+            return np.zeros_like(frame)
+        return np.random.default_rng(self.rng.randrange(1 << 30)).integers(
+            0, 256, frame.shape, dtype=np.uint8)
+
+    def close(self) -> None:
+        pass
+
+
+def _emit(**record) -> None:
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+def _truths(truth_path: Path) -> dict[tuple[str, int], list[str]]:
+    """(journal name, event number) -> the dice that really landed (the last throw wins)."""
+    out: dict[tuple[str, int], list[str]] = {}
+    if truth_path.exists():
+        for line in truth_path.read_text(encoding="utf-8").splitlines():
+            try:
+                r = json.loads(line)
+                out[(r["journal"], int(r["event"]))] = list(r["dice"])
+            except (ValueError, KeyError, TypeError):
+                continue   # a line the kill cut off: its throw was never taken
+    return out
+
+
+def _wrong_rolls(journal, truths) -> list[tuple[int, list[str] | None]]:
+    """The roll events of ``journal`` whose dice are not those that landed: (number, truth);
+    truth None when no throw was recorded for it (which counts as wrong too)."""
+    bad = []
+    for n, ev in enumerate(journal.events, start=1):
+        if ev.get("type") != "roll":
+            continue
+        truth = truths.get((journal.path.name, n))
+        if truth is None or Counter(ev["dice"]) != Counter(truth):
+            bad.append((n, truth))
+    return bad
+
+
+def worker(state: Path, seed: int, throws: int) -> int:
+    """Play games in ``state`` until ``throws`` throws are made; report on stdout."""
+    import numpy as np
+
+    from hardware.camera import Guarded
+    from tray.rules import games
+    from tray.rules.engine import RuleError
+    from tray.rules.journal import Journal, find_unfinished, journal_path
+    from tray.table.actions import Table
+    from tray.table.app import Session, SimPlayers
+    from vision.dicesets import load
+    from vision.pipeline import Recognizer
+    from vision.settle import Settler
+
+    rng = random.Random(seed)
+    np_rng = np.random.default_rng(seed)
+    truth_path = state / "truth.log"
+    recognizers: dict = {}
+    injected: Counter = Counter()
+    made = 0
+    if truth_path.exists() and not truth_path.read_bytes().endswith(b"\n"):
+        with open(truth_path, "a", encoding="utf-8") as f:   # a line the kill cut off
+            f.write("\n")
+    with open(truth_path, "a", encoding="utf-8") as truth_log:
+        while made < throws:
+            path = find_unfinished(state, limit=None)
+            if path is not None:
+                journal = Journal.open(path, salvage=True)
+                _emit(resumed=path.name, events=len(journal.events),
+                      damaged=journal.damage is not None)
+                truths = _truths(truth_path)
+                for n, truth in _wrong_rolls(journal, truths):   # misread, then the kill
+                    if truth is None:
+                        continue
+                    try:
+                        journal.correct(n, truth)
+                        _emit(correction="after_restart")
+                    except RuleError:
+                        pass
+            else:
+                done = len(list(state.glob("*.jsonl")))
+                game_id = GAMES[done % len(GAMES)]
+                engine = games.get(game_id)
+                n = max(engine.MIN_PLAYERS, min(engine.MAX_PLAYERS, rng.choice((2, 3))))
+                journal = Journal.create(journal_path(state, game_id), game_id,
+                                         ["Ann", "Ben", "Cy"][:n], {}, None)
+            _emit(game=journal.path.name, size=journal._size, events=len(journal.events))
+            diceset = load(journal.game.DICE_SET)
+            if diceset.id not in recognizers:
+                recognizers[diceset.id] = Recognizer(diceset)
+            rec = recognizers[diceset.id]
+            rec.reset()
+            fault_of_throw = {"cause": "none"}
+
+            def on_event(kind: str, text: str, cause=fault_of_throw) -> None:
+                if kind == "refused":
+                    _emit(refused=cause["cause"])
+
+            table = Table(journal, on_event=on_event)
+            tray = SoakTray(diceset, rng, np_rng, truth_log, lambda t=table: t.journal)
+            session = Session(table, Guarded(FaultyCamera(tray, rng, injected)), rec,
+                              Settler(), read_timeout=0.0, lost_after=1.0)
+            players = SimPlayers(session, tray, random.Random(rng.randrange(1 << 30)),
+                                 log=lambda _s: None, think_s=0.2, give_up_frames=40)
+            t, size, thrown = 0.0, journal._size, tray.throws
+            fixed, misread = 0, 0
+            while not table.expect().finished and made < throws:
+                t += DT
+                if players.throwing is not None:
+                    session.step(t, draw=False)
+                elif tray.look > 0:
+                    before = session.frames
+                    session.step(t, draw=False)
+                    tray.look -= session.frames > before
+                else:
+                    session.drain(t)
+                    table.tick(t)
+                players.act(t)
+                if tray.throws != thrown:
+                    thrown = tray.throws
+                    made += 1
+                    fault_of_throw["cause"] = tray.fault
+                    _emit(throw=tray.fault)
+                if players.fixed != fixed:
+                    _emit(correction="unread:" + fault_of_throw["cause"])
+                    fixed = players.fixed
+                if players.misread_corrected != misread:
+                    _emit(correction="misread:" + fault_of_throw["cause"])
+                    misread = players.misread_corrected
+                if journal._size != size:            # written and fsynced: acknowledged
+                    size = journal._size
+                    _emit(ack=journal.path.name, size=size, events=len(journal.events))
+            wrong = _wrong_rolls(journal, _truths(truth_path))
+            rolls = sum(1 for e in journal.events if e.get("type") == "roll")
+            _emit(checked=journal.path.name, rolls=rolls, wrong=len(wrong),
+                  finished=table.expect().finished)
+    return 0
+
+
+# ------------------------------------------------------------------------- the parent process
+
+class Tally:
+    """The figures of a soak, gathered from the worker's reports."""
+
+    def __init__(self):
+        self.throws = self.wrong = self.lost = self.crashes = self.kills = self.resumed = 0
+        self.games = self.rolls = 0
+        self.refusals: Counter = Counter()
+        self.corrections: Counter = Counter()
+        self.faults: Counter = Counter()
+        self.camera: Counter = Counter()
+        self.acked: dict[str, tuple[int, int]] = {}   # journal -> (bytes, events) acknowledged
+        self.checked: dict[str, tuple[int, int]] = {}  # journal -> (rolls, wrong), last check
+
+    def take(self, r: dict) -> bool:
+        """Count one report; True for a throw."""
+        if "throw" in r:
+            self.throws += 1
+            self.faults[r["throw"]] += 1
+            return True
+        if "ack" in r:
+            self.acked[r["ack"]] = (r["size"], r["events"])
+        elif "refused" in r:
+            self.refusals[r["refused"]] += 1
+        elif "correction" in r:
+            self.corrections[r["correction"]] += 1
+        elif "resumed" in r:
+            self.resumed += 1
+        elif "checked" in r:
+            self.checked[r["checked"]] = (r["rolls"], r["wrong"])
+        elif "camera" in r:
+            self.camera[r["camera"]] += 1
+        return False
+
+    def verify(self, state: Path) -> None:
+        """After a kill: every acknowledged event must be in its journal, undamaged."""
+        from tray.rules.journal import Journal, JournalError
+
+        for name, (size, events) in self.acked.items():
+            try:
+                j = Journal.open(state / name, salvage=True)
+            except (JournalError, OSError):
+                self.lost += events
+                continue
+            if j.damage is not None or j._size < size:
+                self.lost += max(1, events - len(j.events))
+
+    def result(self, seconds: float) -> dict:
+        rolls = sum(r for r, _ in self.checked.values())
+        wrong = sum(w for _, w in self.checked.values())
+        return {
+            "throws": self.throws, "scored_rolls": rolls, "wrong_scores": wrong,
+            "lost_events": self.lost, "crashes": self.crashes, "kills": self.kills,
+            "resumed": self.resumed, "games": len(self.checked),
+            "refusals": dict(sorted(self.refusals.items())),
+            "corrections": dict(sorted(self.corrections.items())),
+            "throw_faults": dict(sorted(self.faults.items())),
+            "camera_faults": dict(sorted(self.camera.items())),
+            "seconds": round(seconds, 1),
+            "throws_per_second": round(self.throws / seconds, 2) if seconds else None,
+        }
+
+
+def soak(throws: int, seed: int = 0, state: Path | None = None, kills: bool = True,
+         progress: bool = True) -> dict:
+    """Run a soak of ``throws`` throws; returns the figures (see the module docstring)."""
+    from tqdm import tqdm
+
+    own = state is None
+    tmp = tempfile.TemporaryDirectory(prefix="dicetray-soak-") if own else None
+    state = Path(tmp.name) if tmp else Path(state)
+    state.mkdir(parents=True, exist_ok=True)
+    tally = Tally()
+    rng = random.Random(seed)
+    start = time.monotonic()
+    bar = tqdm(total=throws, desc="soak", unit="throw", disable=not progress, file=sys.stderr)
+    run = 0
+    try:
+        while tally.throws < throws:
+            run += 1
+            cmd = [sys.executable, "-m", "lab.soak", "--worker", str(state),
+                   "--seed", str(zlib.crc32(f"{seed}/{run}".encode())),
+                   "--throws", str(throws - tally.throws)]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True)
+            deadline = time.monotonic() + rng.uniform(*KILL_EVERY_S) if kills else None
+            killed = _follow(proc, tally, bar, deadline,
+                             None if own else (state / "figures.json", start))
+            if killed:
+                tally.kills += 1
+                tally.verify(state)
+            elif proc.returncode != 0:
+                tally.crashes += 1
+                err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
+                print(f"soak: the worker failed: {err[-1] if err else proc.returncode}",
+                      file=sys.stderr)
+                if tally.crashes > 20:
+                    break
+    finally:
+        bar.close()
+        if tmp is not None:
+            tmp.cleanup()
+    result = tally.result(time.monotonic() - start)
+    if not own:
+        (state / "figures.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def _follow(proc, tally: Tally, bar, deadline: float | None, snapshot=None) -> bool:
+    """Read the worker's reports until it ends, or SIGKILL it at ``deadline``: True if killed.
+    ``snapshot``: (file, start time): the figures so far are written there every 100 throws."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    buf = ""
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    while True:
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if deadline is not None and wait == 0.0:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            return True
+        if sel.select(timeout=wait):
+            chunk = os.read(fd, 65536).decode("utf-8", "replace")
+            if not chunk:
+                proc.wait()
+                return False
+            buf += chunk
+            *lines, buf = buf.split("\n")
+            for line in lines:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if tally.take(record):
+                    bar.update(1)
+                    if snapshot is not None and tally.throws % 100 == 0:
+                        figures = tally.result(time.monotonic() - snapshot[1])
+                        snapshot[0].write_text(json.dumps(figures, indent=1) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``dicetray soak --throws N [--seed S] [--json]``."""
+    p = argparse.ArgumentParser(prog="dicetray soak", description=__doc__.split("\n\n")[0])
+    p.add_argument("--throws", type=int, default=1000, help="throws to make (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument("--no-kill", action="store_true", help="never SIGKILL the worker")
+    p.add_argument("--keep", default=None, metavar="DIR",
+                   help="play in DIR (journals and truth.log are kept) instead of a temp dir")
+    p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker is not None:
+        try:
+            return worker(Path(args.worker), args.seed, args.throws)
+        except Exception:  # noqa: BLE001 - a crash is a figure of the soak: report it
+            traceback.print_exc()
+            return 3
+    if args.throws < 1:
+        p.error("--throws needs at least 1")
+    result = soak(args.throws, args.seed, Path(args.keep) if args.keep else None,
+                  kills=not args.no_kill)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        for k, v in result.items():
+            print(f"{k:>18}: {v}")
+    return 0 if not (result["wrong_scores"] or result["lost_events"] or result["crashes"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

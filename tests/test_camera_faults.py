@@ -1,0 +1,126 @@
+"""Camera faults never end a game: hardware.camera.Guarded and the app loop around it."""
+
+from __future__ import annotations
+
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+
+from hardware.camera import (
+    BAD_FRAME,
+    CAMERA_LOST,
+    PICTURE_BLACK,
+    PICTURE_NOISE,
+    PICTURE_WHITE,
+    FrameSource,
+    Guarded,
+    ReplaySource,
+)
+from tray.rules.journal import Journal
+from tray.table.actions import Table
+from tray.table.app import Session
+from vision.types import FrameReading
+
+GOOD = np.full((480, 640, 3), 90, np.uint8)
+GOOD[200:260, 300:360] = 230   # something to see
+NOISE = np.random.default_rng(1).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+
+
+def _raise(exc):
+    def f():
+        raise exc
+    return f
+
+
+FAULTS = [
+    (_raise(RuntimeError("libcamera: request failed")), CAMERA_LOST),
+    (_raise(OSError(19, "No such device")), CAMERA_LOST),
+    (_raise(cv2.error("OpenCV(4.x) error: (-215)")), CAMERA_LOST),
+    (lambda: np.zeros((0, 0, 3), np.uint8), BAD_FRAME),
+    (lambda: np.zeros((480, 640, 2), np.uint8), BAD_FRAME),
+    (lambda: np.zeros((480, 640, 3), np.uint8), PICTURE_BLACK),
+    (lambda: np.full((480, 640, 3), 255, np.uint8), PICTURE_WHITE),
+    (lambda: NOISE, PICTURE_NOISE),
+]
+CONVERTED = [
+    lambda: GOOD[:, :, 1],                                          # grey
+    lambda: cv2.cvtColor(GOOD, cv2.COLOR_BGR2BGRA),                 # BGRA
+    lambda: GOOD.astype(np.float32),                                # float 0..255
+    lambda: GOOD.astype(np.float64) / 255.0,                        # float 0..1
+    lambda: cv2.resize(GOOD, (320, 240)),                           # another size
+]
+
+
+class Script(FrameSource):
+    def __init__(self, items):
+        self.items = list(items)
+
+    def read(self, timeout=1.0):
+        return self.items.pop(0)() if self.items else None
+
+
+@pytest.mark.parametrize("make, status", FAULTS)
+def test_a_fault_is_a_status_not_an_exception(make, status):
+    cam = Guarded(Script([make, lambda: GOOD]))
+    assert cam.read() is None and cam.status == status
+    assert cam.read() is not None and cam.status is None     # the picture came back
+
+
+@pytest.mark.parametrize("make", CONVERTED)
+def test_odd_frames_are_converted_to_bgr_640x480(make):
+    frame = Guarded(Script([make])).read()
+    assert frame.shape == (480, 640, 3) and frame.dtype == np.uint8
+    assert abs(int(frame[230, 330, 1]) - 230) <= 2 and abs(int(frame[10, 10, 0]) - 90) <= 2
+
+
+class Seen:
+    """A recognizer that records the frames it was given."""
+
+    def __init__(self):
+        self.frames = []
+
+    def read(self, frame):
+        self.frames.append(frame)
+        return FrameReading((), empty=True)
+
+
+class NoSettle:
+    status = "empty"
+
+    def update(self, reading):
+        return None
+
+
+def test_the_loop_survives_every_fault_and_shows_what_is_wrong(tmp_path):
+    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
+    j.append({"type": "roll", "dice": ["d6:3", "d6:4"]})
+    table = Table(j)
+    rec = Seen()
+    items = []
+    for make, _ in FAULTS:
+        items += [make] * 5 + [lambda: GOOD]
+    s = Session(table, Guarded(Script(items)), rec, NoSettle(), read_timeout=0.0, lost_after=0.1)
+    t, shown = 0.0, set()
+    for _ in range(len(items)):
+        s.step(t)
+        if table.message is not None and table.message.kind == "camera":
+            shown.add(table.message.text)
+        t += 0.05
+    assert shown == {status for _, status in FAULTS}
+    assert table.state["total"] == 70 and len(Journal.open(j.path).events) == 1   # game kept
+    assert len(rec.frames) == len(FAULTS)       # only the good frames were read
+    assert all(f.shape == (480, 640, 3) and f.dtype == np.uint8 for f in rec.frames)
+    assert table.message is None                # the good frame cleared the camera message
+
+
+def test_a_bad_frame_in_a_replay_folder_is_skipped_and_counted(tmp_path):
+    for i in range(4):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), GOOD)
+    (tmp_path / "f2.png").write_bytes(b"\x89PNG\r\n\x1a\n this is not a picture")
+    src = ReplaySource(tmp_path, realtime=False)
+    frames = list(src.frames())
+    assert len(frames) == 3 and src.skipped == [tmp_path / "f2.png"]
