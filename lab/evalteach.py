@@ -31,6 +31,24 @@ TEACH_PHOTOS = {"matteop65_webcam": 20, "PXL_phone": 14, "numeric_tube": 20, "IM
                 "i_single": 20, "randomid_single": 20, "chase_casino_crops": 24}
 
 
+def covering(by, files, n: int, per_face: int = 3) -> list[str]:
+    """Up to ``n`` of ``files`` (in order) chosen as an owner would photograph their dice:
+    first photos showing faces seen fewer than ``per_face`` times, then the next ones."""
+    seen: dict[str, int] = defaultdict(int)
+    chosen = []
+    for f in files:
+        if len(chosen) < n and any(seen[r["value"]] < per_face for r in by[f]):
+            chosen.append(f)
+            for r in by[f]:
+                seen[r["value"]] += 1
+    for f in files:
+        if len(chosen) >= n:
+            break
+        if f not in chosen:
+            chosen.append(f)
+    return chosen
+
+
 def _rows(path: Path) -> list[dict]:
     return list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
 
@@ -44,8 +62,8 @@ def real_setups(realdice: Path):
             by[r["file"]].append(r)
         train = sorted(f for f in by if by[f][0]["split"] == "train")
         test = sorted(f for f in by if by[f][0]["split"] != "train")
-        yield "matteop65_webcam", by, m / "images", train[:TEACH_PHOTOS["matteop65_webcam"]], \
-            test, True
+        yield "matteop65_webcam", by, m / "images", covering(
+            by, train, TEACH_PHOTOS["matteop65_webcam"]), test, True
     r55 = realdice / "rune55_gray"
     if (r55 / "labels.csv").exists():
         sources = defaultdict(lambda: defaultdict(list))
@@ -53,11 +71,13 @@ def real_setups(realdice: Path):
             sources[r["source"]][r["file"]].append(r)
         for source, by in sorted(sources.items()):
             n = TEACH_PHOTOS.get(source, 14)
-            teach, bases = [], set()
-            for f in sorted(by):
-                if rune55_split(f) == "train" and rune55_base(f) not in bases and len(teach) < n:
-                    teach.append(f)
+            one_each, bases = [], set()
+            for f in sorted(by):      # one file of each photo (rotated copies share a base)
+                if rune55_split(f) == "train" and rune55_base(f) not in bases:
+                    one_each.append(f)
                     bases.add(rune55_base(f))
+            teach = covering(by, one_each, n)
+            bases = {rune55_base(f) for f in teach}
             test = sorted(f for f in by if rune55_split(f) != "train")
             if len(test) < 6:   # too few held out: every photo of another base name
                 test = sorted(f for f in by if rune55_base(f) not in bases)

@@ -64,6 +64,9 @@ NEG_SHARE = 0.5          # "not a die" crops per die crop
 CLF_EPOCHS = 4
 DET_EPOCHS = 5
 HELD_SHARE = 0.25        # photos held out to set the thresholds and give the figures
+MIN_PER_FACE = 2         # dice a face must show in the photos
+FEW_HELD = 200           # fewer held-out dice than this: thresholds at least FEW_HELD_FLOOR
+FEW_HELD_FLOOR = 0.95
 MAX_THRESHOLD = 0.995
 
 
@@ -508,6 +511,14 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
         raise TeachError(f"{out} is a file: --out must be a folder (it is made if missing)")
     if out.exists() and any(out.iterdir()) and not (out / TAUGHT_FILE).exists():
         raise TeachError(f"{out} holds other files: give an empty or a taught folder")
+    seen = Counter(lab.face for p in photos for lab in p.labels)
+    thin = [f for f in ds.face_ids if seen[f] < MIN_PER_FACE]
+    if thin:
+        raise TeachError(
+            "the photos show " + ", ".join(f"face {f!r} {seen[f]} time{'s' * (seen[f] != 1)}"
+                                           for f in thin)
+            + f": every face of the {ds.id} set needs at least {MIN_PER_FACE} dice in the "
+              "photos (a face never shown is forgotten): add photos showing it")
     _torch()
     rng = np.random.default_rng(seed)
     clf = FaceClassifier(ds)
@@ -531,6 +542,10 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     base_clf = model_paths(ds.id)[0]
     floors = (float(clf.meta.get("threshold", 0.9)),
               float(clf.meta.get("turned", clf.meta).get("threshold", 0.9)))
+    if sum(len(photos[i].labels) for i in held) < FEW_HELD:
+        # a few held-out dice all read right cannot show that under 1 in 200 is read wrong:
+        # a fine-tuned net is sure of itself, so ask it to be very sure
+        floors = (max(floors[0], FEW_HELD_FLOOR), max(floors[1], FEW_HELD_FLOOR))
     # one photo: nothing to hold out, so stay careful
     thresholds = {"threshold": max(floors[0], 0.97) if not held else floors[0],
                   "die_thresholds": {},

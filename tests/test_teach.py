@@ -134,6 +134,8 @@ def _folder(tmp_path: Path, rows: list[str], image=True) -> Path:
     (["b.jpg,s,10,10,40,40,6,d6"], "d6", "images/b.jpg is not there"),
     (["a.jpg,s,10,10,40,40,1,"], "rollers", "face '1' is on several dice"),
     ([], "d6", "no labelled dice"),
+    (["a.jpg,s,10,10,40,40,6,d6", "a.jpg,s,60,10,40,40,6,d6"], "d6",
+     "face '1' 0 times, face '2' 0 times"),
 ])
 def test_bad_labels_get_one_clear_line_and_write_nothing(tmp_path, capsys, rows, set_id,
                                                           message):
