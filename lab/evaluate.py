@@ -85,6 +85,15 @@ class Tally:
         }
 
 
+def _bar(items, desc: str):
+    """A progress bar on the terminal (stderr; none when it is not a terminal)."""
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, file=sys.stderr, disable=None, leave=False)
+
+
 def _random_dice(ds, rng, n):
     pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
     return [(d.id, d.faces[int(rng.integers(0, 6))])
@@ -104,7 +113,7 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
     rng = np.random.default_rng(HELDOUT_SEED + zlib.crc32(set_id.encode()) % 1000
                                 + (3000 if other else 0))
     t = Tally()
-    for _ in range(scenes):
+    for _ in _bar(range(scenes), f"{set_id} scenes"):
         dice = _random_dice(ds, rng, int(rng.integers(1, 11)))
         style = other_style(rng, digits=set_id == "rollers") if other else None
         try:
@@ -126,7 +135,7 @@ def eval_throws(set_id: str, throws: int) -> dict:
     rng = np.random.default_rng(HELDOUT_SEED + 500 + zlib.crc32(set_id.encode()) % 1000)
     rolls = wrong = unsure_dice = dice_total = bad_timing = extra = missing = 0
     delays = []
-    for _ in range(throws):
+    for _ in _bar(range(throws), f"{set_id} throws"):
         dice = _random_dice(ds, rng, int(rng.integers(1, 7)))
         settler = Settler()
         rec.reset()
@@ -191,7 +200,7 @@ def eval_real(realdice: Path, fine: bool = True) -> dict:
 
     rec = Recognizer(load("d6"))
     tallies: dict[str, Tally] = defaultdict(Tally)
-    for name, split, path, rows, _, _ in _real_sets(realdice):
+    for name, split, path, rows, _, _ in _bar(list(_real_sets(realdice)), "real photos"):
         img = cv2.imread(str(path))
         if img is None:
             continue

@@ -429,7 +429,10 @@ def train_set(set_id: str, args, log=print) -> dict:
     YF = torch.from_numpy(yf)
     rng = np.random.default_rng(args.seed)
     t1 = time.time()
-    for epoch in range(args.epochs):
+    from tqdm import tqdm
+
+    for epoch in tqdm(range(args.epochs), desc=f"training {set_id}", unit="epoch",
+                      file=sys.stderr, disable=None):
         net.train()
         order = torch.from_numpy(rng.permutation(len(X)))
         total = 0.0

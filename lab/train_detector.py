@@ -288,7 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     steps = args.epochs * (len(items) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps)
     rng = np.random.default_rng(args.seed)
-    for epoch in range(args.epochs):
+    from tqdm import tqdm
+
+    for epoch in tqdm(range(args.epochs), desc="training the detector", unit="epoch",
+                      file=sys.stderr, disable=None):
         net.train()
         order = rng.permutation(len(items))
         total = 0.0
