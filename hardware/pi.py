@@ -151,6 +151,7 @@ def kms_check(find=None) -> Check:
 def onnx_check(models_dir: Path | None = None) -> Check:
     """onnxruntime imports and every committed model opens."""
     try:
+        import vision.onnx  # noqa: F401 - sets ORT_DISABLE_TELEMETRY before onnxruntime loads
         import onnxruntime
     except Exception as exc:  # noqa: BLE001 - missing or broken wheel
         return Check("onnx", False, f"onnxruntime does not import ({exc})",

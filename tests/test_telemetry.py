@@ -30,3 +30,20 @@ def _feed(session):
         shape = [d if isinstance(d, int) else 1 for d in i.shape]
         feed[i.name] = np.zeros(shape, np.float32)
     return feed
+
+
+def test_opening_a_model_writes_no_device_id_and_no_cache(tmp_path):
+    """In a fresh process, with only the environment the user has: nothing lands in the home
+    folder or the working folder (onnxruntime otherwise writes ~/.cache/Microsoft/...)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORT_")}
+    env["HOME"] = str(tmp_path / "home")
+    (tmp_path / "home").mkdir()
+    code = ("from pathlib import Path; from vision.onnx import open_session; "
+            f"open_session(Path({str(MODELS / 'detector.onnx')!r}))")
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=True)
+    assert not (tmp_path / "home" / ".cache").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]

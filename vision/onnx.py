@@ -1,8 +1,9 @@
 """One way to open an ONNX model at the table: one thread, quiet, and no telemetry.
 
-onnxruntime can send usage events and write a device id; a dice tray in a living room phones
-nobody, so telemetry is switched off in code here, before any session is made, whatever the
-environment says.
+onnxruntime can send usage events and write a device id (``~/.cache/Microsoft/...``); a dice
+tray in a living room phones nobody. So this module, the only way the table opens a model,
+sets ``ORT_DISABLE_TELEMETRY`` before onnxruntime is first imported (onnxruntime then creates
+no uploader, no device id and no cache) and switches telemetry events off on every session.
 
     >>> from pathlib import Path
     >>> from vision.onnx import open_session
@@ -13,7 +14,11 @@ environment says.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+# read by onnxruntime when it initialises, so set before it is first imported
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 
 def open_session(path: Path | str):
