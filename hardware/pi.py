@@ -151,8 +151,9 @@ def kms_check(find=None) -> Check:
 def onnx_check(models_dir: Path | None = None) -> Check:
     """onnxruntime imports and every committed model opens."""
     try:
-        import vision.onnx  # noqa: F401 - sets ORT_DISABLE_TELEMETRY before onnxruntime loads
         import onnxruntime
+
+        import vision.onnx  # noqa: F401 - sets ORT_DISABLE_TELEMETRY before onnxruntime loads
     except Exception as exc:  # noqa: BLE001 - missing or broken wheel
         return Check("onnx", False, f"onnxruntime does not import ({exc})",
                      f"{INSTALL} (pip install -e '.[pi]' in the venv)")
