@@ -139,15 +139,7 @@ def _score(by, images: Path, files, pip_boxes: bool, taught, crops: bool) -> dic
             lab = _labels(by[f], False)[0]
             r = clf.classify([clf.crop(img, (lab["x"], lab["y"], lab["w"], lab["h"]))],
                              TURNS)[0]
-            tally.labelled += 1
-            tally.found += 1
-            tally.matched += 1
-            if r.face is None:
-                tally.abstained += 1
-            elif r.face == lab["face"]:
-                tally.correct += 1
-            else:
-                tally.wrong += 1
+            tally.add_crop(("d6", lab["face"]), r)
     else:
         rec = Recognizer(ds, taught=taught)
         for f in files:

@@ -50,6 +50,19 @@ class Tally:
         self.correct = self.abstained = self.wrong = 0
         self.confusion: dict[str, Counter] = defaultdict(Counter)
 
+    def add_crop(self, truth: tuple[str, str], reading) -> None:
+        """One labelled die crop (a crop set: no detection) and the classifier's reading of it
+        (``vision.classify.CropReading``): right, abstained or wrong."""
+        self.labelled += 1
+        self.found += 1
+        self.matched += 1
+        if reading.face is None:
+            self.abstained += 1
+        elif (reading.die, reading.face) == truth:
+            self.correct += 1
+        else:
+            self.wrong += 1
+
     def add(self, labels, found, key=lambda lab: f"{lab['die']}:{lab['face']}") -> None:
         pairs = match(labels, found)
         self.labelled += len(labels)

@@ -274,37 +274,19 @@ def _pull(torch, net, start, weight: float):
     return weight * sum(((p - p0) ** 2).sum() for p, p0 in start)
 
 
-def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed: int,
-                        epochs: int = CLF_EPOCHS, tick=None):
-    """The classifier network fine-tuned on uint8 crops; returns the torch module."""
-    torch, _, _ = _torch()
-    torch.manual_seed(seed)
-    net = _module(onnx_path, frozen=2)
+def _fit(torch, net, n: int, batch: int, epochs: int, seed: int, loss_of, tick=None):
+    """Fine-tune ``net`` (its unfrozen weights, pulled towards where they started) over ``n``
+    samples in shuffled batches: ``loss_of(indices, generator)`` is a batch's loss."""
     start = _anchor(torch, net)
-    x = torch.from_numpy(to_input(crops))
-    fy = torch.from_numpy(face_y).long()
-    dy = torch.from_numpy(die_y).long()
-    counts = np.bincount(face_y, minlength=int(face_y.max()) + 1).astype(np.float32)
-    cw = torch.from_numpy(len(face_y) / np.maximum(counts, 1) / len(counts))
-    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=3e-4)
-    batch = 64
-    steps = epochs * math.ceil(len(x) / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-4, total_steps=steps)
+    opt = torch.optim.Adam([p for p, _ in start], lr=3e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-4,
+                                                total_steps=epochs * math.ceil(n / batch))
     g = torch.Generator().manual_seed(seed)
     net.train()
-    for epoch in range(epochs):
-        order = torch.randperm(len(x), generator=g)
-        for b in range(0, len(x), batch):
-            idx = order[b:b + batch]
-            xb = torch.rot90(x[idx], int(torch.randint(0, 4, (1,), generator=g)), (2, 3))
-            die_p, face_p, _ = net(xb)
-            loss = torch.nn.functional.nll_loss(torch.log(face_p + 1e-7), fy[idx],
-                                                weight=cw)
-            dice = dy[idx] >= 0
-            if n_dice > 1 and bool(dice.any()):
-                loss = loss + torch.nn.functional.nll_loss(
-                    torch.log(die_p[dice] + 1e-7), dy[idx][dice])
-            loss = loss + _pull(torch, net, start, 1e-2)
+    for _ in range(epochs):
+        order = torch.randperm(n, generator=g)
+        for b in range(0, n, batch):
+            loss = loss_of(order[b:b + batch], g) + _pull(torch, net, start, 1e-2)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -313,6 +295,31 @@ def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed
             tick()
     net.eval()
     return net
+
+
+def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed: int,
+                        epochs: int = CLF_EPOCHS, tick=None):
+    """The classifier network fine-tuned on uint8 crops; returns the torch module."""
+    torch, _, _ = _torch()
+    torch.manual_seed(seed)
+    net = _module(onnx_path, frozen=2)
+    x = torch.from_numpy(to_input(crops))
+    fy = torch.from_numpy(face_y).long()
+    dy = torch.from_numpy(die_y).long()
+    counts = np.bincount(face_y, minlength=int(face_y.max()) + 1).astype(np.float32)
+    cw = torch.from_numpy(len(face_y) / np.maximum(counts, 1) / len(counts))
+    nll = torch.nn.functional.nll_loss
+
+    def loss_of(idx, g):
+        xb = torch.rot90(x[idx], int(torch.randint(0, 4, (1,), generator=g)), (2, 3))
+        die_p, face_p, _ = net(xb)
+        loss = nll(torch.log(face_p + 1e-7), fy[idx], weight=cw)
+        dice = dy[idx] >= 0
+        if n_dice > 1 and bool(dice.any()):
+            loss = loss + nll(torch.log(die_p[dice] + 1e-7), dy[idx][dice])
+        return loss
+
+    return _fit(torch, net, len(x), 64, epochs, seed, loss_of, tick)
 
 
 def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCHS, tick=None):
@@ -320,7 +327,6 @@ def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCH
     torch, _, _ = _torch()
     torch.manual_seed(seed)
     net = _module(onnx_path, frozen=3)
-    start = _anchor(torch, net)
     x = torch.from_numpy(np.stack([v[0] for v in views]))
     heat = torch.from_numpy(np.stack([v[1] for v in views]))[:, None]
     size = torch.from_numpy(np.stack([v[2] for v in views]))
@@ -328,35 +334,20 @@ def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCH
     keep = 1.0 - torch.from_numpy(np.stack([v[4] for v in views]).astype(np.float32))[:, None]
     with torch.no_grad():
         hand0 = torch.cat([net(x[i:i + 16])[2] for i in range(0, len(x), 16)])
-    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=3e-4)
-    batch = 8
-    steps = epochs * math.ceil(len(x) / batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-4, total_steps=steps)
-    g = torch.Generator().manual_seed(seed)
-    net.train()
-    for epoch in range(epochs):
-        order = torch.randperm(len(x), generator=g)
-        for b in range(0, len(x), batch):
-            idx = order[b:b + batch]
-            ph, ps, pm, _ = net(x[idx])
-            p = ph.clamp(1e-4, 1 - 1e-4)
-            t, k = heat[idx], keep[idx]
-            pos = t.eq(1).float()
-            focal = -(k * (pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * (1 - t) ** 4
-                           * p ** 2 * torch.log(1 - p))).sum() / pos.sum().clamp(min=1)
-            m = smask[idx]
-            sl = (m * (ps - size[idx]).abs()).sum() / m.sum().clamp(min=1)
-            hl = torch.nn.functional.binary_cross_entropy(pm.clamp(1e-4, 1 - 1e-4),
-                                                          hand0[idx])
-            loss = focal + sl + hl + _pull(torch, net, start, 1e-2)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-        if tick:
-            tick()
-    net.eval()
-    return net
+
+    def loss_of(idx, g):
+        ph, ps, pm, _ = net(x[idx])
+        p = ph.clamp(1e-4, 1 - 1e-4)
+        t, k = heat[idx], keep[idx]
+        pos = t.eq(1).float()
+        focal = -(k * (pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * (1 - t) ** 4
+                       * p ** 2 * torch.log(1 - p))).sum() / pos.sum().clamp(min=1)
+        m = smask[idx]
+        sl = (m * (ps - size[idx]).abs()).sum() / m.sum().clamp(min=1)
+        hl = torch.nn.functional.binary_cross_entropy(pm.clamp(1e-4, 1 - 1e-4), hand0[idx])
+        return focal + sl + hl
+
+    return _fit(torch, net, len(x), 8, epochs, seed, loss_of, tick)
 
 
 def _export(net, path: Path, example, batch_axis: bool) -> None:
@@ -458,15 +449,7 @@ def _figures(ds, models: Path | None, photos, images, only_crops: bool) -> dict:
         for photo, img in zip(photos, images):
             lab = photo.labels[0]
             r = clf.classify([clf.crop(img, (lab.x, lab.y, lab.w, lab.h))], TURNS)[0]
-            tally.labelled += 1
-            tally.found += 1
-            tally.matched += 1
-            if r.face is None:
-                tally.abstained += 1
-            elif (r.die, r.face) == (lab.die, lab.face):
-                tally.correct += 1
-            else:
-                tally.wrong += 1
+            tally.add_crop((lab.die, lab.face), r)
     else:
         rec = Recognizer(ds, taught=taught)
         for photo, img in zip(photos, images):
