@@ -39,6 +39,7 @@ import numpy as np
 
 from tray.table.actions import Correction, Message, Slot
 from tray.table.capture_folder import CaptureFolder
+from tray.table.presses import press_length
 
 MENU = ("keep throwing", "finish and teach")
 MESSAGE_S = 6.0
@@ -331,15 +332,8 @@ class Buttons:
         self.pending: dict[int, float] = {}
 
     def handle(self, ev) -> str | None:
-        held = getattr(ev, "held", None)
-        if held is not None:
-            if self.pending.pop(ev.player, None) is None:
-                return None
-            return self.press(held >= self.long_s, ev.time)
-        if self.releases:
-            self.pending[ev.player] = ev.time
-            return None
-        return self.press(False, ev.time)
+        long = press_length(ev, self.pending, self.releases, self.long_s)
+        return None if long is None else self.press(long, ev.time)
 
 
 class CaptureSession:

@@ -237,6 +237,25 @@ def handle_tap(table: Table, target: tuple | None, t: float) -> str:
 
 
 
+def press_length(ev, pending: dict[int, float], releases: bool,
+                 long_s: float) -> bool | None:
+    """Whether a button-queue event makes a long press (True), a short one (False), or is to
+    wait for its release (None): GPIO buttons that report releases are decided when let go
+    (held ``long_s`` or more is long); keys and taps are short at once unless marked long.
+    ``pending`` holds the presses waiting for their release, by player."""
+    held = getattr(ev, "held", None)
+    if held is not None:
+        if pending.pop(ev.player, None) is None:
+            return None
+        return held >= long_s
+    if getattr(ev, "long", False):
+        return True
+    if releases and getattr(ev, "source", "gpio") == "gpio":
+        pending[ev.player] = getattr(ev, "time", 0.0)
+        return None
+    return False
+
+
 class MenuButtons:
     """The button queue on the start screen: every press is short or long (decided at the
     release for GPIO buttons that report releases; keys and taps are short at once), and goes
@@ -260,16 +279,7 @@ class MenuButtons:
 
     def handle(self, ev) -> str | None:
         """Apply one queue event: "moved", "chose" (an outcome), or None (waiting)."""
-        held = getattr(ev, "held", None)
-        if held is not None:
-            if self.pending.pop(ev.player, None) is None:
-                return None
-            long = held >= self.long_s
-        elif getattr(ev, "long", False):
-            long = True
-        elif self.releases and getattr(ev, "source", "gpio") == "gpio":
-            self.pending[ev.player] = getattr(ev, "time", 0.0)
+        long = press_length(ev, self.pending, self.releases, self.long_s)
+        if long is None:
             return None
-        else:
-            long = False
         return "chose" if self.menu.press(long) else "moved"
