@@ -284,6 +284,12 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
     return report
 
 
+def _row(name: str, f: dict) -> str:
+    """One line of a figures table: dice, recall, precision, face right, abstained, wrong."""
+    return (f"  {name:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
+            f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+
+
 def format_report(r: dict) -> str:
     out = ["dicetray eval", "",
            "Targets: rendered face accuracy >= 99.5% every set; 0 wrong faces when sure in",
@@ -292,25 +298,17 @@ def format_report(r: dict) -> str:
            "Rendered held-out scenes (per dice set), each read as one camera frame:"]
     head = f"  {'set':<26}{'dice':>6}{'recall':>9}{'precis.':>9}{'face acc':>10}{'abstain':>9}{'wrong':>7}"
     out.append(head)
-    for s, f in r["rendered"].items():
-        out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
-                   f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+    out += [_row(s, f) for s, f in r["rendered"].items()]
     if r.get("rendered_photo"):
         out += ["", ("The same scenes read as `dicetray recognize` reads a photo (tile search, "
                      "four turns):"), head]
-        for s, f in r["rendered_photo"].items():
-            out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}"
-                       f"{f['precision']:>9.2%}{f['face_accuracy']:>10.2%}"
-                       f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+        out += [_row(s, f) for s, f in r["rendered_photo"].items()]
     for key, title in (("other_style", ("Held-out OTHER STYLE (look, light, palette, floor "
                                         "never trained on), one camera frame each:")),
                        ("other_style_photo", "The other-style scenes read as photos:")):
         if r.get(key):
             out += ["", title, head]
-            for s, f in r[key].items():
-                out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}"
-                           f"{f['precision']:>9.2%}{f['face_accuracy']:>10.2%}"
-                           f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+            out += [_row(s, f) for s, f in r[key].items()]
     if r.get("throws"):
         out += ["", "Rendered throws through the Settler:"]
         for s, t in r["throws"].items():
@@ -325,10 +323,7 @@ def format_report(r: dict) -> str:
                                              "(one detector pass, `recognize --fast`):"))):
         if r.get(key):
             out += ["", title, head]
-            for s, f in r[key].items():
-                out.append(f"  {s:<26}{f['labelled']:>6}{f['recall']:>9.2%}"
-                           f"{f['precision']:>9.2%}{f['face_accuracy']:>10.2%}"
-                           f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+            out += [_row(s, f) for s, f in r[key].items()]
     if r.get("real_crops"):
         out += ["", "Real die crops, classifier only (no detection):", head]
         for s, f in r["real_crops"].items():
