@@ -298,7 +298,9 @@ def worker(state: Path, seed: int, throws: int) -> int:
             wrong = _wrong_rolls(journal, _truths(truth_path))
             rolls = sum(1 for e in journal.events if e.get("type") == "roll")
             _emit(checked=journal.path.name, rolls=rolls, wrong=len(wrong),
-                  finished=table.expect().finished)
+                  finished=table.expect().finished,
+                  wrong_rolls=[{"event": n, "scored": journal.events[n - 1]["dice"],
+                                "thrown": truth} for n, truth in wrong])
     return 0
 
 
@@ -316,6 +318,7 @@ class Tally:
         self.camera: Counter = Counter()
         self.acked: dict[str, tuple[int, int]] = {}   # journal -> (bytes, events) acknowledged
         self.checked: dict[str, tuple[int, int]] = {}  # journal -> (rolls, wrong), last check
+        self.wrong_rolls: dict[str, list] = {}          # journal -> its wrong rolls, last check
 
     def take(self, r: dict) -> bool:
         """Count one report; True for a throw."""
@@ -333,6 +336,7 @@ class Tally:
             self.resumed += 1
         elif "checked" in r:
             self.checked[r["checked"]] = (r["rolls"], r["wrong"])
+            self.wrong_rolls[r["checked"]] = r.get("wrong_rolls", [])
         elif "camera" in r:
             self.camera[r["camera"]] += 1
         return False
@@ -361,6 +365,8 @@ class Tally:
             "corrections": dict(sorted(self.corrections.items())),
             "throw_faults": dict(sorted(self.faults.items())),
             "camera_faults": dict(sorted(self.camera.items())),
+            "wrong_rolls": [dict(w, journal=name) for name, ws in sorted(self.wrong_rolls.items())
+                            for w in ws],
             "seconds": round(seconds, 1),
             "throws_per_second": round(self.throws / seconds, 2) if seconds else None,
         }
