@@ -131,23 +131,47 @@ class FaceClassifier:
         if len(crops) == 0:
             return np.zeros((0, len(self.dice)), np.float32), np.zeros(
                 (0, len(self.faces) + 1), np.float32)
+        die_p, face_p = self._turned(crops, turns)
+        return die_p.mean(axis=0), face_p.mean(axis=0)
+
+    def _turned(self, crops, turns: int) -> tuple[np.ndarray, np.ndarray]:
+        """Head outputs of each crop read at each of ``turns`` turns (0 first):
+        (turns x N x dice, turns x N x (faces + none)), in one model call."""
         x = to_input(crops)
+        n = len(x)
         if turns > 1:
-            n = len(x)
             x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(turns)])
         die_p, face_p = self._session.run(["die_prob", "face_prob"],
                                           {self._input: np.ascontiguousarray(x)})
-        if turns > 1:
-            die_p = die_p.reshape(turns, n, -1).mean(axis=0)
-            face_p = face_p.reshape(turns, n, -1).mean(axis=0)
-        return die_p, face_p
+        return die_p.reshape(turns, n, -1), face_p.reshape(turns, n, -1)
 
     def classify(self, crops, turns: int = 1) -> list[CropReading]:
         """Read a batch of crops (from :meth:`crop`) in one model call. ``turns`` 4 (``TURNS``)
         reads each crop at four turns and averages: surer and more often right, four times
         the work (photos; in the camera loop only the dice in doubt, see :meth:`read_boxes`).
+        A die the upright read alone is sure of (by the thresholds of one read) is taken when
+        the average abstains; two sure reads of different faces abstain.
         """
-        die_p, face_p = self.probabilities(crops, turns)
+        if len(crops) == 0:
+            return []
+        die_t, face_t = self._turned(crops, turns)
+        out = self._read(die_t.mean(axis=0), face_t.mean(axis=0), turns)
+        if turns > 1:
+            # the upright read is one of the turns: a die it is sure of is taken when the mean
+            # abstains, and when the two are sure of different faces the die is in doubt
+            first = self._read(die_t[0], face_t[0], 1)
+            for i, (m, f) in enumerate(zip(out, first)):
+                if f.face is None:
+                    continue
+                if m.face is None:
+                    out[i] = f
+                elif (m.die, m.face) != (f.die, f.face):
+                    out[i] = CropReading(m.die, None, m.confidence, m.face_confidence,
+                                         m.die_confidence, m.not_a_die)
+        return out
+
+    def _read(self, die_p: np.ndarray, face_p: np.ndarray, turns: int) -> list[CropReading]:
+        """Readings from head outputs, with the thresholds of reads at ``turns`` turns."""
         threshold, per_die = self._cuts.get(turns, self._cuts[1])
         out = []
         for dp, fp in zip(die_p, face_p):
