@@ -61,7 +61,7 @@ def _face_at(dice, cx: float, cy: float):
 def taught(tmp_path_factory):
     root = tmp_path_factory.mktemp("teach")
     _photos(root / "photos", 12, seed=11)
-    record = teach(root / "photos", "d6", root / "taught", seed=1, copies=6, clf_epochs=3,
+    record = teach(root / "photos", "d6", root / "taught", seed=1, copies=8, clf_epochs=4,
                    det_epochs=2)
     print("held-out:", record["heldout"], "seconds:", record["seconds"])
     return root, record
