@@ -171,7 +171,7 @@ def score_folder(photos, set_id: str, taught) -> dict:
 
 def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
     """{setup: {"teach_photos", "test_photos", "zero_shot": figures, "taught": figures}}."""
-    from lab.teach import teach
+    from lab.teach import TeachError, teach
 
     out = {}
     setups = [s for s in real_setups(realdice) if not only or any(o in s[0] for o in only)]
@@ -179,7 +179,15 @@ def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
         crops = name == "chase_casino_crops"
         with tempfile.TemporaryDirectory() as tmp:
             folder = write_folder(Path(tmp) / "photos", by, images, teach_files, pip)
-            record = teach(folder, "d6", Path(tmp) / "taught")
+            try:
+                record = teach(folder, "d6", Path(tmp) / "taught")
+            except TeachError as exc:      # its teaching photos cannot teach: say why
+                out[name] = {"teach_photos": len(teach_files), "test_photos": len(test_files),
+                             "not_taught": str(exc),
+                             "zero_shot": _score(by, images, test_files, pip, None, crops)}
+                if progress:
+                    progress(name, i + 1, len(setups))
+                continue
             out[name] = {
                 "teach_photos": len(teach_files), "test_photos": len(test_files),
                 "teach_seconds": record["seconds"],
@@ -199,6 +207,9 @@ def format_lines(report: dict) -> list[str]:
               f"{'abst.':>7} {'wrong':>7}")]
     for name, r in report.items():
         for kind in ("zero_shot", "taught"):
+            if kind not in r:
+                lines.append(f"{'':<28} {'':>5} {'':>5}  not taught: {r['not_taught']}")
+                continue
             f = r[kind]
             lines.append(f"{name if kind == 'zero_shot' else '':<28} "
                          f"{r['teach_photos'] if kind == 'zero_shot' else '':>5} "

@@ -184,3 +184,25 @@ def test_the_config_names_taught_folders_and_the_table_refuses_one_for_another_s
                       "--taught", str(root / "taught"), "--max-seconds", "5"])
     assert code == 2
     assert "taught for the 'd6' dice set, not 'tally-up'" in capsys.readouterr().err
+
+
+def test_eval_reports_a_real_set_its_photos_cannot_teach_instead_of_crashing(monkeypatch,
+                                                                             tmp_path):
+    """``dicetray eval``'s teaching of each real set: a set whose teaching photos miss a face
+    gets its zero-shot figures and the reason, and the other sets go on."""
+    from lab import evalteach, teach as teach_mod
+
+    figures = {"recall": 1.0, "face_accuracy": 0.5, "abstained": 0.5, "wrong": 0.0}
+    monkeypatch.setattr(evalteach, "real_setups", lambda _root: [
+        ("few_photos", {}, tmp_path, ["a.jpg"], ["b.jpg"], False)])
+    monkeypatch.setattr(evalteach, "write_folder", lambda out, *a: out)
+    monkeypatch.setattr(evalteach, "_score", lambda *a: dict(figures))
+
+    def refuse(*_a, **_k):
+        raise teach_mod.TeachError("the photos show face '5' 0 times")
+    monkeypatch.setattr(teach_mod, "teach", refuse)
+    report = evalteach.run(tmp_path)
+    assert report["few_photos"]["not_taught"] == "the photos show face '5' 0 times"
+    assert report["few_photos"]["zero_shot"] == figures and "taught" not in report["few_photos"]
+    text = "\n".join(evalteach.format_lines(report))
+    assert "not taught: the photos show face '5' 0 times" in text
