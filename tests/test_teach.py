@@ -190,7 +190,8 @@ def test_eval_reports_a_real_set_its_photos_cannot_teach_instead_of_crashing(mon
                                                                              tmp_path):
     """``dicetray eval``'s teaching of each real set: a set whose teaching photos miss a face
     gets its zero-shot figures and the reason, and the other sets go on."""
-    from lab import evalteach, teach as teach_mod
+    from lab import evalteach
+    from lab import teach as teach_mod
 
     figures = {"recall": 1.0, "face_accuracy": 0.5, "abstained": 0.5, "wrong": 0.0}
     monkeypatch.setattr(evalteach, "real_setups", lambda _root: [
