@@ -209,3 +209,29 @@ def test_the_threshold_allows_a_quarter_percent_of_held_out_misreads_and_no_fals
     assert calibrate(ds, dice, faces, predict, held, held)[0] == 0.97
     predict, held = held_of(0, negatives=[0.93])
     assert calibrate(ds, dice, faces, predict, held)[0] == 0.94
+
+
+def test_a_four_turn_read_takes_a_sure_upright_read_only_when_allowed_and_never_two_faces():
+    """Photos: the mean of four turns abstains but the upright read alone is sure: the die is
+    taken, unless the model says its upright threshold rests on too few held-out dice
+    (``upright_alone`` false, written by teaching). Two sure reads of different faces abstain."""
+    clf = FaceClassifier("d6")
+    n_faces = len(clf.faces) + 1
+
+    def heads(upright_face: int, other_face: int, other_p: float):
+        face = np.full((4, 1, n_faces), 0.0, np.float32)
+        face[0, 0, upright_face] = 1.0
+        face[1:, 0, other_face] = other_p
+        face[1:, 0, -1] = 1.0 - other_p
+        return np.ones((4, 1, 1), np.float32), face
+
+    crop = [np.zeros((64, 64, 3), np.uint8)]
+    clf._turned = lambda crops, turns: heads(2, 2, 0.5)    # upright sure of '3', mean 0.625
+    assert clf.classify(crop, 4)[0].face == "3"
+    clf.upright_alone = False
+    assert clf.classify(crop, 4)[0].face is None
+    both = FaceClassifier("d6", threshold=0.5)               # both reads sure at 0.5
+    both._turned = lambda crops, turns: heads(2, 4, 1.0)   # upright '3', the mean '5' (0.75)
+    assert both.classify(crop, 4)[0].face is None
+    both._turned = lambda crops, turns: heads(2, 2, 1.0)   # both '3'
+    assert both.classify(crop, 4)[0].face == "3"

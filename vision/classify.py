@@ -100,6 +100,9 @@ class FaceClassifier:
                 str(k): float(v) for k, v in part.get("die_thresholds", {}).items()}
             self._cuts[turns] = (cut, per_die)
         self.threshold = self._cuts[1][0]
+        # a four-turn read may take the upright read alone when that is sure (see classify);
+        # a taught model whose thresholds rest on few held-out dice says no
+        self.upright_alone = bool(self.meta.get("upright_alone", True))
         unknown = [f"{d.id}:{f}" for d in self.dice_set.dice for f in d.faces
                    if d.id not in self.dice or f not in self.faces]
         if unknown:
@@ -164,7 +167,8 @@ class FaceClassifier:
                 if f.face is None:
                     continue
                 if m.face is None:
-                    out[i] = f
+                    if self.upright_alone:
+                        out[i] = f
                 elif (m.die, m.face) != (f.die, f.face):
                     out[i] = CropReading(m.die, None, m.confidence, m.face_confidence,
                                          m.die_confidence, m.not_a_die)
