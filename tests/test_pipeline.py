@@ -123,3 +123,28 @@ def test_a_close_up_photo_of_huge_dice_is_read_whole_not_as_pips():
     pairs = match(labels, photo)
     assert len(photo) == len(labels) and all(k is not None for _, k in pairs)
     assert all(photo[k].face == labels[i]["face"] for i, k in pairs)
+
+
+def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_table():
+    """Camera path: a found box the classifier gives 0.7 "not a die" is kept as a die it
+    cannot read (a real die silently dropped could be scored missing); sure ones (0.95) are
+    dropped. Photos drop both (above 0.5)."""
+    from vision.classify import CropReading
+    from vision.pipeline import Recognizer
+
+    frame, _ = render_scene(load("d6"), [("d6", "3"), ("d6", "5")], np.random.default_rng(4))
+    rec = Recognizer("d6")
+    boxes = rec.detector.detect(frame).boxes
+    assert len(boxes) == 2
+
+    def calls(nones):
+        def read_boxes(_frame, bxs, **_kw):
+            return [CropReading("d6", None, 0.4, 0.4, 1.0, n) for n in nones][:len(bxs)]
+        return read_boxes
+
+    rec.classifier.read_boxes = calls([0.7, 0.95])
+    rec.reset()
+    dice = rec.read(frame).dice
+    assert len(dice) == 1 and dice[0].face is None
+    rec.reset()
+    assert rec.read(frame, fine=True).dice == ()
