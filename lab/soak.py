@@ -290,7 +290,10 @@ def worker(state: Path, seed: int, throws: int) -> int:
                     _emit(correction="unread:" + fault_of_throw["cause"])
                     fixed = players.fixed
                 if players.misread_corrected != misread:
-                    _emit(correction="misread:" + fault_of_throw["cause"])
+                    read, meant = players.misreads[-1] if players.misreads else (None, None)
+                    _emit(correction="misread:" + fault_of_throw["cause"],
+                          misread={"journal": journal.path.name, "read": read,
+                                   "thrown": meant, "fault": fault_of_throw["cause"]})
                     misread = players.misread_corrected
                 if journal._size != size:            # written and fsynced: acknowledged
                     size = journal._size
@@ -319,6 +322,7 @@ class Tally:
         self.acked: dict[str, tuple[int, int]] = {}   # journal -> (bytes, events) acknowledged
         self.checked: dict[str, tuple[int, int]] = {}  # journal -> (rolls, wrong), last check
         self.wrong_rolls: dict[str, list] = {}          # journal -> its wrong rolls, last check
+        self.misreads: list[dict] = []                  # rolls taken misread, then corrected
 
     def take(self, r: dict) -> bool:
         """Count one report; True for a throw."""
@@ -332,6 +336,8 @@ class Tally:
             self.refusals[r["refused"]] += 1
         elif "correction" in r:
             self.corrections[r["correction"]] += 1
+            if r.get("misread"):
+                self.misreads.append(r["misread"])
         elif "resumed" in r:
             self.resumed += 1
         elif "checked" in r:
@@ -365,6 +371,7 @@ class Tally:
             "corrections": dict(sorted(self.corrections.items())),
             "throw_faults": dict(sorted(self.faults.items())),
             "camera_faults": dict(sorted(self.camera.items())),
+            "misread_rolls": self.misreads,
             "wrong_rolls": [dict(w, journal=name) for name, ws in sorted(self.wrong_rolls.items())
                             for w in ws],
             "seconds": round(seconds, 1),

@@ -59,3 +59,14 @@ def test_each_wrong_score_is_listed_with_what_was_thrown():
     assert result["wrong_scores"] == 1 and result["scored_rolls"] == 6
     assert result["wrong_rolls"] == [{"journal": "bank-1.jsonl", "event": 3,
                                       "scored": ["d6:1", "d6:2"], "thrown": ["d6:1", "d6:5"]}]
+
+
+def test_a_roll_taken_misread_and_corrected_is_listed():
+    tally = Tally()
+    tally.take({"correction": "misread:none",
+                "misread": {"journal": "bank-1.jsonl", "read": ["d6:1", "d6:4"],
+                            "thrown": ["d6:1", "d6:6"], "fault": "none"}})
+    result = tally.result(1.0)
+    assert result["corrections"] == {"misread:none": 1}
+    assert result["misread_rolls"] == [{"journal": "bank-1.jsonl", "read": ["d6:1", "d6:4"],
+                                        "thrown": ["d6:1", "d6:6"], "fault": "none"}]

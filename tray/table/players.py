@@ -52,6 +52,7 @@ class SimPlayers:
         self.rethrows = 0
         self.fixed = 0
         self.misread_corrected = 0
+        self.misreads: list[tuple[list[str], list[str]]] = []   # (taken as read, thrown)
         session.on_settled = self.settled
 
     # a settled roll from the real vision pipeline
@@ -69,6 +70,7 @@ class SimPlayers:
             if self.script is not None:
                 self.k += 1
             if Counter(table.last_roll) != Counter(thrown):
+                self.misreads.append((list(table.last_roll), list(thrown)))
                 self._correct_after(thrown, t)
             self._done_throw(t)
         else:
