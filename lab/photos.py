@@ -99,6 +99,27 @@ def rune55_split(name: str) -> str:
     return "valid" if h % 5 == 0 else "train"
 
 
+def _cut_row(img: np.ndarray, row: dict, size: int, rng: np.random.Generator | None,
+             angle: float, jitter: float, antialias: bool) -> np.ndarray:
+    """The crop of a labels.csv row's box as the pipeline cuts a detected box (``CROP_MARGIN``
+    round the box, the edge repeated outside), turned by ``angle`` degrees and, with ``rng``,
+    shifted and resized by up to ``jitter`` of its side. ``antialias``: a box over twice the
+    crop is blurred first and shrunk with INTER_AREA."""
+    x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
+    side = max(w, h) * CROP_MARGIN
+    cx, cy = x + w / 2, y + h / 2
+    if rng is not None and jitter:
+        cx += rng.uniform(-jitter, jitter) * side
+        cy += rng.uniform(-jitter, jitter) * side
+        side *= rng.uniform(1 - jitter, 1 + jitter)
+    m = crop_matrix(cx, cy, side, size, angle_deg=angle)
+    shrink = antialias and side > 2 * size
+    src = cv2.GaussianBlur(img, (0, 0), 0.45 * side / size) if shrink else img
+    return cv2.warpAffine(src, m, (size, size),
+                          flags=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
 def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INPUT_SIZE,
                 rng: np.random.Generator | None = None, angle: float = 0.0,
                 jitter: float = 0.0) -> list[RealCrop]:
@@ -118,19 +139,7 @@ def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INP
                 continue
             cache.clear()
             cache[f] = img
-        img = cache[f]
-        x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
-        side = max(w, h) * CROP_MARGIN
-        cx, cy = x + w / 2, y + h / 2
-        if rng is not None and jitter:
-            cx += rng.uniform(-jitter, jitter) * side
-            cy += rng.uniform(-jitter, jitter) * side
-            side *= rng.uniform(1 - jitter, 1 + jitter)
-        m = crop_matrix(cx, cy, side, size, angle_deg=angle)
-        interp = cv2.INTER_AREA if side > 2 * size else cv2.INTER_LINEAR
-        src = cv2.GaussianBlur(img, (0, 0), 0.45 * side / size) if side > 2 * size else img
-        crop = cv2.warpAffine(src, m, (size, size), flags=interp,
-                              borderMode=cv2.BORDER_REPLICATE)
+        crop = _cut_row(cache[f], row, size, rng, angle, jitter, antialias=True)
         out.append(RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f))
     return out
 
@@ -152,16 +161,7 @@ def read_chase(root: Path | str = REALDICE_DIR / "chase_casino_crops", size: int
         img = cv2.imread(str(root / "images" / row["file"]), cv2.IMREAD_COLOR)
         if img is None:
             continue
-        x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
-        side = max(w, h) * CROP_MARGIN
-        cx, cy = x + w / 2, y + h / 2
-        if rng is not None and jitter:
-            cx += rng.uniform(-jitter, jitter) * side
-            cy += rng.uniform(-jitter, jitter) * side
-            side *= rng.uniform(1 - jitter, 1 + jitter)
-        m = crop_matrix(cx, cy, side, size, angle_deg=angle)
-        crop = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
+        crop = _cut_row(img, row, size, rng, angle, jitter, antialias=False)
         split = {"train": "train", "val": "valid"}.get(row["split"], "test")
         out.append(RealCrop(crop, int(row["value"]), split, "chase_casino_crops", row["file"]))
     return out

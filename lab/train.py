@@ -317,7 +317,7 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
     if real_valid is not None:
         # the held-out real photos of each source (d6): at most 0.3% of them read wrong
         vx, vy, vsrc = real_valid
-        _, rfv, cv = joint_read(*predict(vx))
+        rdv, rfv, cv = joint_read(*predict(vx))
         src = np.array(vsrc)
         for s in sorted(set(vsrc)):
             m = src == s
@@ -364,10 +364,7 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
     figures["holdout_negatives"] = {
         "crops": int((~is_die).sum()),
         "read_as_die": int((sconf[~is_die] >= cut(sd[~is_die])).sum())}
-    if real_valid is not None:
-        vx, vy, vsrc = real_valid
-        rdv, rfv, cv = joint_read(*predict(vx))
-        src = np.array(vsrc)
+    if real_valid is not None:         # read once above
         for s in sorted(set(vsrc)):
             m = src == s
             ok = rfv[m] == vy[m]

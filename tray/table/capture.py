@@ -39,6 +39,7 @@ import numpy as np
 
 from tray.table.actions import Correction, Message, Slot
 from tray.table.capture_folder import CaptureFolder
+from tray.table.moments import watch_camera
 from tray.table.presses import press_length
 
 MENU = ("keep throwing", "finish and teach")
@@ -291,20 +292,12 @@ class Capture:
     def camera(self, ok: bool, t: float, lost_after: float = 2.0) -> None:
         """Whether a frame came. After ``lost_after`` s without one the screen says so; the
         throw under review and everything saved are kept, and the capture goes on."""
-        if ok:
-            if self.camera_lost_since is not None:
-                self.camera_lost_since = None
-                if self.message is not None and self.message.kind == "camera":
-                    self.message = None
-                    self._emit("camera", "camera back")
-            return
-        if self.camera_lost_since is None:
-            self.camera_lost_since = t
-        if t - self.camera_lost_since >= lost_after and (
-                self.message is None or self.message.kind != "camera"):
-            self._say("Camera lost: check its cable. Nothing is lost; the capture goes on "
-                      "when the picture comes back.", "camera", seconds=None)
-            self._emit("camera", "camera lost: waiting for it")
+        change = watch_camera(self, ok, t, lost_after,
+                              "Camera lost: check its cable. Nothing is lost; the capture goes "
+                              "on when the picture comes back.")
+        if change:
+            self._emit("camera", "camera back" if change == "back"
+                       else "camera lost: waiting for it")
 
     def tick(self, t: float) -> None:
         if self.message is not None and self.message.until is not None and t >= self.message.until:

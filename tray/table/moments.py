@@ -53,3 +53,25 @@ class Message:
     text: str
     kind: str = "info"
     until: float | None = None  # None: until cleared
+
+
+def watch_camera(owner, ok: bool, t: float, lost_after: float, lost_text: str) -> str | None:
+    """Keep ``owner.camera_lost_since`` and ``owner.message`` (a Table or a Capture) up to
+    date with whether a frame came at ``t``: after ``lost_after`` s without one, a "camera"
+    message with ``lost_text`` until frames return. Returns "lost" when that message is put
+    up, "back" when frames return and it is taken down, else None."""
+    if ok:
+        if owner.camera_lost_since is None:
+            return None
+        owner.camera_lost_since = None
+        if owner.message is not None and owner.message.kind == "camera":
+            owner.message = None
+            return "back"
+        return None
+    if owner.camera_lost_since is None:
+        owner.camera_lost_since = t
+    if t - owner.camera_lost_since >= lost_after and (
+            owner.message is None or owner.message.kind != "camera"):
+        owner.message = Message(lost_text, "camera")
+        return "lost"
+    return None

@@ -50,6 +50,7 @@ from tray.table.moments import (
     UNDO_CONFIRM_S,
     Message,
     moment_of,
+    watch_camera,
 )
 from tray.table.table_menu import TableMenuFlow, end_menu
 
@@ -486,19 +487,10 @@ class Table(CorrectionFlow, TableMenuFlow):
     def camera(self, ok: bool, t: float, lost_after: float = 2.0) -> None:
         """Report whether a frame came in. After ``lost_after`` seconds without frames the
         screen says the camera is gone; the game is kept and carries on when frames return."""
-        if ok:
-            if self.camera_lost_since is not None:
-                self.camera_lost_since = None
-                if self.message is not None and self.message.kind == "camera":
-                    self.message = None
-                    self._emit("camera", "camera back")
-            return
-        if self.camera_lost_since is None:
-            self.camera_lost_since = t
-        if t - self.camera_lost_since >= lost_after and (
-                self.message is None or self.message.kind != "camera"):
-            self.message = Message("Camera lost: check its cable. The game is kept and goes on "
-                                   "when the picture comes back.", "camera")
-            self._emit("camera", "camera lost")
+        change = watch_camera(self, ok, t, lost_after,
+                              "Camera lost: check its cable. The game is kept and goes on "
+                              "when the picture comes back.")
+        if change:
+            self._emit("camera", "camera back" if change == "back" else "camera lost")
 
 
