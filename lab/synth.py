@@ -71,16 +71,24 @@ def die_colours(rng: np.random.Generator, low_contrast: float = 0.25):
 def set_colours(rng: np.random.Generator, body, ink):
     """A die of a set's own colours as another printing of it would be: hue within a few
     degrees, saturation and lightness within about 15% (red, orange and yellow stay apart),
-    and now and then another ink (white, cream-less greys, black, silver)."""
+    and now and then another ink: white, greys, black, or a tinted one (gold, cream, pastel
+    for a light ink; navy, brown, dark green for a dark one)."""
     hsv = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2HSV)[0, 0].astype(np.float32)
     hsv[0] = (hsv[0] + rng.uniform(-3, 3)) % 180
     hsv[1] = np.clip(hsv[1] * rng.uniform(0.85, 1.12), 0, 255)
     hsv[2] = np.clip(hsv[2] * rng.uniform(0.85, 1.12), 0, 255)
     body = tuple(int(v) for v in cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0])
-    if rng.random() < 0.25:
-        lum = 0.114 * ink[0] + 0.587 * ink[1] + 0.299 * ink[2]
+    lum = 0.114 * ink[0] + 0.587 * ink[1] + 0.299 * ink[2]
+    u = rng.random()
+    if u < 0.25:
         g = rng.uniform(200, 255) if lum > 128 else rng.uniform(0, 60)
         ink = (g, g, g)
+    elif u < 0.45:     # a tinted ink: gold, cream or pastel for a light one, navy or brown...
+        light = lum > 128
+        tint = np.uint8([[[rng.uniform(0, 180), rng.uniform(40, 160) if light else
+                           rng.uniform(80, 255), rng.uniform(190, 250) if light else
+                           rng.uniform(40, 110)]]])
+        ink = tuple(float(v) for v in cv2.cvtColor(tint, cv2.COLOR_HSV2BGR)[0, 0])
     ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in ink)
     return body, ink
 

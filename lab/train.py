@@ -267,6 +267,36 @@ def build_model(n_dice: int, n_faces: int):
     return net, Exported
 
 
+def _onnx_start(path: Path, dice: list[str], faces: list[str]):
+    """A shipped classifier (ONNX, any architecture ``lab.onnxtorch`` runs) as a torch module
+    that gives the log-probabilities of its two heads: cross-entropy on them is the
+    log-likelihood of the softmax outputs, so training goes on where the network stands."""
+    import onnx
+    import torch
+    from torch import nn
+
+    from lab.onnxtorch import OnnxModule
+
+    meta_path = path.with_suffix(".json")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"--init {path}: its card {meta_path} cannot be read ({exc})") from None
+    if (meta.get("dice"), meta.get("faces")) != (dice, faces):
+        raise SystemExit(f"--init {path}: its classes are not those of the dice set")
+
+    class LogProbs(nn.Module):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            die_p, face_p = self.net(x)[:2]
+            return torch.log(die_p + 1e-7), torch.log(face_p + 1e-7)
+
+    return LogProbs(OnnxModule(onnx.load(str(path))))
+
+
 def _to_tensor(x):
     import torch
 
@@ -421,14 +451,20 @@ def train_set(set_id: str, args, log=print) -> dict:
     held_rendered = make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers,
                                   size) if args.holdout_scenes else None
 
-    net, Exported = build_model(len(dice), len(faces))
-    if args.init:      # go on from a trained checkpoint (a classifier-<set>.pt)
+    from_onnx = bool(args.init) and str(args.init).endswith(".onnx")
+    if from_onnx:      # go on from a shipped network of any architecture (its ONNX + JSON)
+        net = _onnx_start(Path(args.init), dice, faces)
+        Exported = None
+        log(f"[{set_id}] starting from {args.init} (as ONNX)")
+    else:
+        net, Exported = build_model(len(dice), len(faces))
+    if args.init and not from_onnx:      # go on from a trained checkpoint (classifier-<set>.pt)
         ckpt = torch.load(args.init, map_location="cpu")
         if (ckpt.get("dice"), ckpt.get("faces")) != (dice, faces):
             raise SystemExit(f"--init {args.init}: its classes are not those of {set_id}")
         net.load_state_dict(ckpt["state_dict"])
         log(f"[{set_id}] starting from {args.init}")
-    lr = args.lr or (1e-3 if args.init else 3e-3)
+    lr = args.lr or (3e-4 if from_onnx else 1e-3 if args.init else 3e-3)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = args.epochs * (len(x) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
@@ -466,16 +502,20 @@ def train_set(set_id: str, args, log=print) -> dict:
             f"({time.time() - t1:.0f} s)")
 
     net.eval()
-    exported = Exported(net).eval()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path = out_dir / f"classifier-{set_id}.onnx"
     dummy = torch.zeros(1, 3, size, size)
-    torch.onnx.export(exported, dummy, str(onnx_path), input_names=["crops"],
-                      output_names=["die_prob", "face_prob", "features"],
-                      dynamic_axes={"crops": {0: "n"}, "die_prob": {0: "n"},
-                                    "face_prob": {0: "n"}, "features": {0: "n"}},
-                      opset_version=17, dynamo=False)
+    if from_onnx:
+        from lab import onnxtorch
+
+        onnxtorch.export(net.net, onnx_path, dummy, batch_axis=True)
+    else:
+        torch.onnx.export(Exported(net).eval(), dummy, str(onnx_path), input_names=["crops"],
+                          output_names=["die_prob", "face_prob", "features"],
+                          dynamic_axes={"crops": {0: "n"}, "die_prob": {0: "n"},
+                                        "face_prob": {0: "n"}, "features": {0: "n"}},
+                          opset_version=17, dynamo=False)
     meta = {
         "dice_set": set_id, "dice": dice, "faces": faces, "input_size": size,
         "crop_margin": CROP_MARGIN, "threshold": 0.97,     # set by calibrate_file below
@@ -486,10 +526,12 @@ def train_set(set_id: str, args, log=print) -> dict:
                     "seconds": round(time.time() - t0)},
     }
     (out_dir / f"classifier-{set_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
-    # the torch checkpoint, for fine-tuning later (a taught model starts from it)
-    torch.save({"state_dict": net.state_dict(), "dice": dice, "faces": faces,
-                "input_size": size, "builder": "lab.train.build_model"},
-               out_dir / f"classifier-{set_id}.pt")
+    # the torch checkpoint, for fine-tuning later (a network started from an ONNX file goes on
+    # from its ONNX file: --init classifier-<set>.onnx)
+    if not from_onnx:
+        torch.save({"state_dict": net.state_dict(), "dice": dice, "faces": faces,
+                    "input_size": size, "builder": "lab.train.build_model"},
+                   out_dir / f"classifier-{set_id}.pt")
     log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB)")
     return calibrate_file(set_id, out_dir, (hx, hd, hf), held_rendered, real_valid, log)
 
@@ -561,9 +603,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--init", default=None, metavar="PT",
-                   help="go on training from this checkpoint (classifier-<set>.pt; one set)")
+                   help="go on training from this network (one set): a checkpoint "
+                        "classifier-<set>.pt, or a classifier-<set>.onnx with its .json")
     p.add_argument("--lr", type=float, default=None,
-                   help="peak learning rate (default 3e-3, or 1e-3 with --init)")
+                   help="peak learning rate (default 3e-3; 1e-3 from a .pt, 3e-4 from an "
+                        ".onnx)")
     p.add_argument("--input-size", type=int, default=64,
                    help="crop side in pixels fed to the model")
     p.add_argument("--threads", type=int, default=2)

@@ -235,3 +235,32 @@ def test_a_four_turn_read_takes_a_sure_upright_read_only_when_allowed_and_never_
     assert both.classify(crop, 4)[0].face is None
     both._turned = lambda crops, turns: heads(2, 2, 1.0)   # both '3'
     assert both.classify(crop, 4)[0].face == "3"
+
+
+def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_path):
+    """`lab.train --init classifier-<set>.onnx`: the shipped network becomes a torch module
+    giving the log-probabilities of its heads (what onnxruntime gives, logged), and a network
+    whose card names other classes is refused with one line."""
+    import shutil
+
+    import onnxruntime as ort
+    torch = pytest.importorskip("torch")
+    from lab.train import _onnx_start, class_lists
+    from vision.classify import model_paths
+
+    ds = load("tally-up")
+    dice, faces = class_lists(ds)
+    onnx_path, meta_path = model_paths("tally-up", MODELS_DIR)
+    net = _onnx_start(onnx_path, dice, faces)
+    x = np.random.default_rng(0).random((3, 3, 64, 64), np.float32)
+    log_die, log_face = net(torch.from_numpy(x))
+    die_p, face_p = ort.InferenceSession(str(onnx_path)).run(["die_prob", "face_prob"],
+                                                             {"crops": x})
+    assert np.allclose(np.exp(log_face.detach().numpy()), face_p, atol=1e-4)
+    assert np.allclose(np.exp(log_die.detach().numpy()), die_p, atol=1e-4)
+    assert any(p.requires_grad for p in net.parameters())
+    other = tmp_path / onnx_path.name
+    shutil.copy(onnx_path, other)
+    other.with_suffix(".json").write_text(meta_path.read_text().replace('"x2"', '"x3"'))
+    with pytest.raises(SystemExit, match="its classes are not those"):
+        _onnx_start(other, dice, faces)
