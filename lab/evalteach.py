@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 
 from lab.evaluate import Tally
-from lab.photos import matteop65_die_side, rune55_base, rune55_split
+from lab.photos import matteop65_die_side, read_label_rows, rune55_base, rune55_split
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import load
 
@@ -49,8 +49,6 @@ def covering(by, files, n: int, per_face: int = 3) -> list[str]:
     return chosen
 
 
-def _rows(path: Path) -> list[dict]:
-    return list(csv.DictReader(path.read_text(encoding="utf-8").splitlines()))
 
 
 def real_setups(realdice: Path):
@@ -58,7 +56,7 @@ def real_setups(realdice: Path):
     m = realdice / "matteop65_webcam"
     if (m / "labels.csv").exists():
         by = defaultdict(list)
-        for r in _rows(m / "labels.csv"):
+        for r in read_label_rows(m / "labels.csv"):
             by[r["file"]].append(r)
         train = sorted(f for f in by if by[f][0]["split"] == "train")
         test = sorted(f for f in by if by[f][0]["split"] != "train")
@@ -67,7 +65,7 @@ def real_setups(realdice: Path):
     r55 = realdice / "rune55_gray"
     if (r55 / "labels.csv").exists():
         sources = defaultdict(lambda: defaultdict(list))
-        for r in _rows(r55 / "labels.csv"):
+        for r in read_label_rows(r55 / "labels.csv"):
             sources[r["source"]][r["file"]].append(r)
         for source, by in sorted(sources.items()):
             n = TEACH_PHOTOS.get(source, 14)
@@ -85,7 +83,7 @@ def real_setups(realdice: Path):
     c = realdice / "chase_casino_crops"
     if (c / "labels.csv").exists():
         by = defaultdict(list)
-        for r in _rows(c / "labels.csv"):
+        for r in read_label_rows(c / "labels.csv"):
             by[r["file"]].append(r)
         train = sorted(f for f in by if by[f][0]["split"] == "train")
         # a few of each face, as an owner would photograph them

@@ -12,7 +12,6 @@ A found die matches a labelled die when the labelled box's centre lies inside th
 
 from __future__ import annotations
 
-import csv
 import zlib
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -21,7 +20,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from lab.photos import rune55_split
+from lab.photos import read_label_rows, rune55_split
 from vision.dicesets import load
 from vision.types import closest_pairs
 
@@ -193,14 +192,14 @@ def _real_sets(realdice: Path):
     m = realdice / "matteop65_webcam"
     if (m / "labels.csv").exists():
         rows = defaultdict(list)
-        for r in csv.DictReader((m / "labels.csv").read_text(encoding="utf-8").splitlines()):
+        for r in read_label_rows(m / "labels.csv"):
             rows[r["file"]].append(r)
         for f, rs in sorted(rows.items()):
             yield "matteop65_webcam", rs[0]["split"], m / "images" / f, rs, 1.0, 1.0
     r55 = realdice / "rune55_gray"
     if (r55 / "labels.csv").exists():
         rows = defaultdict(list)
-        for r in csv.DictReader((r55 / "labels.csv").read_text(encoding="utf-8").splitlines()):
+        for r in read_label_rows(r55 / "labels.csv"):
             rows[r["file"]].append(r)
         for f, rs in sorted(rows.items()):
             yield (f"rune55_gray/{rs[0]['source']}", rune55_split(f), r55 / "images" / f, rs,

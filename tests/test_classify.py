@@ -264,3 +264,46 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
     other.with_suffix(".json").write_text(meta_path.read_text().replace('"x2"', '"x3"'))
     with pytest.raises(SystemExit, match="its classes are not those"):
         _onnx_start(other, dice, faces)
+
+
+def _taught_copy(folder: Path, **card) -> Path:
+    """A taught folder holding the shipped d6 classifier with its card changed by ``card``
+    (a stand-in for a fine-tuned network: its weights are the shipped ones)."""
+    import shutil
+
+    onnx_path, meta_path = model_paths("d6", MODELS_DIR)
+    folder.mkdir()
+    shutil.copy(onnx_path, folder / onnx_path.name)
+    meta = json.loads(meta_path.read_text())
+    meta.update(card)
+    (folder / meta_path.name).write_text(json.dumps(meta))
+    (folder / "taught.json").write_text(json.dumps(
+        {"format": 1, "dice_set": "d6", "models": [onnx_path.name, meta_path.name]}))
+    return folder
+
+
+def test_a_taught_network_is_backed_by_the_shipped_one(tmp_path):
+    """A die the taught network abstains on is read by the shipped network when that one is
+    sure; a die the two are sure of as different faces is in doubt; a card saying
+    ``"backed": false`` (or an explicit threshold) reads the taught network alone."""
+    ds = load("d6")
+    img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
+    img[20:80, 20:80] = draw_face(ds, "d6", "6", 60)
+    shipped = FaceClassifier("d6")
+    crop = [shipped.crop(img, (20, 20, 60, 60))]
+    assert shipped.classify(crop)[0].face == "6"
+
+    never_sure = _taught_copy(tmp_path / "unsure", threshold=1.01,
+                              turned={"threshold": 1.01})
+    assert FaceClassifier("d6", taught=never_sure).classify(crop)[0].face == "6"
+    assert FaceClassifier("d6", taught=never_sure).classify(crop, 4)[0].face == "6"
+    alone = _taught_copy(tmp_path / "alone", threshold=1.01, backed=False)
+    assert FaceClassifier("d6", taught=alone).classify(crop)[0].face is None
+    assert FaceClassifier("d6", taught=never_sure, threshold=1.01).classify(crop)[0].face \
+        is None
+
+    faces = json.loads(model_paths("d6", MODELS_DIR)[1].read_text())["faces"]
+    swapped = [{"6": "1", "1": "6"}.get(f, f) for f in faces]   # sure of a 1 where it is a 6
+    other = _taught_copy(tmp_path / "other", faces=swapped)
+    r = FaceClassifier("d6", taught=other).classify(crop)[0]
+    assert r.face is None and r.die == "d6"

@@ -116,3 +116,18 @@ def test_exports_give_features_natively():
     heat, size, _hand, dfeats = DExported(det.eval()).eval()(torch.zeros(1, 3, 240, 320))
     assert heat.shape == (1, 1, 60, 80) and size.shape == (1, 2, 60, 80)
     assert dfeats.shape == (1, 24, 60, 80)
+
+
+def test_a_label_its_photo_contradicts_is_read_as_the_errata_say(tmp_path):
+    """lab.photos.ERRATA corrects a shared set's label wherever lab reads it; other rows and
+    the same file name in another set are left alone."""
+    (set_dir, name), value = next(iter(photos.ERRATA.items()))
+    for folder in (set_dir, "another_set"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "labels.csv").write_text(
+            "file,split,x,y,w,h,value\n"
+            f"{name},val,0,0,60,60,3\nother.jpg,val,0,0,60,60,3\n")
+    fixed = photos.read_label_rows(tmp_path / set_dir / "labels.csv")
+    assert [r["value"] for r in fixed] == [value, "3"]
+    kept = photos.read_label_rows(tmp_path / "another_set" / "labels.csv")
+    assert [r["value"] for r in kept] == ["3", "3"]

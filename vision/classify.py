@@ -54,6 +54,12 @@ class CropReading:
     not_a_die: float = 0.0   # the face head's weight on "none": not a die at all
 
 
+def _doubt(r: CropReading) -> CropReading:
+    """The reading with its face withdrawn (two sure reads disagree)."""
+    return CropReading(r.die, None, r.confidence, r.face_confidence, r.die_confidence,
+                       r.not_a_die)
+
+
 def model_paths(set_id: str, models_dir: Path | str | None = None) -> tuple[Path, Path]:
     """The ONNX file and its JSON metadata for a dice set id."""
     base = Path(models_dir) if models_dir else MODELS_DIR
@@ -78,6 +84,7 @@ class FaceClassifier:
         # ``taught``: a taught folder (``dicetray teach``) or TaughtModel: its fine-tuned model
         # and thresholds replace the shipped ones
         self.taught = resolve(taught, self.dice_set.id)
+        shipped_dir = models_dir
         if self.taught is not None and self.taught.classifier_dir is not None:
             models_dir = self.taught.classifier_dir
         onnx_path, meta_path = model_paths(self.dice_set.id, models_dir)
@@ -118,6 +125,17 @@ class FaceClassifier:
                         for d in self.dice_set.dice for f in d.faces})
         self._pair_die = np.array([p[0] for p in pairs], np.int64)
         self._pair_face = np.array([p[1] for p in pairs], np.int64)
+        # A taught network is backed by the shipped one (with its own thresholds): a die the
+        # taught one is not sure of is taken from the shipped one when that is sure, and a die
+        # both are sure of as different faces is in doubt. Teaching then never reads fewer
+        # dice than the shipped models would. Not with an explicit threshold (that asks for
+        # this one network's reading) or when the taught card says "backed": false.
+        self._shipped = None
+        if (models_dir != shipped_dir and threshold is None
+                and self.meta.get("backed", True)):
+            shipped = FaceClassifier(self.dice_set, shipped_dir)
+            if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
+                self._shipped = shipped
 
     def crop(self, frame_bgr: np.ndarray, box) -> np.ndarray:
         """The model input crop (uint8 BGR) for a die box ``(x, y, w, h)`` of a frame."""
@@ -170,8 +188,16 @@ class FaceClassifier:
                     if self.upright_alone:
                         out[i] = f
                 elif (m.die, m.face) != (f.die, f.face):
-                    out[i] = CropReading(m.die, None, m.confidence, m.face_confidence,
-                                         m.die_confidence, m.not_a_die)
+                    out[i] = _doubt(m)
+        if self._shipped is not None:
+            for i, (t, s) in enumerate(zip(out, self._shipped.classify(crops, turns))):
+                if s.face is None:
+                    continue
+                if t.face is None:
+                    out[i] = CropReading(s.die, s.face, s.confidence, s.face_confidence,
+                                         s.die_confidence, t.not_a_die)
+                elif (t.die, t.face) != (s.die, s.face):
+                    out[i] = _doubt(t)
         return out
 
     def _read(self, die_p: np.ndarray, face_p: np.ndarray, turns: int) -> list[CropReading]:
