@@ -83,7 +83,7 @@ def set_colours(rng: np.random.Generator, body, ink):
     if u < 0.25:
         g = rng.uniform(200, 255) if lum > 128 else rng.uniform(0, 60)
         ink = (g, g, g)
-    elif u < 0.45:     # a tinted ink: gold, cream or pastel for a light one, navy or brown...
+    elif u < 0.55:     # a tinted ink: gold, cream or pastel for a light one, navy or brown...
         light = lum > 128
         tint = np.uint8([[[rng.uniform(0, 180), rng.uniform(40, 160) if light else
                            rng.uniform(80, 255), rng.uniform(190, 250) if light else
@@ -235,8 +235,8 @@ def random_look(rng: np.random.Generator, digits: float = 0.0,
         text_size=float(rng.uniform(0.8, 1.1)),
         digits=bool(rng.random() < digits),
         star_points=int(rng.choice([5, 5, 5, 6, 4])),
-        star_inner=float(rng.uniform(0.3, 0.46)),
-        star_round=float(rng.choice([0.0, 0.0, rng.uniform(0.01, 0.03)])),
+        star_inner=float(rng.uniform(0.3, 0.5)),
+        star_round=float(rng.choice([0.0, 0.0, rng.uniform(0.01, 0.04)])),
         star_size=float(rng.uniform(0.8, 1.15)),
         ring=float(rng.uniform(0.025, 0.08)), ring_radius=float(rng.uniform(0.66, 0.86)),
         double_ring=bool(rng.random() < 0.15), pip=float(rng.uniform(0.75, 1.3)),

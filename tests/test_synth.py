@@ -29,8 +29,12 @@ def test_docstring_examples_run():
 
 def test_training_looks_never_use_the_held_out_font_or_light():
     rng = np.random.default_rng(3)
-    fonts = {random_look(rng).font & 0x0F for _ in range(300)}
+    looks = [random_look(rng) for _ in range(300)]
+    fonts = {look.font & 0x0F for look in looks}
     assert HELD_OUT_FONT not in fonts and len(fonts) >= 4
+    # training stars are all thinner and sharper than the held-out look's fat rounded star
+    assert max(look.star_inner for look in looks) < OTHER_LOOK.star_inner
+    assert max(look.star_round for look in looks) < OTHER_LOOK.star_round
     assert OTHER_LOOK.font & 0x0F == HELD_OUT_FONT
     styles = [random_style(rng, wide=True) for _ in range(200)]
     assert not any(s.floor == "check" or s.palette == "other" for s in styles)
