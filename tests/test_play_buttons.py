@@ -265,3 +265,48 @@ def _goto(hands, line):
             state["pending"] = None
         return False
     return step
+
+
+def test_how_to_play_is_one_line_of_the_start_screen_and_a_press_comes_back(cfg):
+    """Buttons alone: go down to "How to play Bank", long press: the game's how-to page is
+    drawn; a short press comes back to the start screen. The table history opens and a long
+    press comes back the same way; then the table quits (exit 0)."""
+    from tray.screen.view import HowToView, StartView
+
+    factory = MockFactory()
+    hands = Hands(factory)
+    tray = Tray()
+    drawn = []
+
+    def watch(play):
+        real = play.display.draw
+
+        def draw(view):
+            drawn.append(type(view))
+            return real(view)
+        play.display.draw = draw
+
+    def goto(action):
+        hands.do(lambda play: hands.steps.__setitem__(
+            slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index(action))]))
+
+    hands.do(watch)
+    goto("howto")
+    hands.press(0, long=True)
+    hands.until(lambda play: HowToView in drawn)
+    hands.press(0)                                  # back
+    hands.until(lambda play: drawn[-1] is StartView)
+    goto("history")                                 # the table's history: the same pages
+    hands.press(0, long=True)
+    hands.until(lambda play: drawn[-1] not in (StartView, HowToView))
+    hands.press(0, long=True)                       # a long press goes back
+    hands.until(lambda play: drawn[-1] is StartView)
+    goto("quit")
+    hands.presses(0, True, False, True)            # Quit the table? Yes
+    code = run_play(cfg, headless=True, max_seconds=600, clock=hands.clock,
+                    pin_factory=factory, on_step=hands.on_step,
+                    open_source=lambda dice_set: tray,
+                    open_vision=lambda diceset: (Reader(tray), Settler()))
+    assert code == 0 and len(hands.steps) <= 1
+    first = drawn.index(HowToView)
+    assert StartView in drawn[first:]               # the start screen again after the page

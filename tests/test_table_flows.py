@@ -54,7 +54,7 @@ def test_start_menu_short_press_walks_the_lines_long_press_changes_a_value():
 def test_quit_and_discard_ask_first_and_no_is_highlighted():
     m = StartMenu(["Ana", "Ben"], default_game="bank")
     m.offer_resume("old.jsonl", "Resume Bank (Ana, Ben), 3 events in")
-    assert m.actions() == ["start", "resume", "discard", "quit", "history"]
+    assert m.actions() == ["start", "resume", "discard", "quit", "history", "howto"]
     assert m.action_at(m.focus) == "resume"         # an unfinished game: Resume first
     m.press(False)
     assert m.press(True) is None and m.confirm.question.startswith("Discard")

@@ -154,7 +154,8 @@ def option_label(name: str) -> str:
 
 
 _ACTION_WORDS = {"start": "Start", "discard": "Discard the unfinished game",
-                 "quit": "Quit the table", "history": "Table history: wins, dice, charts"}
+                 "quit": "Quit the table", "history": "Table history",
+                 "howto": "How to play"}
 
 
 def start_view(menu) -> StartView:
@@ -162,12 +163,13 @@ def start_view(menu) -> StartView:
 
     >>> from tray.table.menu import StartMenu
     >>> start_view(StartMenu(["Ana", "Ben"], default_game="bank")).actions
-    ['Start', 'Quit the table', 'Table history: wins, dice, charts']
+    ['Start', 'Quit the table', 'Table history', 'How to play Bank']
     """
     e = menu.engine
     opts = [(option_label(n), show_value(menu.value(n))) for n in menu.option_names()]
-    actions = [(menu.resume or "Resume") if a == "resume" else _ACTION_WORDS[a]
-               for a in menu.actions()]
+    actions = [(menu.resume or "Resume") if a == "resume"
+               else f"How to play {title_of(menu.game_id)}" if a == "howto"
+               else _ACTION_WORDS[a] for a in menu.actions()]
     question, answers, answer = None, [], 0
     if menu.confirm is not None:
         question, answers, answer = menu.confirm.shown()

@@ -248,7 +248,7 @@ class StartMenu:
     def actions(self) -> list[str]:
         """The action lines below the values, in order."""
         return ["start"] + (["resume", "discard"] if self.resume_path is not None else []) + [
-            "quit", "history"]
+            "quit", "history", "howto"]
 
     def lines(self) -> int:
         return self.rows() + len(self.actions())
@@ -287,7 +287,7 @@ class StartMenu:
 
     def do(self, action: str | None) -> None:
         """Choose an action line: Start / Resume at once, Discard / Quit after a question."""
-        if action in ("start", "resume", "history"):
+        if action in ("start", "resume", "history", "howto"):
             self.outcome = action
         elif action == "discard":
             self.confirm = ButtonMenu("", [("discard", "Discard it",

@@ -214,6 +214,11 @@ class Play:
             elif outcome == "history":
                 if self.history_screen():
                     return None
+            elif outcome == "howto":
+                from tray.screen.view import how_to_view
+
+                if self.pages_screen([how_to_view(menu.game_id)]):
+                    return None
             elif outcome == "start":
                 try:
                     return self.new_journal(menu.game_id, menu.players, menu.chosen_options())
@@ -227,20 +232,30 @@ class Play:
     def history_screen(self) -> bool:
         """The table's history pages (tray/screen/history_screen.py): a press or a key turns
         the page, a long press or Esc goes back. True when the window was closed."""
-        import pygame
-
         from tray.history import read_folder
         from tray.screen.history_screen import history_pages
 
-        pages = history_pages(*read_folder(self.journal_dir))
+        return self.pages_screen(history_pages(*read_folder(self.journal_dir)))
+
+    def pages_screen(self, pages: list) -> bool:
+        """Show views one after another (the history pages, a how-to-play page): a press, a
+        key or a tap turns the page, a long press or Esc goes back; past the last page it goes
+        back too. True when the window was closed."""
+        import pygame
+
+        from tray.table.presses import press_length
+
         i = 0
+        pending: dict[int, float] = {}
         self.flush()
         while 0 <= i < len(pages):
             t = self.turn()
             while not self.events.empty():
-                ev = self.events.get_nowait()
-                if getattr(ev, "held", None) is None:
-                    i = -1 if getattr(ev, "long", False) else i + 1
+                # a GPIO press is decided when let go, as on the start screen (held long: back)
+                long = press_length(self.events.get_nowait(), pending, self.releases,
+                                    self.long_s)
+                if long is not None:
+                    i = -1 if long else i + 1
             for ev in pygame.event.get():
                 if ev.type == pygame.QUIT:
                     return True
@@ -252,7 +267,7 @@ class Play:
                 self.display.draw(pages[i])
             if self.out_of_time(t):
                 return True
-            self.pause()
+            self.pause(0.03)
         self.flush()
         return False
 
