@@ -51,7 +51,8 @@ class OnnxModule(nn.Module):
 
     OPS = frozenset({"Conv", "Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Gemm",
            "Softmax", "Identity", "Constant", "Sigmoid", "Slice", "Resize", "Concat", "Sub",
-           "Add", "Mul", "Div", "Clip", "BatchNormalization", "Reshape", "MatMul"})
+           "Add", "Mul", "Div", "Clip", "BatchNormalization", "Reshape", "MatMul",
+           "ReduceMean"})
 
     def __init__(self, model: onnx.ModelProto):
         super().__init__()
@@ -60,8 +61,10 @@ class OnnxModule(nn.Module):
         if unknown:
             raise UnsupportedModel(f"the model uses ONNX operators teaching cannot fine-tune: "
                                    f"{', '.join(unknown)}")
+        # weights of convolutions, linear layers and batch norms, and the biases torch's
+        # exporter writes as an Add after a MatMul (what this module exports itself)
         trainable = {name for n in graph.node if n.op_type in ("Conv", "Gemm", "MatMul",
-                                                               "BatchNormalization")
+                                                               "BatchNormalization", "Add")
                      for name in n.input[1:]}
         self.params = nn.ParameterDict()
         self._names: dict[str, str] = {}
@@ -118,6 +121,12 @@ class OnnxModule(nn.Module):
             return pool(x[0], k, s, pads[:2], ceil_mode=bool(a.get("ceil_mode", 0)))
         if op == "GlobalAveragePool":
             return x[0].mean(dim=(2, 3), keepdim=True)
+        if op == "ReduceMean":
+            axes = a.get("axes")
+            if axes is None and len(x) > 1 and x[1] is not None:
+                axes = x[1].tolist()
+            keep = bool(a.get("keepdims", 1))
+            return x[0].mean(dim=tuple(axes), keepdim=keep) if axes else x[0].mean()
         if op == "Flatten":
             return torch.flatten(x[0], a.get("axis", 1))
         if op == "Gemm":

@@ -259,6 +259,15 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
     assert np.allclose(np.exp(log_face.detach().numpy()), face_p, atol=1e-4)
     assert np.allclose(np.exp(log_die.detach().numpy()), die_p, atol=1e-4)
     assert any(p.requires_grad for p in net.parameters())
+    # what training writes back (lab.onnxtorch.export) is again a network it can go on from
+    from lab import onnxtorch
+
+    again = tmp_path / "again" / onnx_path.name
+    again.parent.mkdir()
+    onnxtorch.export(net.net, again, torch.zeros(1, 3, 64, 64), batch_axis=True)
+    again.with_suffix(".json").write_text(meta_path.read_text())
+    log_face2 = _onnx_start(again, dice, faces)(torch.from_numpy(x))[1]
+    assert np.allclose(log_face2.detach().numpy(), log_face.detach().numpy(), atol=1e-4)
     other = tmp_path / onnx_path.name
     shutil.copy(onnx_path, other)
     other.with_suffix(".json").write_text(meta_path.read_text().replace('"x2"', '"x3"'))
