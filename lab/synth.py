@@ -85,7 +85,10 @@ def set_colours(rng: np.random.Generator, body, ink):
         ink = (g, g, g)
     elif u < 0.55:     # a tinted ink: gold, cream or pastel for a light one, navy or brown...
         light = lum > 128
-        tint = np.uint8([[[rng.uniform(0, 180), rng.uniform(40, 160) if light else
+        # ... in a third of them near the body's own hue (gold on orange: low contrast)
+        hue = (hsv[0] + rng.uniform(-15, 15)) % 180 if rng.random() < 0.35 else \
+            rng.uniform(0, 180)
+        tint = np.uint8([[[hue, rng.uniform(40, 160) if light else
                            rng.uniform(80, 255), rng.uniform(190, 250) if light else
                            rng.uniform(40, 110)]]])
         ink = tuple(float(v) for v in cv2.cvtColor(tint, cv2.COLOR_HSV2BGR)[0, 0])
