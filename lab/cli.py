@@ -131,7 +131,24 @@ def main_bench(argv: list[str]) -> int:
     p.add_argument("--dice-set", default="d6", choices=SET_IDS)
     p.add_argument("--frames", type=int, default=60, help="frames timed per dice count")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--teach", action="store_true",
+                   help="time teaching instead (lab.teachbench: an owner's set with a star on "
+                        "the 6, taught from --photos photos, scored on 30 fresh ones; needs "
+                        "the train extra)")
+    p.add_argument("--photos", type=int, default=20, help="teaching photos for --teach")
     args = p.parse_args(argv)
+    if args.teach:
+        from lab import teachbench
+        from lab.teach import TeachError
+
+        with _bar("teaching") as progress:
+            try:
+                result = teachbench.run(args.photos, progress=progress)
+            except TeachError as exc:
+                print(f"dicetray bench: {exc}", file=sys.stderr)
+                return 2
+        print(json.dumps(result) if args.json else teachbench.format_result(result))
+        return 0
     result = bench.run(args.dice_set, args.frames)
     if args.json:
         print(json.dumps(result))

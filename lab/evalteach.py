@@ -25,7 +25,7 @@ import cv2
 from lab.evaluate import Tally
 from lab.photos import matteop65_die_side, read_label_rows, rune55_base, rune55_split
 from vision.classify import TURNS, FaceClassifier
-from vision.dicesets import load
+from vision.dicesets import DiceSet, load
 
 TEACH_PHOTOS = {"matteop65_webcam": 20, "PXL_phone": 14, "numeric_tube": 20, "IMG_phone": 8,
                 "i_single": 20, "randomid_single": 20, "chase_casino_crops": 24}
@@ -151,11 +151,11 @@ def _score(by, images: Path, files, pip_boxes: bool, taught, crops: bool) -> dic
     return fig
 
 
-def score_folder(photos, set_id: str, taught) -> dict:
+def score_folder(photos, set_id: str | DiceSet, taught) -> dict:
     """A labelled folder's photos (``lab.labelled.read_folder``) read as photos are read."""
     from vision.pipeline import Recognizer
 
-    rec = Recognizer(load(set_id), taught=taught)
+    rec = Recognizer(set_id if isinstance(set_id, DiceSet) else load(set_id), taught=taught)
     tally = Tally()
     for photo in photos:
         rec.reset()

@@ -536,6 +536,15 @@ def train_set(set_id: str, args, log=print) -> dict:
     return calibrate_file(set_id, out_dir, (hx, hd, hf), held_rendered, real_valid, log)
 
 
+# Least thresholds of a set, (read once, read at four turns), over what calibrate finds on
+# the training looks. tally-up (session 7): its network is sure and wrong on stars drawn in
+# an art it never saw (a fat gold star read as the die's 200 or 150): on 150 other-style
+# scenes of seeds the eval does not use, sure-wrong reads were 1.02% at 0.95 and 0.38% at
+# 0.98 read once, 0.76% at 0.95 and 0.13% at 0.97 at four turns; the classic look loses
+# 2.3 points of sure reads at 0.98 (98.3% -> 96.0% read right on 100 classic scenes).
+SET_FLOORS = {"tally-up": (0.98, 0.97)}
+
+
 def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log=print) -> dict:
     """Set the thresholds of the ONNX classifier in ``models_dir`` on held-out crops, for
     crops read once (the camera loop) and read at four turns (photos), and write them with the
@@ -555,6 +564,9 @@ def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log
 
         threshold, die_thresholds, figures = calibrate(ds, dice, faces, predict, held,
                                                        held_rendered, real_valid)
+        floor = SET_FLOORS.get(set_id, (0.0, 0.0))[turns != 1]
+        threshold = max(threshold, floor)
+        die_thresholds = {d: t for d, t in die_thresholds.items() if t >= floor}
         cut = {"threshold": round(threshold, 4), "die_thresholds": die_thresholds,
                "figures": figures}
         if turns == 1:

@@ -316,3 +316,34 @@ def test_a_taught_network_is_backed_by_the_shipped_one(tmp_path):
     other = _taught_copy(tmp_path / "other", faces=swapped)
     r = FaceClassifier("d6", taught=other).classify(crop)[0]
     assert r.face is None and r.die == "d6"
+
+
+def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tmp_path):
+    """A taught card's ``agree_threshold`` (set by teaching's cross-validation): a die the
+    taught network reads below its own threshold is taken when the shipped network's best
+    guess is the same face and the taught confidence reaches the agree threshold; never when
+    the best guesses differ, and never below the agree threshold."""
+    ds = load("d6")
+    img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
+    img[20:80, 20:80] = draw_face(ds, "d6", "4", 60)
+    shipped = FaceClassifier("d6")
+    crop = [shipped.crop(img, (20, 20, 60, 60))]
+    conf = FaceClassifier("d6", threshold=0.0).classify(crop)[0].confidence
+    # taught (here: the shipped weights) never sure alone; the shipped one never sure either
+    # (its own card is read for the backing, so its threshold is raised by hand below)
+    agree = _taught_copy(tmp_path / "agree", threshold=1.01, agree_threshold=conf - 0.01)
+    clf = FaceClassifier("d6", taught=agree)
+    clf._shipped._cuts[1] = (1.01, {})
+    r = clf.classify(crop)[0]
+    assert (r.die, r.face) == ("d6", "4") and r.confidence == pytest.approx(conf)
+    too_low = _taught_copy(tmp_path / "low", threshold=1.01, agree_threshold=conf + 0.001)
+    clf = FaceClassifier("d6", taught=too_low)
+    clf._shipped._cuts[1] = (1.01, {})
+    assert clf.classify(crop)[0].face is None
+    faces = json.loads(model_paths("d6", MODELS_DIR)[1].read_text())["faces"]
+    swapped = [{"4": "5", "5": "4"}.get(f, f) for f in faces]   # its best guess is a 5
+    other = _taught_copy(tmp_path / "other", faces=swapped, threshold=1.01,
+                         agree_threshold=0.0)
+    clf = FaceClassifier("d6", taught=other)
+    clf._shipped._cuts[1] = (1.01, {})
+    assert clf.classify(crop)[0].face is None

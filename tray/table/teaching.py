@@ -118,14 +118,25 @@ def teach_folder(folder, dice_set, out_dir, on_screen: Callable | None = None,
 def summary_lines(summary: dict) -> list[str]:
     """Teaching's held-out figures, one line each.
 
-    >>> summary_lines({"heldout": {"photos": 4, "face_right": 0.975}})
-    ['held out: photos 4', 'held out: face_right 0.975']
+    >>> summary_lines({"heldout": {"photos": 4, "face_right": 0.975,
+    ...                            "shipped_models": {"face_right": 0.8}}})
+    ['held out: photos 4', 'held out: face_right 0.975', 'held out: shipped_models: face_right 0.800']
     """
     held = summary.get("heldout") if isinstance(summary, dict) else None
     if not isinstance(held, dict):
         return [f"held out: {held}"] if held is not None else []
-    return [f"held out: {k} {v:.3f}" if isinstance(v, float) else f"held out: {k} {v}"
-            for k, v in held.items()]
+    def say(v):
+        return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+    lines = []
+    for k, v in held.items():
+        if isinstance(v, dict):      # a part (the camera path, the shipped models): its figures
+            inner = ", ".join(f"{kk} {say(vv)}" for kk, vv in v.items()
+                              if not isinstance(vv, dict))
+            lines.append(f"held out: {k}: {inner}")
+        else:
+            lines.append(f"held out: {k} {say(v)}")
+    return lines
 
 
 def load_taught(folder, cfg, diceset):
