@@ -136,6 +136,9 @@ def main_bench(argv: list[str]) -> int:
                         "the 6, taught from --photos photos, scored on 30 fresh ones; needs "
                         "the train extra)")
     p.add_argument("--photos", type=int, default=20, help="teaching photos for --teach")
+    p.add_argument("--case", default="owner-d6", choices=("owner-d6", "rollers-digits"),
+                   help="--teach: an owner's d6 with a star on the 6, or Rollers dice with "
+                        "digits")
     args = p.parse_args(argv)
     if args.teach:
         from lab import teachbench
@@ -143,7 +146,7 @@ def main_bench(argv: list[str]) -> int:
 
         with _bar("teaching") as progress:
             try:
-                result = teachbench.run(args.photos, progress=progress)
+                result = teachbench.run(args.photos, progress=progress, case=args.case)
             except TeachError as exc:
                 print(f"dicetray bench: {exc}", file=sys.stderr)
                 return 2

@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dicesets import parse
+from vision.dicesets import load, parse
 
 OWNER = parse({
     "id": "d6", "name": "an owner's blue dice, star on the 6",
@@ -56,6 +56,41 @@ def owner_photos(folder: Path, n: int, seed: int, dice_set=OWNER) -> list[list[d
     return truth
 
 
+def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
+    """``n`` rendered photos of Rollers dice printed with digits for 1-5 (the black ZAP die
+    and 4 wild dice each, faces cycling), on one tray under one light: the held-out other
+    style (checked cloth, green fluorescent light, serif print) that training never drew,
+    written as a labelled folder with the die column."""
+    from lab.render import other_style, render_scene
+
+    ds = load("rollers")
+    style = other_style(np.random.default_rng(5), digits=True)
+    rng = np.random.default_rng(seed)
+    byid = {d.id: d for d in ds.dice}
+    (folder / "images").mkdir(parents=True)
+    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "split", "x", "y", "w", "h", "value", "die"])
+        for i in range(n):
+            dice = [(d.id, d.faces[(i + k) % 6])
+                    for k, d in enumerate([byid["black"]] + [byid["wild"]] * 4)]
+            frame, labels = render_scene(ds, dice, rng, style=style)
+            name = f"{i:03d}.jpg"
+            cv2.imwrite(str(folder / "images" / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            for lab in labels:
+                w.writerow([name, "owner", lab["x"], lab["y"], lab["w"], lab["h"],
+                            lab["face"], lab["die"]])
+
+
+# what --case names: (the dice set taught, the photo writer, what the dice are)
+CASES = {
+    "owner-d6": (lambda: OWNER, lambda folder, n, seed: owner_photos(folder, n, seed),
+                 "blue d6 with a star on the 6", 4),
+    "rollers-digits": (lambda: load("rollers"), rollers_digit_photos,
+                       "Rollers dice with digits for 1-5", 5),
+}
+
+
 def _peak_mb() -> float:
     """The most memory this process (and any children) held, in MB (Linux: ru_maxrss KB)."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -63,30 +98,35 @@ def _peak_mb() -> float:
     return round(max(own, kids) / 1024, 1)
 
 
-def run(photos: int = 20, fresh: int = 30, seed: int = 0, progress=None, **teaching) -> dict:
-    """Teach the owner's set from ``photos`` photos and score ``fresh`` others; ``teaching``:
-    ``lab.teach.teach``'s own settings (copies, clf_epochs, det_epochs), its defaults else."""
+def run(photos: int = 20, fresh: int = 30, seed: int = 0, progress=None,
+        case: str = "owner-d6", **teaching) -> dict:
+    """Teach ``case``'s set (see ``CASES``) from ``photos`` photos and score ``fresh`` others;
+    ``teaching``: ``lab.teach.teach``'s own settings (copies, clf_epochs, det_epochs), its
+    defaults else."""
     from lab.evalteach import score_folder
     from lab.labelled import read_folder
     from lab.teach import teach
 
     with tempfile.TemporaryDirectory(prefix="dicetray-teachbench-") as tmp:
         root = Path(tmp)
-        owner_photos(root / "photos", photos, seed=11)
-        owner_photos(root / "fresh", fresh, seed=99)
+        dice_set, write, what, per_photo = CASES[case]
+        dice_set = dice_set()
+        write(root / "photos", photos, 11)
+        write(root / "fresh", fresh, 99)
         before = _peak_mb()
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        record = teach(root / "photos", OWNER, root / "taught", progress=progress, seed=seed,
-                       **teaching)
+        record = teach(root / "photos", dice_set, root / "taught", progress=progress,
+                       seed=seed, **teaching)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         peak = _peak_mb()
-        read = read_folder(root / "fresh", OWNER)
+        read = read_folder(root / "fresh", dice_set)
         figures = {}
         for name, taught in (("zero_shot", None), ("taught", root / "taught")):
-            f = score_folder(read, OWNER, taught)
+            f = score_folder(read, dice_set, taught)
             figures[name] = {k: f[k] for k in ("labelled", "recall", "face_accuracy",
                                                 "abstained", "wrong", "wrong_count")}
-    return {"photos": photos, "dice": photos * 4, "fresh_photos": fresh,
+    return {"case": case, "what": what, "photos": photos, "dice": photos * per_photo,
+            "fresh_photos": fresh,
             "teach_wall_s": round(wall, 1), "teach_cpu_s": round(cpu, 1),
             "peak_memory_mb": peak, "memory_before_teaching_mb": before,
             "cv_figures": {k: record["heldout"].get(k)
@@ -99,7 +139,7 @@ def run(photos: int = 20, fresh: int = 30, seed: int = 0, progress=None, **teach
 def format_result(r: dict) -> str:
     z, t = r["fresh"]["zero_shot"], r["fresh"]["taught"]
     lines = [f"dicetray bench --teach ({r['cpu']}, {r['cores']} cores):",
-             (f"  taught the owner's set (blue dice, a star on the 6) from {r['photos']} "
+             (f"  taught {r['what']} from {r['photos']} "
               f"photos ({r['dice']} dice): {r['teach_wall_s']:.0f} s wall, "
               f"{r['teach_cpu_s']:.0f} s CPU, {r['peak_memory_mb']:.0f} MB at most"),
              (f"  {r['fresh_photos']} fresh photos ({z['labelled']} dice): found / right / "

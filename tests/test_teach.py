@@ -212,3 +212,16 @@ def test_the_teaching_benchmark_prints_time_memory_and_both_readings():
     text = teachbench.format_result(r)
     assert "from 6 photos (24 dice)" in text and "MB at most" in text
     assert text.count("%") >= 8
+
+
+def test_the_rollers_digit_case_writes_a_labelled_folder_of_both_dice(tmp_path):
+    """``dicetray bench --teach --case rollers-digits``: photos of the black ZAP die and four
+    wild dice printed with digits, a die column naming each, readable as a labelled folder."""
+    from lab.labelled import read_folder
+    from lab.teachbench import rollers_digit_photos
+
+    rollers_digit_photos(tmp_path / "r", 2, seed=3)
+    photos = read_folder(tmp_path / "r", load("rollers"))
+    assert [len(p.labels) for p in photos] == [5, 5]
+    assert sorted({lab.die for p in photos for lab in p.labels}) == ["black", "wild"]
+    assert {lab.face for lab in photos[0].labels} == {"1", "2", "3", "4", "5"}
