@@ -22,7 +22,7 @@ layout only needs the file edited, as long as every face id and die id is one th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -188,12 +188,11 @@ class FaceClassifier:
             return [], []
         die_t, face_t = self._turned(crops, turns)
         die_m, face_m = die_t.mean(axis=0), face_t.mean(axis=0)
-        out = self._read(die_m, face_m, turns)
-        best = self._best(die_m, face_m)
+        out, best = self._read(die_m, face_m, turns)
         if turns > 1:
             # the upright read is one of the turns: a die it is sure of is taken when the mean
             # abstains, and when the two are sure of different faces the die is in doubt
-            first = self._read(die_t[0], face_t[0], 1)
+            first = self._read(die_t[0], face_t[0], 1)[0]
             for i, (m, f) in enumerate(zip(out, first)):
                 if f.face is None:
                     continue
@@ -210,16 +209,14 @@ class FaceClassifier:
                 # not a die only when both networks say so (measured: on rune55
                 # randomid_single, tiny dice, photos read with a taught network alone saying
                 # it found 74.5% of the fresh dice, the shipped one 87.3%)
-                t = out[i] = CropReading(t.die, t.face, t.confidence, t.face_confidence,
-                                         t.die_confidence, min(t.not_a_die, s.not_a_die))
+                t = out[i] = replace(t, not_a_die=min(t.not_a_die, s.not_a_die))
                 # (a taught reading below its own threshold: not a doubt between two sure reads)
                 if (t.face is None and agree is not None and best[i] == shipped_best[i]
                         and agree <= t.confidence < cut and t.not_a_die <= 0.5
                         and (s.face is None or (s.die, s.face) == best[i])):
                     # both networks' best guess is this face and the taught one is fairly
                     # sure of it: two networks agreeing are trusted further down
-                    out[i] = CropReading(best[i][0], best[i][1], t.confidence,
-                                         t.face_confidence, t.die_confidence, t.not_a_die)
+                    out[i] = replace(t, die=best[i][0], face=best[i][1])
                     continue
                 if s.face is None:
                     continue
@@ -230,23 +227,19 @@ class FaceClassifier:
                     out[i] = _doubt(t)
         return out, best
 
-    def _best(self, die_p: np.ndarray, face_p: np.ndarray) -> list[tuple[str, str]]:
-        """The best allowed (die, face) pair of each crop, whatever its confidence."""
-        joint = die_p[:, self._pair_die] * face_p[:, self._pair_face]
-        k = np.argmax(joint, axis=1)
-        return [(self.dice[int(self._pair_die[j])], self.faces[int(self._pair_face[j])])
-                for j in k]
-
-    def _read(self, die_p: np.ndarray, face_p: np.ndarray, turns: int) -> list[CropReading]:
-        """Readings from head outputs, with the thresholds of reads at ``turns`` turns."""
+    def _read(self, die_p: np.ndarray, face_p: np.ndarray,
+              turns: int) -> tuple[list[CropReading], list[tuple[str, str]]]:
+        """Readings from head outputs, with the thresholds of reads at ``turns`` turns, and
+        each crop's best allowed (die, face) pair whatever its confidence."""
         threshold, per_die = self._cuts.get(turns, self._cuts[1])
-        out = []
+        out, best = [], []
         for dp, fp in zip(die_p, face_p):
             joint = dp[self._pair_die] * fp[self._pair_face]
             k = int(np.argmax(joint))
             di, fi = int(self._pair_die[k]), int(self._pair_face[k])
             conf = float(joint[k])
             die_conf, face_conf = float(dp[di]), float(fp[fi])
+            best.append((self.dice[di], self.faces[fi]))
             cut = per_die.get(self.dice[di], threshold)
             die = self.dice[di] if die_conf >= cut else None
             none = float(fp[-1])
@@ -254,7 +247,7 @@ class FaceClassifier:
                 out.append(CropReading(die, self.faces[fi], conf, face_conf, die_conf, none))
             else:
                 out.append(CropReading(die, None, conf, face_conf, die_conf, none))
-        return out
+        return out, best
 
     def read_boxes(self, frame_bgr: np.ndarray, boxes, check_small: float = 0.8,
                    check_large: float = 1.3, turns: int = 1,
