@@ -303,7 +303,8 @@ def _to_tensor(x):
     return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float().div_(255.0)
 
 
-def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real_valid=None):
+def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real_valid=None,
+              floor: float = 0.0):
     """The abstention thresholds of a trained classifier, and its held-out figures.
 
     ``predict(crops) -> (die probabilities, face probabilities)``. The confidence of a reading
@@ -314,7 +315,9 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
     each photo source (``real_valid``, d6) and no not-a-die crop are read wrong. A die whose
     own readings are safe lower down (at least 150 held-out rendered readings of it, none
     wrong, no synthetic not-a-die crop read as it) gets its own lower threshold: one hard die
-    (the Up Die's small text) does not make every die of the set abstain.
+    (the Up Die's small text) does not make every die of the set abstain. ``floor``: no
+    threshold, the set's or a die's, is below it (``SET_FLOORS``); the figures are at the
+    thresholds returned.
     Returns (threshold, {die: threshold}, figures).
     """
     pairs = sorted({(dice.index(d.id), faces.index(f)) for d in ds.dice for f in d.faces})
@@ -358,6 +361,8 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
         grd, grf, gconf = joint_read(*predict(gx))
         gwrong = (grd != gd) | (grf != gf)
         threshold = max(threshold, least_safe(gconf, gwrong, int(allowed * len(gconf))))
+    threshold = max(threshold, floor)
+    if held_rendered is not None:
         for j, die in enumerate(dice):
             mine_r, mine_s = grd == j, sd == j
             if mine_r.sum() < 150:
@@ -367,7 +372,7 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
                                int(allowed * (mine_s & is_die).sum()), threshold),
                     least_safe(sconf[mine_s & ~is_die], np.ones((mine_s & ~is_die).sum(), bool),
                                0, threshold))
-            if t < threshold:
+            if floor <= t < threshold:
                 die_thresholds[die] = t
 
     def cut(die_idx):
@@ -562,11 +567,9 @@ def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log
                      for i in range(0, len(arr), 1024)]
             return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
-        threshold, die_thresholds, figures = calibrate(ds, dice, faces, predict, held,
-                                                       held_rendered, real_valid)
         floor = SET_FLOORS.get(set_id, (0.0, 0.0))[turns != 1]
-        threshold = max(threshold, floor)
-        die_thresholds = {d: t for d, t in die_thresholds.items() if t >= floor}
+        threshold, die_thresholds, figures = calibrate(ds, dice, faces, predict, held,
+                                                       held_rendered, real_valid, floor)
         cut = {"threshold": round(threshold, 4), "die_thresholds": die_thresholds,
                "figures": figures}
         if turns == 1:

@@ -209,6 +209,13 @@ def test_the_threshold_allows_a_quarter_percent_of_held_out_misreads_and_no_fals
     assert calibrate(ds, dice, faces, predict, held, held)[0] == 0.97
     predict, held = held_of(0, negatives=[0.93])
     assert calibrate(ds, dice, faces, predict, held)[0] == 0.94
+    # a set's floor (SET_FLOORS) lifts the threshold, and the figures are measured at it:
+    # the 2 misreads at 0.965 are no longer read, and the crops at 0.98 still are
+    predict, held = held_of(2)
+    threshold, per_die, figures = calibrate(ds, dice, faces, predict, held, held, floor=0.97)
+    assert threshold == 0.97 and per_die == {}
+    assert figures["holdout_rendered"]["wrong_when_read"] == 0
+    assert figures["holdout_rendered"]["abstained"] == pytest.approx(0.002)
 
 
 def test_a_four_turn_read_takes_a_sure_upright_read_only_when_allowed_and_never_two_faces():

@@ -169,3 +169,34 @@ def test_a_die_too_small_to_read_is_found_but_never_read_for_sure():
     style = random_style(rng, die_px=(48, 52))
     frame, _labels = compose(ds, place_dice(ds, dice, rng, style), rng, style)
     assert sorted(d.face for d in rec.read(frame, fine=True).dice) == ["3", "5", "6"]
+
+
+def test_a_small_die_is_read_for_sure_only_when_the_classifier_is_very_sure():
+    """Dice of MIN_READ_PX to SMALL_PX across keep the face the classifier gives them only at
+    SMALL_SURE or more (far, blurred real dice were read wrong at 0.91-0.92); a die of
+    SMALL_PX or more keeps it at the model's own threshold."""
+    from vision.classify import CropReading
+    from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE, Recognizer
+
+    ds = load("d6")
+    rec = Recognizer(ds)
+    sure = {}
+
+    def read_boxes(_frame, bxs, **_kw):
+        return [CropReading("d6", "4", sure["conf"], sure["conf"], 1.0, 0.0) for _ in bxs]
+
+    rec.classifier.read_boxes = read_boxes
+    for px, conf in ((MIN_READ_PX + 2, SMALL_SURE - 0.05), (MIN_READ_PX + 2, SMALL_SURE),
+                     (SMALL_PX + 10, SMALL_SURE - 0.05)):
+        rng = np.random.default_rng(6)
+        style = random_style(rng, die_px=(px, px + 2))
+        frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng,
+                           style)
+        sure["conf"] = conf
+        rec.reset()
+        dice = rec.read(frame).dice
+        sides = [max(d.w, d.h) for d in dice]
+        assert len(dice) == 2 and all(s >= MIN_READ_PX for s in sides)
+        small = px < SMALL_PX
+        assert all((s < SMALL_PX) is small for s in sides)
+        assert all((d.face == "4") is (not small or conf >= SMALL_SURE) for d in dice), dice
