@@ -60,11 +60,13 @@ def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
     """``n`` rendered photos of Rollers dice printed with digits for 1-5 (the black ZAP die
     and 4 wild dice each, faces cycling), on one tray under one light: the held-out other
     style (checked cloth, green fluorescent light, serif print) that training never drew,
-    written as a labelled folder with the die column."""
+    written as a labelled folder with the die column. The dice are 44-60 px across, as the
+    tray's camera should see them (hardware/PI.md); until session 8 the style's own random
+    size made them 19-26 px, too small to read for sure (``vision.pipeline.SMALL_PX``)."""
     from lab.render import other_style, render_scene
 
     ds = load("rollers")
-    style = other_style(np.random.default_rng(5), digits=True)
+    style = other_style(np.random.default_rng(5), die_px=(44.0, 60.0), digits=True)
     rng = np.random.default_rng(seed)
     byid = {d.id: d for d in ds.dice}
     (folder / "images").mkdir(parents=True)
