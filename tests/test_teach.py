@@ -225,3 +225,24 @@ def test_the_rollers_digit_case_writes_a_labelled_folder_of_both_dice(tmp_path):
     assert [len(p.labels) for p in photos] == [5, 5]
     assert sorted({lab.die for p in photos for lab in p.labels}) == ["black", "wild"]
     assert {lab.face for lab in photos[0].labels} == {"1", "2", "3", "4", "5"}
+
+
+def test_a_weak_taught_network_gets_no_say(taught, tmp_path, monkeypatch):
+    """A taught network whose best guess is right on under ``WEAK`` of the cross-validated
+    dice reads nothing, alone or agreeing with the shipped network (on rune55
+    randomid_single such a network, 0.99 sure, agreed with the shipped one's wrong best
+    guess). The same photos that teach the star in the fixture then teach nothing: on the
+    folds the taught network reads no more than the shipped models, and the taught folder
+    keeps the shipped classifier."""
+    import lab.teach as teaching
+
+    root, strong = taught
+    assert strong["heldout"]["face_right"] > strong["heldout"]["shipped_models"]["face_right"]
+    monkeypatch.setattr(teaching, "WEAK", 1.01)      # every best guess counts as weak
+    record = teach(root / "photos", "d6", tmp_path / "taught", seed=1, copies=8,
+                   clf_epochs=4, det_epochs=0)
+    held = record["heldout"]
+    assert held["face_right"] == held["shipped_models"]["face_right"]
+    assert held["wrong_count"] == held["shipped_models"]["wrong_count"]
+    assert "kept_shipped_models" in held and record["thresholds"]["classifier"] is None
+    assert TaughtModel.load(tmp_path / "taught", "d6").classifier_dir is None
