@@ -437,17 +437,16 @@ class _Held:
         self.clf = FaceClassifier(ds, taught=TaughtModel.load(folder, ds.id))
         self.truth = truth
         self.crops = crops
-        for net in (self.clf, self.clf._shipped):
-            if net is not None:
+        for net in (self.clf, self.clf.shipped):
+            if net is not None:       # the networks' outputs, computed once (a private hook)
                 net._turned = _replay(*net._turned(crops, TURNS))
 
     def read(self, turns: int, alone: float | None, agree: float | None):
         """(right, wrong, abstained) at these thresholds; None: the shipped network alone."""
         if alone is None:
-            got = self.clf._shipped.classify(self.crops, turns)
+            got = self.clf.shipped.classify(self.crops, turns)
         else:
-            self.clf._cuts[turns] = (alone, {})
-            self.clf._agree[turns] = agree
+            self.clf.use_thresholds(turns, alone, agree)
             got = self.clf.classify(self.crops, turns)
         right = sum((r.die, r.face) == t for r, t in zip(got, self.truth) if r.face)
         wrong = sum(r.face is not None for r in got) - right
@@ -458,7 +457,7 @@ def _best_right(held: list[_Held], turns: int) -> float:
     """The share of the held dice whose best guess by the taught network (before any
     threshold) is right."""
     got = [g == t for h in held
-           for g, t in zip(h.clf._classify(h.crops, turns)[1], h.truth)]
+           for g, t in zip(h.clf.best_guesses(h.crops, turns), h.truth)]
     return sum(got) / max(len(got), 1)
 
 

@@ -340,17 +340,27 @@ def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tm
     # (its own card is read for the backing, so its threshold is raised by hand below)
     agree = _taught_copy(tmp_path / "agree", threshold=1.01, agree_threshold=conf - 0.01)
     clf = FaceClassifier("d6", taught=agree)
-    clf._shipped._cuts[1] = (1.01, {})
+    clf.shipped.use_thresholds(1, 1.01)
     r = clf.classify(crop)[0]
     assert (r.die, r.face) == ("d6", "4") and r.confidence == pytest.approx(conf)
     too_low = _taught_copy(tmp_path / "low", threshold=1.01, agree_threshold=conf + 0.001)
     clf = FaceClassifier("d6", taught=too_low)
-    clf._shipped._cuts[1] = (1.01, {})
+    clf.shipped.use_thresholds(1, 1.01)
     assert clf.classify(crop)[0].face is None
     faces = json.loads(model_paths("d6", MODELS_DIR)[1].read_text())["faces"]
     swapped = [{"4": "5", "5": "4"}.get(f, f) for f in faces]   # its best guess is a 5
     other = _taught_copy(tmp_path / "other", faces=swapped, threshold=1.01,
                          agree_threshold=0.0)
     clf = FaceClassifier("d6", taught=other)
-    clf._shipped._cuts[1] = (1.01, {})
+    clf.shipped.use_thresholds(1, 1.01)
     assert clf.classify(crop)[0].face is None
+
+
+def test_the_classifier_docstring_examples_run():
+    """The runnable examples in ``vision.classify`` (the module's and ``use_thresholds``')."""
+    import doctest
+
+    import vision.classify
+
+    result = doctest.testmod(vision.classify)
+    assert result.attempted >= 3 and result.failed == 0

@@ -143,6 +143,29 @@ class FaceClassifier:
             if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
                 self._shipped = shipped
 
+    @property
+    def shipped(self) -> FaceClassifier | None:
+        """The shipped classifier backing this taught one; None when nothing backs it."""
+        return self._shipped
+
+    def use_thresholds(self, turns: int, threshold: float,
+                       agree: float | None = None) -> None:
+        """From now on read crops at ``turns`` turns with ``threshold`` for every die, and
+        (taught) ``agree`` as the card's ``agree_threshold``. Teaching's cross-validation
+        tries its candidate thresholds with this, through the decision code the table runs.
+
+        >>> clf = FaceClassifier("d6")
+        >>> clf.use_thresholds(1, 1.01)        # a threshold no reading reaches
+        >>> clf.classify([np.zeros((64, 64, 3), np.uint8)])[0].face is None
+        True
+        """
+        self._cuts[turns] = (float(threshold), {})
+        self._agree[turns] = agree
+
+    def best_guesses(self, crops, turns: int = 1) -> list[tuple[str, str]]:
+        """Each crop's best (die, face) pair the dice set allows, before any threshold."""
+        return self._classify(crops, turns)[1]
+
     def crop(self, frame_bgr: np.ndarray, box) -> np.ndarray:
         """The model input crop (uint8 BGR) for a die box ``(x, y, w, h)`` of a frame."""
         return cut_crop(frame_bgr, box, self.input_size, self.margin)
