@@ -22,7 +22,7 @@ from pathlib import Path
 
 import cv2
 
-from lab.evaluate import Tally
+from lab.evaluate import Tally, read_photos
 from lab.photos import matteop65_die_side, read_label_rows, rune55_base, rune55_split
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import DiceSet, load
@@ -153,18 +153,7 @@ def _score(by, images: Path, files, pip_boxes: bool, taught, crops: bool) -> dic
 
 def score_folder(photos, set_id: str | DiceSet, taught) -> dict:
     """A labelled folder's photos (``lab.labelled.read_folder``) read as photos are read."""
-    from vision.pipeline import Recognizer
-
-    rec = Recognizer(set_id if isinstance(set_id, DiceSet) else load(set_id), taught=taught)
-    tally = Tally()
-    for photo in photos:
-        rec.reset()
-        tally.add([{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die,
-                    "face": lab.face} for lab in photo.labels],
-                  rec.read(photo.image(), fine=True).dice)
-    fig = tally.figures()
-    fig.pop("confusion")
-    return fig
+    return read_photos(set_id, photos, taught=taught)
 
 
 def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:

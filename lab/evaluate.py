@@ -97,6 +97,25 @@ class Tally:
         }
 
 
+def read_photos(dice_set, photos, images=None, taught=None) -> dict:
+    """Labelled photos (``lab.labelled.Photo``) read as ``dicetray recognize`` reads photos,
+    with the shipped models or a ``taught`` folder: the :class:`Tally` figures, without the
+    confusion. ``images``: the photos already decoded (else each is read from its file)."""
+    from vision.pipeline import Recognizer
+
+    rec = Recognizer(dice_set, taught=taught)
+    tally = Tally()
+    for i, photo in enumerate(photos):
+        rec.reset()
+        img = photo.image() if images is None else images[i]
+        tally.add([{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die,
+                    "face": lab.face} for lab in photo.labels],
+                  rec.read(img, fine=True).dice)
+    fig = tally.figures()
+    fig.pop("confusion")
+    return fig
+
+
 def _bar(items, desc: str):
     """A progress bar on the terminal (stderr; none when it is not a terminal)."""
     import sys

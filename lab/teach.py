@@ -531,17 +531,9 @@ def _detector_threshold(det: Detector, photos, images) -> float:
 def _found(ds, taught, photos, images) -> dict:
     """Photos read as ``dicetray recognize`` reads them (shipped models, or ``taught``):
     dice found, precision and faces, as the table would read them."""
-    from lab.evaluate import Tally
-    from vision.pipeline import Recognizer
+    from lab.evaluate import read_photos
 
-    tally = Tally()
-    rec = Recognizer(ds, taught=taught)
-    for photo, img in zip(photos, images):
-        rec.reset()
-        tally.add([{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die,
-                    "face": lab.face} for lab in photo.labels],
-                  rec.read(img, fine=True).dice)
-    f = tally.figures()
+    f = read_photos(ds, photos, images, taught)
     return {"photos": len(photos), "dice": f["labelled"], "found": f["recall"],
             "precision": f["precision"], "face_right": f["face_accuracy"],
             "abstained": f["abstained"], "wrong": f["wrong"], "wrong_count": f["wrong_count"]}
