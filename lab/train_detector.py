@@ -14,7 +14,6 @@ Writes ``models/detector.onnx`` and ``models/detector.json`` and prints held-out
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from lab.photos import matteop65_die_side, rune55_split
+from lab.photos import matteop65_die_side, read_label_rows, rune55_split
 from lab.synth import ANY_COLOUR, recoloured
 from vision.detect import NET_H, NET_W, SIZE_UNIT, STRIDE, decode
 from vision.dicesets import SET_IDS, load
@@ -112,7 +111,7 @@ def real_images(realdice: Path, split: str):
     m = realdice / "matteop65_webcam"
     if (m / "labels.csv").exists():
         rows: dict[str, list] = {}
-        for r in csv.DictReader((m / "labels.csv").read_text(encoding="utf-8").splitlines()):
+        for r in read_label_rows(m / "labels.csv"):
             if r["split"] == split:
                 rows.setdefault(r["file"], []).append(r)
         for f, rs in sorted(rows.items()):
@@ -131,7 +130,7 @@ def real_images(realdice: Path, split: str):
     if (r55 / "labels.csv").exists():
         rows = {}
         src = {}
-        for r in csv.DictReader((r55 / "labels.csv").read_text(encoding="utf-8").splitlines()):
+        for r in read_label_rows(r55 / "labels.csv"):
             if rune55_split(r["file"]) == split:
                 rows.setdefault(r["file"], []).append(r)
                 src[r["file"]] = r["source"]

@@ -288,9 +288,26 @@ def test_a_complete_folder_goes_straight_to_teaching(tmp_path, monkeypatch):
         lambda *a, **k: calls.append(a) or {"heldout": {}}, ValueError))
     out = []
     assert calibrate.main(["--teach", "--out", str(tmp_path), "--dice-set", "toss-up",
-                           "--per-face", "1", "--source", "sim", "--headless",
-                           "--config", str(tmp_path / "x.toml")], out=out.append) == 0
-    assert calls and "already seen" in "\n".join(out)
+                           "--per-face", "1", "--min-dice", "3", "--source", "sim",
+                           "--headless", "--config", str(tmp_path / "x.toml")],
+                          out=out.append) == 0
+    assert calls and "already seen 1 times, 3 dice in all" in "\n".join(out)
+
+
+def test_the_capture_goes_on_until_enough_dice_were_saved(tmp_path):
+    """Every face seen is not enough: teaching judges a taught classifier only on 40 dice or
+    more, so the capture asks for more dice (any faces) until ``total_dice`` were saved."""
+    folder = CaptureFolder(tmp_path, TOSS)
+    folder.save(BLANK, [(0, 0, 40, 40, "toss", f) for f in ("green", "yellow", "red")])
+    cap = Capture(folder, per_face=1, total_dice=5)
+    assert cap.state == "throw" and "2 more dice, any faces" in cap.prompt()
+    assert cap.settled(two_dice_roll(), BLANK, t=0.0) == "reviewing"
+    # the "?" die: next face, accept; then the throw is saved
+    assert cap.press(long=False, t=1.0) == "cycled face"
+    assert cap.press(long=True, t=2.0) == "accepted"
+    assert cap.press(long=True, t=3.0) == "saved"
+    assert cap.coverage.total() == 5 and cap.state == "done"
+    assert Capture(folder, per_face=1, total_dice=5).state == "done"
 
 
 def test_teaching_failure_is_one_line_and_keeps_the_photos(tmp_path, capsys):

@@ -135,3 +135,15 @@ def test_a_label_its_photo_contradicts_is_read_as_the_errata_say(tmp_path):
     assert [r["value"] for r in fixed] == [value, "3"]
     kept = photos.read_label_rows(tmp_path / "another_set" / "labels.csv")
     assert [r["value"] for r in kept] == ["3", "3"]
+
+
+def test_errata_for_one_die_of_a_photo_of_several_fix_only_that_box(tmp_path):
+    """An erratum keyed by (set, file, x, y) corrects that row of a photo of several dice,
+    not the photo's other dice."""
+    (set_dir, name, x, y), value = next(k for k in photos.ERRATA.items() if len(k[0]) == 4)
+    (tmp_path / set_dir).mkdir()
+    (tmp_path / set_dir / "labels.csv").write_text(
+        "file,source,x,y,w,h,value\n"
+        f"{name},tube,{x},{y},60,60,1\n{name},tube,0.0,0.0,60,60,1\n")
+    fixed = photos.read_label_rows(tmp_path / set_dir / "labels.csv")
+    assert [r["value"] for r in fixed] == [value, "1"]

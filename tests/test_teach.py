@@ -246,3 +246,44 @@ def test_a_weak_taught_network_gets_no_say(taught, tmp_path, monkeypatch):
     assert held["wrong_count"] == held["shipped_models"]["wrong_count"]
     assert "kept_shipped_models" in held and record["thresholds"]["classifier"] is None
     assert TaughtModel.load(tmp_path / "taught", "d6").classifier_dir is None
+
+
+def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp_path):
+    """``dicetray eval`` teaches a real set from some of its held-out photos and scores the
+    others: no teaching photo is on the training side, the rotated copies of one photo stay
+    on one side, and at most half of the photos teach."""
+    from lab import evalteach
+    from lab.photos import rune55_split
+
+    root = tmp_path / "rune55_gray"
+    root.mkdir()
+    names = [f"{i:05d}_jpg.rf.{c}.jpg" for i in range(60) for c in "ab"]
+    rows = ["file,source,x,y,w,h,value"] + [
+        f"{n},numeric_tube,0,0,50,50,{1 + i % 6}" for i, n in enumerate(names)]
+    (root / "labels.csv").write_text("\n".join(rows) + "\n")
+    [(name, _by, _images, teach, test, _pip)] = list(evalteach.real_setups(tmp_path))
+    held = [n for n in names if rune55_split(n) != "train"]
+    assert name == "rune55_gray/numeric_tube" and teach and test
+    assert set(teach) <= set(held) and set(test) <= set(held)
+    bases = lambda files: {f.split("_jpg")[0] for f in files}
+    assert not bases(teach) & bases(test)
+    assert len(teach) <= len(bases(held)) // 2
+    assert bases(teach) | bases(test) == bases(held)
+
+
+def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, monkeypatch):
+    """Photos holding under ``MIN_CV`` dice cannot judge a taught network (taught on the 25
+    dice of 20 matteop65 photos, one read a tilted 1 as a 2 at 0.991), so no classifier is
+    taught: the taught folder keeps the shipped classifier and says how many dice it needs."""
+    import lab.teach as teaching
+
+    root, _ = taught
+    monkeypatch.setattr(teaching, "MIN_CV", 49)        # the fixture's photos hold 48 dice
+    record = teach(root / "photos", "d6", tmp_path / "taught", seed=1, copies=8,
+                   clf_epochs=4, det_epochs=0)
+    held = record["heldout"]
+    assert held["photos"] == 12 and held["dice"] == 48 and record["taught_with"]["folds"] == 0
+    assert "the photos hold 48 dice" in held["kept_shipped_models"]
+    assert "49 at least" in held["kept_shipped_models"]
+    assert record["thresholds"]["classifier"] is None
+    assert TaughtModel.load(tmp_path / "taught", "d6").classifier_dir is None

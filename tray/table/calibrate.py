@@ -481,6 +481,9 @@ def _parser() -> argparse.ArgumentParser:
                                      "holding an earlier capture is continued")
     teach.add_argument("--per-face", type=int, default=3,
                        help="stop when every face of every die was seen this often (default 3)")
+    teach.add_argument("--min-dice", type=int, default=40,
+                       help="and when this many dice were saved in all (default 40: teaching "
+                            "teaches no classifier from fewer, too few to judge it)")
     teach.add_argument("--sim-roller", action="store_true",
                        help="simulated tray: a simulated roller throws and confirms")
     teach.add_argument("--headless", action="store_true", help="no window")

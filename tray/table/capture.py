@@ -7,7 +7,8 @@ face, a long press (or Enter, or OK) accepts the selected die. When every die is
 throw is saved to the folder (``tray/table/capture_folder.py``) and the coverage (how often
 each face of each die was seen) is shown. A die the detector missed has no box and cannot be
 labelled: take the dice out and throw again (a new throw replaces the one under review). The
-capture stops when every face was seen ``per_face`` times, or when the roller ends it (long
+capture stops when every face was seen ``per_face`` times and ``total_dice`` dice were saved
+(teaching needs about 40 to judge what it taught), or when the roller ends it (long
 press on "finish and teach" while waiting for a throw, or Q), then teaches
 (``tray/table/teaching.py``).
 
@@ -64,20 +65,23 @@ class Capture:
     """The capture's state: ``state`` is "throw" (waiting for a settled throw), "review" (a
     throw's dice being confirmed), "done" (ends with teaching) or "left" (ends without).
 
-    ``folder``: a :class:`CaptureFolder`; ``per_face``: the stop rule; ``on_event(kind,
+    ``folder``: a :class:`CaptureFolder`; ``per_face`` and ``total_dice``: the stop rule
+    (every face seen so often, so many dice in all); ``on_event(kind,
     text)``: called for every log line ("saved", "coverage", "camera", ...). See the module
     docstring for an example.
     """
 
     def __init__(self, folder: CaptureFolder, per_face: int = 3, min_dice: int = 3,
-                 max_dice: int = 6, on_event: Callable[[str, str], None] | None = None):
+                 max_dice: int = 6, on_event: Callable[[str, str], None] | None = None,
+                 total_dice: int = 0):
         self.folder = folder
         self.diceset = folder.diceset
         self.per_face = per_face
+        self.total_dice = total_dice
         self.min_dice, self.max_dice = min_dice, max_dice
         self.on_event = on_event
         self.coverage = folder.coverage()
-        self.state = "done" if self.coverage.done(per_face) else "throw"
+        self.state = "done" if self.coverage.done(per_face, total_dice) else "throw"
         self.correction: Correction | None = None
         self.accepted: set[int] = set()
         self.frame: np.ndarray | None = None
@@ -108,6 +112,8 @@ class Capture:
             missing = self.coverage.missing(self.per_face)
             want = ", ".join(self.coverage.label(*k) for k in missing[:4])
             more = "..." if len(missing) > 4 else ""
+            if not missing:
+                want = f"{self.total_dice - self.coverage.total()} more dice, any faces"
             return (f"Throw {self.min_dice}-{self.max_dice} dice of {self.diceset.name} "
                     f"(still needed: {want}{more})")
         if self.state == "done":
@@ -196,9 +202,10 @@ class Capture:
         self.correction, self.accepted, self.frame = None, set(), None
         self._emit("saved", f"saved {name}: " + ", ".join(f"{d}:{f}" for *_, d, f in dice))
         self._emit("coverage", self.coverage.table(self.per_face))
-        if self.coverage.done(self.per_face):
+        if self.coverage.done(self.per_face, self.total_dice):
             self.state = "done"
-            self._say(f"Every face seen {self.per_face} times: teaching", "info", t)
+            self._say(f"Every face seen {self.per_face} times, {self.coverage.total()} dice: "
+                      "teaching", "info", t)
             self._emit("done", "every face seen enough")
             return "saved"
         self.state = "throw"

@@ -149,10 +149,11 @@ def main(args, cfg, default_set: str = "d6", out=print, teacher=None,
     if folder.continued:
         out(f"Continuing the capture in {folder.path}: {folder.photos} photos, "
             f"{len(folder.rows)} dice so far")
-    cap = Capture(folder, per_face=args.per_face,
+    cap = Capture(folder, per_face=args.per_face, total_dice=max(args.min_dice, 0),
                   on_event=lambda kind, text: out(text if kind != "coverage" else "\n" + text))
     if cap.state == "done":
-        out(f"Every face of {diceset.name} is already seen {args.per_face} times.")
+        out(f"Every face of {diceset.name} is already seen {args.per_face} times, "
+            f"{cap.coverage.total()} dice in all.")
         return teach_after(folder, out=out, teacher=teacher, seed=args.seed)
 
     spec = args.source or cfg.camera.source

@@ -66,8 +66,13 @@ class Coverage:
         """The (die, face) pairs seen fewer than ``per_face`` times, in set order."""
         return [k for k in self.keys if self.counts[k] < per_face]
 
-    def done(self, per_face: int) -> bool:
-        return not self.missing(per_face)
+    def total(self) -> int:
+        """Dice seen in all, every face counted."""
+        return sum(self.counts.values())
+
+    def done(self, per_face: int, total: int = 0) -> bool:
+        """Every face seen ``per_face`` times, and ``total`` dice in all."""
+        return not self.missing(per_face) and self.total() >= total
 
     def label(self, die: str, face: str) -> str:
         """``face`` alone for a set of one die kind, else ``die:face``."""
