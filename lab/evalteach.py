@@ -9,9 +9,11 @@ abstaining. Sets of die crops (chase_casino_crops) are read crop by crop.
 Which photos teach: photos the shipped models were never trained on, so that teaching is
 judged as an owner meets it (a tray and dice the models never saw). Each set's held-out side
 (matteop65 ``valid``, rune55 base names held out from training, chase ``val`` + ``test``) is
-split: up to N photos teach (one per base name for rune55, whose rotated copies of one photo
-share a base name; at most half of the base names), and the photos of the other base names
-are scored, zero-shot and taught alike. Until session 9 the teaching photos came from the
+split: up to N photos teach (the photos with the most dice first, as an owner throws all
+their dice; one per base name for rune55, whose rotated copies of one photo share a base
+name; at most half of the base names), and the photos of the other base names are scored,
+zero-shot and taught alike. The chase crops hold one die each: 48 of them (8 of each face)
+teach, about as many dice as 14-16 photos of three. Until session 9 the teaching photos came from the
 training side, which the shipped classifier had been trained on: on those dice it looked
 better than any taught network could, and teaching kept it on every real set.
 """
@@ -32,7 +34,7 @@ from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import DiceSet, load
 
 TEACH_PHOTOS = {"matteop65_webcam": 20, "PXL_phone": 14, "numeric_tube": 20, "IMG_phone": 8,
-                "i_single": 20, "randomid_single": 20, "chase_casino_crops": 24}
+                "i_single": 20, "randomid_single": 20, "chase_casino_crops": 48}
 
 
 def covering(by, files, n: int, per_face: int = 3) -> list[str]:
@@ -64,10 +66,11 @@ def _group(f: str) -> str:
 
 def split_held(by, held: list[str], n: int) -> tuple[list[str], list[str]]:
     """(teach, score) files of a set's held-out ``held`` files: up to ``n`` to teach, one per
-    photo and at most half of the photos, chosen by :func:`covering`; scored: the files of
-    the photos not taught."""
+    photo and at most half of the photos, chosen by :func:`covering` among the photos with
+    the most dice first (an owner throws all their dice); scored: the files of the photos
+    not taught."""
     one_each, seen = [], set()
-    for f in sorted(held):
+    for f in sorted(held, key=lambda f: (-len(by[f]), f)):
         if _group(f) not in seen:
             one_each.append(f)
             seen.add(_group(f))

@@ -251,17 +251,18 @@ def test_a_weak_taught_network_gets_no_say(taught, tmp_path, monkeypatch):
 def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp_path):
     """``dicetray eval`` teaches a real set from some of its held-out photos and scores the
     others: no teaching photo is on the training side, the rotated copies of one photo stay
-    on one side, and at most half of the photos teach."""
+    on one side, at most half of the photos teach, and those with more dice teach first."""
     from lab import evalteach
     from lab.photos import rune55_split
 
     root = tmp_path / "rune55_gray"
     root.mkdir()
     names = [f"{i:05d}_jpg.rf.{c}.jpg" for i in range(60) for c in "ab"]
-    rows = ["file,source,x,y,w,h,value"] + [
-        f"{n},numeric_tube,0,0,50,50,{1 + i % 6}" for i, n in enumerate(names)]
+    rows = ["file,source,x,y,w,h,value"] + [   # photo k holds 1 + k % 4 dice
+        f"{n},numeric_tube,{60 * d},0,50,50,{1 + (i + d) % 6}"
+        for i, n in enumerate(names) for d in range(1 + (i // 2) % 4)]
     (root / "labels.csv").write_text("\n".join(rows) + "\n")
-    [(name, _by, _images, teach, test, _pip)] = list(evalteach.real_setups(tmp_path))
+    [(name, by, _images, teach, test, _pip)] = list(evalteach.real_setups(tmp_path))
     held = [n for n in names if rune55_split(n) != "train"]
     assert name == "rune55_gray/numeric_tube" and teach and test
     assert set(teach) <= set(held) and set(test) <= set(held)
@@ -269,6 +270,8 @@ def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp
     assert not bases(teach) & bases(test)
     assert len(teach) <= len(bases(held)) // 2
     assert bases(teach) | bases(test) == bases(held)
+    most = max(len(by[f]) for f in held)       # most teaching photos hold the most dice
+    assert sum(len(by[f]) == most for f in teach) > len(teach) // 2
 
 
 def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, monkeypatch):
