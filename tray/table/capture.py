@@ -201,7 +201,7 @@ class Capture:
         self.saved.append(name)
         self.correction, self.accepted, self.frame = None, set(), None
         self._emit("saved", f"saved {name}: " + ", ".join(f"{d}:{f}" for *_, d, f in dice))
-        self._emit("coverage", self.coverage.table(self.per_face))
+        self._emit("coverage", self.coverage.table(self.per_face, self.total_dice))
         if self.coverage.done(self.per_face, self.total_dice):
             self.state = "done"
             self._say(f"Every face seen {self.per_face} times, {self.coverage.total()} dice: "

@@ -78,15 +78,17 @@ class Coverage:
         """``face`` alone for a set of one die kind, else ``die:face``."""
         return face if len(self.diceset.dice) == 1 else f"{die}:{face}"
 
-    def table(self, per_face: int) -> str:
-        """The coverage as terminal text: one line per face, with a bar towards ``per_face``.
+    def table(self, per_face: int, total: int = 0) -> str:
+        """The coverage as terminal text: one line per face, with a bar towards ``per_face``,
+        and (``total``) a last line of the dice saved towards ``total``.
 
         >>> from vision.dicesets import load
         >>> cov = Coverage(load("toss-up")); cov.add("toss", "red")
-        >>> print(cov.table(2))
+        >>> print(cov.table(2, total=40))
         green   0/2  ..
         yellow  0/2  ..
         red     1/2  #.
+        dice in all: 1/40
         """
         width = max(len(self.label(*k)) for k in self.keys)
         lines = []
@@ -94,6 +96,8 @@ class Coverage:
             n = self.counts[k]
             bar = "#" * min(n, per_face) + "." * max(per_face - n, 0)
             lines.append(f"{self.label(*k):<{width}}  {n}/{per_face}  {bar}")
+        if total:
+            lines.append(f"dice in all: {self.total()}/{total}")
         return "\n".join(lines)
 
 
