@@ -2,6 +2,7 @@
 real casino crops, and the model contract of the training exports."""
 
 import doctest
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -122,28 +123,23 @@ def test_exports_give_features_natively():
     assert dfeats.shape == (1, 24, 60, 80)
 
 
+def _read_rows(folder: Path, rows: list[str]) -> list[str]:
+    """The values lab.photos reads from a labels.csv of ``rows`` (file,x,y,value) in
+    ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "labels.csv").write_text("file,split,x,y,w,h,value\n" + "".join(
+        f"{f},val,{x},{y},60,60,{v}\n" for f, x, y, v in rows))
+    return [r["value"] for r in photos.read_label_rows(folder / "labels.csv")]
+
+
 def test_a_label_its_photo_contradicts_is_read_as_the_errata_say(tmp_path):
     """lab.photos.ERRATA corrects a shared set's label wherever lab reads it; other rows and
-    the same file name in another set are left alone."""
-    (set_dir, name), value = next(iter(photos.ERRATA.items()))
-    for folder in (set_dir, "another_set"):
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "labels.csv").write_text(
-            "file,split,x,y,w,h,value\n"
-            f"{name},val,0,0,60,60,3\nother.jpg,val,0,0,60,60,3\n")
-    fixed = photos.read_label_rows(tmp_path / set_dir / "labels.csv")
-    assert [r["value"] for r in fixed] == [value, "3"]
-    kept = photos.read_label_rows(tmp_path / "another_set" / "labels.csv")
-    assert [r["value"] for r in kept] == ["3", "3"]
-
-
-def test_errata_for_one_die_of_a_photo_of_several_fix_only_that_box(tmp_path):
-    """An erratum keyed by (set, file, x, y) corrects that row of a photo of several dice,
-    not the photo's other dice."""
+    the same file name in another set are left alone. An erratum keyed by (set, file, x, y)
+    corrects that die of a photo of several, not the photo's other dice."""
+    (set_dir, name), value = next(k for k in photos.ERRATA.items() if len(k[0]) == 2)
+    rows = [(name, 0, 0, "3"), ("other.jpg", 0, 0, "3")]
+    assert _read_rows(tmp_path / set_dir, rows) == [value, "3"]
+    assert _read_rows(tmp_path / "another_set", rows) == ["3", "3"]
     (set_dir, name, x, y), value = next(k for k in photos.ERRATA.items() if len(k[0]) == 4)
-    (tmp_path / set_dir).mkdir()
-    (tmp_path / set_dir / "labels.csv").write_text(
-        "file,source,x,y,w,h,value\n"
-        f"{name},tube,{x},{y},60,60,1\n{name},tube,0.0,0.0,60,60,1\n")
-    fixed = photos.read_label_rows(tmp_path / set_dir / "labels.csv")
-    assert [r["value"] for r in fixed] == [value, "1"]
+    rows = [(name, x, y, "1"), (name, "0.0", "0.0", "1")]
+    assert _read_rows(tmp_path / "several" / set_dir, rows) == [value, "1"]
