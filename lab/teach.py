@@ -809,8 +809,8 @@ def main(argv: list[str] | None = None) -> int:
               f"photo): {found}face right {h['face_right']:.1%}, abstained "
               f"{h['abstained']:.1%}, wrong {h['wrong']:.1%} ({h['wrong_count']}); the "
               f"shipped models alone: face right {h['shipped_models']['face_right']:.1%}")
-    else:
-        print(f"held-out: {h.get('note')}")
+    elif h.get("note"):
+        print(f"held-out: {h['note']}")
     det = h.get("detector") or {}
     if "kept_shipped_detector" in det:
         print(f"detector: the shipped one is kept ({det['kept_shipped_detector']})")
