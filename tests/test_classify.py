@@ -244,6 +244,29 @@ def test_a_four_turn_read_takes_a_sure_upright_read_only_when_allowed_and_never_
     assert both.classify(crop, 4)[0].face == "3"
 
 
+def test_a_four_turn_read_is_withdrawn_when_one_turn_is_fairly_sure_of_another_face():
+    """Three turns read '3' and one turn reads '5' at 0.6: the mean is sure of '3' but the
+    network does not see the same die from every side, so the die is asked about. A turn
+    under ``TURN_DOUBT`` sure of another face leaves the reading alone."""
+    from vision.classify import TURN_DOUBT
+
+    clf = FaceClassifier("d6", threshold=0.8)
+    n_faces = len(clf.faces) + 1
+
+    def heads(odd_p: float):
+        face = np.zeros((4, 1, n_faces), np.float32)
+        face[:, 0, 2] = 1.0                     # '3' at every turn ...
+        face[3, 0, 2], face[3, 0, 4] = 1.0 - odd_p, odd_p   # ... but the last: '5'
+        return np.ones((4, 1, 1), np.float32), face
+
+    crop = [np.zeros((64, 64, 3), np.uint8)]
+    clf._turned = lambda crops, turns: heads(0.6)            # mean '3' at 0.85
+    assert clf.best_guesses(crop, 4) == [("d6", "3")]
+    assert clf.classify(crop, 4)[0].face is None
+    clf._turned = lambda crops, turns: heads(TURN_DOUBT - 0.05)
+    assert clf.classify(crop, 4)[0].face == "3"
+
+
 def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_path):
     """`lab.train --init classifier-<set>.onnx`: the shipped network becomes a torch module
     giving the log-probabilities of its heads (what onnxruntime gives, logged), and a network
