@@ -202,7 +202,8 @@ class FaceClassifier:
         reads each crop at four turns and averages: surer and more often right, four times
         the work (photos; in the camera loop only the dice in doubt, see :meth:`read_boxes`).
         A die the upright read alone is sure of (by the thresholds of one read) is taken when
-        the average abstains; two sure reads of different faces abstain.
+        the average abstains; two sure reads of different faces abstain, and so does a die
+        that one turn alone reads as another face at ``TURN_DOUBT`` or more.
         """
         return self._classify(crops, turns)[0]
 
@@ -229,7 +230,8 @@ class FaceClassifier:
             # one turn more than even sure of another face: the network does not see the
             # same die from every side (session 9: a fat star of Tally Up!'s held-out style
             # read as 100 at 0.986 on average, as a star at 0.59 at one turn; and a Rollers
-            # digit). It cost 0-0.5 points of the dice read right on most held-out sets.
+            # digit). It cost 0-0.5 points of the dice read right on most held-out sets, 1.8
+            # on the chase crops and 2.4 on PXL_phone (models/README.md, session 9).
             split = self._split(die_t, face_t, best)
             out = [_doubt(r) if s and r.face is not None else r for r, s in zip(out, split)]
         else:
