@@ -156,7 +156,53 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
     return t.figures()
 
 
-def eval_throws(set_id: str, throws: int) -> dict:
+# What a real camera adds to every frame, one fault at a time (``camera_fault``); the Settler's
+# figures under each are printed by ``dicetray eval`` (rendered throws through camera faults)
+CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake")
+
+
+def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,
+                 t: int) -> np.ndarray:
+    """``frame`` as a real camera would give it, frame ``t`` of a stream, with one fault:
+    ``noise`` (sensor noise, sigma 5 grey levels), ``flicker`` (a mains-lit room seen by a
+    rolling shutter: bands 4% brighter and darker, moving from frame to frame),
+    ``exposure`` (automatic exposure drifting 3% over about 20 frames), ``jpeg`` (a webcam's
+    MJPEG stream, quality 70) or ``shake`` (the camera or the table shaken by up to a pixel
+    each way each frame).
+
+    >>> import numpy as np
+    >>> f = np.full((48, 64, 3), 100, np.uint8)
+    >>> rng = np.random.default_rng(0)
+    >>> [camera_fault(f, k, rng, 3).shape for k in CAMERA_FAULTS][0]
+    (48, 64, 3)
+    >>> int(np.abs(camera_fault(f, "flicker", rng, 0).astype(int) - 100).max()) in (3, 4)
+    True
+    """
+    out = frame.astype(np.float32)
+    if kind == "noise":
+        out += rng.normal(0, 5, out.shape)
+    elif kind == "flicker":
+        rows = np.arange(out.shape[0], dtype=np.float32)[:, None, None]
+        out *= 1 + 0.04 * np.sin(2 * np.pi * (rows / 160.0 + rng.random()))
+    elif kind == "exposure":
+        out *= 1 + 0.03 * np.sin(t / 3.0)
+    elif kind == "shake":
+        dx, dy = (float(v) for v in rng.integers(-1, 2, 2))
+        out = cv2.warpAffine(out, np.float32([[1, 0, dx], [0, 1, dy]]),
+                             (out.shape[1], out.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    elif kind != "jpeg":
+        raise ValueError(f"no camera fault {kind!r}: one of {', '.join(CAMERA_FAULTS)}")
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if kind == "jpeg":
+        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 70])[1],
+                           cv2.IMREAD_COLOR)
+    return out
+
+
+def eval_throws(set_id: str, throws: int, fault: str | None = None) -> dict:
+    """Rendered throws (held-out seeds) read frame by frame through the Settler: the rolls it
+    takes, when, and their faces. ``fault``: every frame first passes ``camera_fault`` (the
+    same throws as without it)."""
     from lab.render import render_throw
     from vision.pipeline import Recognizer
     from vision.settle import Settler
@@ -164,9 +210,10 @@ def eval_throws(set_id: str, throws: int) -> dict:
     ds = load(set_id)
     rec = Recognizer(ds)
     rng = np.random.default_rng(HELDOUT_SEED + 500 + zlib.crc32(set_id.encode()) % 1000)
+    spoil = np.random.default_rng(zlib.crc32((fault or "").encode()))
     rolls = wrong = unsure_dice = dice_total = bad_timing = extra = missing = 0
     delays = []
-    for _ in _bar(range(throws), f"{set_id} throws"):
+    for _ in _bar(range(throws), f"{set_id} throws" + (f", {fault}" if fault else "")):
         dice = _random_dice(ds, rng, int(rng.integers(1, 7)))
         settler = Settler()
         rec.reset()
@@ -176,6 +223,8 @@ def eval_throws(set_id: str, throws: int) -> dict:
             for frame, truth in render_throw(ds, dice, rng, rest_frames=10):
                 if truth["phase"] == "rest" and rest_from is None:
                     rest_from = truth["frame"]
+                if fault:
+                    frame = camera_fault(frame, fault, spoil, truth["frame"])
                 roll = settler.update(rec.read(frame))
                 if roll is not None:
                     got.append((roll, truth))
@@ -287,6 +336,9 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
             report["other_style_photo"][s] = eval_rendered(s, scenes, fine=True, other=True)
             if throws:
                 report["throws"][s] = eval_throws(s, throws)
+                if s == sets[0]:       # the Settler is the same for every set: one is enough
+                    report["camera_faults"] = {
+                        f"{s}, {k}": eval_throws(s, throws, k) for k in CAMERA_FAULTS}
         except (FileNotFoundError, RuntimeError) as exc:   # a model missing from models/
             report["skipped"][s] = str(exc)
     if realdice is not None:
@@ -327,9 +379,13 @@ def format_report(r: dict) -> str:
         if r.get(key):
             out += ["", title, head]
             out += [_row(s, f) for s, f in r[key].items()]
-    if r.get("throws"):
-        out += ["", "Rendered throws through the Settler:"]
-        for s, t in r["throws"].items():
+    for key, title in (("throws", "Rendered throws through the Settler:"),
+                       ("camera_faults", ("The same throws through a real camera's faults "
+                                          "(lab.evaluate.camera_fault), one at a time:"))):
+        if not r.get(key):
+            continue
+        out += ["", title]
+        for s, t in r[key].items():
             out.append(f"  {s:<10} throws {t['throws']}, rolls {t['rolls']}, missing "
                        f"{t['missing_rolls']}, extra {t['extra_rolls']}, not at rest "
                        f"{t['rolls_not_at_rest']}, wrong faces when sure "

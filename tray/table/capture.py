@@ -40,7 +40,7 @@ import numpy as np
 
 from tray.table.actions import Correction, Message, Slot
 from tray.table.capture_folder import CaptureFolder
-from tray.table.moments import watch_camera
+from tray.table.moments import watch_camera, watch_shaking
 from tray.table.presses import press_length
 
 MENU = ("keep throwing", "finish and teach")
@@ -88,6 +88,7 @@ class Capture:
         self.menu = 0
         self.message: Message | None = None
         self.camera_lost_since: float | None = None
+        self.shaky_since: float | None = None     # the dice look "moving" but barely move
         self.saved: list[str] = []
         self.dropped = 0
 
@@ -375,6 +376,7 @@ class CaptureSession:
             reading = self.recognizer.read(frame)
             self.last_reading = reading
             roll = self.settler.update(reading)
+            watch_shaking(cap, reading, getattr(self.settler, "status", ""), t)
             if roll is not None:
                 cap.settled(roll, frame, t)
         saved = len(cap.saved)

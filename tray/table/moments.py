@@ -75,3 +75,42 @@ def watch_camera(owner, ok: bool, t: float, lost_after: float, lost_text: str) -
         owner.message = Message(lost_text, "camera")
         return "lost"
     return None
+
+
+#: seconds the dice may look "moving" while barely anything changes (under ``SHAKY_MOTION``
+#: percent of the picture) before the screen asks whether the camera is shaking: a camera
+#: trembling by one pixel makes every frame "moving" and no roll is ever taken
+#: (``dicetray eval``: rendered throws through camera faults, shake)
+SHAKY_S = 6.0
+SHAKY_MOTION = 3.0
+SHAKY_TEXT = ("The picture never keeps still, so no roll can be taken: is the camera or the "
+              "tray shaking? Fix the camera firmly above the tray.")
+
+
+def watch_shaking(owner, reading, status: str, t: float) -> str | None:
+    """Keep ``owner.shaky_since`` and ``owner.message`` up to date with whether the dice
+    have looked "moving" (the Settler's ``status``) for ``SHAKY_S`` seconds while little of
+    the picture changes (``reading.motion``): then a "camera" message with ``SHAKY_TEXT``,
+    taken down as soon as the picture keeps still again. Returns "shaking" when it is put
+    up, "still" when it is taken down, else None.
+
+    >>> from types import SimpleNamespace as NS
+    >>> table = NS(shaky_since=None, message=None)
+    >>> trembling = NS(motion=0.6, dice=(1, 2), hand=False)
+    >>> [watch_shaking(table, trembling, "moving", t) for t in (0.0, 3.0, 6.5)]
+    [None, None, 'shaking']
+    >>> watch_shaking(table, NS(motion=0.0, dice=(1, 2), hand=False), "settling", 7.0)
+    'still'
+    """
+    if status != "moving" or reading.hand or not reading.dice or reading.motion > SHAKY_MOTION:
+        owner.shaky_since = None
+        if owner.message is not None and owner.message.text == SHAKY_TEXT:
+            owner.message = None
+            return "still"
+        return None
+    if owner.shaky_since is None:
+        owner.shaky_since = t
+    if t - owner.shaky_since >= SHAKY_S and owner.message is None:
+        owner.message = Message(SHAKY_TEXT, "camera")
+        return "shaking"
+    return None

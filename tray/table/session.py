@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+from tray.table.moments import watch_shaking
 from tray.table.presses import ButtonMapper, handle_key
 from tray.table.table import Table
 
@@ -167,6 +168,10 @@ class Session:
             reading = self.recognizer.read(frame)
             self.last_reading = reading
             settled = self.settler.update(reading)
+            change = watch_shaking(self.table, reading, getattr(self.settler, "status", ""), t)
+            if change:
+                self.table._emit("camera", "camera shaking" if change == "shaking"
+                                 else "camera still")
             if settled is not None:
                 if self.on_settled is not None:
                     self.on_settled(settled, t)
