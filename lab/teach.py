@@ -781,9 +781,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     args = p.parse_args(argv)
-    bar = tqdm(total=1, unit="step", file=sys.stderr, dynamic_ncols=True)
+    bars = []     # the progress bar, drawn from the first step on (a folder refused at once
+                  # gets its one line of error alone)
 
     def progress(stage: str, done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=total, unit="step", file=sys.stderr, dynamic_ncols=True))
+        bar = bars[0]
         bar.total = total
         bar.n = done
         bar.set_description(stage)
@@ -792,10 +796,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         record = teach(args.folder, args.dice_set, args.out, progress, args.seed)
     except TeachError as exc:
-        bar.close()
+        for bar in bars:
+            bar.close()
         print(f"dicetray teach: {exc}", file=sys.stderr)
         return 2
-    bar.close()
+    for bar in bars:
+        bar.close()
     if args.json:
         print(json.dumps(record, indent=1))
         return 0
