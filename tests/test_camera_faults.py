@@ -127,28 +127,33 @@ def test_a_bad_frame_in_a_replay_folder_is_skipped_and_counted(tmp_path):
 
 
 def test_a_shaking_camera_is_said_on_screen_and_play_goes_on_once_it_is_firm(tmp_path):
-    """A camera trembling by a pixel makes every frame "moving" (no roll is taken: see
-    ``dicetray eval``, camera faults); after SHAKY_S seconds of it the screen says why, and
-    the message goes as soon as the picture keeps still and the throw settles."""
-    from lab.evaluate import camera_fault
+    """A camera shaking by more than the pipeline takes out (``vision.detect.SHAKE_PX``: a
+    pixel or two is, see tests/test_pipeline.py) makes every frame "moving", and no roll is
+    taken; after SHAKY_S seconds of it the screen says why, and the message goes as soon as
+    the picture keeps still and the throw settles."""
     from lab.render import render_scene
     from tray.table.moments import SHAKY_S, SHAKY_TEXT
+    from vision.detect import SHAKE_PX
     from vision.dicesets import load
     from vision.pipeline import Recognizer
     from vision.settle import Settler
 
     frame, _ = render_scene(load("d6"), [("d6", "3"), ("d6", "5")], np.random.default_rng(4))
+    step = int(SHAKE_PX) + 2
+    moves = [(step, 0), (0, step), (-step, 0), (0, -step)] * 10
+
+    def shaken(dx, dy):
+        return cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), (640, 480),
+                              borderMode=cv2.BORDER_REPLICATE)
+
     j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
     table = Table(j)
-    rng = np.random.default_rng(0)
-    shaken = [camera_fault(frame, "shake", rng, k) for k in range(40)]
-    shaken = [f for f, g in zip(shaken, shaken[1:] + [frame]) if not np.array_equal(f, g)]
-    items = [lambda f=f: f for f in shaken] + [lambda: frame] * 6
+    items = [lambda m=m: shaken(*m) for m in moves] + [lambda: frame] * 6
     settled = []
     s = Session(table, Script(items), Recognizer("d6"), Settler(), read_timeout=0.0)
     s.on_settled = lambda roll, t: settled.append(roll)
     t, said = 0.0, []
-    for _ in range(len(shaken)):
+    for _ in moves:
         s.step(t, draw=False)
         said.append(table.message.text if table.message else None)
         t += SHAKY_S / 20

@@ -200,3 +200,32 @@ def test_a_small_die_is_read_for_sure_only_when_the_classifier_is_very_sure():
         small = px < SMALL_PX
         assert all((s < SMALL_PX) is small for s in sides)
         assert all((d.face == "4") is (not small or conf >= SMALL_SURE) for d in dice), dice
+
+
+def test_a_camera_shaken_by_a_pixel_still_gives_each_throw_its_roll_at_rest(monkeypatch):
+    """Every frame shaken by up to a pixel each way (``lab.evaluate.camera_fault``): the dice's
+    common shift is taken out, so each throw gives one roll, once the dice rest, with the
+    faces thrown. Without that (``camera_shift`` saying nothing) no roll is ever taken."""
+    from lab.evaluate import camera_fault
+    from lab.render import render_throw
+    from vision import pipeline
+    from vision.settle import Settler
+
+    ds = load("d6")
+    rec = _recognizer(ds)
+
+    def rolls(seed):
+        rng, shake = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+        dice = [("d6", f) for f in ("2", "5", "6")]
+        settler, got = Settler(), []
+        rec.reset()
+        for frame, truth in render_throw(ds, dice, rng, rest_frames=30, hand=False):
+            roll = settler.update(rec.read(camera_fault(frame, "shake", shake, truth["frame"])))
+            if roll is not None:
+                got.append((truth["phase"], sorted(str(d.face) for d in roll.dice)))
+        return got
+
+    for seed in (3, 11):
+        assert rolls(seed) == [("rest", ["2", "5", "6"])]
+    monkeypatch.setattr(pipeline, "camera_shift", lambda *a: None)
+    assert rolls(3) == []

@@ -253,15 +253,109 @@ class Detector:
         return Detections(tuple(boxes), tuple(scores), share >= self.hand_threshold, share)
 
 
+THUMB = (160, 120)   # the grey thumbnail motion is measured on
+
+
 def motion(prev_thumb: np.ndarray | None, frame_bgr: np.ndarray,
            level: int = 18) -> tuple[float, np.ndarray]:
     """(percent of a 160x120 grey thumbnail that changed by more than ``level`` since the
     previous thumbnail, this frame's thumbnail). Sensor noise stays near 0; one small die
     moving changes about 0.1 %.
     """
-    thumb = cv2.cvtColor(cv2.resize(frame_bgr, (160, 120), interpolation=cv2.INTER_AREA),
+    thumb = cv2.cvtColor(cv2.resize(frame_bgr, THUMB, interpolation=cv2.INTER_AREA),
                          cv2.COLOR_BGR2GRAY)
     if prev_thumb is None or prev_thumb.shape != thumb.shape:
         return 0.0, thumb
     changed = cv2.absdiff(thumb, prev_thumb) > level
     return 100.0 * float(np.count_nonzero(changed)) / changed.size, thumb
+
+
+SHAKE_PX = 2.5      # the largest shift (frame pixels) a shaken camera is allowed between frames
+SHAKE_AGREE = 0.2   # how closely (pixels) the dice's own shifts must match for a camera shift
+SHAKE_NEAR = 0.6    # ... and how far a third of them may be off it (a die at the frame's edge)
+
+
+def camera_shift(prev_grey: np.ndarray | None, grey: np.ndarray, boxes,
+                 ) -> tuple[float, float] | None:
+    """The shift (dx, dy) of the whole picture between two grey frames when the camera (or
+    the table) shook, or None. It is read from the dice and the tray: each die's patch, and
+    each quarter of the tray that shows some grain and no die, is matched to the previous
+    frame (phase correlation, to a tenth of a pixel), and a shift is a camera shift only when
+    two or more of them, a die among them, moved by it (two thirds within ``SHAKE_AGREE`` px,
+    all within ``SHAKE_NEAR``), by at most ``SHAKE_PX``. Dice sliding to a stop never move in
+    such unison, and the tray does not move with a creeping die; one die on a plain tray says
+    nothing (it may be creeping), and then there is no camera shift.
+
+    >>> import numpy as np
+    >>> felt = np.full((480, 640), 90, np.uint8)
+    >>> for x, y in ((100, 100), (400, 300)):
+    ...     felt[y:y + 40, x:x + 40] = 230; felt[y + 15:y + 25, x + 15:x + 25] = 20
+    >>> shaken = np.roll(felt, (1, 2), axis=(0, 1))             # the camera moved (2, 1)
+    >>> [round(v) for v in camera_shift(felt, shaken, [(102, 101, 40, 40), (402, 301, 40, 40)])]
+    [2, 1]
+    >>> slid = felt.copy(); slid[300:340, 400:440] = 90; slid[302:342, 401:441] = 230
+    >>> camera_shift(felt, slid, [(100, 100, 40, 40), (401, 302, 40, 40)]) is None
+    True
+    """
+    if prev_grey is None or prev_grey.shape != grey.shape or not len(boxes):
+        return None
+    h, w = grey.shape
+    grown = []
+    for x, y, bw, bh in boxes:
+        m = int(max(bw, bh) * 0.25) + 4
+        grown.append((max(int(x) - m, 0), max(int(y) - m, 0),
+                      min(int(x + bw) + m, w), min(int(y + bh) + m, h)))
+    patches = [(g, True) for g in grown]
+    q = min(w, h) // 5
+    for cx, cy in ((w // 4, h // 4), (3 * w // 4, h // 4), (w // 4, 3 * h // 4),
+                   (3 * w // 4, 3 * h // 4)):
+        r = (cx - q, cy - q, cx + q, cy + q)
+        if not any(r[0] < g[2] and g[0] < r[2] and r[1] < g[3] and g[1] < r[3] for g in grown):
+            patches.append((r, False))
+    shifts, dice = [], 0
+    for (x0, y0, x1, y1), is_die in patches:
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            return None
+        a = prev_grey[y0:y1, x0:x1].astype(np.float32)
+        if not is_die and float(a.std()) < 4.0:
+            continue                     # a plain stretch of tray shows no shift
+        b = grey[y0:y1, x0:x1].astype(np.float32)
+        (dx, dy), peak = cv2.phaseCorrelate(a, b, cv2.createHanningWindow(a.shape[::-1],
+                                                                          cv2.CV_32F))
+        if peak < 0.2 or max(abs(dx), abs(dy)) > SHAKE_PX:
+            if is_die:
+                return None              # a die that did not just shift: it moved
+            continue
+        shifts.append((dx, dy))
+        dice += is_die
+    if len(shifts) < 2 or not dice:
+        return None
+    s = np.array(shifts)
+    mid = np.median(s, axis=0)
+    off = np.abs(s - mid).max(axis=1)
+    # two thirds of them (at least two) on one shift, the others near it
+    if ((off <= SHAKE_AGREE).sum() < max(2, math.ceil(2 * len(s) / 3))
+            or off.max() > SHAKE_NEAR or np.abs(mid).max() < 0.25):
+        return None
+    return float(mid[0]), float(mid[1])
+
+
+def shaken_motion(prev_thumb: np.ndarray, thumb: np.ndarray, shift: tuple[float, float],
+                  frame_w: int, level: int = 18) -> float:
+    """:func:`motion` once a camera shift (``camera_shift``, in pixels of a frame
+    ``frame_w`` wide) is taken out: the previous thumbnail moved by it, and a pixel counted
+    as changed only when it is unlike every pixel round it there (the shift is known only
+    to a fraction of a pixel; the dice's own agreement already bounds how far any die
+    moved)."""
+    k = THUMB[0] / frame_w
+    # moved by the whole thumbnail pixels of the shift; what is left (under a pixel) is
+    # covered by comparing each pixel with the range of the pixels round it
+    before = cv2.warpAffine(prev_thumb.astype(np.float32),
+                            np.float32([[1, 0, round(shift[0] * k)], [0, 1, round(shift[1] * k)]]),
+                            THUMB, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+    now = thumb.astype(np.float32)
+    ring = np.ones((3, 3), np.uint8)
+    changed = (now - cv2.dilate(before, ring) > level) | (cv2.erode(before, ring) - now > level)
+    # (a shifted camera sees new things at the picture's edges)
+    changed[:2], changed[-2:], changed[:, :2], changed[:, -2:] = False, False, False, False
+    return 100.0 * float(np.count_nonzero(changed)) / changed.size

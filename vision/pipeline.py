@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.classify import TURNS, FaceClassifier
-from vision.detect import NET_H, NET_W, Detector, motion
+from vision.detect import NET_H, NET_W, Detector, camera_shift, motion, shaken_motion
 from vision.dicesets import DiceSet, load
 from vision.taught import resolve
 from vision.types import DieReading, FrameReading
@@ -70,10 +70,12 @@ class Recognizer:
         self.classifier = FaceClassifier(self.dice_set, models_dir, threshold, self.taught)
         self.tray = TrayModel()
         self._thumb = None
+        self._grey = None     # the last camera frame in grey (a shaken camera's shift)
 
     def reset(self) -> None:
         """Forget the previous frame and the learned tray (after a camera dropout, a new game)."""
         self._thumb = None
+        self._grey = None
         self.tray = TrayModel()
 
     def read(self, frame_bgr: np.ndarray, fine: bool = False) -> FrameReading:
@@ -82,9 +84,19 @@ class Recognizer:
         four turns."""
         # one downscale serves the detector, the motion measure and the tray model
         small = cv2.resize(frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
-        moved, self._thumb = motion(self._thumb, small)
+        before = self._thumb
+        moved, self._thumb = motion(before, small)
         found = (self.detector.detect_fine if fine else self.detector.detect)(frame_bgr,
                                                                               small=small)
+        # a camera (or table) shaken by a pixel or two moves every die by the same shift: that
+        # is taken out, or a trembling camera would keep every frame "moving" and no roll
+        # would ever be taken (dicetray eval: rendered throws through camera faults, shake)
+        grey = None if fine else cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+        if moved >= STILL and grey is not None:
+            shift = camera_shift(self._grey, grey, found.boxes)
+            if shift is not None:
+                moved = shaken_motion(before, self._thumb, shift, frame_bgr.shape[1])
+        self._grey = grey
         dice = []
         if found.boxes:
             # the size check assumes one tray seen from above (dice all one size); photos
