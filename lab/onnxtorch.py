@@ -95,10 +95,18 @@ class OnnxModule(nn.Module):
         key = self._names[name]
         return self.params[key] if key in self.params else getattr(self, key)
 
+    #: True: every Softmax gives log-probabilities, from the logits (for training: the log of
+    #: a softmax output that rounded to nothing has no gradient, and then a sure wrong answer
+    #: can never be taught away); the ONNX exported is unchanged
+    log_probs = False
+
     def forward(self, *args):
         env = dict(zip(self.inputs, args))
         for op, ins, outs, a in self.nodes:
             x = [self._get(env, n) if n else None for n in ins]
+            if op == "Softmax" and self.log_probs:
+                env[outs[0]] = torch.log_softmax(x[0], a.get("axis", -1))
+                continue
             env[outs[0]] = self._run(op, x, a)
         result = [env[o] for o in self.outputs]
         return tuple(result) if len(result) > 1 else result[0]
@@ -195,7 +203,11 @@ def freeze_first_convs(net: OnnxModule, k: int) -> int:
 def export(net: OnnxModule, path, example: torch.Tensor, batch_axis: bool) -> None:
     """Write ``net`` as ONNX to ``path`` with its original input and output names."""
     axes = {n: {0: "n"} for n in net.inputs + net.outputs} if batch_axis else None
-    with torch.no_grad():
-        torch.onnx.export(net, (example,), str(path), input_names=net.inputs,
-                          output_names=net.outputs, dynamic_axes=axes, opset_version=17,
-                          dynamo=False)
+    was, net.log_probs = net.log_probs, False      # the file gives probabilities, as it came
+    try:
+        with torch.no_grad():
+            torch.onnx.export(net, (example,), str(path), input_names=net.inputs,
+                              output_names=net.outputs, dynamic_axes=axes, opset_version=17,
+                              dynamo=False)
+    finally:
+        net.log_probs = was

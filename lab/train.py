@@ -272,7 +272,6 @@ def _onnx_start(path: Path, dice: list[str], faces: list[str]):
     that gives the log-probabilities of its two heads: cross-entropy on them is the
     log-likelihood of the softmax outputs, so training goes on where the network stands."""
     import onnx
-    import torch
     from torch import nn
 
     from lab.onnxtorch import OnnxModule
@@ -291,10 +290,11 @@ def _onnx_start(path: Path, dice: list[str], faces: list[str]):
             self.net = net
 
         def forward(self, x):
-            die_p, face_p = self.net(x)[:2]
-            return torch.log(die_p + 1e-7), torch.log(face_p + 1e-7)
+            return self.net(x)[:2]
 
-    return LogProbs(OnnxModule(onnx.load(str(path))))
+    net = OnnxModule(onnx.load(str(path)))
+    net.log_probs = True        # log-probabilities from the logits (lab.onnxtorch)
+    return LogProbs(net)
 
 
 def _to_tensor(x):

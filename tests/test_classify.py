@@ -305,6 +305,40 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
         _onnx_start(other, dice, faces)
 
 
+def test_fine_tuning_can_teach_away_an_answer_the_network_is_sure_of():
+    """Teaching trains on log-probabilities taken from the logits (``OnnxModule.log_probs``):
+    a class the network gives far under 1e-7 still has a gradient towards it. With
+    log(p + 1e-7), as before session 10, it had none, and a network sure that an owner's
+    star was a 4 never learned the star."""
+    torch = pytest.importorskip("torch")
+    import onnx
+
+    from lab.onnxtorch import OnnxModule
+    from vision.classify import model_paths
+
+    net = OnnxModule(onnx.load(str(model_paths("d6", MODELS_DIR)[0])))
+    x = torch.zeros(1, 3, 64, 64)
+    logits = next(ins[0] for op, ins, outs, a in net.nodes if outs[0] == "face_prob")
+    gemm = next(ins for op, ins, outs, a in net.nodes if outs[0] == logits)
+    weight, face_bias = net.params[net._names[gemm[1]]], net.params[net._names[gemm[2]]]
+    with torch.no_grad():               # the face head gives face 0 about 1e-18
+        weight.zero_()
+        face_bias.zero_()
+        face_bias[0] = -40.0
+    _, face_p, _ = net(x)
+    assert float(face_p[0, 0]) < 1e-15
+    old = torch.log(face_p[0, 0] + 1e-7)
+    old.backward()
+    old_grad = float(face_bias.grad[0])
+    face_bias.grad = None
+    net.log_probs = True
+    _, log_face, _ = net(x)
+    log_face[0, 0].backward()
+    assert abs(old_grad) < 1e-9 and float(face_bias.grad[0]) > 0.99
+    net.log_probs = False
+    assert np.allclose(net(x)[1].detach().numpy(), face_p.detach().numpy())
+
+
 def _taught_copy(folder: Path, **card) -> Path:
     """A taught folder holding the shipped d6 classifier with its card changed by ``card``
     (a stand-in for a fine-tuned network: its weights are the shipped ones)."""
@@ -377,6 +411,28 @@ def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tm
     clf = FaceClassifier("d6", taught=other)
     clf.shipped.use_thresholds(1, 1.01)
     assert clf.classify(crop)[0].face is None
+
+
+def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_path):
+    """The agree path needs the shipped network to see a die: its best face on a box it
+    calls "none" is no opinion (session 10: a 2 seen askew, shipped "none" 0.67 and "1"
+    0.21, taught "1" 0.90, was read as a 1). The shipped network's reading is scripted."""
+    from vision.classify import CropReading
+
+    ds = load("d6")
+    img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
+    img[20:80, 20:80] = draw_face(ds, "d6", "4", 60)
+    taught = _taught_copy(tmp_path / "taught", threshold=1.01, agree_threshold=0.0)
+    clf = FaceClassifier("d6", taught=taught)
+    crop = [clf.crop(img, (20, 20, 60, 60))]
+
+    def shipped_says(none):
+        clf.shipped._classify = lambda crops, turns: (
+            [CropReading("d6", None, 0.21, 0.21, 1.0, not_a_die=none)], [("d6", "4")])
+        return clf.classify(crop)[0].face
+
+    assert shipped_says(none=0.1) == "4"      # two networks agreeing: read
+    assert shipped_says(none=0.67) is None    # the shipped one sees no die: no agreement
 
 
 def test_the_classifier_docstring_examples_run():
