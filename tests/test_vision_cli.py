@@ -62,6 +62,23 @@ def test_recognize_reports_a_bad_image_and_still_reads_the_others(tmp_path, caps
     assert [o["image"] for o in out] == [str(bad), good] and "error" in out[0]
 
 
+@_models("d6")
+def test_recognize_reads_a_folder_of_photos_and_says_when_a_folder_has_none(tmp_path,
+                                                                          capsys):
+    (tmp_path / "tray" / "images").mkdir(parents=True)
+    two, _ = _image(tmp_path / "tray" / "images", "d6", [("d6", "3"), ("d6", "5")], "b.jpg")
+    one, _ = _image(tmp_path / "tray" / "images", "d6", [("d6", "2")], "a.png", seed=6)
+    (tmp_path / "tray" / "images" / "notes.txt").write_text("not a photo")
+    (tmp_path / "empty").mkdir()
+    # a labelled folder: its images/, photos by name, other files left out
+    assert main(["recognize", str(tmp_path / "tray"), str(tmp_path / "empty"), "--json"]) == 2
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert [o["image"] for o in out] == [one, two, str(tmp_path / "empty")]
+    assert [len(o["dice"]) for o in out[:2]] == [1, 2]
+    assert "a folder without photos in it" in out[2]["error"] in captured.err
+
+
 def test_recognize_unknown_dice_set_is_a_clear_error(tmp_path, capsys):
     good, _ = _image(tmp_path, "d6", [("d6", "3")])
     assert main(["recognize", good, "--dice-set", "yahtzee"]) == 2

@@ -44,7 +44,8 @@ def read_photo(path: str) -> tuple[np.ndarray, float]:
     p = Path(path)
     if not p.is_file():
         raise PhotoError("no such file: check the path" if not p.exists()
-                         else "not a file: give photos (JPEG or PNG)")
+                         else "a folder without photos in it: give JPEG or PNG photos"
+                         if p.is_dir() else "not a file: give photos (JPEG or PNG)")
     try:
         w, h = imagesize.get(str(p))
     except (OSError, ValueError, struct.error) as exc:
@@ -69,11 +70,37 @@ def read_photo(path: str) -> tuple[np.ndarray, float]:
     return frame, (w / frame.shape[1]) if w > 0 else 1.0
 
 
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def photo_paths(paths: list[str]) -> list[str]:
+    """``paths`` with each folder replaced by the photos in it, by name (a labelled folder's
+    ``images/`` where it has one). Files are kept as given: a bad one is reported when read.
+
+    >>> photo_paths(["a.jpg", "b.png"])
+    ['a.jpg', 'b.png']
+    """
+    out = []
+    for path in paths:
+        p = Path(path)
+        if not p.is_dir():
+            out.append(path)
+            continue
+        if (p / "images").is_dir():
+            p = p / "images"
+        photos = sorted(str(f) for f in p.iterdir()
+                        if f.is_file() and f.suffix.lower() in PHOTO_SUFFIXES)
+        # an empty folder stays in the list, and is reported as holding no photos
+        out += photos or [str(p)]
+    return out
+
+
 def main_recognize(argv: list[str]) -> int:
     """``dicetray recognize IMAGE... --dice-set SET [--json]``."""
     p = argparse.ArgumentParser(prog="dicetray recognize",
                                 description="Read the dice in photos of the tray.")
-    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("images", nargs="+", metavar="IMAGE",
+                   help="photos, or folders of photos (a labelled folder: its images/)")
     p.add_argument("--dice-set", default="d6",
                    help=f"one of {', '.join(SET_IDS)} or a dice-set TOML file (default d6)")
     p.add_argument("--json", action="store_true", help="print a JSON list (one object per image)")
@@ -92,6 +119,7 @@ def main_recognize(argv: list[str]) -> int:
     except (DiceSetError, TaughtError, FileNotFoundError, RuntimeError) as exc:
         print(f"dicetray recognize: {exc}", file=sys.stderr)
         return 2
+    args.images = photo_paths(args.images)
     results, failed = [], 0
     # each photo on its own: a bad one is an error entry
     for path in tqdm(args.images, desc="reading photos", unit="photo", file=sys.stderr,
