@@ -205,6 +205,19 @@ def test_bad_config_names_the_key_and_exits_2(tmp_path, capsys):
     assert "buttons" in err
 
 
+def test_a_missing_taught_folder_in_the_config_is_told_before_the_start_screen(tmp_path,
+                                                                             capsys):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[journal]\ndirectory = "{tmp_path / "j"}"\n'
+                   f'[vision]\ntaught = {{ d6 = "{tmp_path / "gone"}" }}\n')
+    # no --game: without the check the start screen would wait for a press (until --max-seconds)
+    assert main_play(["--config", str(cfg), "--headless", "--source", "sim",
+                      "--max-seconds", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "[vision] taught" in err and "not a taught folder" in err
+    assert not (tmp_path / "j").exists() or not any((tmp_path / "j").iterdir())
+
+
 @pytest.mark.parametrize("argv", [["--game", "nope"]])
 def test_demo_rejects_unknown_game(argv):
     from tray.table.app import main_demo

@@ -413,10 +413,15 @@ def main_play(argv: list[str]) -> int:
         show_error(f"The config file has a mistake: {exc}", headless)
         return 2
     try:
-        if args.taught:
-            from vision.taught import TaughtModel
+        from vision.taught import TaughtError, TaughtModel
 
+        if args.taught:
             TaughtModel.load(args.taught)       # a bad folder is told now, not mid-game
+        for folder in cfg.vision.taught.values():   # the config's too, before the start screen
+            try:
+                TaughtModel.load(folder)
+            except TaughtError as exc:
+                raise TaughtError(f"{cfg.path or 'config'}: [vision] taught: {exc}") from None
         return run_play(cfg, source_spec=args.source, game_id=args.game, players=args.players,
                         headless=headless, max_seconds=args.max_seconds, taught=args.taught)
     except (ValueError, RuleError) as exc:
