@@ -156,6 +156,50 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
     return t.figures()
 
 
+# Large photos (a 12 MP phone photo of the tray): dice side in the photo's own pixels, per band
+PHOTO_SIZE = (4032, 3024)
+PHOTO_BANDS = {"far (60-110 px)": (60, 110), "mid (110-220 px)": (110, 220),
+               "near (220-480 px)": (220, 480)}
+
+
+def eval_large_photos(set_id: str, per_band: int) -> dict:
+    """Figures on rendered 4032x3024 photos saved as JPEG and read as ``dicetray recognize``
+    reads a photo file (decoded at half size, tile search, boxes placed again, four turns),
+    ``per_band`` photos for each band of die sizes (``PHOTO_BANDS``): {band: figures}."""
+    import tempfile
+
+    from lab.render import random_style, render_scene
+    from vision.cli import read_photo
+    from vision.pipeline import Recognizer
+    from vision.types import DieReading
+
+    ds = load(set_id)
+    rec = Recognizer(ds)
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "photo.jpg")
+        for b, (band, (lo, hi)) in enumerate(PHOTO_BANDS.items()):
+            rng = np.random.default_rng(HELDOUT_SEED + 900 + 10 * b
+                                        + zlib.crc32(set_id.encode()) % 1000)
+            t = Tally()
+            for _ in _bar(range(per_band), f"{set_id} photos, {band}"):
+                px = float(rng.uniform(lo, hi))
+                dice = _random_dice(ds, rng, int(rng.integers(1, 7)))
+                try:
+                    frame, labels = render_scene(ds, dice, rng, size=PHOTO_SIZE,
+                                                 style=random_style(rng, (px, px * 1.1)))
+                except ValueError:
+                    continue
+                cv2.imwrite(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
+                img, scale = read_photo(path)
+                rec.reset()
+                found = [DieReading(d.x * scale, d.y * scale, d.w * scale, d.h * scale, d.die,
+                                    d.face, d.confidence) for d in rec.read(img, fine=True).dice]
+                t.add(labels, found)
+            out[band] = t.figures()
+    return out
+
+
 # What a real camera adds to every frame, one fault at a time (``camera_fault``); the Settler's
 # figures under each are printed by ``dicetray eval`` (rendered throws through camera faults)
 CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake")
@@ -334,6 +378,8 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
             report["rendered_photo"][s] = eval_rendered(s, scenes, fine=True)
             report["other_style"][s] = eval_rendered(s, scenes, other=True)
             report["other_style_photo"][s] = eval_rendered(s, scenes, fine=True, other=True)
+            report.setdefault("large_photos", {})[s] = eval_large_photos(
+                s, max(2, scenes // 10))
             if throws:
                 report["throws"][s] = eval_throws(s, throws)
                 if s == sets[0]:       # the Settler is the same for every set: one is enough
@@ -379,6 +425,11 @@ def format_report(r: dict) -> str:
         if r.get(key):
             out += ["", title, head]
             out += [_row(s, f) for s, f in r[key].items()]
+    if r.get("large_photos"):
+        out += ["", (f"Rendered {PHOTO_SIZE[0]}x{PHOTO_SIZE[1]} photos (JPEG files, read as "
+                     "`dicetray recognize` reads them), by the dice's size in the photo:"), head]
+        for s, bands in r["large_photos"].items():
+            out += [_row(f"{s} {band}", f) for band, f in bands.items()]
     for key, title in (("throws", "Rendered throws through the Settler:"),
                        ("camera_faults", ("The same throws through a real camera's faults "
                                           "(lab.evaluate.camera_fault), one at a time:"))):

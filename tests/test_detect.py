@@ -174,3 +174,43 @@ def test_fine_search_drops_specks_far_smaller_than_the_dice_found():
     found = Seen().detect_fine(np.zeros((480, 640, 3), np.uint8))
     extra = found.boxes[3:]
     assert extra and all(max(b[2:]) >= 25 for b in extra)
+
+
+def _iou(a, b):
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return ix * iy / (a[2] * a[3] + b[2] * b[3] - ix * iy)
+
+
+def _wide_photo(seed, die_px, size=(2016, 1512), n=4):
+    from lab.render import render_scene
+
+    rng = np.random.default_rng(seed)
+    ds = load("d6")
+    dice = [("d6", str(int(rng.integers(1, 7)))) for _ in range(n)]
+    return render_scene(ds, dice, rng, size=size, style=random_style(rng, (die_px, die_px)))
+
+
+@needs_model
+def test_small_dice_of_a_wide_photo_get_boxes_that_fit_them(detector):
+    """In a 2016x1512 photo a 50-px die is 16 px of the frame pass's 640x480 view, whose size
+    guess is then up to three times too large: ``refine`` places each box again, closer."""
+    frame, labels = _wide_photo(2075, 50)
+    found = detector.detect_fine(frame).boxes
+    for lab in labels:
+        gt = (lab["x"], lab["y"], lab["w"], lab["h"])
+        assert max(_iou(b, gt) for b in found) >= 0.6
+        # a box guessed 2.5 times too large, on the die's centre, is placed on the die
+        cx, cy, side = gt[0] + gt[2] / 2, gt[1] + gt[3] / 2, 2.5 * max(gt[2:])
+        assert _iou(detector.refine(frame, (cx - side / 2, cy - side / 2, side, side)),
+                    gt) >= 0.6
+
+
+@needs_model
+def test_refine_leaves_camera_frames_and_large_dice_as_they_are(detector):
+    frame, labels = _wide_photo(5, 40, size=(640, 480), n=2)
+    box = (labels[0]["x"] - 20, labels[0]["y"] - 20, 90, 90)
+    assert detector.refine(frame, box) == box          # a 640x480 frame: seen at its pixels
+    frame, labels = _wide_photo(6, 300, n=2)
+    box = tuple(labels[0][k] for k in ("x", "y", "w", "h"))
+    assert detector.refine(frame, box) == box          # 95 px of a 640 view: large already
