@@ -43,6 +43,9 @@ FRAME_W, FRAME_H = 640, 480  # the frame size the box sizes are learned in (any 
 REFINE_PX = 48.0           # photos: a die's best size in a 640x480 view for a precise box
 REFINE_MAX = 64.0          # ... and the largest first guess that is placed again
 HUGE = 75.0                # photos: dice over HUGE x shrink px are looked for shrunk 2 and 4 x
+# ... shrunk 2 x, from 50 x 2 px: a die of 100-150 px of a 640x480 view, which the frame pass
+# may find only in part (a 2 of a rendered 4032x3024 photo: a corner with one pip, read as a 1)
+HUGE_FROM = {2: 50.0, 4: HUGE}
 
 
 @dataclass(frozen=True)
@@ -274,7 +277,7 @@ class Detector:
     def huge_candidates(self, frame_bgr: np.ndarray) -> list[tuple[int, int, int, int]]:
         """Boxes of dice too large for the net (over about 140 px of a 640x480 frame, as in a
         close-up photo), which ``detect`` finds only as pips: the photo read again shrunk 2
-        and 4 times (into a canvas of its own size), keeping dice over ``HUGE`` times the
+        and 4 times (into a canvas of its own size), keeping dice over ``HUGE_FROM`` times the
         shrink. Only candidates: a cluster of smaller dice can look like one huge die at that
         scale, so the caller checks them (``vision.pipeline.Recognizer.read``)."""
         h, w = frame_bgr.shape[:2]
@@ -287,7 +290,7 @@ class Detector:
             for bx, by, bw, bh in self.detect(canvas).boxes:
                 x, y = bx * shrink, by * shrink
                 bw, bh = min(bw * shrink, w - x), min(bh * shrink, h - y)
-                if max(bw, bh) >= HUGE * shrink * w / FRAME_W and bw > 0 and bh > 0:
+                if max(bw, bh) >= HUGE_FROM[shrink] * shrink * w / FRAME_W and bw > 0 and bh > 0:
                     out.append((x, y, bw, bh))
         return out
 

@@ -44,6 +44,7 @@ MIN_READ_PX = 24
 # taken for a huge 1 at 0.96.
 SMALL_PX = 40
 SMALL_SURE = 0.98
+PART = 0.6          # photos: a die read inside a large-die candidate under this share of its side
 
 
 class Recognizer:
@@ -129,12 +130,21 @@ class Recognizer:
         for box in self.detector.huge_candidates(frame_bgr):
             x, y, w, h = box
             inside = [d for d in dice if x <= d.centre[0] <= x + w and y <= d.centre[1] <= y + h]
-            if any(d.face is not None for d in inside):
+            # dice far smaller than the candidate, one of them read for sure: parts of the
+            # large die (a corner holding one pip of a 2, read as a 1 at 0.95 in a rendered
+            # 4032x3024 photo) or a die of its own beside others not found
+            sure = [d for d in inside if d.face is not None]
+            part = (len(sure) == 1
+                    and all(max(d.w, d.h) < PART * max(w, h) for d in inside))
+            if sure and not part:
                 continue
             r = self.classifier.read_boxes(frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
             if r.face is None or r.not_a_die > 0.5 or r.confidence < SMALL_SURE:
                 continue
-            dice = [d for d in dice if d not in inside] + [DieReading(*box, r.die, r.face,
+            face = r.face
+            if part and (r.die, r.face) != (sure[0].die, sure[0].face):
+                face = None      # the two readings disagree: asked about, never scored
+            dice = [d for d in dice if d not in inside] + [DieReading(*box, r.die, face,
                                                                       r.confidence)]
         return dice
 
