@@ -107,7 +107,10 @@ def read_photos(dice_set, photos, images=None, taught=None) -> dict:
     tally = Tally()
     for i, photo in enumerate(photos):
         rec.reset()
-        img = photo.image() if images is None else images[i]
+        if images is None:
+            img, photo = photo.decoded()    # as ``dicetray recognize`` reads the file
+        else:
+            img = images[i]
         tally.add([{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die,
                     "face": lab.face} for lab in photo.labels],
                   rec.read(img, fine=True).dice)

@@ -638,7 +638,11 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     det = None if only_crops else Detector()
     images = []
     for i, photo in enumerate(photos):
-        images.append(photo.image())
+        try:
+            img, photos[i] = photo.decoded()    # as the table reads it: large ones reduced
+        except LabelError as exc:
+            raise TeachError(str(exc)) from None
+        images.append(img)
         say("reading photos", i + 1, len(photos))
     n = len(photos)
     finds = [det.detect(img).boxes if det is not None else () for img in images]

@@ -290,3 +290,30 @@ def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, mo
     assert "49 at least" in held["kept_shipped_models"]
     assert record["thresholds"]["classifier"] is None
     assert TaughtModel.load(tmp_path / "taught", "d6").classifier_dir is None
+
+
+def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
+    """A 12 MP phone photo is decoded at half size, as ``dicetray recognize`` reads it, and
+    its labelled boxes follow: a die cut from it is the same die at the same place."""
+    from lab.labelled import read_folder
+    from lab.render import random_style, render_scene
+
+    rng = np.random.default_rng(4)
+    frame, labels = render_scene(load("d6"), [("d6", "5"), ("d6", "2")], rng, size=(4032, 3024),
+                                 style=random_style(rng, (240, 240)))
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "big.jpg"), frame)
+    (tmp_path / "labels.csv").write_text("file,split,x,y,w,h,value\n" + "".join(
+        f"big.jpg,t,{lab['x']:.1f},{lab['y']:.1f},{lab['w']:.1f},{lab['h']:.1f},{lab['face']}\n"
+        for lab in labels))
+    photo = read_folder(tmp_path, "d6")[0]
+    img, half = photo.decoded()
+    assert img.shape[:2] == (1512, 2016) and half.size == (2016, 1512)
+    for full, small in zip(photo.labels, half.labels):
+        assert (small.x, small.y, small.w, small.h) == pytest.approx(
+            (full.x / 2, full.y / 2, full.w / 2, full.h / 2))
+        assert small.face == full.face
+        # the die is where the label says: the crop there is mostly die, not tray
+        cut = img[int(small.y):int(small.y + small.h), int(small.x):int(small.x + small.w)]
+        full_cut = frame[int(full.y):int(full.y + full.h), int(full.x):int(full.x + full.w)]
+        assert abs(float(cut.mean()) - float(full_cut.mean())) < 6
