@@ -74,8 +74,10 @@ class Photo:
         1/8 of its size, ``vision.cli.read_photo``) and this photo with its labels in those
         pixels: a 12 MP phone photo takes 9 MB instead of 36, and teaching cuts its crops
         from the pixels the table reads."""
-        from vision.cli import PhotoError, read_photo
+        from vision.cli import DECODE_SIDE, PhotoError, read_photo
 
+        if max(self.size) <= DECODE_SIDE:     # read whole (die crops of any size too)
+            return self.image(), self
         try:
             img, scale = read_photo(str(self.path))
         except PhotoError as exc:
