@@ -143,6 +143,25 @@ def test_a_large_die_found_only_in_part_is_not_read_as_that_part():
     assert len(photo) == len(labels)
 
 
+def test_a_photo_box_of_no_die_s_shape_is_found_but_not_read_for_sure():
+    """Two touching dice boxed as one (a box far larger than the photo's other dice), or a
+    die with the tray beside it (an oblong box), are asked about, not scored."""
+    from vision.pipeline import _doubt_odd_boxes
+    from vision.types import DieReading
+
+    dice = [DieReading(0, 0, 100, 96, "d6", "3", 1.0),
+            DieReading(300, 0, 98, 100, "d6", "5", 1.0),
+            DieReading(600, 0, 104, 100, "d6", "4", 1.0),
+            DieReading(0, 300, 276, 216, "d6", "2", 0.99),     # two touching 1s
+            DieReading(600, 300, 100, 180, "d6", "1", 0.99)]   # a die and the tray
+    large = _doubt_odd_boxes(dice, large=True)
+    assert [d.face for d in large] == ["3", "5", "4", None, None]
+    assert [(d.x, d.y, d.w, d.h) for d in large] == [(d.x, d.y, d.w, d.h) for d in dice]
+    # photos as small as a camera frame show dice of many sizes (oblique photos): only the
+    # shape counts there
+    assert [d.face for d in _doubt_odd_boxes(dice, large=False)] == ["3", "5", "4", "2", None]
+
+
 def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_table():
     """Camera path: a found box the classifier gives 0.7 "not a die" is kept as a die it
     cannot read (a real die silently dropped could be scored missing); sure ones (0.95) are

@@ -253,10 +253,11 @@ class Detector:
             ww = min(side * FRAME_W / REFINE_PX, 0.5 * w, 0.5 * h * FRAME_W / FRAME_H)
             wh = ww * FRAME_H / FRAME_W
             cx, cy = x + bw / 2, y + bh / 2
-            x0 = int(round(min(max(cx - ww / 2, 0), w - ww)))
-            y0 = int(round(min(max(cy - wh / 2, 0), h - wh)))
-            window = frame_bgr[y0:y0 + int(round(wh)), x0:x0 + int(round(ww))]
-            found = [(x0 + bx, y0 + by, bw2, bh2) for bx, by, bw2, bh2 in self.detect(window).boxes]
+            x0 = round(min(max(cx - ww / 2, 0), w - ww))
+            y0 = round(min(max(cy - wh / 2, 0), h - wh))
+            window = frame_bgr[y0:y0 + round(wh), x0:x0 + round(ww)]
+            found = [(x0 + bx, y0 + by, bw2, bh2)
+                     for bx, by, bw2, bh2 in self.detect(window).boxes]
             inside = [b for b in found if x <= b[0] + b[2] / 2 <= x + bw
                       and y <= b[1] + b[3] / 2 <= y + bh]
             near = sorted((math.hypot(b[0] + b[2] / 2 - cx, b[1] + b[3] / 2 - cy), b)
