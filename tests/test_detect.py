@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lab.render import compose, place_dice, random_style
-from vision.detect import MODELS_DIR, Detector, decode, motion
+from vision.detect import MODELS_DIR, Detector, _iou, decode, motion
 from vision.dicesets import load
 
 needs_model = pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").exists(),
@@ -174,12 +174,6 @@ def test_fine_search_drops_specks_far_smaller_than_the_dice_found():
     found = Seen().detect_fine(np.zeros((480, 640, 3), np.uint8))
     extra = found.boxes[3:]
     assert extra and all(max(b[2:]) >= 25 for b in extra)
-
-
-def _iou(a, b):
-    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return ix * iy / (a[2] * a[3] + b[2] * b[3] - ix * iy)
 
 
 def _wide_photo(seed, die_px, size=(2016, 1512), n=4):

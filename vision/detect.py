@@ -40,7 +40,8 @@ NET_W, NET_H = 320, 240   # network input
 STRIDE = 4                 # output cell size in network pixels
 SIZE_UNIT = 16.0           # box sizes are regressed as log(size / SIZE_UNIT), frame pixels
 FRAME_W, FRAME_H = 640, 480  # the frame size the box sizes are learned in (any other is scaled)
-REFINE_PX = 48.0           # photos: a die's best size in a 640x480 view for a precise box
+LARGE_W = 1.5 * FRAME_W    # photos this wide or wider hold dice small for the frame pass
+REFINE_PX = 48.0           # ... whose boxes are placed again where a die is this size in a view
 REFINE_MAX = 64.0          # ... and the largest first guess that is placed again
 HUGE = 75.0                # photos: dice over HUGE x shrink px are looked for shrunk 2 and 4 x
 # ... shrunk 2 x, from 50 x 2 px: a die of 100-150 px of a 640x480 view, which the frame pass
@@ -151,11 +152,11 @@ class Detector:
         self._session = open_session(path)
         self._input = self._session.get_inputs()[0].name
 
-    def _tile_dice(self, frame_bgr: np.ndarray, zoom: int, overlap: float) -> list:
-        """(box, score) of the dice found in overlapping tiles of 1/``zoom`` of the frame each
-        (so read at ``zoom`` times the scale), in frame pixels."""
+    def _tile_dice(self, frame_bgr: np.ndarray, overlap: float) -> list:
+        """(box, score) of the dice found in overlapping tiles of half the frame each (so read
+        at twice the scale), in frame pixels."""
         h, w = frame_bgr.shape[:2]
-        tw, th = w / zoom, h / zoom
+        tw, th = w / 2.0, h / 2.0
         step_x, step_y = tw * (1 - overlap), th * (1 - overlap)
         xs = sorted({round(min(i * step_x, w - tw))
                      for i in range(int(np.ceil((w - tw) / step_x)) + 1)})
@@ -208,7 +209,7 @@ class Detector:
         # before the tiles' dice are merged, which a box guessed too large would swallow
         whole_boxes = [self.refine(frame_bgr, b) for b in whole.boxes]
         cands = list(zip(whole_boxes, whole.scores))
-        cands += self._tile_dice(frame_bgr, 2, overlap)      # tiles at twice the scale
+        cands += self._tile_dice(frame_bgr, overlap)
         def same_die(a, b):
             return (b[0] <= a[0] + a[2] / 2 <= b[0] + b[2] and b[1] <= a[1] + a[3] / 2 <= b[1] + b[3]
                     or a[0] <= b[0] + b[2] / 2 <= a[0] + a[2]
@@ -235,8 +236,9 @@ class Detector:
                           whole.hand_share)
 
     def refine(self, frame_bgr: np.ndarray, box, rounds: int = 2) -> tuple[int, int, int, int]:
-        """A die's box found small for the frame (a wide photo: under ``REFINE_PX`` of a
-        640x480 view of it, a few cells of the net), placed again: the detector reads a 4:3
+        """A die's box in a photo ``LARGE_W`` wide or wider, found small for the frame (up to
+        ``REFINE_MAX`` px of a 640x480 view of it, a few cells of the net), placed again:
+        the detector reads a 4:3
         window around it in which the die is ``REFINE_PX`` across, and its box there nearest
         the die's centre replaces the first; a box that changed size much is placed once
         more, in a window sized by it. Seen that small, a die's size is guessed up to three
@@ -247,7 +249,7 @@ class Detector:
         for _ in range(rounds):
             x, y, bw, bh = box
             side = max(bw, bh)
-            if side < 4 or w < 1.5 * FRAME_W or side * FRAME_W / w > REFINE_MAX:
+            if side < 4 or w < LARGE_W or side * FRAME_W / w > REFINE_MAX:
                 return box      # seen at about its own pixels, or large already
             # the window, in frame pixels: at most half the frame (a size guessed too large)
             ww = min(side * FRAME_W / REFINE_PX, 0.5 * w, 0.5 * h * FRAME_W / FRAME_H)

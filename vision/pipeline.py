@@ -20,7 +20,15 @@ import cv2
 import numpy as np
 
 from vision.classify import TURNS, FaceClassifier
-from vision.detect import NET_H, NET_W, Detector, camera_shift, motion, shaken_motion
+from vision.detect import (
+    LARGE_W,
+    NET_H,
+    NET_W,
+    Detector,
+    camera_shift,
+    motion,
+    shaken_motion,
+)
 from vision.dicesets import DiceSet, load
 from vision.taught import resolve
 from vision.types import DieReading, FrameReading
@@ -48,7 +56,6 @@ SMALL_SURE = 0.98
 PART = 0.6          # photos: a die read inside a large-die candidate under this share of its side
 ODD_ASPECT = 1.7    # photos: a box this oblong, or ODD_SIZE times the median die, is not read
 ODD_SIZE = 1.8
-LARGE_PHOTO = 960   # photos this wide or wider: the detector's boxes are placed again (refine)
 
 
 class Recognizer:
@@ -120,7 +127,7 @@ class Recognizer:
                 dice.append(DieReading(*box, r.die, face, r.confidence))
         if fine:
             dice = _doubt_odd_boxes(self._huge_dice(frame_bgr, dice),
-                                    frame_bgr.shape[1] >= LARGE_PHOTO)
+                                    frame_bgr.shape[1] >= LARGE_W)
         boxes = [(d.x, d.y, d.w, d.h) for d in dice]
         hand = found.hand or self.tray.foreign(small, boxes, still=moved < STILL,
                                                frame_size=frame_bgr.shape[1::-1])
@@ -156,8 +163,8 @@ class Recognizer:
 
 def _doubt_odd_boxes(dice: list[DieReading], large: bool) -> list[DieReading]:
     """Photos: a die whose box is no die's shape is found but not read for sure. A box over
-    ODD_ASPECT times as long as wide, or, in a ``large`` photo (its dice small for the
-    detector) with three dice or more, over ODD_SIZE times the median die's side, holds two
+    ODD_ASPECT times as long as wide, or, in a ``large`` photo (``LARGE_W`` wide or more:
+    its dice small for the detector) with three dice or more, over ODD_SIZE times the median die's side, holds two
     touching dice or a die and the tray beside it: in rendered 3024x4032 photos, two touching
     1s were read as a 2 at 0.99 and a 2 in a box three times its size as a 1. (The size rule
     is not used on smaller photos: the oblique rune55 photos show dice of many sizes, and
