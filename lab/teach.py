@@ -482,12 +482,16 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     """The thresholds of reads at ``turns`` turns under which no cross-validated die is read
     wrong and most are read right: ``threshold`` (the taught network alone) at least
     ``floors[0]``, ``agree_threshold`` (the shipped network's best guess is the same) at least
-    ``floors[1]``. Ties go to the higher thresholds."""
+    ``floors[1]``, or none (no agreement rule: always tried, and the only choice when
+    ``alone`` is under the agree floor). Ties go to the higher thresholds."""
     best = None
     for alone in [t for t in GRID if t >= floors[0]] or [floors[0]]:
-        for agree in (t for t in GRID if floors[1] <= t <= alone):
+        # (until session 12 an ``alone`` under ``floors[1]`` had no agree value to try and was
+        # never chosen: Rollers with digits, 100 cross-validated dice, 66 read right at 0.85
+        # and none wrong, were taught 0.99, reading 60)
+        for agree in [None] + [t for t in GRID if floors[1] <= t < alone]:
             right, wrong, _ = _tally(held, turns, alone, agree)
-            key = (wrong == 0, right, alone, agree)
+            key = (wrong == 0, right, alone, alone if agree is None else agree)
             if best is None or key > best[0]:
                 best = (key, alone, agree)
     if best is None or not best[0][0]:   # a die read wrong even at the top: be careful

@@ -317,3 +317,37 @@ def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
         cut = img[int(small.y):int(small.y + small.h), int(small.x):int(small.x + small.w)]
         full_cut = frame[int(full.y):int(full.y + full.h), int(full.x):int(full.x + full.w)]
         assert abs(float(cut.mean()) - float(full_cut.mean())) < 6
+
+
+class _FakeHeld:
+    """Cross-validated dice as ``lab.teach._choose`` sees them: each die's taught confidence,
+    whether its best guess is right, and whether the shipped network's best guess agrees."""
+
+    def __init__(self, dice):
+        self.dice = dice    # (confidence, right, shipped agrees)
+
+    def read(self, turns, alone, agree):
+        right = wrong = 0
+        for conf, ok, agrees in self.dice:
+            if conf >= alone or (agree is not None and agrees and agree <= conf):
+                right += ok
+                wrong += not ok
+        return right, wrong, len(self.dice) - right - wrong
+
+
+def test_teaching_chooses_a_taught_threshold_under_the_agree_floor_when_it_reads_more():
+    """The taught network alone may be trusted from the shipped network's own threshold up,
+    even where that is under the least agree threshold: Rollers printed with digits (100
+    cross-validated dice) read 66 right at 0.85 and none wrong, but teaching chose 0.99 and
+    read 60, because no agree value could go with 0.85."""
+    from lab.teach import _choose
+
+    held = [_FakeHeld([(0.86, True, False), (0.88, True, False), (0.95, True, False),
+                       (0.999, True, True), (0.6, False, False)])]
+    assert _choose(held, 4, (0.85, 0.9)) == {"threshold": 0.85, "die_thresholds": {},
+                                             "agree_threshold": None}
+    # a wrong die at 0.9 keeps the taught network alone above it (the highest threshold that
+    # reads as many), and a die both networks agree on is read from the agree floor
+    held = [_FakeHeld([(0.9, False, False), (0.91, True, True), (0.97, True, False)])]
+    assert _choose(held, 4, (0.85, 0.9)) == {"threshold": 0.97, "die_thresholds": {},
+                                             "agree_threshold": 0.9}
