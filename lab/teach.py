@@ -16,11 +16,11 @@ torch and onnx; the table itself never needs them):
    classifier is taught once per fold on the other three, and every die is read, as the
    table reads it (backed by the shipped network), by a model that never saw its photo. Two
    thresholds are chosen on those reads, those under which none of them is wrong and the
-   most are right (of equals, the higher): one for the taught network alone (``threshold``), a lower one for when the
-   shipped network's best guess is the same face (``agree_threshold``: two networks agree);
-   each has a floor that rises when the photos hold few dice, and under 40 dice (or when the
-   taught network's best guess is often wrong) the taught network gets no say. The model
-   written is then taught on every photo;
+   most are right (of equals, the higher): one for the taught network alone (``threshold``),
+   and one for when the shipped network's best guess is the same face (``agree_threshold``,
+   lower, or none: two networks agree); each has a floor that rises when the photos hold few
+   dice, and under 40 dice (or when the taught network's best guess is often wrong) the
+   taught network gets no say. The model written is then taught on every photo;
 3. the detector is fine-tuned only when the shipped one misses dice in the photos (each
    photo whole and in the half-size tiles the photo search reads, with targets from the
    labelled boxes), on three quarters of them; it is kept only when it finds more of the
