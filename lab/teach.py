@@ -65,7 +65,8 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
 
 Progress = Callable[[str, int, int], None]
-COPIES = 16              # augmented crops per labelled die
+COPIES = 32              # augmented crops per labelled die (16 until session 12: Rollers
+                         # with digits then read 71% of fresh dice taught, with 32 83%)
 NEG_SHARE = 0.5          # "not a die" crops per die crop
 CLF_EPOCHS = 20
 DET_EPOCHS = 5
