@@ -308,7 +308,8 @@ class FaceClassifier:
         others (under ``check_small`` of their median side) may hold only part of a die (one
         pip of a 4 looks like a 1); one clearly larger (over ``check_large``) may hold two dice
         (two 3s look like a 6). Such a box is read a second time at the median size, in the
-        same batch, and its face is kept only when both readings agree.
+        same batch, and its face is kept only when both readings agree. A check given as 0 is
+        not made.
         ``retry`` (read once, ``turns`` 1): a die of a usual size that the one read abstained
         on is read again at ``TURNS`` turns, with the thresholds set for that (the camera loop
         does this on still frames: it costs only the dice in doubt).
@@ -318,10 +319,11 @@ class FaceClassifier:
         crops = [self.crop(frame_bgr, b) for b in boxes]
         sides = [max(b[2], b[3]) for b in boxes]
         again = []
-        if len(boxes) >= 2 and check_small:
+        if len(boxes) >= 2 and (check_small or check_large):
             m = float(np.median(sides))
             for i, (x, y, w, h) in enumerate(boxes):
-                if sides[i] < check_small * m or sides[i] > check_large * m:
+                if ((check_small and sides[i] < check_small * m)
+                        or (check_large and sides[i] > check_large * m)):
                     cx, cy = x + w / 2, y + h / 2
                     again.append(i)
                     crops.append(self.crop(frame_bgr, (cx - m / 2, cy - m / 2, m, m)))

@@ -56,6 +56,7 @@ SMALL_SURE = 0.98
 PART = 0.6          # photos: a die read inside a large-die candidate under this share of its side
 ODD_ASPECT = 1.7    # photos: a box this oblong, or ODD_SIZE times the median die, is not read
 ODD_SIZE = 1.8
+LARGE_CHECK = 1.15   # large photos: a box over this many times the median die is read again
 
 
 class Recognizer:
@@ -113,8 +114,15 @@ class Recognizer:
         if found.boxes:
             # the size check assumes one tray seen from above (dice all one size); photos
             # may show dice at different distances
+            # a large photo (its dice small for the detector) with three dice or more: a box
+            # clearly larger than the others may hold two touching dice, and is read again at
+            # the median die's size (a rendered 4032x3024 photo: two overlapping 4s in a box
+            # about 1.2 times the median die were read as one 6 at 0.89)
+            large = fine and frame_bgr.shape[1] >= LARGE_W and len(found.boxes) >= 3
             readings = self.classifier.read_boxes(frame_bgr, found.boxes,
                                                   check_small=0.0 if fine else 0.8,
+                                                  check_large=(LARGE_CHECK if large else
+                                                               0.0 if fine else 1.3),
                                                   turns=TURNS if fine else 1,
                                                   retry=moved < STILL)
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
