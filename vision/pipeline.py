@@ -111,18 +111,22 @@ class Recognizer:
                 moved = shaken_motion(before, self._thumb, shift, frame_bgr.shape[1])
         self._grey = grey
         dice = []
+        # a photo this wide holds dice small for the detector (``LARGE_W``)
+        large = fine and frame_bgr.shape[1] >= LARGE_W
         if found.boxes:
-            # the size check assumes one tray seen from above (dice all one size); photos
-            # may show dice at different distances
-            # a large photo (its dice small for the detector) with three dice or more: a box
-            # clearly larger than the others may hold two touching dice, and is read again at
-            # the median die's size (a rendered 4032x3024 photo: two overlapping 4s in a box
-            # about 1.2 times the median die were read as one 6 at 0.89)
-            large = fine and frame_bgr.shape[1] >= LARGE_W and len(found.boxes) >= 3
-            readings = self.classifier.read_boxes(frame_bgr, found.boxes,
-                                                  check_small=0.0 if fine else 0.8,
-                                                  check_large=(LARGE_CHECK if large else
-                                                               0.0 if fine else 1.3),
+            # Boxes far from the median die's size are read again at that size. The camera
+            # sees one tray from above (dice all one size): both checks. A photo may show dice
+            # at different distances: none, except, in a large photo of three dice or more, a
+            # box clearly larger than the others, which may hold two touching dice (a rendered
+            # 4032x3024 photo: two overlapping 4s in a box about 1.2 times the median die were
+            # read as one 6 at 0.89).
+            if not fine:
+                checks = {"check_small": 0.8, "check_large": 1.3}
+            else:
+                checks = {"check_small": 0.0,
+                          "check_large": LARGE_CHECK if large and len(found.boxes) >= 3
+                          else 0.0}
+            readings = self.classifier.read_boxes(frame_bgr, found.boxes, **checks,
                                                   turns=TURNS if fine else 1,
                                                   retry=moved < STILL)
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
@@ -134,8 +138,7 @@ class Recognizer:
                 face = r.face if side >= MIN_READ_PX and sure else None
                 dice.append(DieReading(*box, r.die, face, r.confidence))
         if fine:
-            dice = _doubt_odd_boxes(self._huge_dice(frame_bgr, dice),
-                                    frame_bgr.shape[1] >= LARGE_W)
+            dice = _doubt_odd_boxes(self._huge_dice(frame_bgr, dice), large)
         boxes = [(d.x, d.y, d.w, d.h) for d in dice]
         hand = found.hand or self.tray.foreign(small, boxes, still=moved < STILL,
                                                frame_size=frame_bgr.shape[1::-1])
@@ -171,12 +174,13 @@ class Recognizer:
 
 def _doubt_odd_boxes(dice: list[DieReading], large: bool) -> list[DieReading]:
     """Photos: a die whose box is no die's shape is found but not read for sure. A box over
-    ODD_ASPECT times as long as wide, or, in a ``large`` photo (``LARGE_W`` wide or more:
-    its dice small for the detector) with three dice or more, over ODD_SIZE times the median die's side, holds two
-    touching dice or a die and the tray beside it: in rendered 3024x4032 photos, two touching
-    1s were read as a 2 at 0.99 and a 2 in a box three times its size as a 1. (The size rule
-    is not used on smaller photos: the oblique rune55 photos show dice of many sizes, and
-    it cost 8% of i_single's held-out dice, none of them read wrong.)"""
+    ODD_ASPECT times as long as wide, or, in a ``large`` photo (``LARGE_W`` wide or more: its
+    dice small for the detector) with three dice or more, over ODD_SIZE times the median
+    die's side, holds two touching dice or a die and the tray beside it: in rendered
+    3024x4032 photos, two touching 1s were read as a 2 at 0.99 and a 2 in a box three times
+    its size as a 1. (The size rule is not used on smaller photos: the oblique rune55 photos
+    show dice of many sizes, and it cost 8% of i_single's held-out dice, none of them read
+    wrong.)"""
     sides = sorted(max(d.w, d.h) for d in dice)
     median = sides[len(sides) // 2] if large and len(dice) >= 3 else None
     out = []
