@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -201,6 +203,61 @@ TRAIN_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSH
                cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_SIMPLEX | _ITALIC,
                cv2.FONT_HERSHEY_DUPLEX | _ITALIC, cv2.FONT_HERSHEY_TRIPLEX | _ITALIC)
 HELD_OUT_FONT = cv2.FONT_HERSHEY_COMPLEX   # never in training, upright or italic
+# outline (TrueType) fonts, as real dice are printed: the DejaVu family of Debian's
+# fonts-dejavu-core (sans, serif, mono, condensed; bold, oblique, extra light) and the font
+# pygame-ce ships. Looks print with one of them about half the time (session 13); a machine
+# without them draws the Hershey fonts alone.
+TTF_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/TTF"))
+TTF_SHARE = 0.5
+
+
+@lru_cache(maxsize=1)
+def ttf_fonts() -> tuple[str, ...]:
+    """The outline fonts training may print with (paths; empty where none are found)."""
+    found = sorted(str(f) for d in TTF_DIRS if d.is_dir() for f in d.glob("DejaVu*.ttf")
+                   if "Math" not in f.name)
+    try:
+        import os
+
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        import pygame
+        found += [str(f) for f in sorted(Path(pygame.__file__).parent.glob("*.ttf"))]
+    except ImportError:
+        pass
+    return tuple(found)
+
+
+@lru_cache(maxsize=64)
+def _ttf_font(path: str):
+    ttf_fonts()                        # (pygame imported quietly)
+    import pygame.freetype
+
+    pygame.freetype.init()
+    font = pygame.freetype.Font(path)
+    font.antialiased = True
+    return font
+
+
+def _put_ttf(m: np.ndarray, text: str, path: str, max_w: float, max_h: float) -> None:
+    """Print ``text`` in the outline font at ``path`` into the mask ``m``, centred, as large
+    as ``max_w`` x ``max_h`` px allow."""
+    g = _ttf_mask(text, path)
+    gh, gw = g.shape
+    scale = min(max_w / gw, max_h / gh)
+    nw, nh = max(1, round(gw * scale)), max(1, round(gh * scale))
+    g = cv2.resize(g, (nw, nh), interpolation=cv2.INTER_AREA)
+    c = m.shape[0]
+    x0, y0 = (c - nw) // 2, (c - nh) // 2
+    xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + nw, c), min(y0 + nh, c)
+    m[ya:yb, xa:xb] = np.maximum(m[ya:yb, xa:xb], g[ya - y0:yb - y0, xa - x0:xb - x0])
+
+
+def _ttf_mask(text: str, path: str) -> np.ndarray:
+    """``text`` in the outline font at ``path``: a tight uint8 coverage mask, 96 px tall."""
+    buf, (w, h) = _ttf_font(path).render_raw(text, size=96)
+    a = np.frombuffer(buf, np.uint8).reshape(h, w)
+    ys, xs = np.nonzero(a)
+    return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(ys) else a
 
 
 @dataclass(frozen=True)
@@ -213,6 +270,7 @@ class Look:
     """
 
     font: int = cv2.FONT_HERSHEY_SIMPLEX
+    ttf: str = ""                # an outline font file, used instead of ``font`` when given
     stroke: float = 0.045        # stroke width, share of the face side
     text_size: float = 1.0       # text size factor
     digits: bool = False         # pip faces printed as the digit of their count
@@ -233,8 +291,14 @@ def random_look(rng: np.random.Generator, digits: float = 0.0,
     """A training look: any of TRAIN_FONTS (never HELD_OUT_FONT), stroke widths, star and ring
     shapes; pip faces as digits in ``digits`` of the looks, see-through in ``translucent``."""
     font = TRAIN_FONTS[int(rng.integers(0, len(TRAIN_FONTS)))]
+    stroke = float(rng.uniform(0.025, 0.085))
+    # the outline font is picked from the stroke already drawn, not by another draw: seeded
+    # scenes (the held-out ones of ``dicetray eval`` among them) keep every other draw
+    ttfs = ttf_fonts()
+    pick = int(stroke * 1e9) % 997 / 997
+    ttf = ttfs[int(pick / TTF_SHARE * len(ttfs))] if ttfs and pick < TTF_SHARE else ""
     return Look(
-        font=int(font), stroke=float(rng.uniform(0.025, 0.085)),
+        font=int(font), ttf=ttf, stroke=stroke,
         text_size=float(rng.uniform(0.8, 1.1)),
         digits=bool(rng.random() < digits),
         star_points=int(rng.choice([5, 5, 5, 6, 4])),
@@ -319,16 +383,20 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
         poly = np.array([px(u * sc, v * sc) for u, v in _ZAP], np.int32)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
     elif mark in ("number", "text"):
-        font = look.font
         thick = max(1, round(c * look.stroke * j(0.85, 1.15)))
-        (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
         big = mark == "text" and not face.circle    # printed as large as the face allows
         width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05) \
             * look.text_size
-        scale = min(width_frac * half / tw, (0.9 if big else 0.75) * half / th)
-        (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
-        org = (int(half - tw / 2), int(half + th / 2))
-        cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
+        height_frac = 0.9 if big else 0.75
+        if look.ttf:
+            _put_ttf(m, text, look.ttf, width_frac * half, height_frac * half)
+        else:
+            font = look.font
+            (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
+            scale = min(width_frac * half / tw, height_frac * half / th)
+            (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
+            org = (int(half - tw / 2), int(half + th / 2))
+            cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
     if face.circle:
         rr = look.ring_radius * j(0.95, 1.05)
         width = max(1, int(c * look.ring * j(0.85, 1.15)))

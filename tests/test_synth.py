@@ -19,6 +19,7 @@ from lab.synth import (
     light_cast,
     look_face_rgba,
     random_look,
+    ttf_fonts,
 )
 from vision.dicesets import load
 
@@ -65,6 +66,29 @@ def test_pip_faces_printed_as_digits_differ_from_pips():
     star = load("rollers").faces["star"]
     for look in (Look(), Look(star_points=6, star_inner=0.3), OTHER_LOOK):
         assert draw_face_mask(star, 64, np.random.default_rng(2), look=look)[0][0].sum() > 100
+
+
+def test_looks_print_in_outline_fonts_about_half_the_time_and_centre_the_digit():
+    rng = np.random.default_rng(4)
+    looks = [random_look(rng) for _ in range(400)]
+    share = np.mean([bool(look.ttf) for look in looks])
+    # (pygame-ce ships one font, so there is always one; Debian's DejaVu adds 21)
+    assert ttf_fonts() and 0.4 < share < 0.6
+    assert len({look.ttf for look in looks} - {""}) >= min(6, len(ttf_fonts()))
+    assert not OTHER_LOOK.ttf                  # the held-out look stays a Hershey font
+    face = load("rollers").faces["3"]
+    hershey = draw_face_mask(face, 64, np.random.default_rng(1), look=Look(digits=True))[0][0]
+    for path in ttf_fonts()[:3]:
+        m = draw_face_mask(face, 64, np.random.default_rng(1),
+                           look=Look(digits=True, ttf=path))[0][0]
+        ys, xs = np.nonzero(m > 0.5)
+        # one digit, centred, a little under half the face tall, and not the Hershey glyph
+        assert abs(ys.mean() - 32) < 4 and abs(xs.mean() - 32) < 4
+        assert 20 <= ys.max() - ys.min() + 1 <= 32 and np.abs(m - hershey).mean() > 0.02
+    # a number too wide for the face is shrunk to fit inside it
+    wide = draw_face_mask(load("tally-up").faces["-100"], 48, np.random.default_rng(0),
+                          look=Look(ttf=ttf_fonts()[0]))[0][0]
+    assert wide[:, 0].max() < 0.5 and wide[:, -1].max() < 0.5 and wide.sum() > 50
 
 
 def test_look_faces_and_the_other_style_render():
