@@ -65,8 +65,9 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
 
 Progress = Callable[[str, int, int], None]
-COPIES = 32              # augmented crops per labelled die (16 until session 12: Rollers
-                         # with digits then read 71% of fresh dice taught, with 32 83%)
+COPIES = 48              # augmented crops per labelled die (Rollers with digits, fresh dice
+                         # read taught: 16 71%, 32 83% (session 12); with every layer taught
+                         # (session 13) 32 94%, 48 97%)
 NEG_SHARE = 0.5          # "not a die" crops per die crop
 CLF_EPOCHS = 20
 CLF_FROZEN = 0           # first convolutions of the classifier kept as shipped (2 until session
