@@ -11,6 +11,7 @@ and exposure shifts, JPEG). ``lab.render.rendered_crops`` cuts crops from whole 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -216,20 +217,16 @@ def ttf_fonts() -> tuple[str, ...]:
     """The outline fonts training may print with (paths; empty where none are found)."""
     found = sorted(str(f) for d in TTF_DIRS if d.is_dir() for f in d.glob("DejaVu*.ttf")
                    if "Math" not in f.name)
-    try:
-        import os
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame  # a dependency of dicetray (the screen): its own font is always there
 
-        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-        import pygame
-        found += [str(f) for f in sorted(Path(pygame.__file__).parent.glob("*.ttf"))]
-    except ImportError:
-        pass
+    found += [str(f) for f in sorted(Path(pygame.__file__).parent.glob("*.ttf"))]
     return tuple(found)
 
 
 @lru_cache(maxsize=64)
 def _ttf_font(path: str):
-    ttf_fonts()                        # (pygame imported quietly)
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame.freetype
 
     pygame.freetype.init()
@@ -383,6 +380,7 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
         poly = np.array([px(u * sc, v * sc) for u, v in _ZAP], np.int32)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
     elif mark in ("number", "text"):
+        # (drawn for outline fonts too, which have their own stroke: the draws stay in step)
         thick = max(1, round(c * look.stroke * j(0.85, 1.15)))
         big = mark == "text" and not face.circle    # printed as large as the face allows
         width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05) \

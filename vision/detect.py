@@ -240,10 +240,10 @@ class Detector:
         ``REFINE_MAX`` px of a 640x480 view of it, a few cells of the net), placed again:
         the detector reads a 4:3 window around it in which the die is ``REFINE_PX`` across,
         and its box there nearest the die's centre replaces the first; a box that changed
-        size much is placed once more, in a window sized by it. Seen that small, a die's size is guessed up to three
-        times too large, and the classifier reads a crop cut on the box (rendered 2016x1512
-        photos, dice 45-60 px: 38% of the dice found read right on the first boxes, 100% on
-        the labelled ones). Other boxes are returned as they are."""
+        size much is placed once more, in a window sized by it. Seen that small, a die's size
+        is guessed up to three times too large, and the classifier reads a crop cut on the box
+        (rendered 2016x1512 photos, dice 45-60 px: 38% of the dice found read right on the
+        first boxes, 100% on the labelled ones). Other boxes are returned as they are."""
         h, w = frame_bgr.shape[:2]
         for _ in range(rounds):
             x, y, bw, bh = box
