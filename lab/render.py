@@ -33,8 +33,10 @@ import cv2
 import numpy as np
 
 from lab.synth import (
+    DIGIT_SHARE_DEFAULT,
     OTHER_LOOK,
     Look,
+    digit_share,
     light_cast,
     look_face_rgba,
     random_look,
@@ -95,15 +97,15 @@ class Style:
 
 
 def random_style(rng: np.random.Generator, die_px: tuple | None = None,
-                 wide: bool = False) -> Style:
+                 wide: bool = False, digits: float = DIGIT_SHARE_DEFAULT) -> Style:
     """Draw one tray look: floor, rim, light, camera settings and die size range.
 
     ``wide`` (training): far wider variation: white, dark and dark-wood trays too, dice of
     16-125 px, lights from cold to warm (``lab.synth.light_cast``), and in 60% of the styles a
     random print look of the dice (``lab.synth.random_look``: other fonts, strokes, stars,
-    rings, digits for pips, see-through bodies). Without it the classic looks only (the
-    simulated tray, fixtures and the standard held-out scenes of ``dicetray eval``), drawn
-    as before so that seeds keep their frames.
+    rings, digits for pips in ``digits`` of those looks, see-through bodies). Without it the
+    classic looks only (the simulated tray, fixtures and the standard held-out scenes of
+    ``dicetray eval``), drawn as before so that seeds keep their frames.
     """
     floor = str(rng.choice(list(FLOORS) if wide else _CLASSIC_FLOORS))
     base = np.array(FLOORS[floor], np.float32) * rng.uniform(0.75, 1.2, 3)
@@ -124,7 +126,7 @@ def random_style(rng: np.random.Generator, die_px: tuple | None = None,
         jpeg=int(rng.choice([0, rng.integers(50, 95)])),
         glare=float(rng.uniform(0, 0.7 if wide else 0.6)),
         tilt=float(rng.uniform(0.0, 0.12)), glossy=bool(rng.random() < 0.7),
-        look=(random_look(rng, digits=0.25, translucent=0.25)
+        look=(random_look(rng, digits=digits, translucent=0.25)
               if wide and rng.random() < 0.6 else None))
 
 
@@ -714,7 +716,8 @@ def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = 
         dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
         try:
             frame, labels = render_scene(dice_set, dice, rng,
-                                         style=random_style(rng, wide=True))
+                                         style=random_style(rng, wide=True,
+                                                            digits=digit_share(original.id)))
         except ValueError:   # the dice did not fit this tray: another scene
             continue
         for lab in labels:

@@ -167,3 +167,18 @@ def test_a_label_its_photo_contradicts_is_read_as_the_errata_say(tmp_path):
     (set_dir, name, x, y), value = next(k for k in photos.ERRATA.items() if len(k[0]) == 4)
     rows = [(name, x, y, "1"), (name, "0.0", "0.0", "1")]
     assert _read_rows(tmp_path / "several" / set_dir, rows) == [value, "1"]
+
+
+def test_rollers_training_prints_digits_more_often_than_d6():
+    # Rollers are printed with digits for 1-5 in some editions: half its training looks are so
+    rng = np.random.default_rng(3)
+    rollers = SyntheticDice(load("rollers"), wide=True)
+    d6 = SyntheticDice(load("d6"), wide=True)
+    tally = SyntheticDice(load("tally-up"), wide=True)     # no pip faces: never digits
+    assert rollers.digits == synth.digit_share("rollers") > d6.digits > tally.digits == 0.0
+    looks = [random_style(rng, wide=True, digits=synth.digit_share("rollers")).look
+             for _ in range(600)]
+    share = np.mean([lk.digits for lk in looks if lk is not None])
+    assert 0.4 < share < 0.6
+    looks = [random_style(rng, wide=True).look for _ in range(600)]
+    assert 0.15 < np.mean([lk.digits for lk in looks if lk is not None]) < 0.35
