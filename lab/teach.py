@@ -87,12 +87,11 @@ MIN_CV = 40              # photos holding fewer dice teach no classifier: too fe
 AGREE_FLOOR = (0.9, 0.95)          # least agree threshold: enough dice, few dice
 ALONE_FLOOR_FEW = 0.97             # least taught-alone threshold with few dice
 DETECTOR_GOOD = 0.98     # the shipped detector finds this share of the photos' dice: kept
-MAX_THRESHOLD = 0.995
+MAX_THRESHOLD = 0.995    # a fold model's threshold until the cross-validation sets its own
 WEAK = 0.95              # cross-validated best guesses right less often: a weak taught network,
                          # whose readings are not used (the shipped network reads alone)
 NEVER = 1.01             # a threshold no confidence reaches
-# thresholds tried (at most 0.99, as the shipped models' own; MAX_THRESHOLD only when no
-# threshold up to 0.99 reads every cross-validated die right)
+# thresholds tried (at most 0.99, as the shipped models' own)
 GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98,
         0.985, 0.99)
 
@@ -457,12 +456,14 @@ class _Held:
             if net is not None:       # the networks' outputs, computed once (a private hook)
                 net._turned = _replay(*net._turned(crops, TURNS))
 
-    def read(self, turns: int, alone: float | None, agree: float | None):
-        """(right, wrong, abstained) at these thresholds; None: the shipped network alone."""
+    def read(self, turns: int, alone: float | None, agree: float | None,
+             backed: bool = True):
+        """(right, wrong, abstained) at these thresholds, the shipped network's sure reads
+        standing in when ``backed``; ``alone`` None: the shipped network alone."""
         if alone is None:
             got = self.clf.shipped.classify(self.crops, turns)
         else:
-            self.clf.use_thresholds(turns, alone, agree)
+            self.clf.use_thresholds(turns, alone, agree, backed)
             got = self.clf.classify(self.crops, turns)
         right = sum((r.die, r.face) == t for r, t in zip(got, self.truth) if r.face)
         wrong = sum(r.face is not None for r in got) - right
@@ -477,8 +478,9 @@ def _best_right(held: list[_Held], turns: int) -> float:
     return sum(got) / max(len(got), 1)
 
 
-def _tally(held: list[_Held], turns: int, alone, agree) -> tuple[int, int, int]:
-    r = [h.read(turns, alone, agree) for h in held]
+def _tally(held: list[_Held], turns: int, alone, agree,
+           backed: bool = True) -> tuple[int, int, int]:
+    r = [h.read(turns, alone, agree, backed) for h in held]
     return tuple(sum(x[i] for x in r) for i in range(3))
 
 
@@ -487,21 +489,34 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     wrong and most are read right: ``threshold`` (the taught network alone) at least
     ``floors[0]``, ``agree_threshold`` (the shipped network's best guess is the same) at least
     ``floors[1]``, or none (no agreement rule: always tried, and the only choice when
-    ``alone`` is under the agree floor). Ties go to the higher thresholds."""
-    best = None
-    for alone in [t for t in GRID if t >= floors[0]] or [floors[0]]:
-        # (until session 12 an ``alone`` under ``floors[1]`` had no agree value to try and was
-        # never chosen: Rollers with digits, 100 cross-validated dice, 66 read right at 0.85
-        # and none wrong, were taught 0.99, reading 60)
-        for agree in [None] + [t for t in GRID if floors[1] <= t < alone]:
-            right, wrong, _ = _tally(held, turns, alone, agree)
-            key = (wrong == 0, right, alone, alone if agree is None else agree)
-            if best is None or key > best[0]:
-                best = (key, alone, agree)
-    if best is None or not best[0][0]:   # a die read wrong even at the top: be careful
-        return {"threshold": max(MAX_THRESHOLD, floors[0]), "die_thresholds": {},
-                "agree_threshold": None}
-    return {"threshold": best[1], "die_thresholds": {}, "agree_threshold": best[2]}
+    ``alone`` is under the agree floor). Ties go to the higher thresholds.
+
+    When every choice reads a die wrong, they are tried again with the shipped network's sure
+    reads no longer standing in (``"shipped_backs": false``, no agreement rule); when those
+    too read a die wrong, the taught network never reads alone (threshold ``NEVER``)."""
+    for backed in (True, False):
+        best = None
+        for alone in [t for t in GRID if t >= floors[0]] or [floors[0]]:
+            # (until session 12 an ``alone`` under ``floors[1]`` had no agree value to try and
+            # was never chosen: Rollers with digits, 100 cross-validated dice, 66 read right
+            # at 0.85 and none wrong, were taught 0.99, reading 60)
+            agrees = [None] + [t for t in GRID if floors[1] <= t < alone] if backed else [None]
+            for agree in agrees:
+                right, wrong, _ = _tally(held, turns, alone, agree, backed)
+                key = (wrong == 0, right, alone, alone if agree is None else agree)
+                if best is None or key > best[0]:
+                    best = (key, alone, agree)
+        if best is not None and best[0][0]:
+            out = {"threshold": best[1], "die_thresholds": {}, "agree_threshold": best[2]}
+            return out if backed else {**out, "shipped_backs": False}
+    # the taught network reads a die wrong even at the top: it never reads alone (until
+    # session 14 it did from MAX_THRESHOLD up, where Rollers with digits, read once, still
+    # had 1 of 100 cross-validated dice read wrong), and the shipped network stands in only
+    # where its own sure reads were never wrong
+    never = {"threshold": NEVER, "die_thresholds": {}, "agree_threshold": None}
+    if _tally(held, turns, NEVER, None, True)[1] == 0:
+        return never
+    return {**never, "shipped_backs": False}
 
 
 def _cross_validate(ds, clf: FaceClassifier, photos, images, finds, rng, copies: int,
@@ -525,8 +540,8 @@ def _cross_validate(ds, clf: FaceClassifier, photos, images, finds, rng, copies:
     return held, len(folds)
 
 
-def _cv_figures(held: list[_Held], turns: int, alone, agree) -> dict:
-    right, wrong, abst = _tally(held, turns, alone, agree)
+def _cv_figures(held: list[_Held], turns: int, alone, agree, backed: bool = True) -> dict:
+    right, wrong, abst = _tally(held, turns, alone, agree, backed)
     n = max(right + wrong + abst, 1)
     return {"dice": right + wrong + abst, "face_right": right / n, "abstained": abst / n,
             "wrong": wrong / n, "wrong_count": wrong}
@@ -706,8 +721,10 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
                 "photos": n, "dice": dice,
                 "best_guess_right": round(best_right[TURNS], 4),
                 "camera_best_guess_right": round(best_right[1], 4),
-                **_cv_figures(held, TURNS, p4["threshold"], p4["agree_threshold"]),
-                "camera_path": _cv_figures(held, 1, p1["threshold"], p1["agree_threshold"]),
+                **_cv_figures(held, TURNS, p4["threshold"], p4["agree_threshold"],
+                              p4.get("shipped_backs", True)),
+                "camera_path": _cv_figures(held, 1, p1["threshold"], p1["agree_threshold"],
+                                           p1.get("shipped_backs", True)),
                 "shipped_models": _cv_figures(held, TURNS, None, None)}
         else:
             # one photo: nothing to cross-validate, so stay careful

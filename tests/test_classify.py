@@ -382,6 +382,23 @@ def test_a_taught_network_is_backed_by_the_shipped_one(tmp_path):
     assert r.face is None and r.die == "d6"
 
 
+def test_a_taught_card_can_stop_the_shipped_network_standing_in_at_one_read(tmp_path):
+    """``"shipped_backs": false`` in a part of a taught card (set by teaching when the shipped
+    network was sure and wrong on its cross-validated dice): at those turns a die the taught
+    network abstains on is not read by the shipped one; at the other turns it still is."""
+    ds = load("d6")
+    img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
+    img[20:80, 20:80] = draw_face(ds, "d6", "6", 60)
+    crop = [FaceClassifier("d6").crop(img, (20, 20, 60, 60))]
+    once = _taught_copy(tmp_path / "once", threshold=1.01, shipped_backs=False,
+                        turned={"threshold": 1.01})
+    clf = FaceClassifier("d6", taught=once)
+    assert clf.classify(crop)[0].face is None
+    assert clf.classify(crop, 4)[0].face == "6"
+    clf.use_thresholds(4, 1.01, backed=False)
+    assert clf.classify(crop, 4)[0].face is None
+
+
 def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tmp_path):
     """A taught card's ``agree_threshold`` (set by teaching's cross-validation): a die the
     taught network reads below its own threshold is taken when the shipped network's best

@@ -321,17 +321,22 @@ def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
 
 class _FakeHeld:
     """Cross-validated dice as ``lab.teach._choose`` sees them: each die's taught confidence,
-    whether its best guess is right, and whether the shipped network's best guess agrees."""
+    whether its best guess is right, whether the shipped network's best guess agrees, and
+    (optional) what the shipped network reads for sure: None (nothing), True (right), False
+    (wrong)."""
 
     def __init__(self, dice):
-        self.dice = dice    # (confidence, right, shipped agrees)
+        self.dice = [d if len(d) == 4 else (*d, None) for d in dice]
 
-    def read(self, turns, alone, agree):
+    def read(self, turns, alone, agree, backed=True):
         right = wrong = 0
-        for conf, ok, agrees in self.dice:
-            if conf >= alone or (agree is not None and agrees and agree <= conf):
+        for conf, ok, agrees, shipped_sure in self.dice:
+            if conf >= alone or (backed and agree is not None and agrees and agree <= conf):
                 right += ok
                 wrong += not ok
+            elif backed and shipped_sure is not None:   # the shipped network stands in
+                right += shipped_sure
+                wrong += not shipped_sure
         return right, wrong, len(self.dice) - right - wrong
 
 
@@ -351,3 +356,30 @@ def test_teaching_chooses_a_taught_threshold_under_the_agree_floor_when_it_reads
     held = [_FakeHeld([(0.9, False, False), (0.91, True, True), (0.97, True, False)])]
     assert _choose(held, 4, (0.85, 0.9)) == {"threshold": 0.97, "die_thresholds": {},
                                              "agree_threshold": 0.9}
+
+
+def test_teaching_stops_the_shipped_network_standing_in_where_it_was_sure_and_wrong():
+    """When every taught threshold reads a cross-validated die wrong because the shipped
+    network, standing in, was sure of a wrong face, the thresholds are chosen with its sure
+    reads no longer standing in (``"shipped_backs": false``); where they never were wrong,
+    nothing changes. When the taught network is wrong at the top itself (session 14: Rollers
+    printed with digits, read once: 1 of 100 dice read wrong by it at 0.99), it never reads
+    alone."""
+    from lab.teach import _choose
+
+    dice = [(0.99, True, True, True), (0.97, True, True, None), (0.6, True, False, False),
+            (0.3, False, False, True)]
+    assert _choose([_FakeHeld(dice)], 1, (0.94, 0.9)) == {
+        "threshold": 0.97, "die_thresholds": {}, "agree_threshold": None,
+        "shipped_backs": False}
+    safe = [d[:3] + (True,) if d[3] is False else d for d in dice]   # the shipped one right
+    assert _choose([_FakeHeld(safe)], 1, (0.94, 0.9)) == {
+        "threshold": 0.99, "die_thresholds": {}, "agree_threshold": 0.97}
+    # the taught network wrong at the top as well: it never reads alone, and the shipped one
+    # stands in only where it was never wrong
+    worst = [(0.999, False, False, None)]
+    assert _choose([_FakeHeld(dice + worst)], 1, (0.94, 0.9)) == {
+        "threshold": 1.01, "die_thresholds": {}, "agree_threshold": None,
+        "shipped_backs": False}
+    assert _choose([_FakeHeld(safe + worst)], 1, (0.94, 0.9)) == {
+        "threshold": 1.01, "die_thresholds": {}, "agree_threshold": None}

@@ -104,6 +104,7 @@ class FaceClassifier:
         # TURNS turns. A threshold given here overrides them all.
         self._cuts: dict[int, tuple[float, dict[str, float]]] = {}
         self._agree: dict[int, float | None] = {}
+        self._backed: dict[int, bool] = {}
         for turns, part in ((1, self.meta), (TURNS, self.meta.get("turned", self.meta))):
             cut = float(part.get("threshold", 0.9) if threshold is None else threshold)
             per_die = {} if threshold is not None else {
@@ -114,6 +115,10 @@ class FaceClassifier:
             # face (two networks agreeing; set by teaching's cross-validation)
             agree = part.get("agree_threshold") if threshold is None else None
             self._agree[turns] = float(agree) if agree is not None else None
+            # a taught card's "shipped_backs": false for reads at these turns: teaching's
+            # cross-validation saw the shipped network sure and wrong there, so its sure reads
+            # do not stand in for the taught network's (lab.teach._choose)
+            self._backed[turns] = bool(part.get("shipped_backs", True))
         self.threshold = self._cuts[1][0]
         # a four-turn read may take the upright read alone when that is sure (see classify);
         # a taught model whose thresholds rest on few held-out dice says no
@@ -151,10 +156,11 @@ class FaceClassifier:
         return self._shipped
 
     def use_thresholds(self, turns: int, threshold: float,
-                       agree: float | None = None) -> None:
+                       agree: float | None = None, backed: bool = True) -> None:
         """From now on read crops at ``turns`` turns with ``threshold`` for every die, and
-        (taught) ``agree`` as the card's ``agree_threshold``. Teaching's cross-validation
-        tries its candidate thresholds with this, through the decision code the table runs.
+        (taught) ``agree`` as the card's ``agree_threshold`` and ``backed`` as its
+        ``shipped_backs``. Teaching's cross-validation tries its candidate thresholds with
+        this, through the decision code the table runs.
 
         >>> clf = FaceClassifier("d6")
         >>> clf.use_thresholds(1, 1.01)        # a threshold no reading reaches
@@ -163,6 +169,7 @@ class FaceClassifier:
         """
         self._cuts[turns] = (float(threshold), {})
         self._agree[turns] = agree
+        self._backed[turns] = backed
 
     def best_guesses(self, crops, turns: int = 1) -> list[tuple[str, str]]:
         """Each crop's best (die, face) pair the dice set allows, before any threshold."""
@@ -236,7 +243,7 @@ class FaceClassifier:
             out = [_doubt(r) if s and r.face is not None else r for r, s in zip(out, split)]
         else:
             split = [False] * len(out)
-        if self._shipped is not None:
+        if self._shipped is not None and self._backed.get(turns, True):
             shipped, shipped_best = self._shipped._classify(crops, turns)
             agree = self._agree.get(turns)
             cut = self._cuts.get(turns, self._cuts[1])[0]
