@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 
 from lab.labelled import LabelError, crops_only, read_folder
-from vision.classify import TURNS, FaceClassifier, model_paths
+from vision.classify import TURNS, FaceClassifier, file_sha256, model_paths
 from vision.crops import crop_matrix, to_input
 from vision.detect import (
     FRAME_H,
@@ -405,6 +405,9 @@ def _write_models(out: Path, clf_net, det_net, clf: FaceClassifier, det: Detecto
         meta = {k: v for k, v in clf.meta.items() if k not in ("figures", "turned",
                                                                "die_thresholds")}
         meta.update(thresholds, taught=taught_info)
+        # the shipped network that backs it at the table (vision.classify: another one, after
+        # an update, does not)
+        meta["shipped_sha256"] = file_sha256(clf.model_path)
         meta_path.write_text(json.dumps(meta, indent=1), encoding="utf-8")
         names += [onnx_path.name, meta_path.name]
     if det_net is not None and det is not None:

@@ -432,6 +432,36 @@ def test_a_taught_card_can_stop_the_shipped_network_standing_in_at_one_read(tmp_
     assert clf.classify(crop, 4)[0].face is None
 
 
+
+def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_path):
+    """A taught card names the shipped network it was taught beside (``shipped_sha256``,
+    written by teaching). Beside that network the shipped one stands in and the agreement
+    rule holds; once the shipped network has changed (dicetray updated since teaching),
+    neither does: the taught network reads alone, and says why. A card without the name (a
+    folder taught before session 15) is read as before."""
+    from vision.classify import file_sha256
+
+    ds = load("d6")
+    img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
+    img[20:80, 20:80] = draw_face(ds, "d6", "6", 60)
+    shipped = FaceClassifier("d6")
+    crop = [shipped.crop(img, (20, 20, 60, 60))]
+    same = _taught_copy(tmp_path / "same", threshold=1.01, agree_threshold=0.0,
+                        shipped_sha256=file_sha256(shipped.model_path))
+    clf = FaceClassifier("d6", taught=same)
+    assert clf.stale is None and clf.shipped is not None
+    assert clf.classify(crop)[0].face == "6"          # the shipped network stands in
+    changed = _taught_copy(tmp_path / "changed", threshold=1.01, agree_threshold=0.0,
+                           turned={"threshold": 1.01, "agree_threshold": 0.0},
+                           shipped_sha256="0" * 64)
+    clf = FaceClassifier("d6", taught=changed)
+    assert clf.shipped is None and "has changed since" in clf.stale
+    assert clf.classify(crop)[0].face is None         # taught alone, never sure at 1.01
+    assert clf.classify(crop, 4)[0].face is None
+    legacy = _taught_copy(tmp_path / "legacy", threshold=1.01)
+    assert FaceClassifier("d6", taught=legacy).classify(crop)[0].face == "6"
+
+
 def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tmp_path):
     """A taught card's ``agree_threshold`` (set by teaching's cross-validation): a die the
     taught network reads below its own threshold is taken when the shipped network's best

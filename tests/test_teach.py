@@ -63,6 +63,11 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
     card = json.loads((root / "taught" / "classifier-d6.json").read_text())
     assert card["threshold"] == saved["thresholds"]["classifier"]["threshold"]
     assert "agree_threshold" in card["turned"]
+    # the shipped network it was taught beside, by its SHA-256 (read beside another, it is
+    # not backed by it: tests/test_classify.py)
+    from vision.classify import file_sha256, model_paths
+
+    assert card["shipped_sha256"] == file_sha256(model_paths("d6")[0])
     # the detector is taught only when the shipped one misses dice, and kept only when it
     # found a quarter of the photos it was not taught on better
     if "kept_shipped_detector" in held["detector"]:

@@ -21,6 +21,7 @@ layout only needs the file edited, as long as every face id and die id is one th
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,6 +39,12 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 TURNS = 4   # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
 # a face read at four turns is withdrawn when one turn alone is this sure of another
 TURN_DOUBT = 0.5
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a model file, in hex (a taught card names the shipped network it was
+    taught beside by it)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class ModelError(RuntimeError):
@@ -144,10 +151,22 @@ class FaceClassifier:
         # dice than the shipped models would. Not with an explicit threshold (that asks for
         # this one network's reading) or when the taught card says "backed": false.
         self._shipped = None
+        # ``stale``: why the shipped network no longer backs this taught one (else None)
+        self.stale: str | None = None
         if (models_dir != shipped_dir and threshold is None
                 and self.meta.get("backed", True)):
             shipped = FaceClassifier(self.dice_set, shipped_dir)
-            if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
+            taught_beside = self.meta.get("shipped_sha256")
+            if taught_beside is not None and taught_beside != file_sha256(shipped.model_path):
+                # teaching chose the agreement floor and where the shipped network may stand
+                # in with the network it was taught beside; another one (dicetray updated
+                # since) is not vouched for, so the taught network reads alone at its own
+                # thresholds: fewer dice read, none read on the new network's word
+                self.stale = (f"the shipped {self.dice_set.id} classifier has changed since "
+                              f"{self.taught.folder} was taught: the taught network reads "
+                              "alone; teach again to read more dice")
+                self._agree = dict.fromkeys(self._agree)
+            elif (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
                 self._shipped = shipped
 
     @property

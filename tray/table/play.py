@@ -118,7 +118,10 @@ class Play:
         from vision.settle import Settler
 
         taught = self.taught or self.cfg.vision.taught_for(diceset.id)
-        return Recognizer(diceset, taught=taught), Settler()
+        rec = Recognizer(diceset, taught=taught)
+        if rec.classifier.stale:
+            print(f"dicetray play: {rec.classifier.stale}", file=sys.stderr)
+        return rec, Settler()
 
     def close(self) -> None:
         if self.source is not None:
