@@ -121,6 +121,15 @@ def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2,
     return tuple(np.concatenate(p) for p in zip(*parts))
 
 
+def _real_photos(realdice: Path, split: str):
+    """(set name, image, label rows) of each real d6 photo of one split that can be read."""
+    from lab.evaluate import _real_sets
+
+    for name, s, path, rows, _, _ in _real_sets(realdice):
+        if s == split and (img := cv2.imread(str(path))) is not None:
+            yield name, img, rows
+
+
 def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
                     realdice: Path | None = None, models_dir: Path | None = None):
     """Hard "not a die" crops: what the detector finds that is no die.
@@ -130,7 +139,7 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
     cuts a crop of every box that holds no labelled die centre and whose centre is not within a
     die's side of a labelled die's centre. Returns an N x size x size x 3 array (possibly empty).
     """
-    from lab.evaluate import _random_dice, _real_sets
+    from lab.evaluate import _random_dice
     from lab.render import random_style, render_scene
     from vision.detect import Detector
 
@@ -158,12 +167,7 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
                                      style=random_style(rng, wide=True))
         misses(frame, [(lab["x"], lab["y"], lab["w"], lab["h"]) for lab in labels], False)
     if set_id == "d6" and realdice is not None:
-        for name, split, path, rows, _, _ in _real_sets(realdice):
-            if split != "train":
-                continue
-            img = cv2.imread(str(path))
-            if img is None:
-                continue
+        for name, img, rows in _real_photos(realdice, "train"):
             boxes = []
             for r in rows:
                 x, y, w, h = (float(r[k]) for k in "xywh")
@@ -224,7 +228,7 @@ def real_d6_found(realdice: Path, size: int = INPUT_SIZE, models_dir: Path | Non
     at the detector's boxes, where the four-turn threshold it was given was 0.78.
     Returns (crops, faces 0-5, sources) or None.
     """
-    from lab.evaluate import _real_sets, match
+    from lab.evaluate import match
     from vision.detect import Detector
     from vision.pipeline import SMALL_PX
 
@@ -233,12 +237,7 @@ def real_d6_found(realdice: Path, size: int = INPUT_SIZE, models_dir: Path | Non
     except FileNotFoundError:
         return None
     xs, ys, src = [], [], []
-    for name, split, path, rows, _, _ in _real_sets(realdice):
-        if split != "valid":
-            continue
-        img = cv2.imread(str(path))
-        if img is None:
-            continue
+    for name, img, rows in _real_photos(realdice, "valid"):
         labels = [{k: float(r[k]) for k in "xywh"} for r in rows]
         for found in (det.detect(img).boxes, det.detect_fine(img).boxes):
             boxes = [SimpleNamespace(x=b[0], y=b[1], w=b[2], h=b[3]) for b in found]
