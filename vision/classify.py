@@ -155,9 +155,10 @@ class FaceClassifier:
         self.stale: str | None = None
         if (models_dir != shipped_dir and threshold is None
                 and self.meta.get("backed", True)):
-            shipped = FaceClassifier(self.dice_set, shipped_dir)
             taught_beside = self.meta.get("shipped_sha256")
-            if taught_beside is not None and taught_beside != file_sha256(shipped.model_path):
+            shipped_onnx = model_paths(self.dice_set.id, shipped_dir)[0]
+            if (taught_beside is not None and shipped_onnx.is_file()
+                    and taught_beside != file_sha256(shipped_onnx)):
                 # teaching chose the agreement floor and where the shipped network may stand
                 # in with the network it was taught beside; another one (dicetray updated
                 # since) is not vouched for, so the taught network reads alone at its own
@@ -165,9 +166,10 @@ class FaceClassifier:
                 self.stale = (f"the shipped {self.dice_set.id} classifier has changed since "
                               f"{self.taught.folder} was taught: the taught network reads "
                               "alone; teach again to read more dice")
-                self._agree = dict.fromkeys(self._agree)
-            elif (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
-                self._shipped = shipped
+            else:
+                shipped = FaceClassifier(self.dice_set, shipped_dir)
+                if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
+                    self._shipped = shipped
 
     @property
     def shipped(self) -> FaceClassifier | None:
