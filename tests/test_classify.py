@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lab.synth import SyntheticDice, negative_crop
-from vision.classify import MODELS_DIR, FaceClassifier, ModelError, model_paths
+from vision.classify import MODELS_DIR, TURNS, FaceClassifier, ModelError, model_paths
 from vision.dicesets import SET_IDS, load
 from vision.faceart import draw_face
 
@@ -38,7 +38,16 @@ def test_models_are_small_and_described():
         assert meta["dice_set"] == set_id and 0.5 <= meta["threshold"] < 1
 
 
-def test_every_face_of_every_die_is_read_on_felt(clf):
+# Read once (the camera loop's first read), a few faces on a near-white tray fall under a
+# threshold that four turns pass; the camera loop reads such a die again at four turns on a
+# still frame, so the four-turn read below is held to the full rate.
+ONCE_WEAK = {"rollers": "rollers model (session 16, threshold 0.98 read once) reads the black "
+                        "die's 4 and 5 on a near-white tray at 0.83 and 0.92; at four turns "
+                        "it reads all 36"}
+
+
+@pytest.mark.parametrize("turns", [1, TURNS])
+def test_every_face_of_every_die_is_read_on_felt(clf, turns):
     ds = clf.dice_set
     crops, truth = [], []
     for felt in [(40, 90, 30), (90, 50, 20), (200, 210, 215)]:
@@ -48,12 +57,15 @@ def test_every_face_of_every_die_is_read_on_felt(clf):
                 img[20:80, 20:80] = draw_face(ds, die.id, face, 60)
                 crops.append(clf.crop(img, (20, 20, 60, 60)))
                 truth.append((die.id, face))
-    readings = clf.classify(crops)
+    readings = clf.classify(crops, turns)
     got = [(r.die, r.face) for r in readings]
     wrong = [(t, g) for t, g in zip(truth, got) if g[1] is not None and g != t]
     read = sum(g == t for t, g in zip(truth, got))
     assert not wrong
-    _require(read >= 0.95 * len(truth), ds.id, f"read {read} of {len(truth)}")
+    what = f"read {read} of {len(truth)} at {turns} turn(s)"
+    if turns == 1 and ds.id in ONCE_WEAK and read < 0.95 * len(truth):
+        pytest.xfail(f"{ONCE_WEAK[ds.id]}: {what}")
+    _require(read >= 0.95 * len(truth), ds.id, what)
 
 
 def test_augmented_held_out_crops_are_read_or_abstained_never_wrong(clf):
@@ -527,10 +539,9 @@ def test_the_classifier_docstring_examples_run():
 
 def test_rollers_printed_with_digits_are_read_untaught_and_never_wrong():
     # The held-out other style (font, light, floor never trained on) with digits for 1-5:
-    # session 14's network, trained on digits half the time, reads about half of them for
-    # sure (73 of these 119; session 5's read 38), and none wrong; the rest are asked about.
+    # session 16's network reads 83 of these 119 for sure (session 14's 73, which fails the
+    # 65% below; session 5's 38), and none wrong; the rest are asked about.
     from lab.render import other_style, render_scene
-    from vision.classify import TURNS
 
     ds = load("rollers")
     clf = FaceClassifier(ds)
@@ -548,7 +559,7 @@ def test_rollers_printed_with_digits_are_read_untaught_and_never_wrong():
     wrong = [(t, g) for t, g in zip(truth, got) if g[1] is not None and g != t]
     right = sum(g == t for t, g in zip(truth, got))
     assert len(truth) > 80 and not wrong
-    assert right >= 0.4 * len(truth), f"read {right} of {len(truth)}"
+    assert right >= 0.65 * len(truth), f"read {right} of {len(truth)}"
 
 
 def test_the_d6_thresholds_are_checked_on_real_dice_at_the_detector_boxes_too(tmp_path):
