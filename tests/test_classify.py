@@ -14,9 +14,7 @@ from vision.faceart import draw_face
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
 # the test still runs and reports xfail with the figure instead of hiding the shortfall.
 KNOWN_WEAK = {"tally-up": "tally-up model (threshold 0.97) abstains on some faces, mostly the "
-                          "Up Die's, never reading one wrong",
-              "d6": "d6 model (session 15, threshold 0.97) abstains on a white die's 6 on a "
-                    "near-white tray (0.92), never reading one wrong"}
+                          "Up Die's, never reading one wrong"}
 
 
 def _require(ok: bool, set_id: str, what: str) -> None:
@@ -208,7 +206,7 @@ def test_a_die_in_doubt_is_read_again_at_four_turns_with_its_own_threshold(tmp_p
     onnx_path, meta_path = model_paths("d6")
     shutil.copy(onnx_path, tmp_path / onnx_path.name)
     meta = json.loads(meta_path.read_text())
-    meta["threshold"], meta["die_thresholds"] = 0.999999, {}
+    meta["threshold"], meta["die_thresholds"] = 1.01, {}
     meta["turned"] = {"threshold": 0.5, "die_thresholds": {}}
     (tmp_path / meta_path.name).write_text(json.dumps(meta))
     clf = FaceClassifier("d6", models_dir=tmp_path)
