@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from tray.table.config import CameraConfig, ConfigError, default_path, load_config, update_table
+from tray.table.teaching import say_stale
 
 FRAME_W, FRAME_H = 640, 480
 
@@ -316,10 +317,12 @@ def make_recognizer(diceset, taught=None):
         raise CalibrationError(f"the vision pipeline cannot be loaded ({exc}): update your "
                                "checkout, or pass --no-check to skip the dice check") from None
     try:
-        return Recognizer(diceset, taught=taught)
+        rec = Recognizer(diceset, taught=taught)
     except (OSError, RuntimeError, ValueError) as exc:   # a model file missing or unreadable
         raise CalibrationError(f"the vision pipeline cannot start ({exc}); pass --no-check to "
                                "skip the dice check") from None
+    say_stale(rec, "dicetray calibrate")
+    return rec
 
 
 def _majority(readings) -> tuple[str | None, float]:

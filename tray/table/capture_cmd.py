@@ -21,6 +21,7 @@ import numpy as np
 
 from tray.table.capture import Capture, CaptureSession, SimRoller
 from tray.table.capture_folder import CaptureError, CaptureFolder
+from tray.table.teaching import say_stale
 
 
 def screen_drawer(display) -> Callable:
@@ -193,6 +194,7 @@ def main(args, cfg, default_set: str = "d6", out=print, teacher=None,
         source.close()
         print(f"{prog}: the vision pipeline cannot start ({exc})", file=sys.stderr)
         return 1
+    say_stale(recognizer, prog)
     display = None
     try:
         if not headless:

@@ -137,6 +137,7 @@ def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, l
              shots: _Shots, window: bool, fps: int, quiet: bool, script, dropout,
              max_steps, max_seconds, wall0: float, buttons_only: bool, taught=None) -> dict:
     """One game on the simulated tray until it is over (or a limit); returns its figures."""
+    from tray.table.teaching import say_stale
     from vision import dicesets
     from vision.pipeline import Recognizer
     from vision.settle import Settler
@@ -152,7 +153,9 @@ def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, l
 
     table.on_event = on_event
     diceset = dicesets.load(journal.game.DICE_SET)
-    session = Session(table, tray, Recognizer(diceset, taught=taught), Settler(), display=display,
+    recognizer = Recognizer(diceset, taught=taught)
+    say_stale(recognizer, "dicetray demo")
+    session = Session(table, tray, recognizer, Settler(), display=display,
                       read_timeout=0.0 if not window else 1.0)
     sim = SimPlayers(session, tray, rng, log, script=script, think_s=1.2 if window else 0.15,
                      buttons_only=buttons_only)

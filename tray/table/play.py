@@ -114,13 +114,13 @@ class Play:
                                    camera=self.cfg.camera, dice_set=dice_set))
 
     def _open_vision(self, diceset):
+        from tray.table.teaching import say_stale
         from vision.pipeline import Recognizer
         from vision.settle import Settler
 
         taught = self.taught or self.cfg.vision.taught_for(diceset.id)
         rec = Recognizer(diceset, taught=taught)
-        if rec.classifier.stale:
-            print(f"dicetray play: {rec.classifier.stale}", file=sys.stderr)
+        say_stale(rec, "dicetray play")
         return rec, Settler()
 
     def close(self) -> None:

@@ -149,3 +149,22 @@ def load_taught(folder, cfg, diceset):
     from vision.taught import resolve
 
     return resolve(Path(folder).expanduser(), diceset.id)
+
+
+def say_stale(recognizer, prog: str, stream=None) -> bool:
+    """Print, on ``stream`` (stderr), why a taught folder reads alone: the shipped classifier
+    changed since it was taught (``vision.classify.FaceClassifier.stale``). Returns whether it
+    said so. ``play``, ``demo``, ``calibrate`` and the guided capture call it when their
+    recognizer opens, as ``recognize`` does.
+
+    >>> class Rec:
+    ...     class classifier:
+    ...         stale = "the shipped d6 classifier has changed since t was taught"
+    >>> say_stale(Rec, "dicetray demo", stream=sys.stdout)
+    dicetray demo: the shipped d6 classifier has changed since t was taught
+    True
+    """
+    stale = getattr(recognizer.classifier, "stale", None)
+    if stale:
+        print(f"{prog}: {stale}", file=stream or sys.stderr)
+    return bool(stale)
