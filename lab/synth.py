@@ -238,8 +238,16 @@ def ttf_fonts() -> tuple[str, ...]:
     return tuple(found)
 
 
+def ttf_font(path: str):
+    """The outline font at ``path``, opened once in each process. A font opened before a
+    ``fork`` is not used in the child: FreeType reads the file through a descriptor whose
+    offset the forked training workers would share, and two of them reading at once got
+    "Failed to resize font: unknown file format" (session 16, tally-up training, seed 16)."""
+    return _ttf_font(path, os.getpid())
+
+
 @lru_cache(maxsize=64)
-def _ttf_font(path: str):
+def _ttf_font(path: str, pid: int):
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame.freetype
 
@@ -265,7 +273,7 @@ def _put_ttf(m: np.ndarray, text: str, path: str, max_w: float, max_h: float) ->
 
 def _ttf_mask(text: str, path: str) -> np.ndarray:
     """``text`` in the outline font at ``path``: a tight uint8 coverage mask, 96 px tall."""
-    buf, (w, h) = _ttf_font(path).render_raw(text, size=96)
+    buf, (w, h) = ttf_font(path).render_raw(text, size=96)
     a = np.frombuffer(buf, np.uint8).reshape(h, w)
     ys, xs = np.nonzero(a)
     return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(ys) else a

@@ -182,3 +182,25 @@ def test_rollers_training_prints_digits_more_often_than_d6():
     assert 0.4 < share < 0.6
     looks = [random_style(rng, wide=True).look for _ in range(600)]
     assert 0.15 < np.mean([lk.digits for lk in looks if lk is not None]) < 0.35
+
+
+_PARENT_FONT = None
+
+
+def _opened_afresh(path: str) -> bool:
+    return synth.ttf_font(path) is not _PARENT_FONT
+
+
+def test_a_forked_training_worker_opens_the_fonts_again():
+    """Training makes crops in forked workers. A font the parent opened reads its file through
+    a descriptor the children would share (two reading at once broke a tally-up training run:
+    "unknown file format"), so each process opens its own."""
+    import multiprocessing
+
+    global _PARENT_FONT
+    fonts = synth.ttf_fonts()
+    assert fonts
+    _PARENT_FONT = synth.ttf_font(fonts[0])
+    assert synth.ttf_font(fonts[0]) is _PARENT_FONT          # once in a process
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_opened_afresh, (fonts[0],))
