@@ -335,32 +335,19 @@ def test_docstring_examples():
     assert doctest.testmod(calibrate).failed == 0
 
 
-def test_a_stale_taught_folder_is_said_when_the_dice_check_opens(tmp_path, capsys):
+def test_a_stale_taught_folder_is_said_when_the_dice_check_opens(tmp_path, capsys, taught_copy):
     """A taught folder whose card names another shipped classifier than the one installed
     (dicetray updated since it was taught) reads alone; ``calibrate`` says so on stderr, as
     ``recognize``, ``play``, ``demo`` and the guided capture do (``say_stale``). A folder
     taught beside the installed network says nothing."""
-    import json
-    import shutil
-
     from vision.classify import file_sha256, model_paths
     from vision.dicesets import load
 
-    onnx_path, meta_path = model_paths("d6")
-
-    def taught(name: str, sha: str):
-        folder = tmp_path / name
-        folder.mkdir()
-        shutil.copy(onnx_path, folder / onnx_path.name)
-        meta = json.loads(meta_path.read_text()) | {"shipped_sha256": sha}
-        (folder / meta_path.name).write_text(json.dumps(meta))
-        (folder / "taught.json").write_text(json.dumps(
-            {"format": 1, "dice_set": "d6", "models": [onnx_path.name, meta_path.name]}))
-        return folder
-
-    calibrate.make_recognizer(load("d6"), taught("same", file_sha256(onnx_path)))
+    same = taught_copy(tmp_path / "same", shipped_sha256=file_sha256(model_paths("d6")[0]))
+    calibrate.make_recognizer(load("d6"), same)
     assert capsys.readouterr().err == ""
-    rec = calibrate.make_recognizer(load("d6"), taught("old", "0" * 64))
+    rec = calibrate.make_recognizer(load("d6"), taught_copy(tmp_path / "old",
+                                                            shipped_sha256="0" * 64))
     err = capsys.readouterr().err
     assert rec.classifier.stale and err.startswith("dicetray calibrate: the shipped d6 "
                                                    "classifier has changed since")

@@ -382,23 +382,7 @@ def test_fine_tuning_can_teach_away_an_answer_the_network_is_sure_of():
     assert np.allclose(net(x)[1].detach().numpy(), face_p.detach().numpy())
 
 
-def _taught_copy(folder: Path, **card) -> Path:
-    """A taught folder holding the shipped d6 classifier with its card changed by ``card``
-    (a stand-in for a fine-tuned network: its weights are the shipped ones)."""
-    import shutil
-
-    onnx_path, meta_path = model_paths("d6", MODELS_DIR)
-    folder.mkdir()
-    shutil.copy(onnx_path, folder / onnx_path.name)
-    meta = json.loads(meta_path.read_text())
-    meta.update(card)
-    (folder / meta_path.name).write_text(json.dumps(meta))
-    (folder / "taught.json").write_text(json.dumps(
-        {"format": 1, "dice_set": "d6", "models": [onnx_path.name, meta_path.name]}))
-    return folder
-
-
-def test_a_taught_network_is_backed_by_the_shipped_one(tmp_path):
+def test_a_taught_network_is_backed_by_the_shipped_one(tmp_path, taught_copy):
     """A die the taught network abstains on is read by the shipped network when that one is
     sure; a die the two are sure of as different faces is in doubt; a card saying
     ``"backed": false`` (or an explicit threshold) reads the taught network alone."""
@@ -409,23 +393,23 @@ def test_a_taught_network_is_backed_by_the_shipped_one(tmp_path):
     crop = [shipped.crop(img, (20, 20, 60, 60))]
     assert shipped.classify(crop)[0].face == "6"
 
-    never_sure = _taught_copy(tmp_path / "unsure", threshold=1.01,
+    never_sure = taught_copy(tmp_path / "unsure", threshold=1.01,
                               turned={"threshold": 1.01})
     assert FaceClassifier("d6", taught=never_sure).classify(crop)[0].face == "6"
     assert FaceClassifier("d6", taught=never_sure).classify(crop, 4)[0].face == "6"
-    alone = _taught_copy(tmp_path / "alone", threshold=1.01, backed=False)
+    alone = taught_copy(tmp_path / "alone", threshold=1.01, backed=False)
     assert FaceClassifier("d6", taught=alone).classify(crop)[0].face is None
     assert FaceClassifier("d6", taught=never_sure, threshold=1.01).classify(crop)[0].face \
         is None
 
     faces = json.loads(model_paths("d6", MODELS_DIR)[1].read_text())["faces"]
     swapped = [{"6": "1", "1": "6"}.get(f, f) for f in faces]   # sure of a 1 where it is a 6
-    other = _taught_copy(tmp_path / "other", faces=swapped)
+    other = taught_copy(tmp_path / "other", faces=swapped)
     r = FaceClassifier("d6", taught=other).classify(crop)[0]
     assert r.face is None and r.die == "d6"
 
 
-def test_a_taught_card_can_stop_the_shipped_network_standing_in_at_one_read(tmp_path):
+def test_a_taught_card_can_stop_the_shipped_network_standing_in_at_one_read(tmp_path, taught_copy):
     """``"shipped_backs": false`` in a part of a taught card (set by teaching when the shipped
     network was sure and wrong on its cross-validated dice): at those turns a die the taught
     network abstains on is not read by the shipped one; at the other turns it still is."""
@@ -433,7 +417,7 @@ def test_a_taught_card_can_stop_the_shipped_network_standing_in_at_one_read(tmp_
     img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
     img[20:80, 20:80] = draw_face(ds, "d6", "6", 60)
     crop = [FaceClassifier("d6").crop(img, (20, 20, 60, 60))]
-    once = _taught_copy(tmp_path / "once", threshold=1.01, shipped_backs=False,
+    once = taught_copy(tmp_path / "once", threshold=1.01, shipped_backs=False,
                         turned={"threshold": 1.01})
     clf = FaceClassifier("d6", taught=once)
     assert clf.classify(crop)[0].face is None
@@ -443,7 +427,7 @@ def test_a_taught_card_can_stop_the_shipped_network_standing_in_at_one_read(tmp_
 
 
 
-def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_path):
+def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_path, taught_copy):
     """A taught card names the shipped network it was taught beside (``shipped_sha256``,
     written by teaching). Beside that network the shipped one stands in and the agreement
     rule holds; once the shipped network has changed (dicetray updated since teaching),
@@ -456,23 +440,23 @@ def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_pat
     img[20:80, 20:80] = draw_face(ds, "d6", "6", 60)
     shipped = FaceClassifier("d6")
     crop = [shipped.crop(img, (20, 20, 60, 60))]
-    same = _taught_copy(tmp_path / "same", threshold=1.01, agree_threshold=0.0,
+    same = taught_copy(tmp_path / "same", threshold=1.01, agree_threshold=0.0,
                         shipped_sha256=file_sha256(shipped.model_path))
     clf = FaceClassifier("d6", taught=same)
     assert clf.stale is None and clf.shipped is not None
     assert clf.classify(crop)[0].face == "6"          # the shipped network stands in
-    changed = _taught_copy(tmp_path / "changed", threshold=1.01, agree_threshold=0.0,
+    changed = taught_copy(tmp_path / "changed", threshold=1.01, agree_threshold=0.0,
                            turned={"threshold": 1.01, "agree_threshold": 0.0},
                            shipped_sha256="0" * 64)
     clf = FaceClassifier("d6", taught=changed)
     assert clf.shipped is None and "has changed since" in clf.stale
     assert clf.classify(crop)[0].face is None         # taught alone, never sure at 1.01
     assert clf.classify(crop, 4)[0].face is None
-    legacy = _taught_copy(tmp_path / "legacy", threshold=1.01)
+    legacy = taught_copy(tmp_path / "legacy", threshold=1.01)
     assert FaceClassifier("d6", taught=legacy).classify(crop)[0].face == "6"
 
 
-def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tmp_path):
+def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tmp_path, taught_copy):
     """A taught card's ``agree_threshold`` (set by teaching's cross-validation): a die the
     taught network reads below its own threshold is taken when the shipped network's best
     guess is the same face and the taught confidence reaches the agree threshold; never when
@@ -485,25 +469,25 @@ def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tm
     conf = FaceClassifier("d6", threshold=0.0).classify(crop)[0].confidence
     # taught (here: the shipped weights) never sure alone; the shipped one never sure either
     # (its own card is read for the backing, so its threshold is raised by hand below)
-    agree = _taught_copy(tmp_path / "agree", threshold=1.01, agree_threshold=conf - 0.01)
+    agree = taught_copy(tmp_path / "agree", threshold=1.01, agree_threshold=conf - 0.01)
     clf = FaceClassifier("d6", taught=agree)
     clf.shipped.use_thresholds(1, 1.01)
     r = clf.classify(crop)[0]
     assert (r.die, r.face) == ("d6", "4") and r.confidence == pytest.approx(conf)
-    too_low = _taught_copy(tmp_path / "low", threshold=1.01, agree_threshold=conf + 0.001)
+    too_low = taught_copy(tmp_path / "low", threshold=1.01, agree_threshold=conf + 0.001)
     clf = FaceClassifier("d6", taught=too_low)
     clf.shipped.use_thresholds(1, 1.01)
     assert clf.classify(crop)[0].face is None
     faces = json.loads(model_paths("d6", MODELS_DIR)[1].read_text())["faces"]
     swapped = [{"4": "5", "5": "4"}.get(f, f) for f in faces]   # its best guess is a 5
-    other = _taught_copy(tmp_path / "other", faces=swapped, threshold=1.01,
+    other = taught_copy(tmp_path / "other", faces=swapped, threshold=1.01,
                          agree_threshold=0.0)
     clf = FaceClassifier("d6", taught=other)
     clf.shipped.use_thresholds(1, 1.01)
     assert clf.classify(crop)[0].face is None
 
 
-def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_path):
+def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_path, taught_copy):
     """The agree path needs the shipped network to see a die: its best face on a box it
     calls "none" is no opinion (session 10: a 2 seen askew, shipped "none" 0.67 and "1"
     0.21, taught "1" 0.90, was read as a 1). The shipped network's reading is scripted."""
@@ -512,7 +496,7 @@ def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_p
     ds = load("d6")
     img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
     img[20:80, 20:80] = draw_face(ds, "d6", "4", 60)
-    taught = _taught_copy(tmp_path / "taught", threshold=1.01, agree_threshold=0.0)
+    taught = taught_copy(tmp_path / "taught", threshold=1.01, agree_threshold=0.0)
     clf = FaceClassifier("d6", taught=taught)
     crop = [clf.crop(img, (20, 20, 60, 60))]
 

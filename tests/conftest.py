@@ -1,0 +1,29 @@
+"""What several test files share."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+def _taught_copy(folder: Path, **card) -> Path:
+    """A taught folder holding the shipped d6 classifier with its card changed by ``card``
+    (a stand-in for a fine-tuned network: its weights are the shipped ones)."""
+    from vision.classify import MODELS_DIR, model_paths
+
+    onnx_path, meta_path = model_paths("d6", MODELS_DIR)
+    folder.mkdir()
+    shutil.copy(onnx_path, folder / onnx_path.name)
+    meta = json.loads(meta_path.read_text())
+    meta.update(card)
+    (folder / meta_path.name).write_text(json.dumps(meta))
+    (folder / "taught.json").write_text(json.dumps(
+        {"format": 1, "dice_set": "d6", "models": [onnx_path.name, meta_path.name]}))
+    return folder
+
+
+@pytest.fixture
+def taught_copy():
+    """``taught_copy(folder, **card)``: see ``_taught_copy``."""
+    return _taught_copy
