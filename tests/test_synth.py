@@ -184,23 +184,16 @@ def test_rollers_training_prints_digits_more_often_than_d6():
     assert 0.15 < np.mean([lk.digits for lk in looks if lk is not None]) < 0.35
 
 
-_PARENT_FONT = None
-
-
-def _opened_afresh(path: str) -> bool:
-    return synth.ttf_font(path) is not _PARENT_FONT
-
-
-def test_a_forked_training_worker_opens_the_fonts_again():
+def test_a_forked_training_worker_opens_the_fonts_again(monkeypatch):
     """Training makes crops in forked workers. A font the parent opened reads its file through
     a descriptor the children would share (two reading at once broke a tally-up training run:
-    "unknown file format"), so each process opens its own."""
-    import multiprocessing
-
-    global _PARENT_FONT
+    "unknown file format"), so each process opens its own: the fonts are kept per process id.
+    (Another process id stands in for a fork here: forking a test worker that runs
+    onnxruntime's and torch's threads can hang the child.)"""
     fonts = synth.ttf_fonts()
     assert fonts
-    _PARENT_FONT = synth.ttf_font(fonts[0])
-    assert synth.ttf_font(fonts[0]) is _PARENT_FONT          # once in a process
-    with multiprocessing.get_context("fork").Pool(1) as pool:
-        assert pool.apply(_opened_afresh, (fonts[0],))
+    parent = synth.ttf_font(fonts[0])
+    assert synth.ttf_font(fonts[0]) is parent                # once in a process
+    pid = synth.os.getpid()
+    monkeypatch.setattr(synth.os, "getpid", lambda: pid + 1)
+    assert synth.ttf_font(fonts[0]) is not parent            # another process: its own
