@@ -106,3 +106,25 @@ def test_camera_drop_out_mid_game_keeps_the_game(tmp_path):
     assert result["finished"]
     assert any("camera lost" in line for line in result["log"])
     assert any("camera back" in line for line in result["log"])
+
+
+def test_a_rematch_reads_with_the_same_models_and_says_a_stale_taught_folder_once(
+        tmp_path, capsys, taught_copy):
+    """``dicetray demo --rematch`` plays a game, chooses Rematch on the end screen and plays
+    the same game with the same players and options to the end, both journals replaying to
+    their games; one recognizer reads both, so a taught folder whose shipped network has
+    changed is said once (it was said once a game until session 17)."""
+    stale = taught_copy(tmp_path / "old", shipped_sha256="0" * 64)
+    result = run_demo("bank", len(PLAYERS), seed=12, out=tmp_path / "demo",
+                      options={"rounds": 10}, quiet=True, screenshots=False, rest_frames=5,
+                      rematch=True, taught=stale)
+    first, second = result["games"]
+    assert first["finished"] and second["finished"]
+    assert first["journal"] != second["journal"]
+    for game in (first, second):
+        journal = Journal.open(game["journal"])
+        assert journal.game_id == "bank" and journal.players == ["Ana", "Ben"]
+        assert journal.header["options"] == {"rounds": 10, "doubles_rule": "double_then_add"}
+        assert replay(game["journal"]) == game["state"]
+    said = [line for line in capsys.readouterr().err.splitlines() if "has changed since" in line]
+    assert len(said) == 1 and said[0].startswith("dicetray demo: the shipped d6 classifier")

@@ -135,11 +135,10 @@ def start_by_buttons(game_id: str, players: int, options: dict, log, shots: _Sho
 
 def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, log,
              shots: _Shots, window: bool, fps: int, quiet: bool, script, dropout,
-             max_steps, max_seconds, wall0: float, buttons_only: bool, taught=None) -> dict:
-    """One game on the simulated tray until it is over (or a limit); returns its figures."""
-    from tray.table.teaching import say_stale
-    from vision import dicesets
-    from vision.pipeline import Recognizer
+             max_steps, max_seconds, wall0: float, buttons_only: bool, recognizer) -> dict:
+    """One game on the simulated tray until it is over (or a limit), read by ``recognizer``
+    (one for the games of a run: a rematch reads with the same models); returns its
+    figures."""
     from vision.settle import Settler
 
     table = Table(journal)
@@ -152,9 +151,7 @@ def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, l
         shots.note(kind, text)
 
     table.on_event = on_event
-    diceset = dicesets.load(journal.game.DICE_SET)
-    recognizer = Recognizer(diceset, taught=taught)
-    say_stale(recognizer, "dicetray demo")
+    recognizer.reset()
     session = Session(table, tray, recognizer, Settler(), display=display,
                       read_timeout=0.0 if not window else 1.0)
     sim = SimPlayers(session, tray, rng, log, script=script, think_s=1.2 if window else 0.15,
@@ -228,13 +225,18 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
                          f"{max(engine.MIN_PLAYERS, min(players, engine.MAX_PLAYERS))}")
     # the whole pipeline first: nothing is written when a part is missing
     from hardware.camera import SimulatedTray
+    from tray.table.teaching import say_stale
     from vision import dicesets
-    from vision.pipeline import Recognizer  # noqa: F401 - fail early when it is missing
+    from vision.pipeline import Recognizer
 
     out = Path(out)
     opts = dict(DEMO_OPTIONS.get(game_id, {}))
     opts.update(options or {})
     engine.new_game(DEMO_NAMES[:players], dicesets.load(engine.DICE_SET).layout(), dict(opts))
+    # one recognizer for every game of the run (a taught folder is checked before anything is
+    # written, and a stale one is said once, not once a game)
+    recognizer = Recognizer(dicesets.load(engine.DICE_SET), taught=taught)
+    say_stale(recognizer, "dicetray demo")
     out.mkdir(parents=True, exist_ok=True)
     log: Callable[[str], None] = (lambda s: None) if quiet else (lambda s: print(s, flush=True))
     display = None
@@ -261,7 +263,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
             log(f"journal: {jpath}")
             res = play_one(journal, tray, display, out, seed, rng, log, shots, window, fps,
                            quiet, script, dropout, max_steps, max_seconds, wall0, buttons_only,
-                           taught=taught)
+                           recognizer)
             results.append(res)
             if n == 0 and rematch:
                 if not res["finished"]:
