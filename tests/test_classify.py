@@ -183,6 +183,40 @@ def test_a_die_of_its_own_threshold_still_holds_the_real_photos():
     assert calibrate(ds, dice, faces, predict, held, held)[0] == 0.5
 
 
+def test_each_real_set_left_out_says_whether_the_thresholds_hold_on_photos_not_set_on():
+    """``left_out``: real set A has a die read wrong at 0.8 (at the detector's box), set B
+    none; rendered and synthetic crops are safe from 0.5. With every set the rule gives
+    0.81. Without A it gives 0.5, which reads A's die wrong: the thresholds hold on A only
+    because A set them. Without B it stays 0.81, and B is read whole."""
+    from lab.train import calibrate, left_out, real_set_name
+
+    ds = load("d6")
+    dice, faces = ["d6"], list(ds.dice[0].faces) + ["none"]
+    n = 400
+    truth = np.arange(n) % 6
+    real_truth = np.array([1, 2, 3, 4, 5, 0, 2, 3])
+    real_read = np.array([1, 2, 3, 4, 5, 0, 1, 3])      # A's last one read as 1 at 0.8
+    sources = ["A", "A", "A", "A found", "B", "B", "A found", "B found"]
+
+    def predict(arr):
+        real = arr[0] >= 0                              # real crops: their own index
+        idx = arr.astype(int) if real else None
+        read = real_read[idx] if real else truth
+        conf = (np.where(real_read == real_truth, 0.99, 0.8)[idx] if real
+                else np.linspace(0.6, 1, n))
+        fp = np.full((len(read), len(faces)), 1e-4, np.float32)
+        fp[np.arange(len(read)), read] = conf
+        return np.ones((len(read), 1), np.float32), fp
+
+    held = (np.full(n, -1), np.zeros(n, np.int64), truth)
+    real = (np.arange(8), real_truth, sources)
+    assert real_set_name("A found") == "A"
+    assert calibrate(ds, dice, faces, predict, held, held, real_valid=real)[0] == 0.81
+    out = left_out(ds, dice, faces, predict, held, held, real)
+    assert out["A"] == {"threshold": 0.5, "dice": 5, "read_right": 4, "wrong_when_read": 1}
+    assert out["B"] == {"threshold": 0.81, "dice": 3, "read_right": 3, "wrong_when_read": 0}
+
+
 def test_per_die_thresholds_are_used_and_an_explicit_threshold_overrides_them(tmp_path):
     import shutil
 
