@@ -34,6 +34,7 @@ import numpy as np
 
 from lab.synth import (
     DIGIT_SHARE_DEFAULT,
+    FAR_LIGHTS,
     OTHER_LOOK,
     Look,
     digit_share,
@@ -97,7 +98,8 @@ class Style:
 
 
 def random_style(rng: np.random.Generator, die_px: tuple | None = None,
-                 wide: bool = False, digits: float = DIGIT_SHARE_DEFAULT) -> Style:
+                 wide: bool = False, digits: float = DIGIT_SHARE_DEFAULT,
+                 far_lights: float = 0.0) -> Style:
     """Draw one tray look: floor, rim, light, camera settings and die size range.
 
     ``wide`` (training): far wider variation: white, dark and dark-wood trays too, dice of
@@ -105,7 +107,9 @@ def random_style(rng: np.random.Generator, die_px: tuple | None = None,
     random print look of the dice (``lab.synth.random_look``: other fonts, strokes, stars,
     rings, digits for pips in ``digits`` of those looks, see-through bodies). Without it the
     classic looks only (the simulated tray, fixtures and the standard held-out scenes of
-    ``dicetray eval``), drawn as before so that seeds keep their frames.
+    ``dicetray eval``), drawn as before so that seeds keep their frames. ``far_lights``
+    (training): the share of wide styles lit far from the camera's white balance
+    (``lab.synth.light_cast``).
     """
     floor = str(rng.choice(list(FLOORS) if wide else _CLASSIC_FLOORS))
     base = np.array(FLOORS[floor], np.float32) * rng.uniform(0.75, 1.2, 3)
@@ -119,7 +123,8 @@ def random_style(rng: np.random.Generator, die_px: tuple | None = None,
         rim=int(rng.choice([0, 0, 16, 24, 36])), die_px=tuple(die_px),
         light_dir=(math.cos(a), math.sin(a)), shadow=float(rng.uniform(0.2, 0.6)),
         gradient=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
-        cast=tuple(float(v) for v in (light_cast(rng) if wide else rng.uniform(0.85, 1.15, 3))),
+        cast=tuple(float(v) for v in (light_cast(rng, far=far_lights) if wide
+                                      else rng.uniform(0.85, 1.15, 3))),
         exposure=float(rng.uniform(0.7, 1.3) if wide else rng.uniform(0.75, 1.25)),
         noise=float(rng.uniform(1, 7)),
         blur=float(rng.choice([0.0, 0.0, rng.uniform(0.4, 1.5 if wide else 1.2)])),
@@ -717,7 +722,8 @@ def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = 
         try:
             frame, labels = render_scene(dice_set, dice, rng,
                                          style=random_style(rng, wide=True,
-                                                            digits=digit_share(original.id)))
+                                                            digits=digit_share(original.id),
+                                                            far_lights=FAR_LIGHTS))
         except ValueError:   # the dice did not fit this tray: another scene
             continue
         for lab in labels:

@@ -40,7 +40,7 @@ from lab.photos import (
     real_backgrounds,
 )
 from lab.render import rendered_crops
-from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop
+from lab.synth import ANY_COLOUR, FAR_LIGHTS, SyntheticDice, negative_crop, recolour_crop
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load
 
@@ -71,7 +71,7 @@ def _synth_chunk(args):
         yf.append(faces.index(face))
     bgs = real_backgrounds(limit=12) if (REALDICE_DIR / "matteop65_webcam").exists() else None
     for _ in range(n_neg):
-        xs.append(negative_crop(rng, size=size, backgrounds=bgs))
+        xs.append(negative_crop(rng, size=size, backgrounds=bgs, far_lights=FAR_LIGHTS))
         yd.append(-1)
         yf.append(len(faces) - 1)
     return np.stack(xs), np.array(yd, np.int64), np.array(yf, np.int64)
@@ -164,7 +164,7 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
 
     for _ in range(scenes):
         frame, labels = render_scene(ds, _random_dice(ds, rng, int(rng.integers(1, 7))), rng,
-                                     style=random_style(rng, wide=True))
+                                     style=random_style(rng, wide=True, far_lights=FAR_LIGHTS))
         misses(frame, [(lab["x"], lab["y"], lab["w"], lab["h"]) for lab in labels], False)
     if set_id == "d6" and realdice is not None:
         for name, img, rows in _real_photos(realdice, "train"):
