@@ -1,10 +1,17 @@
 """What several test files share."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # one thread of torch (teaching) per worker: `make test` runs two workers on two cores,
+    # and two workers teaching at once with two OpenMP threads each took 160 s for a teaching
+    # fixture that takes 16 s alone (session 17). Set before anything imports torch.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def _taught_copy(folder: Path, **card) -> Path:
