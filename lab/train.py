@@ -689,8 +689,8 @@ def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log
         if real_valid is not None:
             # the same rule without each real set in turn: do the thresholds hold on real
             # photos they were not set on? (session 17: at four turns the rule gave 0.89
-            # without rune55 i_single, and read 2 of its 60 dice at the detector's boxes
-            # wrong; with it, 0.98)
+            # without rune55 i_single, which read 2 of its 147 dice wrong, both cut at the
+            # detector's boxes; with it, 0.98)
             figures["real_left_out"] = left_out(ds, dice, faces, predict, held,
                                                 held_rendered, real_valid, floor)
             for name, f in figures["real_left_out"].items():
