@@ -146,10 +146,7 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
     drawn in the held-out other style (``lab.render.other_style``: a look, light, palette and
     floor never used in training; Rollers with digits for 1-5). ``warmth``: classic scenes
     under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``)."""
-    from dataclasses import replace
-
-    from lab.render import other_style, random_style, render_scene
-    from lab.synth import light_cast
+    from lab.render import far_light_style, other_style, render_scene
     from vision.pipeline import Recognizer
 
     ds = load(set_id)
@@ -162,8 +159,7 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
         dice = _random_dice(ds, rng, int(rng.integers(1, 11)))
         style = other_style(rng, digits=set_id == "rollers") if other else None
         if warmth is not None:
-            style = replace(random_style(rng), cast=tuple(
-                float(v) for v in light_cast(rng, warmth=warmth)))
+            style = far_light_style(rng, warmth)
         try:
             frame, labels = render_scene(ds, dice, rng, style=style)
         except ValueError:

@@ -135,6 +135,18 @@ def random_style(rng: np.random.Generator, die_px: tuple | None = None,
               if wide and rng.random() < 0.6 else None))
 
 
+def far_light_style(rng: np.random.Generator, warmth: float) -> Style:
+    """A classic tray look (:func:`random_style`) under a light ``warmth`` far from the
+    camera's white balance (``lab.synth.light_cast``; 3: a tungsten lamp after calibrating by
+    daylight, -3 as far the other way): ``dicetray eval``'s far-light rows.
+
+    >>> import numpy as np
+    >>> far_light_style(np.random.default_rng(0), 3.0).cast[0] < 0.6
+    True
+    """
+    return replace(random_style(rng), cast=tuple(float(v) for v in light_cast(rng, warmth)))
+
+
 def other_style(rng: np.random.Generator, die_px: tuple | None = None,
                 digits: bool = False) -> Style:
     """The held-out tray look (never drawn by :func:`random_style`): checked cloth, a green

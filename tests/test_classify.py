@@ -633,10 +633,7 @@ def test_tally_up_under_a_lamp_far_from_the_white_balance_is_never_read_wrong(wa
     about 15%, read a purple die as red for sure (21 of 324 dice in 60 scenes at warmth 3,
     a /tmp probe of session 17) and one as blue at -3; session 17's, trained with a quarter
     of its lights that far off (``lab.synth.FAR_LIGHTS``), reads none wrong and most right."""
-    from dataclasses import replace
-
-    from lab.render import random_style, render_scene
-    from lab.synth import light_cast
+    from lab.render import far_light_style, render_scene
 
     ds = load("tally-up")
     clf = FaceClassifier(ds)
@@ -644,9 +641,7 @@ def test_tally_up_under_a_lamp_far_from_the_white_balance_is_never_read_wrong(wa
     crops, truth = [], []
     for _ in range(16):
         throw = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in ds.dice]
-        style = replace(random_style(rng), cast=tuple(float(v) for v in
-                                                      light_cast(rng, warmth=warmth)))
-        frame, labels = render_scene(ds, throw, rng, style=style)
+        frame, labels = render_scene(ds, throw, rng, style=far_light_style(rng, warmth))
         for lab in labels:
             crops.append(clf.crop(frame, (lab["x"], lab["y"], lab["w"], lab["h"])))
             truth.append((lab["die"], lab["face"]))

@@ -232,10 +232,11 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
     out = Path(out)
     opts = dict(DEMO_OPTIONS.get(game_id, {}))
     opts.update(options or {})
-    engine.new_game(DEMO_NAMES[:players], dicesets.load(engine.DICE_SET).layout(), dict(opts))
+    diceset = dicesets.load(engine.DICE_SET)
+    engine.new_game(DEMO_NAMES[:players], diceset.layout(), dict(opts))
     # one recognizer for every game of the run (a taught folder is checked before anything is
     # written, and a stale one is said once, not once a game)
-    recognizer = Recognizer(dicesets.load(engine.DICE_SET), taught=taught)
+    recognizer = Recognizer(diceset, taught=taught)
     say_stale(recognizer, "dicetray demo")
     out.mkdir(parents=True, exist_ok=True)
     log: Callable[[str], None] = (lambda s: None) if quiet else (lambda s: print(s, flush=True))
@@ -250,7 +251,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
         menu = start_by_buttons(game_id, players, opts, log, shots)
         names, opts = menu.players, menu.chosen_options()
     rng = random.Random(seed)
-    tray = SimulatedTray(dicesets.load(engine.DICE_SET), seed=seed, fps=fps, realtime=window,
+    tray = SimulatedTray(diceset, seed=seed, fps=fps, realtime=window,
                          rest_frames=rest_frames)
     wall0 = time.monotonic()
     results: list[dict] = []
