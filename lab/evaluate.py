@@ -215,7 +215,9 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
 
 # What a real camera adds to every frame, one fault at a time (``camera_fault``); the Settler's
 # figures under each are printed by ``dicetray eval`` (rendered throws through camera faults)
-CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake")
+CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake", "lamp")
+LAMP = (0.85, 1.15, 1.45)   # a warm lamp switched on mid-throw (B, G, R gains)
+LAMP_FROM = 5               # ... at this frame: the dice are rolling in
 
 
 def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,
@@ -224,8 +226,9 @@ def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,
     ``noise`` (sensor noise, sigma 5 grey levels), ``flicker`` (a mains-lit room seen by a
     rolling shutter: bands 4% brighter and darker, moving from frame to frame),
     ``exposure`` (automatic exposure drifting 3% over about 20 frames), ``jpeg`` (a webcam's
-    MJPEG stream, quality 70) or ``shake`` (the camera or the table shaken by up to a pixel
-    each way each frame).
+    MJPEG stream, quality 70), ``shake`` (the camera or the table shaken by up to a pixel
+    each way each frame) or ``lamp`` (a warm lamp switched on as the dice roll in, on a camera
+    whose exposure and white balance calibration fixed: ``LAMP`` from frame ``LAMP_FROM``).
 
     >>> import numpy as np
     >>> f = np.full((48, 64, 3), 100, np.uint8)
@@ -247,6 +250,9 @@ def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,
         dx, dy = (float(v) for v in rng.integers(-1, 2, 2))
         out = cv2.warpAffine(out, np.float32([[1, 0, dx], [0, 1, dy]]),
                              (out.shape[1], out.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    elif kind == "lamp":
+        if t >= LAMP_FROM:
+            out *= np.float32(LAMP)
     elif kind != "jpeg":
         raise ValueError(f"no camera fault {kind!r}: one of {', '.join(CAMERA_FAULTS)}")
     out = np.clip(out, 0, 255).astype(np.uint8)

@@ -294,3 +294,34 @@ def test_a_camera_shaken_by_a_pixel_still_gives_each_throw_its_roll_at_rest(monk
         assert rolls(seed) == [("rest", ["2", "5", "6"])]
     monkeypatch.setattr(pipeline, "camera_shift", lambda *a: None)
     assert rolls(3) == []
+
+
+@pytest.mark.parametrize("lamp", [(1.5, 1.5, 1.5), (0.6, 0.8, 1.3)],
+                         ids=["brighter", "dimmer-and-warmer"])
+def test_a_lamp_switched_on_between_throws_is_no_hand_and_each_throw_gives_its_roll(lamp):
+    """The tray model learns the empty tray to spot a hand. A lamp switched on (all of the
+    tray half as bright again, some of it saturated) or a warm dimmer light, for the second of
+    three throws, then off again: every throw still gives its one roll at rest. Before the
+    tray model relit itself, the whole tray looked foreign under the lamp, every frame said
+    "a hand" and the second throw was never taken."""
+    from lab.render import render_throw
+    from vision.settle import Settler
+
+    ds = load("d6")
+    rec = _recognizer(ds)
+    rng = np.random.default_rng(4)
+    style = random_style(rng)
+    gains = np.array([(1, 1, 1), lamp, (1, 1, 1)], np.float32)
+    settler, got, hands_at_rest = Settler(), [], 0
+    for k, gain in enumerate(gains):
+        dice = [("d6", f) for f in ("1", "3", "6")]
+        for frame, truth in render_throw(ds, dice, rng, style=style, rest_frames=20):
+            lit = np.clip(frame * gain, 0, 255).astype(np.uint8)
+            reading = rec.read(lit)
+            hands_at_rest += reading.hand and truth["phase"] in ("rest", "empty")
+            roll = settler.update(reading)
+            if roll is not None:
+                got.append((k, truth["phase"], sorted(str(d.face) for d in roll.dice)))
+    assert got == [(k, "rest", ["1", "3", "6"]) for k in range(3)]
+    assert hands_at_rest == 0
+    assert rec.tray.light == pytest.approx([1.0, 1.0, 1.0], abs=0.05)   # back as it was

@@ -241,6 +241,14 @@ class TrayModel:
     (or an arm, a cup, a phone): ``foreign`` is True while it covers more than ``share`` of
     the frame. Until the first still frame there is no model and nothing is foreign.
 
+    A light switched on or off changes the whole tray at once, not a region of it. Each frame
+    is compared with the model relit by the light's change (per colour, the median ratio of
+    frame to model outside the dice, where neither is saturated: a hand covering less than half the
+    tray does not move it), so a lamp is no hand. A change too uneven for that (a lamp low at one side) that
+    covers over ``wide`` of the tray in ``relearn`` still frames in a row is taken as the new
+    look of the tray, not as a hand covering most of it and holding still. Before this a lamp
+    switched on mid-game made every later frame show "a hand" and no roll was ever taken.
+
     >>> import numpy as np
     >>> tray = TrayModel()
     >>> felt = np.full((480, 640, 3), (40, 90, 30), np.uint8)
@@ -249,14 +257,44 @@ class TrayModel:
     >>> arm = felt.copy(); arm[200:480, 250:400] = (120, 150, 210)
     >>> tray.foreign(arm, [], still=False)
     True
+    >>> lamp = (felt * 1.6).astype(np.uint8)     # a lamp switched on: the whole tray brighter
+    >>> tray.foreign(lamp, [], still=True), [round(g, 2) for g in tray.light]
+    (False, [1.57, 1.59, 1.56])
     """
 
     SIZE = (160, 120)
+    FLOOR = 2.0        # added to both sides of a ratio: a black tray gives no wild gains
+    SATURATED = 250
 
-    def __init__(self, share: float = 0.04, level: int = 40):
+    def __init__(self, share: float = 0.04, level: int = 40, wide: float = 0.5,
+                 relearn: int = 3):
         self.share = share
         self.level = level
+        self.wide = wide
+        self.relearn = relearn
         self.model: np.ndarray | None = None
+        self.light = [1.0, 1.0, 1.0]    # the tray's brightness (B, G, R) against the first still
+        self._first = None              # frame's: 1.5 = half as bright again
+        self._wide_frames = 0
+
+    def _gain(self, frame: np.ndarray, model: np.ndarray) -> np.ndarray:
+        """Per colour, the median ratio of frame to model over the tray's pixels saturated in
+        neither (the ratio of the medians where too few are left)."""
+        gains = []
+        for c in range(3):
+            f, m = frame[:, c], model[:, c]
+            ok = (f < self.SATURATED) & (m < self.SATURATED)
+            if ok.mean() >= 0.1:
+                gains.append(np.median((f[ok] + self.FLOOR) / (m[ok] + self.FLOOR)))
+            else:
+                gains.append((np.median(f) + self.FLOOR) / (np.median(m) + self.FLOOR))
+        return np.array(gains)
+
+    def _measure_light(self, tray: np.ndarray) -> None:
+        level = np.median(self.model[tray], axis=0) + self.FLOOR
+        if self._first is None:
+            self._first = level
+        self.light = [float(v) for v in level / self._first]
 
     def foreign(self, frame_bgr: np.ndarray, boxes, still: bool,
                 frame_size: tuple[int, int] | None = None) -> bool:
@@ -273,15 +311,44 @@ class TrayModel:
         if self.model is None:
             if still:
                 self.model = thumb
+                self._measure_light(~dice)
             return False
-        diff = np.abs(thumb - self.model).max(axis=2) > self.level
-        odd = diff & ~dice
+        tray = ~dice
+        if not tray.any():
+            return False
+        gain = self._gain(thumb[tray], self.model[tray])
+        relit = (self.model + self.FLOOR) * gain - self.FLOOR + 0.5
+        relit = np.clip(relit, 0, 255).astype(np.int16)
+        delta = thumb - relit
+        # a saturated pixel says only "at least this": a model pixel saturated under a brighter
+        # light is unlike the frame only where the frame is darker than the relit model, and a
+        # frame pixel saturated under a brighter light only where it is darker than the model
+        clipped = (self.model >= self.SATURATED) & (gain < 1.0)
+        delta[clipped] = np.minimum(delta[clipped], 0)
+        bright = thumb >= self.SATURATED
+        delta[bright] = np.minimum(delta[bright], 0)
+        diff = np.abs(delta).max(axis=2) > self.level
+        odd = diff & tray
         odd = cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        found = float(odd.mean()) > self.share
+        covered = float(odd.mean())
+        found = covered > self.share
+        if found and still and covered > self.wide * float(tray.mean()):
+            self._wide_frames += 1
+            if self._wide_frames >= self.relearn:
+                # the tray looks new all over and holds still: the light changed unevenly
+                self.model = np.where(dice[..., None], relit, thumb).astype(np.int16)
+                self._wide_frames = 0
+                self._measure_light(tray)
+                return False
+            return True
+        self._wide_frames = 0
         if still and not found:
-            calm = ~diff & ~dice
-            self.model[calm] = (self.model[calm] * 3 + thumb[calm]) // 4
-            # a die taken away leaves tray where the model still shows it: relearn there
-            gone = diff & ~dice & ~odd.astype(bool)
-            self.model[gone] = thumb[gone]
+            self.model = relit
+            calm = ~diff & tray
+            self.model[calm] = (self.model[calm] * 3 + thumb[calm] + 2) // 4
+            # what was saturated, and where a die was taken away (the tray where the model
+            # still shows the die): learnt again from this frame
+            fresh = (clipped.any(axis=2) & calm) | (diff & tray & ~odd.astype(bool))
+            self.model[fresh] = thumb[fresh]
+            self._measure_light(tray)
         return found
