@@ -164,3 +164,45 @@ def test_a_shaking_camera_is_said_on_screen_and_play_goes_on_once_it_is_firm(tmp
     assert table.message is None
     assert [sorted(d.face for d in r.dice) for r in settled] == [["3", "5"]]
     assert "camera shaking" in table.log and "camera still" in table.log
+
+
+def test_a_cup_left_in_the_tray_is_said_on_screen_and_play_goes_on_once_it_is_out(tmp_path):
+    """A cup put down in the tray (after the tray model has learnt the empty tray) shows
+    something that is not a die in every frame, and no roll can be taken; after BLOCKED_S
+    seconds the screen says so, and the message goes as soon as the tray is clear. The throw
+    after it gives its roll."""
+    from lab.render import compose, place_dice, random_style
+    from tray.table.moments import BLOCKED_S, BLOCKED_TEXT
+    from vision.dicesets import load
+    from vision.pipeline import Recognizer
+    from vision.settle import Settler
+
+    ds = load("d6")
+    rng = np.random.default_rng(7)
+    style = random_style(rng)
+    empty, _ = compose(ds, [], rng, style)
+    thrown, _ = compose(ds, place_dice(ds, [("d6", "2"), ("d6", "6")], rng, style), rng, style)
+    cup = empty.copy()
+    cv2.circle(cup, (200, 300), 70, (60, 60, 200), -1, cv2.LINE_AA)    # a red cup, seen from above
+    cv2.circle(cup, (200, 300), 52, (30, 30, 120), -1, cv2.LINE_AA)
+
+    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
+    table = Table(j)
+    steps = 24
+    items = ([lambda: empty] * 4 + [lambda: cup] * steps + [lambda: empty] * 3
+             + [lambda: thrown] * 6)
+    settled = []
+    s = Session(table, Script(items), Recognizer(ds), Settler(), read_timeout=0.0)
+    s.on_settled = lambda roll, t: settled.append(roll)
+    t, said = 0.0, []
+    for _ in range(4 + steps):
+        s.step(t, draw=False)
+        said.append(table.message.text if table.message else None)
+        t += 1.5 * BLOCKED_S / steps
+    assert said[-1] == BLOCKED_TEXT and said[4] is None and not settled
+    for _ in range(9):
+        s.step(t, draw=False)
+        t += 0.05
+    assert table.message is None
+    assert [sorted(d.face for d in r.dice) for r in settled] == [["2", "6"]]
+    assert "tray blocked" in table.log and "tray clear" in table.log

@@ -40,7 +40,7 @@ import numpy as np
 
 from tray.table.actions import Correction, Message, Slot
 from tray.table.capture_folder import CaptureFolder
-from tray.table.moments import watch_camera, watch_shaking
+from tray.table.moments import watch_blocked, watch_camera, watch_shaking
 from tray.table.presses import press_length
 
 MENU = ("keep throwing", "finish and teach")
@@ -89,6 +89,7 @@ class Capture:
         self.message: Message | None = None
         self.camera_lost_since: float | None = None
         self.shaky_since: float | None = None     # the dice look "moving" but barely move
+        self.blocked_since: float | None = None   # something not a die lies in the tray
         self.saved: list[str] = []
         self.dropped = 0
 
@@ -377,6 +378,7 @@ class CaptureSession:
             self.last_reading = reading
             roll = self.settler.update(reading)
             watch_shaking(cap, reading, getattr(self.settler, "status", ""), t)
+            watch_blocked(cap, reading, t)
             if roll is not None:
                 cap.settled(roll, frame, t)
         saved = len(cap.saved)

@@ -115,3 +115,39 @@ def watch_shaking(owner, reading, status: str, t: float) -> str | None:
         owner.message = Message(SHAKY_TEXT, "camera")
         return "shaking"
     return None
+
+
+#: seconds the tray may show something that is not a die (``reading.hand``: a hand, a cup, a
+#: phone) before the screen says that no roll can be taken until it is out: a hand reaching in
+#: for the dice is gone well within that, an object left in the tray is not
+BLOCKED_S = 5.0
+BLOCKED_TEXT = ("Something that is not a die is in the tray (a hand, a cup, a phone?): no roll "
+                "can be taken until it is out.")
+
+
+def watch_blocked(owner, reading, t: float) -> str | None:
+    """Keep ``owner.blocked_since`` and ``owner.message`` up to date with whether the tray
+    has shown something that is not a die (``reading.hand``) for ``BLOCKED_S`` seconds: then a
+    "camera" message with ``BLOCKED_TEXT``, taken down as soon as the tray is clear. Returns
+    "blocked" when it is put up, "clear" when it is taken down, else None.
+
+    >>> from types import SimpleNamespace as NS
+    >>> table = NS(blocked_since=None, message=None)
+    >>> cup = NS(hand=True)
+    >>> [watch_blocked(table, cup, t) for t in (0.0, 2.0, 5.5, 6.0)]
+    [None, None, 'blocked', None]
+    >>> watch_blocked(table, NS(hand=False), 7.0), table.message
+    ('clear', None)
+    """
+    if not reading.hand:
+        owner.blocked_since = None
+        if owner.message is not None and owner.message.text == BLOCKED_TEXT:
+            owner.message = None
+            return "clear"
+        return None
+    if getattr(owner, "blocked_since", None) is None:
+        owner.blocked_since = t
+    if t - owner.blocked_since >= BLOCKED_S and owner.message is None:
+        owner.message = Message(BLOCKED_TEXT, "camera")
+        return "blocked"
+    return None

@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from tray.table.moments import watch_shaking
+from tray.table.moments import watch_blocked, watch_shaking
 from tray.table.presses import ButtonMapper, handle_key
 from tray.table.table import Table
 
@@ -172,6 +172,9 @@ class Session:
             if change:
                 self.table._emit("camera", "camera shaking" if change == "shaking"
                                  else "camera still")
+            change = watch_blocked(self.table, reading, t)
+            if change:
+                self.table._emit("camera", f"tray {change}")
             if settled is not None:
                 if self.on_settled is not None:
                     self.on_settled(settled, t)
