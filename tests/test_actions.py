@@ -228,6 +228,39 @@ def test_unread_die_fixed_with_the_button():
     assert t.journal.events == [roll("d6:2", "d6:5")]
 
 
+def test_dice_often_unread_bring_one_hint_to_light_the_tray_or_teach_it():
+    """Three of the last five settled rolls with dice it could not read: the correction
+    message adds, once a game, that better light or teaching the tray its dice mends that."""
+    from tray.table.correction import HINT_TEXT
+
+    t = table_for("bank", ("Ana", "Ben"))
+    hints = []
+    for i in range(4):
+        assert t.settled(SettledRoll((reading(10, "d6", "3"), reading(100, None, None))),
+                         float(i)) == "correcting"
+        hints.append(t.message.text.endswith(HINT_TEXT))
+        handle_key(t, "down", i + 0.2)               # d6:1
+        assert handle_key(t, "return", i + 0.5) == "taken"
+    assert hints == [False, False, True, False]
+    assert sum("dice often unread" in line for line in t.log) == 1
+    assert len(t.journal.events) == 4
+
+
+def test_dice_read_well_bring_no_hint():
+    from tray.table.correction import HINT_TEXT
+
+    t = table_for("bank", ("Ana", "Ben"))
+    for i in range(4):        # read rolls between unread ones: 2 of the last 5 unread at most
+        unread = i % 2 == 1
+        second = reading(100, None, None) if unread else reading(100, "d6", "1")
+        t.settled(SettledRoll((reading(10, "d6", "3"), second)), float(i))
+        if unread:
+            assert not t.message.text.endswith(HINT_TEXT)
+            handle_key(t, "down", i + 0.2)
+            assert handle_key(t, "return", i + 0.5) == "taken"
+    assert len(t.journal.events) == 4
+
+
 def test_candidates_put_the_awaited_dice_first():
     layout = {"red": ["star", "200"], "blue": ["star", "100"], "up": ["+1", "x2"]}
     from tray.rules.engine import RollSpec

@@ -20,6 +20,13 @@ from tray.rules import engine
 from tray.rules.engine import RuleError
 from tray.table.moments import MESSAGE_S, Message
 
+#: of the last ``UNSURE_OF`` rolls the camera settled, ``UNSURE_HINT`` or more with dice it
+#: could not read bring, once a game, a hint to the correction message: dice the reader does
+#: not know (another art, colours, a tray) or a poor light, which teaching mends
+UNSURE_HINT, UNSURE_OF = 3, 5
+HINT_TEXT = (" Dice are often asked about: light the tray well, or teach it your own dice "
+             "(dicetray calibrate --teach).")
+
 
 @dataclass
 class Slot:
@@ -132,11 +139,14 @@ class CorrectionFlow:
 
     correction: Correction | None
     correction_owner: int | None
+    unsure_rolls: list[bool]     # the last settled rolls: had they dice vision could not read
+    hinted: bool                 # the teaching hint has been given this game
 
     def settled(self, roll, t: float) -> str:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
         readings = list(roll.dice)
         specs = [r.spec for r in readings]
+        self.unsure_rolls = (self.unsure_rolls + [None in specs])[-UNSURE_OF:]
         if all(s is not None for s in specs):
             return "taken" if self.roll(specs, t) else "refused"
         spec = self.expect().roll
@@ -155,10 +165,13 @@ class CorrectionFlow:
         self.correction = Correction(slots)
         self.correction.selected = next(i for i, s in enumerate(slots) if s.value is None)
         n = sum(1 for s in slots if s.was_unread)
-        self.message = Message(
-            f"{n} {'die' if n == 1 else 'dice'} could not be read: pick the face shown "
-            "(Up/Down or the roller's button), then confirm (Enter or a long press)",
-            "unreadable")
+        text = (f"{n} {'die' if n == 1 else 'dice'} could not be read: pick the face shown "
+                "(Up/Down or the roller's button), then confirm (Enter or a long press)")
+        if not self.hinted and sum(self.unsure_rolls) >= UNSURE_HINT:
+            self.hinted = True
+            text += HINT_TEXT
+            self._emit("hint", "dice often unread: light the tray, or teach it the dice")
+        self.message = Message(text, "unreadable")
         self._emit("unreadable", f"{n} unread: waiting for a correction")
         return "correcting"
 

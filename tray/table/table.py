@@ -80,6 +80,8 @@ class Table(CorrectionFlow, TableMenuFlow):
         self.highlight: dict[int, int] = {}
         self.correction: Correction | None = None
         self.correction_owner: int | None = None   # whose button corrects the last roll
+        self.unsure_rolls: list[bool] = []         # settled rolls with unread dice (hint)
+        self.hinted = False
         self.menu_owner: int | None = None         # who chose the last table-menu line
         self.message: Message | None = None
         self.banner: tuple[str, str, float] | None = None   # (kind, text, until)
