@@ -21,11 +21,11 @@ from tray.rules.engine import RuleError
 from tray.table.moments import MESSAGE_S, Message
 
 #: of the last ``UNSURE_OF`` rolls the camera settled, ``UNSURE_HINT`` or more with dice it
-#: could not read bring, once a game, a hint to the correction message: dice the reader does
-#: not know (another art, colours, a tray) or a poor light, which teaching mends
+#: could not read bring, once a game, a hint once that roll is corrected: dice the reader does
+#: not know (another art, colours, a tray) or a poor light, which teaching mends. Short
+#: enough for the message box of an 800x480 screen.
 UNSURE_HINT, UNSURE_OF = 3, 5
-HINT_TEXT = (" Dice are often asked about: light the tray well, or teach it your own dice "
-             "(dicetray calibrate --teach).")
+HINT_TEXT = "Dice often unread? Light the tray, or teach it: dicetray calibrate --teach"
 
 
 @dataclass
@@ -140,7 +140,7 @@ class CorrectionFlow:
     correction: Correction | None
     correction_owner: int | None
     unsure_rolls: list[bool]     # the last settled rolls: had they dice vision could not read
-    hinted: bool                 # the teaching hint has been given this game
+    hinted: bool | str           # the teaching hint: given this game, or "due"
 
     def settled(self, roll, t: float) -> str:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
@@ -165,13 +165,13 @@ class CorrectionFlow:
         self.correction = Correction(slots)
         self.correction.selected = next(i for i, s in enumerate(slots) if s.value is None)
         n = sum(1 for s in slots if s.was_unread)
-        text = (f"{n} {'die' if n == 1 else 'dice'} could not be read: pick the face shown "
-                "(Up/Down or the roller's button), then confirm (Enter or a long press)")
         if not self.hinted and sum(self.unsure_rolls) >= UNSURE_HINT:
-            self.hinted = True
-            text += HINT_TEXT
+            self.hinted = "due"     # said once this roll is taken, not over its instructions
             self._emit("hint", "dice often unread: light the tray, or teach it the dice")
-        self.message = Message(text, "unreadable")
+        self.message = Message(
+            f"{n} {'die' if n == 1 else 'dice'} could not be read: pick the face shown "
+            "(Up/Down or the roller's button), then confirm (Enter or a long press)",
+            "unreadable")
         self._emit("unreadable", f"{n} unread: waiting for a correction")
         return "correcting"
 
@@ -193,6 +193,9 @@ class CorrectionFlow:
             ok = self.roll(c.specs(), t)
             if ok:
                 self.correction = None
+                if self.hinted == "due":
+                    self.hinted = True
+                    self.message = Message(HINT_TEXT, "info", t + 2 * MESSAGE_S)
             return "taken" if ok else "refused"
         try:
             self.journal.correct(c.event, c.specs())
