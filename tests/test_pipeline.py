@@ -325,3 +325,21 @@ def test_a_lamp_switched_on_between_throws_is_no_hand_and_each_throw_gives_its_r
     assert got == [(k, "rest", ["1", "3", "6"]) for k in range(3)]
     assert hands_at_rest == 0
     assert rec.tray.light == pytest.approx([1.0, 1.0, 1.0], abs=0.05)   # back as it was
+
+
+def test_toss_up_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_light(
+        monkeypatch):
+    """A warm lamp far from the calibrated white balance (B x0.55, R x1.39) switched on as
+    the dice roll in: the tray model follows the light, and the dice are found and read in the
+    first light (``TrayModel.lut``), so every die of every throw is read, and read right.
+    Without that, dice went unfound (and looked like a hand) or were asked about."""
+    import lab.evaluate as ev
+    from vision.pipeline import TrayModel
+
+    monkeypatch.setattr(ev, "LAMP", (0.55, 1.0, 1.39))
+    report = ev.eval_throws("toss-up", 6, "lamp")
+    assert report["rolls"] == 6 and report["wrong_faces_when_sure"] == 0
+    assert report["unsure_dice"] == 0, report
+    monkeypatch.setattr(TrayModel, "lut", lambda self: None)
+    before = ev.eval_throws("toss-up", 6, "lamp")
+    assert before["rolls"] < 6 or before["unsure_dice"] > 0, before
