@@ -216,7 +216,8 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
 # What a real camera adds to every frame, one fault at a time (``camera_fault``); the Settler's
 # figures under each are printed by ``dicetray eval`` (rendered throws through camera faults)
 CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake", "lamp")
-LAMP = (0.85, 1.15, 1.45)   # a warm lamp switched on mid-throw (B, G, R gains)
+LAMP = (0.55, 1.0, 1.39)    # a warm lamp switched on mid-throw (B, G, R gains: as far from the
+                            # white balance as the far-light rows' warm lamp, lab.synth warmth 3)
 LAMP_FROM = 5               # ... at this frame: the dice are rolling in
 
 
@@ -403,6 +404,8 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
                 s, max(2, scenes // 10))
             if throws:
                 report["throws"][s] = eval_throws(s, throws)
+                # a lamp tints the dice, and colours are what tell most sets' dice apart
+                report.setdefault("lamp", {})[s] = eval_throws(s, throws, "lamp")
                 if s == sets[0]:       # the Settler is the same for every set: one is enough
                     report["camera_faults"] = {
                         f"{s}, {k}": eval_throws(s, throws, k) for k in CAMERA_FAULTS}
@@ -457,6 +460,8 @@ def format_report(r: dict) -> str:
         for s, bands in r["large_photos"].items():
             out += [_row(f"{s} {band}", f) for band, f in bands.items()]
     for key, title in (("throws", "Rendered throws through the Settler:"),
+                       ("lamp", ("The same throws with a warm lamp switched on as the dice roll "
+                                 "in (camera fault 'lamp'):")),
                        ("camera_faults", ("The same throws through a real camera's faults "
                                           "(lab.evaluate.camera_fault), one at a time:"))):
         if not r.get(key):

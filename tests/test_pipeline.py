@@ -336,7 +336,7 @@ def test_toss_up_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_l
     import lab.evaluate as ev
     from vision.pipeline import TrayModel
 
-    monkeypatch.setattr(ev, "LAMP", (0.55, 1.0, 1.39))
+    assert ev.LAMP == (0.55, 1.0, 1.39)
     report = ev.eval_throws("toss-up", 6, "lamp")
     assert report["rolls"] == 6 and report["wrong_faces_when_sure"] == 0
     assert report["unsure_dice"] == 0, report

@@ -96,6 +96,8 @@ def test_eval_prints_its_figures(capsys):
         assert fig["labelled"] > 0
     assert {"rolls", "wrong_faces_when_sure", "frames_rest_to_roll_median"} <= set(
         report["throws"]["toss-up"])
+    lamp = report["lamp"]["toss-up"]      # the same throw with a lamp switched on mid-throw
+    assert lamp["throws"] == 1 and lamp["wrong_faces_when_sure"] == 0
     lights = report["far_light"]["toss-up"]      # a lamp far from the white balance, both ways
     assert set(lights) == {"warm lamp (warmth 3)", "cold light (warmth -3)"}
     assert all(f["labelled"] > 0 and f["wrong_count"] == 0 for f in lights.values())
