@@ -218,7 +218,8 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
 CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake", "lamp")
 LAMP = (0.55, 1.0, 1.39)    # a warm lamp switched on mid-throw (B, G, R gains: as far from the
                             # white balance as the far-light rows' warm lamp, lab.synth warmth 3)
-LAMP_FROM = 5               # ... at this frame: the dice are rolling in
+LAMP_FROM = 12              # ... at this frame: the dice are rolling in (after the tray
+                            # model took its first light: vision.pipeline.TrayModel)
 
 
 def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,

@@ -249,11 +249,16 @@ class TrayModel:
 
     A light switched on or off changes the whole tray at once, not a region of it. Each frame
     is compared with the model relit by the light's change (per colour, the median ratio of
-    frame to model outside the dice, where neither is saturated: a hand covering less than half the
-    tray does not move it), so a lamp is no hand. A change too uneven for that (a lamp low at one side) that
-    covers over ``wide`` of the tray in ``relearn`` still frames in a row is taken as the new
-    look of the tray, not as a hand covering most of it and holding still. Before this a lamp
-    switched on mid-game made every later frame show "a hand" and no roll was ever taken.
+    frame to model outside the dice, where neither is saturated: a hand covering less than
+    half the tray does not move it), so a lamp is no hand. A change too uneven for that (a
+    lamp low at one side) that covers over ``wide`` of the tray in ``relearn`` still frames in
+    a row is taken as the new look of the tray, not as a hand covering most of it and holding
+    still. Before this a lamp switched on mid-game made every later frame show "a hand" and
+    no roll was ever taken.
+
+    ``light`` is the tray's light against the first light (of the still frames among the
+    first ``SETTLE_FRAMES``), followed in every frame; ``lut`` puts a frame back in the first
+    light, so that the dice are found and read as in the light the camera was set for.
 
     >>> import numpy as np
     >>> tray = TrayModel()
@@ -263,6 +268,8 @@ class TrayModel:
     >>> arm = felt.copy(); arm[200:480, 250:400] = (120, 150, 210)
     >>> tray.foreign(arm, [], still=False)
     True
+    >>> for _ in range(10):    # the first light: of the first still frames (see SETTLE_FRAMES)
+    ...     _ = tray.foreign(felt, [], still=True)
     >>> lamp = (felt * 1.6).astype(np.uint8)     # a lamp switched on: the whole tray brighter
     >>> tray.foreign(lamp, [], still=True), [round(g, 2) for g in tray.light]
     (False, [1.57, 1.59, 1.56])
@@ -273,6 +280,9 @@ class TrayModel:
     SATURATED = 250
     BALANCE_OFF = 1.08            # a light this far from the first is put back (``lut``)
     BALANCE_RANGE = (0.4, 2.5)    # ... by gains within these
+    # the first light is taken from the still frames among the first SETTLE_FRAMES (a camera
+    # left on automatic exposure and white balance settles in a few frames after it starts)
+    SETTLE_FRAMES = 10
 
     def __init__(self, share: float = 0.04, level: int = 40, wide: float = 0.5,
                  relearn: int = 3):
@@ -285,6 +295,7 @@ class TrayModel:
         self._first = None              # frame's: 1.5 = half as bright again
         self._model_light = np.ones(3)  # ... of the model
         self._wide_frames = 0
+        self._frames = 0
 
     def _gain(self, frame: np.ndarray, model: np.ndarray) -> np.ndarray:
         """Per colour, the median ratio of frame to model over the tray's pixels saturated in
@@ -316,7 +327,7 @@ class TrayModel:
 
     def _measure_light(self, tray: np.ndarray) -> None:
         level = np.median(self.model[tray], axis=0) + self.FLOOR
-        if self._first is None:
+        if self._first is None or self._frames <= self.SETTLE_FRAMES:
             self._first = level
         self._model_light = level / self._first
         self.light = [float(v) for v in self._model_light]
@@ -326,6 +337,7 @@ class TrayModel:
         """Whether something not a die and not the tray covers the frame. ``frame_bgr`` may be
         a downscaled copy of the frame; ``frame_size`` (w, h) is then the size ``boxes`` are
         in."""
+        self._frames += 1
         thumb = cv2.resize(frame_bgr, self.SIZE, interpolation=cv2.INTER_AREA).astype(np.int16)
         w, h = frame_size or frame_bgr.shape[1::-1]
         sx, sy = self.SIZE[0] / w, self.SIZE[1] / h
