@@ -273,6 +273,9 @@ class TrayModel:
     >>> lamp = (felt * 1.6).astype(np.uint8)     # a lamp switched on: the whole tray brighter
     >>> tray.foreign(lamp, [], still=True), [round(g, 2) for g in tray.light]
     (False, [1.57, 1.59, 1.56])
+    >>> sleeve = lamp.copy(); sleeve[250:480, 200:400] = 255   # a white sleeve, saturated
+    >>> tray.foreign(sleeve, [], still=False)
+    True
     """
 
     SIZE = (160, 120)
@@ -362,12 +365,9 @@ class TrayModel:
         relit = np.clip(relit, 0, 255).astype(np.int16)
         delta = thumb - relit
         # a saturated pixel says only "at least this": a model pixel saturated under a brighter
-        # light is unlike the frame only where the frame is darker than the relit model, and a
-        # frame pixel saturated under a brighter light only where it is darker than the model
+        # light is unlike the frame only where the frame is darker than the relit model
         clipped = (self.model >= self.SATURATED) & (gain < 1.0)
         delta[clipped] = np.minimum(delta[clipped], 0)
-        bright = thumb >= self.SATURATED
-        delta[bright] = np.minimum(delta[bright], 0)
         diff = np.abs(delta).max(axis=2) > self.level
         odd = diff & tray
         odd = cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
