@@ -281,6 +281,7 @@ class TrayModel:
     SIZE = (160, 120)
     FLOOR = 2.0        # added to both sides of a ratio: a black tray gives no wild gains
     SATURATED = 250
+    BRIGHT = 160
     BALANCE_OFF = 1.08            # a light this far from the first is put back (``lut``)
     BALANCE_RANGE = (0.4, 2.5)    # ... by gains within these
     # the first light is taken from the still frames among the first SETTLE_FRAMES (a camera
@@ -372,9 +373,15 @@ class TrayModel:
         relit = np.clip(relit, 0, 255).astype(np.int16)
         delta = thumb - relit
         # a saturated pixel says only "at least this": a model pixel saturated under a brighter
-        # light is unlike the frame only where the frame is darker than the relit model
+        # light is unlike the frame only where the frame is darker than the relit model, and
+        # so is a frame pixel saturated where the relit model is bright too (a light tray
+        # saturated under a lamp says little of the lamp: rendered d6 throws on a white tray
+        # under a cold lamp took some of it for a hand). A white sleeve over a darker tray is
+        # still unlike it.
         clipped = (self.model >= self.SATURATED) & (gain < 1.0)
         delta[clipped] = np.minimum(delta[clipped], 0)
+        bright = (thumb >= self.SATURATED) & (relit >= self.BRIGHT)
+        delta[bright] = np.minimum(delta[bright], 0)
         diff = np.abs(delta).max(axis=2) > self.level
         odd = diff & tray
         odd = cv2.morphologyEx(odd.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
