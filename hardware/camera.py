@@ -176,8 +176,10 @@ class Adjusted(FrameSource):
     def read(self, timeout: float = 1.0) -> np.ndarray | None:
         """The next frame of the source, cropped to the tray and colour-corrected."""
         frame = self.source.read(timeout)
-        if frame is None:
-            return None
+        return None if frame is None else self.adjust(frame)
+
+    def adjust(self, frame: np.ndarray) -> np.ndarray:
+        """A frame of the source as this view shows it: cropped, resized, colour-corrected."""
         if self.crop:
             x, y, w, h = self.crop
             frame = frame[y:y + h, x:x + w]

@@ -251,6 +251,8 @@ def test_calibrate_replay_without_check(tmp_path):
     assert cam.crop and abs(cam.crop[0] - 100) <= 25
     g = cam.software_gains
     assert g[0] > 1.0 > g[2]          # the warm grey felt is balanced
+    # the empty tray's light as the table sees it (cropped, balanced): a neutral grey
+    assert len(cam.tray_light) == 3 and max(cam.tray_light) - min(cam.tray_light) < 12
     assert "dice check skipped" in text
     assert cv2.imread(str(tmp_path / "tray.png")).shape == (480, 640, 3)
 

@@ -51,6 +51,8 @@ def test_example_config_loads():
     ("[camera]\ncrop = [600, 0, 100, 100]", ["camera.crop", "inside the 640x480 frame"]),
     ("[camera]\ncolour_gains = [1.5]", ["camera.colour_gains", "[red, blue]"]),
     ("[camera]\nsoftware_gains = [1, 1, 40]", ["camera.software_gains", "0.1 and 8"]),
+    ("[camera]\ntray_light = [60, 300, 45]", ["camera.tray_light", "[blue, green, red]",
+                                              "dicetray calibrate --write"]),
     ("[screen]\nsize = [800]", ["screen.size", "[800, 480]"]),
     ("[game]\ndefault = \"yahtzee\"", ["game.default = 'yahtzee'", "tally-up"]),
     ("[game.options.chess]\nx = 1", ["game.options.chess", "no such game"]),
@@ -86,6 +88,7 @@ source = "opencv:/dev/video2"
 exposure_us = 12000
 analogue_gain = 2.5
 colour_gains = [1.9, 1.4]
+tray_light = [60, 110.5, 45]
 crop = [10, 20, 400, 300]
 [screen]
 fullscreen = true
@@ -99,6 +102,7 @@ directory = "/tmp/j"
     assert cfg.camera.source == "opencv:/dev/video2"
     assert cfg.camera.calibrated
     assert cfg.camera.crop == [10, 20, 400, 300]
+    assert cfg.camera.tray_light == [60.0, 110.5, 45.0]
     assert cfg.screen.fullscreen and cfg.screen.size == (1920, 1080)
     assert cfg.journal.directory == Path("/tmp/j")
     assert cfg.path == p

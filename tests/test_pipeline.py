@@ -4,6 +4,7 @@ Needs the committed models (detector + classifiers); skipped with the reason whi
 missing from models/.
 """
 
+import cv2
 import numpy as np
 import pytest
 
@@ -343,3 +344,25 @@ def test_toss_up_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_l
     monkeypatch.setattr(TrayModel, "lut", lambda self: None)
     before = ev.eval_throws("toss-up", 6, "lamp")
     assert before["rolls"] < 6 or before["unsure_dice"] > 0, before
+
+
+def test_a_calibrated_tray_light_is_the_first_light_unless_the_tray_is_another():
+    """``first_light`` (``camera.tray_light``, measured by ``dicetray calibrate --write``): a
+    session that starts under a warm lamp is read in the calibration's light from its first
+    still frame; a tray far from the calibrated one (another cloth, the camera moved) is not
+    forced into it."""
+    from vision.pipeline import TrayModel, tray_level
+
+    felt = np.full((480, 640, 3), (40, 90, 30), np.uint8)
+    lamp = np.clip(felt * np.float32((0.55, 1.0, 1.39)), 0, 255).astype(np.uint8)
+    calibrated = TrayModel(first_light=tray_level(felt))
+    assert calibrated.foreign(lamp, [], still=True) is False
+    assert calibrated.light == pytest.approx([0.57, 1.0, 1.34], abs=0.02)
+    back = cv2.LUT(lamp, calibrated.lut())
+    assert np.abs(back.astype(int) - felt).max() <= 1
+    uncalibrated = TrayModel()
+    uncalibrated.foreign(lamp, [], still=True)
+    assert uncalibrated.light == [1.0, 1.0, 1.0] and uncalibrated.lut() is None
+    other = TrayModel(first_light=[200.0, 200.0, 200.0])     # a white cloth at calibration
+    other.foreign(felt, [], still=True)
+    assert other.light == [1.0, 1.0, 1.0] and other.lut() is None

@@ -80,13 +80,16 @@ class Recognizer:
 
     def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,
                  threshold: float | None = None, detector: Detector | None = None,
-                 taught=None):
+                 taught=None, first_light=None):
         self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
+        # ``first_light``: the empty tray's level (``tray_level``) when the camera was
+        # calibrated: frames are then read in the calibration's light (``TrayModel``)
+        self.first_light = first_light
         # ``taught``: a taught folder (``dicetray teach``) or TaughtModel for this dice set
         self.taught = resolve(taught, self.dice_set.id)
         self.detector = detector or Detector(models_dir, taught=self.taught)
         self.classifier = FaceClassifier(self.dice_set, models_dir, threshold, self.taught)
-        self.tray = TrayModel()
+        self.tray = TrayModel(first_light=first_light)
         self._thumb = None
         self._grey = None     # the last camera frame in grey (a shaken camera's shift)
 
@@ -94,7 +97,7 @@ class Recognizer:
         """Forget the previous frame and the learned tray (after a camera dropout, a new game)."""
         self._thumb = None
         self._grey = None
-        self.tray = TrayModel()
+        self.tray = TrayModel(first_light=self.first_light)
 
     def read(self, frame_bgr: np.ndarray, fine: bool = False) -> FrameReading:
         """What one BGR frame shows. ``fine``: a still photo, searched also at twice the scale
@@ -287,9 +290,15 @@ class TrayModel:
     # the first light is taken from the still frames among the first SETTLE_FRAMES (a camera
     # left on automatic exposure and white balance settles in a few frames after it starts)
     SETTLE_FRAMES = 10
+    REFERENCE_OFF = 2.0
 
     def __init__(self, share: float = 0.04, level: int = 40, wide: float = 0.5,
-                 relearn: int = 3):
+                 relearn: int = 3, first_light=None):
+        # the calibration's empty tray (``tray_level``): the first light, unless the tray
+        # first seen is over REFERENCE_OFF times off it in some colour (another tray, or the
+        # camera moved), when the first still frames give the first light as without it
+        self.reference = (None if first_light is None
+                          else np.array(first_light, np.float64) + self.FLOOR)
         self.share = share
         self.level = level
         self.wide = wide
@@ -332,7 +341,14 @@ class TrayModel:
 
     def _measure_light(self, tray: np.ndarray) -> None:
         level = np.median(self.model[tray], axis=0) + self.FLOOR
-        if self._first is None or self._frames <= self.SETTLE_FRAMES:
+        if self._first is None and self.reference is not None:
+            off = level / self.reference
+            if np.all((off < self.REFERENCE_OFF) & (off > 1 / self.REFERENCE_OFF)):
+                self._first = self.reference
+            else:
+                self.reference = None
+        if self.reference is None and (self._first is None
+                                       or self._frames <= self.SETTLE_FRAMES):
             self._first = level
         self._model_light = level / self._first
         self.light = [float(v) for v in self._model_light]
@@ -407,3 +423,16 @@ class TrayModel:
             self.model[fresh] = thumb[fresh]
             self._measure_light(tray)
         return found
+
+
+def tray_level(frame_bgr: np.ndarray) -> list[float]:
+    """The median (B, G, R) of an empty tray's frame, as ``TrayModel`` measures its light:
+    ``dicetray calibrate --write`` stores it as ``camera.tray_light``, and ``Recognizer``'s
+    ``first_light`` takes it.
+
+    >>> import numpy as np
+    >>> tray_level(np.full((480, 640, 3), (40, 90, 30), np.uint8))
+    [40.0, 90.0, 30.0]
+    """
+    thumb = cv2.resize(frame_bgr, TrayModel.SIZE, interpolation=cv2.INTER_AREA)
+    return [float(v) for v in np.median(thumb.reshape(-1, 3), axis=0)]

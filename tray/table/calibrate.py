@@ -512,6 +512,7 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     args = _parser().parse_args(argv)
     from hardware.camera import Adjusted, CameraError, PiCamera, SimulatedTray, open_source
     from vision.dicesets import load
+    from vision.pipeline import tray_level
 
     try:
         cfg = load_config(args.config)
@@ -598,6 +599,9 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
         out(f"  felt colour (B, G, R) = ({b:.0f}, {g:.0f}, {r:.0f}); {gains.how}")
         out(f"  software gains (B, G, R) = {gains.gains}")
         view = Adjusted(source, crop=found.crop or None, gains=gains.gains)
+        # the empty tray as the table will see it: the light it reads dice in (Recognizer's
+        # first_light), whatever lamp is on when play starts
+        values["tray_light"] = [round(v, 1) for v in tray_level(view.adjust(frame))]
 
         rows: list[DieCheck] = []
         if args.no_check:
@@ -626,7 +630,7 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     out("Result")
     out(f"  camera.crop = {values['crop'] or '[] (whole frame)'}")
     out(f"  camera.software_gains = {values['software_gains']}")
-    for key in ("exposure_us", "analogue_gain", "colour_gains"):
+    for key in ("exposure_us", "analogue_gain", "colour_gains", "tray_light"):
         if key in values:
             out(f"  camera.{key} = {values[key]}")
     bad = [r for r in rows if not r.ok]

@@ -189,7 +189,8 @@ def main(args, cfg, default_set: str = "d6", out=print, teacher=None,
     from vision.settle import Settler
 
     try:
-        recognizer = Recognizer(diceset, taught=taught)
+        recognizer = Recognizer(diceset, taught=taught,
+                                first_light=cfg.camera.tray_light or None)
     except (OSError, RuntimeError, ValueError) as exc:   # a model file missing or unreadable
         source.close()
         print(f"{prog}: the vision pipeline cannot start ({exc})", file=sys.stderr)

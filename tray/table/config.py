@@ -74,6 +74,8 @@ class CameraConfig:
     lens_position: float | None = None                        # dioptres; None = leave as is
     software_gains: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0])
     crop: list[int] = field(default_factory=list)              # [x, y, w, h]; empty = all
+    # the empty tray's median (B, G, R) at calibration: frames are read in that light
+    tray_light: list[float] = field(default_factory=list)      # empty = the session's first
 
     @property
     def calibrated(self) -> bool:
@@ -166,8 +168,8 @@ class Config:
 _KNOWN = {
     "players": {"names"},
     "pins": {"buttons", "leds", "pull_up", "bounce_ms", "hold_ms"},
-    "camera": {"source", "fps", "exposure_us", "analogue_gain", "colour_gains", "lens_position",
-               "software_gains", "crop"},
+    "camera": {"source", "fps", "exposure_us", "analogue_gain", "colour_gains", "tray_light",
+               "lens_position", "software_gains", "crop"},
     "screen": {"fullscreen", "size", "sound", "odds"},
     "game": {"default", "options"},
     "journal": {"directory"},
@@ -340,6 +342,14 @@ def parse_config(data: dict, where: str = "") -> Config:
             raise fail(f"camera.colour_gains = {g!r}: give [red, blue] gains like [1.8, 1.6] "
                        "(0 < gain <= 32), or [] for automatic white balance")
         cam.colour_gains = [float(x) for x in g]
+    if "tray_light" in t:
+        v = t["tray_light"]
+        if (not isinstance(v, list) or len(v) not in (0, 3)
+                or not all(_is_num(x) and 0 <= x <= 255 for x in v)):
+            raise fail(f"camera.tray_light = {v!r}: give the empty tray's [blue, green, red] "
+                       "levels like [60, 110, 45] (0-255), as `dicetray calibrate --write` "
+                       "measures them, or [] to read in the light play starts in")
+        cam.tray_light = [float(x) for x in v]
     if "lens_position" in t:
         lp = t["lens_position"]
         if not _is_num(lp) or not 0 <= lp <= 32:

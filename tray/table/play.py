@@ -119,7 +119,8 @@ class Play:
         from vision.settle import Settler
 
         taught = self.taught or self.cfg.vision.taught_for(diceset.id)
-        rec = Recognizer(diceset, taught=taught)
+        # a calibrated camera: dice are read in the light of the calibration's empty tray
+        rec = Recognizer(diceset, taught=taught, first_light=self.cfg.camera.tray_light or None)
         say_stale(rec, "dicetray play")
         return rec, Settler()
 
