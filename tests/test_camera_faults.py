@@ -126,6 +126,28 @@ def test_a_bad_frame_in_a_replay_folder_is_skipped_and_counted(tmp_path):
     assert len(frames) == 3 and src.skipped == [tmp_path / "f2.png"]
 
 
+def _bank_table(tmp_path, frames, recognizer):
+    """A Bank table fed ``frames`` (callables) through the real Session loop:
+    (table, session, rolls settled)."""
+    from vision.settle import Settler
+
+    table = Table(Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None))
+    settled = []
+    s = Session(table, Script(frames), recognizer, Settler(), read_timeout=0.0)
+    s.on_settled = lambda roll, t: settled.append(roll)
+    return table, s, settled
+
+
+def _steps(s, table, n: int, t: float, dt: float) -> tuple[list, float]:
+    """``n`` turns of the loop ``dt`` seconds apart from ``t``: (the message after each, t)."""
+    said = []
+    for _ in range(n):
+        s.step(t, draw=False)
+        said.append(table.message.text if table.message else None)
+        t += dt
+    return said, t
+
+
 def test_a_shaking_camera_is_said_on_screen_and_play_goes_on_once_it_is_firm(tmp_path):
     """A camera shaking by more than the pipeline takes out (``vision.detect.SHAKE_PX``: a
     pixel or two is, see tests/test_pipeline.py) makes every frame "moving", and no roll is
@@ -136,7 +158,6 @@ def test_a_shaking_camera_is_said_on_screen_and_play_goes_on_once_it_is_firm(tmp
     from vision.detect import SHAKE_PX
     from vision.dicesets import load
     from vision.pipeline import Recognizer
-    from vision.settle import Settler
 
     frame, _ = render_scene(load("d6"), [("d6", "3"), ("d6", "5")], np.random.default_rng(4))
     step = int(SHAKE_PX) + 2
@@ -146,21 +167,11 @@ def test_a_shaking_camera_is_said_on_screen_and_play_goes_on_once_it_is_firm(tmp
         return cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), (640, 480),
                               borderMode=cv2.BORDER_REPLICATE)
 
-    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
-    table = Table(j)
     items = [lambda m=m: shaken(*m) for m in moves] + [lambda: frame] * 6
-    settled = []
-    s = Session(table, Script(items), Recognizer("d6"), Settler(), read_timeout=0.0)
-    s.on_settled = lambda roll, t: settled.append(roll)
-    t, said = 0.0, []
-    for _ in moves:
-        s.step(t, draw=False)
-        said.append(table.message.text if table.message else None)
-        t += SHAKY_S / 20
+    table, s, settled = _bank_table(tmp_path, items, Recognizer("d6"))
+    said, t = _steps(s, table, len(moves), 0.0, SHAKY_S / 20)
     assert not settled and said[-1] == SHAKY_TEXT and said[0] is None
-    for _ in range(6):
-        s.step(t, draw=False)
-        t += 0.05
+    _steps(s, table, 6, t, 0.05)
     assert table.message is None
     assert [sorted(d.face for d in r.dice) for r in settled] == [["3", "5"]]
     assert "camera shaking" in table.log and "camera still" in table.log
@@ -175,7 +186,6 @@ def test_a_cup_left_in_the_tray_is_said_on_screen_and_play_goes_on_once_it_is_ou
     from tray.table.moments import BLOCKED_S, BLOCKED_TEXT
     from vision.dicesets import load
     from vision.pipeline import Recognizer
-    from vision.settle import Settler
 
     ds = load("d6")
     rng = np.random.default_rng(7)
@@ -186,23 +196,13 @@ def test_a_cup_left_in_the_tray_is_said_on_screen_and_play_goes_on_once_it_is_ou
     cv2.circle(cup, (200, 300), 70, (60, 60, 200), -1, cv2.LINE_AA)    # a red cup, seen from above
     cv2.circle(cup, (200, 300), 52, (30, 30, 120), -1, cv2.LINE_AA)
 
-    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
-    table = Table(j)
     steps = 24
     items = ([lambda: empty] * 4 + [lambda: cup] * steps + [lambda: empty] * 3
              + [lambda: thrown] * 6)
-    settled = []
-    s = Session(table, Script(items), Recognizer(ds), Settler(), read_timeout=0.0)
-    s.on_settled = lambda roll, t: settled.append(roll)
-    t, said = 0.0, []
-    for _ in range(4 + steps):
-        s.step(t, draw=False)
-        said.append(table.message.text if table.message else None)
-        t += 1.5 * BLOCKED_S / steps
+    table, s, settled = _bank_table(tmp_path, items, Recognizer(ds))
+    said, t = _steps(s, table, 4 + steps, 0.0, 1.5 * BLOCKED_S / steps)
     assert said[-1] == BLOCKED_TEXT and said[4] is None and not settled
-    for _ in range(9):
-        s.step(t, draw=False)
-        t += 0.05
+    _steps(s, table, 9, t, 0.05)
     assert table.message is None
     assert [sorted(d.face for d in r.dice) for r in settled] == [["2", "6"]]
     assert "tray blocked" in table.log and "tray clear" in table.log

@@ -103,17 +103,27 @@ def watch_shaking(owner, reading, status: str, t: float) -> str | None:
     >>> watch_shaking(table, NS(motion=0.0, dice=(1, 2), hand=False), "settling", 7.0)
     'still'
     """
-    if status != "moving" or reading.hand or not reading.dice or reading.motion > SHAKY_MOTION:
-        owner.shaky_since = None
-        if owner.message is not None and owner.message.text == SHAKY_TEXT:
+    shaky = (status == "moving" and not reading.hand and bool(reading.dice)
+             and reading.motion <= SHAKY_MOTION)
+    return _watch(owner, "shaky_since", shaky, t, SHAKY_S, SHAKY_TEXT, ("shaking", "still"))
+
+
+def _watch(owner, since: str, on: bool, t: float, after_s: float, text: str,
+           words: tuple[str, str]) -> str | None:
+    """A "camera" message with ``text`` on ``owner`` once ``on`` has held ``after_s`` seconds
+    (``owner.<since>`` keeps when it began), taken down as soon as it no longer holds:
+    ``words[0]`` when it is put up, ``words[1]`` when it is taken down, else None."""
+    if not on:
+        setattr(owner, since, None)
+        if owner.message is not None and owner.message.text == text:
             owner.message = None
-            return "still"
+            return words[1]
         return None
-    if owner.shaky_since is None:
-        owner.shaky_since = t
-    if t - owner.shaky_since >= SHAKY_S and owner.message is None:
-        owner.message = Message(SHAKY_TEXT, "camera")
-        return "shaking"
+    if getattr(owner, since, None) is None:
+        setattr(owner, since, t)
+    if t - getattr(owner, since) >= after_s and owner.message is None:
+        owner.message = Message(text, "camera")
+        return words[0]
     return None
 
 
@@ -139,15 +149,5 @@ def watch_blocked(owner, reading, t: float) -> str | None:
     >>> watch_blocked(table, NS(hand=False), 7.0), table.message
     ('clear', None)
     """
-    if not reading.hand:
-        owner.blocked_since = None
-        if owner.message is not None and owner.message.text == BLOCKED_TEXT:
-            owner.message = None
-            return "clear"
-        return None
-    if getattr(owner, "blocked_since", None) is None:
-        owner.blocked_since = t
-    if t - owner.blocked_since >= BLOCKED_S and owner.message is None:
-        owner.message = Message(BLOCKED_TEXT, "camera")
-        return "blocked"
-    return None
+    return _watch(owner, "blocked_since", bool(reading.hand), t, BLOCKED_S, BLOCKED_TEXT,
+                  ("blocked", "clear"))
