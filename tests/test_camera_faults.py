@@ -206,3 +206,34 @@ def test_a_cup_left_in_the_tray_is_said_on_screen_and_play_goes_on_once_it_is_ou
     assert table.message is None
     assert [sorted(d.face for d in r.dice) for r in settled] == [["2", "6"]]
     assert "tray blocked" in table.log and "tray clear" in table.log
+
+
+def test_a_tray_unlike_the_calibration_is_said_once_and_its_dice_are_still_read(tmp_path):
+    """A ``camera.tray_light`` calibrated on another tray (a dark cloth; the tray now is
+    over ``REFERENCE_OFF`` times brighter in every colour): the session reads the dice in its own
+    first light, as without a calibration, and the screen says once that the tray is unlike
+    the calibration's, how to set it again, and the log keeps it. A calibrated tray says
+    nothing."""
+    from lab.render import compose, place_dice, random_style
+    from tray.table.moments import UNLIKE_TEXT
+    from vision.dicesets import load
+    from vision.pipeline import Recognizer, tray_level
+
+    ds = load("d6")
+    rng = np.random.default_rng(3)
+    style = random_style(rng)
+    empty, _ = compose(ds, [], rng, style)
+    thrown, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "1")], rng, style), rng, style)
+    items = [lambda: empty] * 4 + [lambda: thrown] * 6
+    dark = [v / 3 for v in tray_level(empty)]
+    table, s, settled = _bank_table(tmp_path, items, Recognizer(ds, first_light=dark))
+    said, _ = _steps(s, table, 10, 0.0, 0.1)
+    assert said[0] == UNLIKE_TEXT and "dicetray calibrate --write" in UNLIKE_TEXT
+    assert table.log.count("tray unlike calibration") == 1
+    assert [sorted(d.face for d in r.dice) for r in settled] == [["1", "4"]]
+
+    table, s, settled = _bank_table(tmp_path / "b", items,
+                                    Recognizer(ds, first_light=tray_level(empty)))
+    said, _ = _steps(s, table, 10, 0.0, 0.1)
+    assert UNLIKE_TEXT not in said and "tray unlike calibration" not in table.log
+    assert [sorted(d.face for d in r.dice) for r in settled] == [["1", "4"]]

@@ -363,6 +363,9 @@ def test_a_calibrated_tray_light_is_the_first_light_unless_the_tray_is_another()
     uncalibrated = TrayModel()
     uncalibrated.foreign(lamp, [], still=True)
     assert uncalibrated.light == [1.0, 1.0, 1.0] and uncalibrated.lut() is None
+    assert calibrated.unlike_calibration is None and uncalibrated.unlike_calibration is None
     other = TrayModel(first_light=[200.0, 200.0, 200.0])     # a white cloth at calibration
     other.foreign(felt, [], still=True)
     assert other.light == [1.0, 1.0, 1.0] and other.lut() is None
+    # ... and says so, for the table to tell (``tray.table.moments.watch_calibration``)
+    assert other.unlike_calibration == pytest.approx([41 / 202, 91 / 202, 31 / 202], abs=0.01)

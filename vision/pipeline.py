@@ -93,6 +93,14 @@ class Recognizer:
         self._thumb = None
         self._grey = None     # the last camera frame in grey (a shaken camera's shift)
 
+    @property
+    def unlike_calibration(self) -> list[float] | None:
+        """When a ``first_light`` was given but the tray first seen is over
+        ``TrayModel.REFERENCE_OFF`` times off it in some colour (another cloth, a lamp far
+        brighter or dimmer, the camera moved), the (B, G, R) ratios of the tray now to the
+        calibration's: the dice are then read in the session's own first light. Else None."""
+        return self.tray.unlike_calibration
+
     def reset(self) -> None:
         """Forget the previous frame and the learned tray (after a camera dropout, a new game)."""
         self._thumb = None
@@ -299,6 +307,9 @@ class TrayModel:
         # camera moved), when the first still frames give the first light as without it
         self.reference = (None if first_light is None
                           else np.array(first_light, np.float64) + self.FLOOR)
+        # the tray first seen was too far off the calibration's to be read in its light: the
+        # (B, G, R) ratios of the tray now to the calibration's, for the table to say so
+        self.unlike_calibration: list[float] | None = None
         self.share = share
         self.level = level
         self.wide = wide
@@ -347,6 +358,7 @@ class TrayModel:
                 self._first = self.reference
             else:
                 self.reference = None
+                self.unlike_calibration = [round(float(v), 2) for v in off]
         if self.reference is None and (self._first is None
                                        or self._frames <= self.SETTLE_FRAMES):
             self._first = level

@@ -40,7 +40,7 @@ import numpy as np
 
 from tray.table.actions import Correction, Message, Slot
 from tray.table.capture_folder import CaptureFolder
-from tray.table.moments import watch_blocked, watch_camera, watch_shaking
+from tray.table.moments import watch_blocked, watch_calibration, watch_camera, watch_shaking
 from tray.table.presses import press_length
 
 MENU = ("keep throwing", "finish and teach")
@@ -90,6 +90,7 @@ class Capture:
         self.camera_lost_since: float | None = None
         self.shaky_since: float | None = None     # the dice look "moving" but barely move
         self.blocked_since: float | None = None   # something not a die lies in the tray
+        self.calibration_told = False   # the tray unlike the calibration's: said
         self.saved: list[str] = []
         self.dropped = 0
 
@@ -379,6 +380,7 @@ class CaptureSession:
             roll = self.settler.update(reading)
             watch_shaking(cap, reading, getattr(self.settler, "status", ""), t)
             watch_blocked(cap, reading, t)
+            watch_calibration(cap, self.recognizer, t)
             if roll is not None:
                 cap.settled(roll, frame, t)
         saved = len(cap.saved)

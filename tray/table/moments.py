@@ -151,3 +151,34 @@ def watch_blocked(owner, reading, t: float) -> str | None:
     """
     return _watch(owner, "blocked_since", bool(reading.hand), t, BLOCKED_S, BLOCKED_TEXT,
                   ("blocked", "clear"))
+
+
+#: said once a session when the tray first seen is far off the light the calibration stored
+#: (``camera.tray_light``): the dice are then read in the session's own light, which is fine
+#: under a steady light, but a setup changed since calibration is worth calibrating again
+UNLIKE_TEXT = ("The tray looks unlike it did at calibration (another cloth or lamp, or the "
+               "camera moved?). Dice are read as they look now; to set the tray again: "
+               "dicetray calibrate --write")
+
+
+def watch_calibration(owner, recognizer, t: float) -> str | None:
+    """Once (``owner.calibration_told``): an "info" message with ``UNLIKE_TEXT`` when the
+    recognizer found the tray unlike the calibration's (``Recognizer.unlike_calibration``),
+    put up as soon as no other message is up. Returns "tray unlike calibration" when it is
+    put up, else None.
+
+    >>> from types import SimpleNamespace as NS
+    >>> table = NS(calibration_told=False, message=None)
+    >>> watch_calibration(table, NS(unlike_calibration=None), 0.0)
+    >>> watch_calibration(table, NS(unlike_calibration=[2.6, 2.4, 2.5]), 1.0)
+    'tray unlike calibration'
+    >>> table.message.kind, watch_calibration(table, NS(unlike_calibration=[2.6, 2.4, 2.5]), 2.0)
+    ('info', None)
+    """
+    if owner.calibration_told or not getattr(recognizer, "unlike_calibration", None):
+        return None
+    if owner.message is not None:
+        return None
+    owner.calibration_told = True
+    owner.message = Message(UNLIKE_TEXT, "info", t + 2 * MESSAGE_S)
+    return "tray unlike calibration"

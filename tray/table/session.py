@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from tray.table.moments import watch_blocked, watch_shaking
+from tray.table.moments import watch_blocked, watch_calibration, watch_shaking
 from tray.table.presses import ButtonMapper, handle_key
 from tray.table.table import Table
 
@@ -175,6 +175,9 @@ class Session:
             change = watch_blocked(self.table, reading, t)
             if change:
                 self.table._emit("camera", f"tray {change}")
+            change = watch_calibration(self.table, self.recognizer, t)
+            if change:
+                self.table._emit("camera", change)
             if settled is not None:
                 if self.on_settled is not None:
                     self.on_settled(settled, t)

@@ -89,6 +89,7 @@ class Table(CorrectionFlow, TableMenuFlow):
         self.camera_lost_since: float | None = None
         self.shaky_since: float | None = None     # the dice look "moving" but barely move
         self.blocked_since: float | None = None   # something not a die lies in the tray
+        self.calibration_told = False   # the tray unlike the calibration's: said
         self.revealed: dict | None = None   # {"in": [names], "out": [names]} of the last reveal
         self.log: list[str] = []
         self.last_roll: list[str] = []   # the dice of the last roll taken, for the screen
