@@ -328,22 +328,26 @@ def test_a_lamp_switched_on_between_throws_is_no_hand_and_each_throw_gives_its_r
     assert rec.tray.light == pytest.approx([1.0, 1.0, 1.0], abs=0.05)   # back as it was
 
 
-def test_toss_up_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_light(
-        monkeypatch):
+def test_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_light(monkeypatch):
     """A warm lamp far from the calibrated white balance (B x0.55, R x1.39) switched on as
     the dice roll in: the tray model follows the light, and the dice are found and read in the
-    first light (``TrayModel.lut``), so every die of every throw is read, and read right.
-    Without that, dice went unfound (and looked like a hand) or were asked about."""
+    first light (``TrayModel.lut``), so every throw gives its roll and no die is read wrong.
+    Toss Up!'s network, trained under such lights since session 19, reads every die of its
+    throws; Tally Up!'s asks about fewer dice in the first light than in the lamp's
+    (measured: 2 against 5 of these 6 throws' dice)."""
     import lab.evaluate as ev
     from vision.pipeline import TrayModel
 
     assert ev.LAMP == (0.55, 1.0, 1.39)
-    report = ev.eval_throws("toss-up", 6, "lamp")
-    assert report["rolls"] == 6 and report["wrong_faces_when_sure"] == 0
-    assert report["unsure_dice"] == 0, report
+    toss = ev.eval_throws("toss-up", 6, "lamp")
+    assert toss["rolls"] == 6 and toss["wrong_faces_when_sure"] == 0
+    assert toss["unsure_dice"] == 0, toss
+    tally = ev.eval_throws("tally-up", 6, "lamp")
+    assert tally["rolls"] == 6 and tally["wrong_faces_when_sure"] == 0
     monkeypatch.setattr(TrayModel, "lut", lambda self: None)
-    before = ev.eval_throws("toss-up", 6, "lamp")
-    assert before["rolls"] < 6 or before["unsure_dice"] > 0, before
+    before = ev.eval_throws("tally-up", 6, "lamp")
+    assert before["wrong_faces_when_sure"] == 0
+    assert tally["unsure_dice"] < before["unsure_dice"], (tally, before)
 
 
 def test_a_calibrated_tray_light_is_the_first_light_unless_the_tray_is_another():
