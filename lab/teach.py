@@ -522,6 +522,31 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     return {**never, "shipped_backs": False}
 
 
+def _beats_shipped(heldout: dict) -> bool:
+    """Whether the cross-validated taught network beats the shipped models: it reads no more
+    dice wrong and more right read as photos are (four turns), or, read as the camera reads
+    (once), no more wrong and more right while as photos it reads as many right with no more
+    wrong. True when there was nothing to compare with.
+
+    Why both (session 19): taught with 48 of chase_casino_crops' casino dice, the taught
+    network's best guess at four turns was right on 93.8% of the cross-validated dice, under
+    ``WEAK``, so as photos the shipped network read alone (87.5%, the same); read once, as the
+    table's camera reads, it read 95.8% with none wrong, and was thrown away."""
+    shipped = heldout.get("shipped_models")
+    if shipped is None:
+        return True
+
+    def no_worse(taught: dict, base: dict) -> bool:
+        return (taught["wrong_count"] <= base["wrong_count"]
+                and taught["face_right"] >= base["face_right"])
+
+    camera = heldout["camera_path"]
+    photo_better = no_worse(heldout, shipped) and heldout["face_right"] > shipped["face_right"]
+    camera_better = (no_worse(camera, camera["shipped_models"])
+                     and camera["face_right"] > camera["shipped_models"]["face_right"])
+    return photo_better or (camera_better and no_worse(heldout, shipped))
+
+
 def _cross_validate(ds, clf: FaceClassifier, photos, images, finds, rng, copies: int,
                     epochs: int, seed: int, tick, tmp: Path) -> tuple[list[_Held], int]:
     """Teach the classifier once per fold on the other folds' photos; each fold's dice are
@@ -726,8 +751,9 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
                 "camera_best_guess_right": round(best_right[1], 4),
                 **_cv_figures(held, TURNS, p4["threshold"], p4["agree_threshold"],
                               p4.get("shipped_backs", True)),
-                "camera_path": _cv_figures(held, 1, p1["threshold"], p1["agree_threshold"],
-                                           p1.get("shipped_backs", True)),
+                "camera_path": {**_cv_figures(held, 1, p1["threshold"], p1["agree_threshold"],
+                                              p1.get("shipped_backs", True)),
+                                "shipped_models": _cv_figures(held, 1, None, None)},
                 "shipped_models": _cv_figures(held, TURNS, None, None)}
         else:
             # one photo: nothing to cross-validate, so stay careful
@@ -736,10 +762,7 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
                           "upright_alone": False}
             heldout = ({"note": "one photo: nothing could be held out; thresholds kept high"}
                        if n_dice >= MIN_CV else {"photos": n, "dice": n_dice})
-        shipped_cv = heldout.get("shipped_models")
-        clf_better = n_dice >= MIN_CV and (shipped_cv is None or (
-            heldout["wrong_count"] <= shipped_cv["wrong_count"]
-            and heldout["face_right"] > shipped_cv["face_right"]))
+        clf_better = n_dice >= MIN_CV and _beats_shipped(heldout)
         det_net, det_threshold, det_info = None, None, None
         if teach_det:
             det_net, det_threshold, det_info = _teach_detector(
@@ -854,6 +877,11 @@ def main(argv: list[str] | None = None) -> int:
               f"photo): {found}face right {h['face_right']:.1%}, abstained "
               f"{h['abstained']:.1%}, wrong {h['wrong']:.1%} ({h['wrong_count']}); the "
               f"shipped models alone: face right {h['shipped_models']['face_right']:.1%}")
+        cam = h.get("camera_path") or {}
+        if "shipped_models" in cam:
+            print(f"  read as the camera reads (once): face right {cam['face_right']:.1%}, "
+                  f"wrong {cam['wrong_count']}; the shipped models alone: face right "
+                  f"{cam['shipped_models']['face_right']:.1%}")
     elif h.get("note"):
         print(f"held-out: {h['note']}")
     det = h.get("detector") or {}

@@ -391,3 +391,60 @@ def test_teaching_stops_the_shipped_network_standing_in_where_it_was_sure_and_wr
         "shipped_backs": False}
     assert _choose([_FakeHeld(safe + worst)], 1, (0.94, 0.9)) == {
         "threshold": 1.01, "die_thresholds": {}, "agree_threshold": None}
+
+
+def test_a_taught_network_better_at_the_camera_and_as_good_on_photos_is_kept():
+    """Teaching keeps a taught classifier when its cross-validated reads beat the shipped
+    models' as photos are read (four turns), or as the camera reads (once) while as photos it
+    reads as many right and no more wrong (session 19: chase_casino_crops' casino dice, read
+    once, 95.8% right taught against 87.5%, were thrown away because at four turns the taught
+    network was weak and the shipped one read alone). Never when it reads more dice wrong."""
+    from lab.teach import _beats_shipped
+
+    def held(photo, camera, shipped_photo, shipped_camera):
+        f = lambda right, wrong: {"face_right": right, "wrong_count": wrong}   # noqa: E731
+        return {**f(*photo), "shipped_models": f(*shipped_photo),
+                "camera_path": {**f(*camera), "shipped_models": f(*shipped_camera)}}
+
+    assert _beats_shipped(held((0.875, 0), (0.958, 0), (0.875, 0), (0.875, 0)))
+    assert _beats_shipped(held((0.95, 0), (0.80, 0), (0.90, 0), (0.85, 0)))      # as before
+    assert not _beats_shipped(held((0.875, 0), (0.875, 0), (0.875, 0), (0.875, 0)))
+    assert not _beats_shipped(held((0.85, 0), (0.958, 0), (0.875, 0), (0.875, 0)))
+    assert not _beats_shipped(held((0.875, 0), (0.958, 1), (0.875, 0), (0.875, 0)))
+    assert not _beats_shipped(held((0.95, 1), (0.958, 0), (0.90, 0), (0.875, 0)))
+    assert _beats_shipped({"face_right": 0.9, "wrong_count": 0})    # nothing to compare with
+
+
+def test_a_taught_network_weak_at_four_turns_reads_photos_once(taught, tmp_path):
+    """A taught card that never lets its network read alone at four turns but does read
+    once (teaching's cross-validation found it weak turned, sure upright) reads photos as the
+    camera reads them: once, at the one-turn thresholds, backed by the shipped network as at
+    the camera. Cards that read at four turns read photos at four turns."""
+    import shutil
+
+    from vision.classify import TURNS, FaceClassifier
+
+    root, _ = taught
+    folder = tmp_path / "taught"
+    shutil.copytree(root / "taught", folder)
+    card = folder / "classifier-d6.json"
+    meta = json.loads(card.read_text())
+    meta.update(threshold=0.6, agree_threshold=None)
+    meta["turned"] = {"threshold": 1.01, "die_thresholds": {}, "agree_threshold": None}
+    card.write_text(json.dumps(meta))
+    img = cv2.imread(str(next((root / "photos" / "images").iterdir())))
+    h, w = img.shape[:2]
+    crops = [img[y:y + h // 2, x:x + w // 2] for y in (0, h // 2) for x in (0, w // 2)]
+    crops = [cv2.resize(c, (64, 64)) for c in crops]
+
+    once = FaceClassifier("d6", taught=folder)
+    assert once.photos_once
+    calls = []
+    real = once._turned
+    once._turned = lambda c, turns: calls.append(turns) or real(c, turns)
+    assert once.classify(crops, TURNS) == once.classify(crops, 1)
+    assert calls == [1, 1]
+    assert not FaceClassifier("d6", taught=root / "taught").photos_once
+    assert not FaceClassifier("d6").photos_once
+    once.use_thresholds(TURNS, 0.9)       # teaching trying thresholds: read as asked
+    assert not once.photos_once

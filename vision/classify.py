@@ -127,6 +127,14 @@ class FaceClassifier:
             # do not stand in for the taught network's (lab.teach._choose)
             self._backed[turns] = bool(part.get("shipped_backs", True))
         self.threshold = self._cuts[1][0]
+        # a taught card whose network never reads alone at four turns (teaching found its
+        # best guess there weak) but does read once: photos are read as the camera reads
+        # them, once, at the thresholds the cross-validation set for that (session 19:
+        # chase_casino_crops taught, 121 fresh casino dice read 99.2% right once, 87.6% at
+        # four turns where only the shipped network read)
+        self.photos_once = bool(
+            self.taught is not None and threshold is None and "turned" in self.meta
+            and self._cuts[TURNS][0] > 1.0 >= self._cuts[1][0])
         # a four-turn read may take the upright read alone when that is sure (see classify);
         # a taught model whose thresholds rest on few held-out dice says no
         self.upright_alone = bool(self.meta.get("upright_alone", True))
@@ -191,6 +199,7 @@ class FaceClassifier:
         self._cuts[turns] = (float(threshold), {})
         self._agree[turns] = agree
         self._backed[turns] = backed
+        self.photos_once = False
 
     def best_guesses(self, crops, turns: int = 1) -> list[tuple[str, str]]:
         """Each crop's best (die, face) pair the dice set allows, before any threshold."""
@@ -240,6 +249,8 @@ class FaceClassifier:
         threshold (what a taught network's agreement is judged on)."""
         if len(crops) == 0:
             return [], []
+        if self.photos_once:
+            turns = 1
         die_t, face_t = self._turned(crops, turns)
         die_m, face_m = die_t.mean(axis=0), face_t.mean(axis=0)
         out, best = self._read(die_m, face_m, turns)
