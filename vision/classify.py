@@ -374,7 +374,7 @@ class FaceClassifier:
                 out[i] = CropReading(first.die, None, min(first.confidence, second.confidence),
                                      first.face_confidence, first.die_confidence,
                                      first.not_a_die)
-        if retry and turns == 1:
+        if retry and turns == 1 and not self.photos_once:   # (photos_once: the same read)
             doubt = [i for i, r in enumerate(out)
                      if r.face is None and r.not_a_die <= 0.5 and i not in again]
             for i, r in zip(doubt, self.classify([crops[i] for i in doubt], TURNS)
