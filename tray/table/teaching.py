@@ -116,24 +116,37 @@ def teach_folder(folder, dice_set, out_dir, on_screen: Callable | None = None,
 
 
 def summary_lines(summary: dict) -> list[str]:
-    """Teaching's held-out figures, one line each.
+    """Teaching's held-out figures, one line each; a part (the camera path, the shipped
+    models) gets a line of its own, and so does a part within a part.
 
-    >>> summary_lines({"heldout": {"photos": 4, "face_right": 0.975,
-    ...                            "shipped_models": {"face_right": 0.8}}})
-    ['held out: photos 4', 'held out: face_right 0.975', 'held out: shipped_models: face_right 0.800']
+    >>> summary_lines({"heldout": {  # doctest: +NORMALIZE_WHITESPACE
+    ...     "photos": 4, "face_right": 0.975,
+    ...     "camera_path": {"face_right": 0.958, "shipped_models": {"face_right": 0.917}},
+    ...     "shipped_models": {"face_right": 0.8}}})
+    ['held out: photos 4', 'held out: face_right 0.975',
+     'held out: camera_path: face_right 0.958',
+     'held out: camera_path: shipped_models: face_right 0.917',
+     'held out: shipped_models: face_right 0.800']
     """
     held = summary.get("heldout") if isinstance(summary, dict) else None
     if not isinstance(held, dict):
         return [f"held out: {held}"] if held is not None else []
+
     def say(v):
         return f"{v:.3f}" if isinstance(v, float) else str(v)
 
+    def part(prefix: str, figures: dict) -> list[str]:
+        inner = ", ".join(f"{k} {say(v)}" for k, v in figures.items() if not isinstance(v, dict))
+        lines = [f"{prefix}{inner}"] if inner else []
+        for k, v in figures.items():
+            if isinstance(v, dict):
+                lines += part(f"{prefix}{k}: ", v)
+        return lines
+
     lines = []
     for k, v in held.items():
-        if isinstance(v, dict):      # a part (the camera path, the shipped models): its figures
-            inner = ", ".join(f"{kk} {say(vv)}" for kk, vv in v.items()
-                              if not isinstance(vv, dict))
-            lines.append(f"held out: {k}: {inner}")
+        if isinstance(v, dict):
+            lines += part(f"held out: {k}: ", v)
         else:
             lines.append(f"held out: {k} {say(v)}")
     return lines
