@@ -334,7 +334,7 @@ def test_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_light(mon
     first light (``TrayModel.lut``), so every throw gives its roll and no die is read wrong.
     Toss Up!'s network, trained under such lights since session 19, reads every die of its
     throws; Tally Up!'s asks about fewer dice in the first light than in the lamp's
-    (measured: 2 against 5 of these 6 throws' dice)."""
+    (measured: 1 against 3 of these 6 throws' dice, session 20's network)."""
     import lab.evaluate as ev
     from vision.pipeline import TrayModel
 
