@@ -13,8 +13,9 @@ from vision.faceart import draw_face
 
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
 # the test still runs and reports xfail with the figure instead of hiding the shortfall.
-KNOWN_WEAK = {"tally-up": "tally-up model (threshold 0.97) abstains on some faces, mostly the "
-                          "Up Die's, never reading one wrong"}
+KNOWN_WEAK = {"tally-up": "tally-up model (session 20, thresholds 0.99 once / 0.97 at four "
+                          "turns) abstains on some faces, mostly the Up Die's, never reading "
+                          "one wrong (60 and 62 of 72 on felt, 129 of 150 augmented)"}
 
 
 def _require(ok: bool, set_id: str, what: str) -> None:
