@@ -68,6 +68,18 @@ def read_label_rows(path: Path) -> list[dict]:
     return rows
 
 
+def _rows_with_images(root: Path):
+    """Each row of ``root``'s labels.csv with its photo (``images/<file>``), read once for the
+    rows that follow one another; rows whose photo cannot be read are left out."""
+    last, img = None, None
+    for row in read_label_rows(root / "labels.csv"):
+        if row["file"] != last:
+            last = row["file"]
+            img = cv2.imread(str(root / "images" / last), cv2.IMREAD_COLOR)
+        if img is not None:
+            yield row, img
+
+
 def matteop65_die_side(w: float, h: float, value: int) -> float:
     """The die's side in a matteop65 photo from its label box, which covers only the pips:
     2.2x the box side, a fixed 50 px for the single pip of a 1. The detector is trained to
@@ -87,16 +99,8 @@ def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: i
     """
     root = Path(root)
     out = []
-    cache: dict[str, np.ndarray] = {}
-    for row in read_label_rows(root / "labels.csv"):
+    for row, img in _rows_with_images(root):
         f = row["file"]
-        if f not in cache:
-            img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
-            if img is None:
-                continue
-            cache.clear()
-            cache[f] = img
-        img = cache[f]
         x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
         value = int(row["value"])
         # cut around the die box as the pipeline cuts a detected box
@@ -160,16 +164,9 @@ def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INP
     """
     root = Path(root)
     out = []
-    cache: dict[str, np.ndarray] = {}
-    for row in read_label_rows(root / "labels.csv"):
+    for row, img in _rows_with_images(root):
         f = row["file"]
-        if f not in cache:
-            img = cv2.imread(str(root / "images" / f), cv2.IMREAD_COLOR)
-            if img is None:
-                continue
-            cache.clear()
-            cache[f] = img
-        crop = _cut_row(cache[f], row, size, rng, angle, jitter, antialias=True)
+        crop = _cut_row(img, row, size, rng, angle, jitter, antialias=True)
         out.append(RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f))
     return out
 
