@@ -163,8 +163,12 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
             out.append(cut_crop(frame, (x, y, w, h), size))
 
     for _ in range(scenes):
-        frame, labels = render_scene(ds, _random_dice(ds, rng, int(rng.integers(1, 7))), rng,
-                                     style=random_style(rng, wide=True, far_lights=FAR_LIGHTS))
+        try:
+            frame, labels = render_scene(ds, _random_dice(ds, rng, int(rng.integers(1, 7))),
+                                         rng, style=random_style(rng, wide=True,
+                                                                 far_lights=FAR_LIGHTS))
+        except ValueError:   # the dice did not fit this tray: another scene
+            continue
         misses(frame, [(lab["x"], lab["y"], lab["w"], lab["h"]) for lab in labels], False)
     if set_id == "d6" and realdice is not None:
         for name, img, rows in _real_photos(realdice, "train"):
