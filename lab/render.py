@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from statistics import NormalDist
 
 import cv2
 import numpy as np
@@ -501,8 +502,20 @@ def _noise_bank(seed: int, sigma: float, w: int, h: int) -> np.ndarray:
     return bank
 
 
-def _camera(img: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarray:
-    """White balance, exposure, blur, noise and JPEG on a float frame; returns uint8 BGR."""
+@lru_cache(maxsize=8)
+def _gauss_levels(sigma: float) -> np.ndarray:
+    """256 equally likely levels of Gaussian noise of ``sigma`` (int16): a uniform byte
+    looked up in them is Gaussian noise, at a fraction of the cost of drawing normals."""
+    nd = NormalDist(0.0, sigma)
+    levels = np.rint([nd.inv_cdf((k + 0.5) / 256) for k in range(256)]).astype(np.int16)
+    levels.flags.writeable = False
+    return levels
+
+
+def _camera(img: np.ndarray, style: Style, rng: np.random.Generator,
+            frame_key: int | None = None) -> np.ndarray:
+    """White balance, exposure, blur, noise and JPEG on a float frame; returns uint8 BGR.
+    ``frame_key``: the frame's number in a sequence, whose noise is then its own."""
     img *= np.array(style.cast, np.float32) * style.exposure
     if style.blur > 0:
         img = cv2.GaussianBlur(img, (0, 0), style.blur)
@@ -511,10 +524,17 @@ def _camera(img: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarr
         # sensor noise: a window of a per-style noise bank at a random offset (drawing fresh
         # normal noise for every frame would cost more than the rest of the camera model)
         h, w = out.shape[:2]
-        bank = _noise_bank(style.seed, float(style.noise), w, h)
         ox, oy = (int(v) for v in rng.integers(0, _NOISE_PAD, 2))
-        out = np.clip(out.astype(np.int16) + bank[oy:oy + h, ox:ox + w], 0, 255
-                      ).astype(np.uint8)
+        if frame_key is None:
+            noise = _noise_bank(style.seed, float(style.noise), w, h)[oy:oy + h, ox:ox + w]
+        else:
+            # frames in time: noise of their own. The same bank at another offset in every
+            # frame is a pattern that moves, and a plain die on it seems to move with it
+            # (phase correlation followed it, and a shaken camera's shift was refused)
+            g = np.random.default_rng([style.seed, 11, frame_key, ox, oy])
+            noise = _gauss_levels(float(style.noise))[g.integers(0, 256, (h, w, 3),
+                                                                dtype=np.uint8)]
+        out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
     if style.jpeg:
         ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg)])
         if ok:
@@ -523,8 +543,10 @@ def _camera(img: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarr
 
 
 def compose(diceset: DiceSet, poses: list[Pose], rng: np.random.Generator, style: Style,
-            size=(640, 480), hand: dict | None = None) -> tuple[np.ndarray, list[dict]]:
-    """Draw posed dice (and a hand) on the tray; returns (frame BGR uint8, labels)."""
+            size=(640, 480), hand: dict | None = None,
+            frame_key: int | None = None) -> tuple[np.ndarray, list[dict]]:
+    """Draw posed dice (and a hand) on the tray; returns (frame BGR uint8, labels).
+    ``frame_key``: the frame's number in a sequence (its sensor noise is its own)."""
     w, h = size
     img = _floor(style, w, h).copy()
     labels = []
@@ -539,7 +561,7 @@ def compose(diceset: DiceSet, poses: list[Pose], rng: np.random.Generator, style
                            "die": p.die, "face": p.face})
     if hand is not None:
         _draw_hand(img, hand, rng)
-    return _camera(img, style, rng), labels
+    return _camera(img, style, rng, frame_key), labels
 
 
 def render_scene(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480),
@@ -571,7 +593,7 @@ def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
     move = move_frames if move_frames is not None else max(6, int(0.6 * fps))
     i = 0
     for _ in range(empty_frames):
-        frame, _ = compose(diceset, [], rng, style, size)
+        frame, _ = compose(diceset, [], rng, style, size, frame_key=i)
         yield frame, {"phase": "empty", "labels": [], "frame": i}
         i += 1
     # entry: every die comes in from one side and bounces into place
@@ -605,11 +627,11 @@ def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
         if prev is not None:
             poses = [replace(q, blur=(q.cx - o.cx, q.cy - o.cy)) for q, o in zip(poses, prev)]
         prev = poses
-        frame, labels = compose(diceset, poses, rng, style, size)
+        frame, labels = compose(diceset, poses, rng, style, size, frame_key=i)
         yield frame, {"phase": "moving", "labels": labels, "frame": i}
         i += 1
     for _ in range(rest_frames):
-        frame, labels = compose(diceset, final, rng, style, size)
+        frame, labels = compose(diceset, final, rng, style, size, frame_key=i)
         yield frame, {"phase": "rest", "labels": labels, "frame": i}
         i += 1
     if not hand:
@@ -628,18 +650,18 @@ def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
         t = (k + 1) / reach
         at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
         frame, labels = compose(diceset, final, rng, style, size,
-                                hand={"from": edge, "at": at, "skin": skin})
+                                hand={"from": edge, "at": at, "skin": skin}, frame_key=i)
         yield frame, {"phase": "hand", "labels": labels, "frame": i}
         i += 1
     for k in range(reach):          # and leaves with the dice
         t = 1 - (k + 1) / reach
         at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
         frame, _ = compose(diceset, [], rng, style, size,
-                           hand={"from": edge, "at": at, "skin": skin})
+                           hand={"from": edge, "at": at, "skin": skin}, frame_key=i)
         yield frame, {"phase": "hand", "labels": [], "frame": i}
         i += 1
     for _ in range(empty_frames):
-        frame, _ = compose(diceset, [], rng, style, size)
+        frame, _ = compose(diceset, [], rng, style, size, frame_key=i)
         yield frame, {"phase": "empty", "labels": [], "frame": i}
         i += 1
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import threading
 import types
 from typing import ClassVar
 
@@ -150,11 +151,14 @@ def test_opencv_camera_missing_device_message():
 
 
 class FakeCapture:
-    """A VideoCapture stand-in: delivers its frames, then fails (an unplugged camera)."""
+    """A VideoCapture stand-in: delivers its frames, then fails (an unplugged camera).
+    ``hold``: an Event it waits for (at most 5 s) before failing, so the reader can take one
+    of its frames first however busy the machine is."""
 
-    def __init__(self, frames, opened=True):
+    def __init__(self, frames, opened=True, hold=None):
         self.frames = list(frames)
         self.opened = opened
+        self.hold = hold
 
     def isOpened(self):
         return self.opened
@@ -167,6 +171,8 @@ class FakeCapture:
 
     def read(self):
         if not self.frames:
+            if self.hold is not None:
+                self.hold.wait(5)
             return False, None
         return True, self.frames.pop(0)
 
@@ -175,8 +181,12 @@ class FakeCapture:
 
 
 def test_opencv_camera_reconnects_after_unplug():
+    # the first camera is unplugged only once a frame of it has been read (on a busy machine
+    # the reader could otherwise first look after the reconnection)
+    first_seen = threading.Event()
     plan = [
-        FakeCapture([np.full((480, 640, 3), v, np.uint8) for v in (10, 20, 30)]),
+        FakeCapture([np.full((480, 640, 3), v, np.uint8) for v in (10, 20, 30)],
+                    hold=first_seen),
         FakeCapture([], opened=False),       # still unplugged at the first retry
         FakeCapture([np.full((240, 320, 3), v, np.uint8) for v in (40, 50)]),
     ]
@@ -194,6 +204,7 @@ def test_opencv_camera_reconnects_after_unplug():
             if f is not None:
                 seen.append(level(f))
                 assert f.shape == (480, 640, 3)
+                first_seen.set()
             if 50 in seen:
                 break
         assert 10 in seen or 20 in seen or 30 in seen     # newest-frame-wins may skip some

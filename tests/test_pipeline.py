@@ -373,3 +373,33 @@ def test_a_calibrated_tray_light_is_the_first_light_unless_the_tray_is_another()
     assert other.light == [1.0, 1.0, 1.0] and other.lut() is None
     # ... and says so, for the table to tell (``tray.table.moments.watch_calibration``)
     assert other.unlike_calibration == pytest.approx([41 / 202, 91 / 202, 31 / 202], abs=0.01)
+
+
+def test_a_rolling_shutter_shaken_mid_frame_is_still_a_camera_shift():
+    """A rolling shutter reads the rows one after another: a camera shaken while it reads
+    shifts the lower dice a little further than the upper ones (here 1.0 and 1.6 px). That is
+    still the camera (``camera_shift`` gives the shift between them); it refused it while it
+    asked the dice to agree within 0.2 px (session 19). A die that slid 1.5 px while the
+    other stayed put is no camera shift."""
+    from vision.detect import camera_shift
+
+    rng = np.random.default_rng(5)
+    felt = cv2.GaussianBlur(rng.normal(90, 12, (480, 640)).astype(np.float32), (0, 0), 1.2)
+    boxes = [(100, 80, 60, 60), (420, 330, 60, 60)]
+    for x, y, w, h in boxes:
+        felt[y:y + h, x:x + w] = 230
+        for px, py in ((15, 15), (45, 45), (30, 30)):
+            cv2.circle(felt, (x + px, y + py), 6, 20, -1, cv2.LINE_AA)
+
+    def moved(img, dx, dy):
+        m = np.float32([[1, 0, dx], [0, 1, dy]])
+        return cv2.warpAffine(img, m, (640, 480), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+
+    before = np.clip(felt, 0, 255).astype(np.uint8)
+    skewed = np.vstack([moved(felt, 1.0, 0.0)[:240], moved(felt, 1.6, 0.0)[240:]])
+    shift = camera_shift(before, np.clip(skewed, 0, 255).astype(np.uint8), boxes)
+    assert shift is not None and 0.9 <= shift[0] <= 1.7 and abs(shift[1]) < 0.3, shift
+    slid = felt.copy()
+    slid[320:400, 410:490] = moved(felt, 1.5, 0.0)[320:400, 410:490]
+    assert camera_shift(before, np.clip(slid, 0, 255).astype(np.uint8), boxes) is None

@@ -4,6 +4,7 @@ real casino crops, and the model contract of the training exports."""
 import doctest
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -230,3 +231,25 @@ def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monke
     crops = mined_negatives("d6", 3, seed=0, size=64)
     assert len(calls) == 3
     assert crops.ndim == 4 and crops.shape[1:] == (64, 64, 3)
+
+
+def test_frames_of_a_throw_have_sensor_noise_of_their_own():
+    """Each frame of ``render_throw`` gets noise of its own, as a sensor's: one frame's noise
+    is no shifted copy of another's. Until session 20 every frame took the style's one noise
+    bank at another offset, a pattern that moved from frame to frame, and phase correlation
+    on a plain die followed it by 10-40 px (``dicetray eval``'s shaken throws lost rolls to
+    it)."""
+    from dataclasses import replace
+
+    from lab.render import render_throw
+
+    ds = load("d6")
+    rng = np.random.default_rng(3)
+    style = replace(random_style(rng), noise=8.0, jpeg=0, blur=0.0)
+    rest = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY).astype(np.float32)
+            for f, t in render_throw(ds, [("d6", "1"), ("d6", "6")], rng, style=style,
+                                     rest_frames=8, hand=False) if t["phase"] == "rest"]
+    still = np.mean(rest, axis=0)                 # the scene, nearly without its noise
+    a, b = rest[0] - still, rest[1] - still       # two frames' noise
+    (dx, dy), response = cv2.phaseCorrelate(a, b)
+    assert response < 0.1, (dx, dy, response)
