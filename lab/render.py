@@ -521,8 +521,8 @@ def _camera(img: np.ndarray, style: Style, rng: np.random.Generator,
         img = cv2.GaussianBlur(img, (0, 0), style.blur)
     out = np.clip(img, 0, 255).astype(np.uint8)
     if style.noise > 0:
-        # sensor noise: a window of a per-style noise bank at a random offset (drawing fresh
-        # normal noise for every frame would cost more than the rest of the camera model)
+        # sensor noise. A still scene: a window of a per-style noise bank at a random offset
+        # (drawing normal noise afresh would cost more than the rest of the camera model)
         h, w = out.shape[:2]
         ox, oy = (int(v) for v in rng.integers(0, _NOISE_PAD, 2))
         if frame_key is None:
