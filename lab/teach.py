@@ -540,11 +540,12 @@ def _beats_shipped(heldout: dict) -> bool:
         return (taught["wrong_count"] <= base["wrong_count"]
                 and taught["face_right"] >= base["face_right"])
 
+    def better(taught: dict, base: dict) -> bool:
+        return no_worse(taught, base) and taught["face_right"] > base["face_right"]
+
     camera = heldout["camera_path"]
-    photo_better = no_worse(heldout, shipped) and heldout["face_right"] > shipped["face_right"]
-    camera_better = (no_worse(camera, camera["shipped_models"])
-                     and camera["face_right"] > camera["shipped_models"]["face_right"])
-    return photo_better or (camera_better and no_worse(heldout, shipped))
+    return better(heldout, shipped) or (better(camera, camera["shipped_models"])
+                                        and no_worse(heldout, shipped))
 
 
 def _cross_validate(ds, clf: FaceClassifier, photos, images, finds, rng, copies: int,
