@@ -61,10 +61,14 @@ class Photo:
     path: Path
     labels: list[Label] = field(default_factory=list)
     size: tuple[int, int] = (0, 0)          # (width, height)
+    # turned as its EXIF orientation says (as phones and viewers show it); False: a phone photo
+    # whose boxes fit only its pixels in their stored order (some tools label that frame)
+    upright: bool = True
 
     def image(self) -> np.ndarray:
         """The photo as a BGR array."""
-        img = cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+        img = cv2.imread(str(self.path), cv2.IMREAD_COLOR if self.upright
+                         else cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
         if img is None:
             raise LabelError(f"{self.path}: cannot be read as an image")
         return img
@@ -79,7 +83,7 @@ class Photo:
         if max(self.size) <= DECODE_SIDE:     # read whole (die crops of any size too)
             return self.image(), self
         try:
-            img, scale = read_photo(str(self.path))
+            img, scale = read_photo(str(self.path), upright=self.upright)
         except PhotoError as exc:
             raise LabelError(f"{self.path}: {exc}") from None
         if scale == 1.0:
@@ -108,17 +112,27 @@ def _die_of(ds: DiceSet, face: str, die: str, where: str) -> str:
     return owners[0]
 
 
-def _size(path: Path) -> tuple[int, int]:
-    """(width, height) of an image without decoding all of it where the header tells."""
+def _size(path: Path) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(width, height) of an image turned upright by its EXIF orientation, and of its pixels
+    in their stored order (the same unless a phone stored a portrait photo on its side)."""
     img = cv2.imread(str(path), cv2.IMREAD_REDUCED_GRAYSCALE_8)
     if img is None:
         raise LabelError(f"{path}: cannot be read as an image (missing, damaged or not a "
                          "photo): replace it or remove its rows from labels.csv")
+    # IMREAD_UNCHANGED keeps the stored order; the reduced read above is turned upright
     full = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if img.size * 64 <= MAX_PIXELS else None
     if full is None:
         raise LabelError(f"{path}: larger than {MAX_PIXELS // 1_000_000} megapixels: "
                          "scale it down")
-    return full.shape[1], full.shape[0]
+    stored = (full.shape[1], full.shape[0])
+    turned = stored[0] != stored[1] and (img.shape[1] > img.shape[0]) != (stored[0] > stored[1])
+    return (stored[::-1] if turned else stored), stored
+
+
+def _outside(lab: Label, size: tuple[int, int]) -> bool:
+    pw, ph = size
+    return (lab.x < -EDGE * lab.w or lab.y < -EDGE * lab.h or lab.x + lab.w > pw + EDGE * lab.w
+            or lab.y + lab.h > ph + EDGE * lab.h)
 
 
 def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
@@ -150,6 +164,8 @@ def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
     if not rows:
         raise LabelError(f"{csv_path}: no labelled dice: add one row per die")
     photos: dict[str, Photo] = {}
+    lines: dict[str, list[int]] = {}
+    stored: dict[str, tuple[int, int]] = {}
     for n, row in enumerate(rows, start=2):
         where = f"{csv_path} line {n}"
         name = (row.get("file") or "").strip()
@@ -169,13 +185,23 @@ def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
             if not path.is_file():
                 raise LabelError(f"{where}: images/{name} is not there: add the photo or "
                                  "remove its rows")
-            photo = photos[name] = Photo(name, path, size=_size(path))
-        pw, ph = photo.size
-        if (x < -EDGE * w or y < -EDGE * h or x + w > pw + EDGE * w
-                or y + h > ph + EDGE * h):
-            raise LabelError(f"{where}: the box {x:g},{y:g} {w:g}x{h:g} lies outside "
-                             f"images/{name} ({pw}x{ph}): fix the box")
+            size, stored[name] = _size(path)
+            photo = photos[name] = Photo(name, path, size=size)
         photo.labels.append(Label(x, y, w, h, die, face, (row.get("split") or "").strip()))
+        lines.setdefault(name, []).append(n)
+    for name, photo in photos.items():
+        out = [(n, lab) for n, lab in zip(lines[name], photo.labels) if _outside(lab, photo.size)]
+        if not out:
+            continue
+        # a phone photo stored on its side, labelled in its stored pixels: read it so
+        if stored[name] != photo.size and not any(_outside(lab, stored[name])
+                                                  for lab in photo.labels):
+            photo.size, photo.upright = stored[name], False
+            continue
+        n, lab = out[0]
+        pw, ph = photo.size
+        raise LabelError(f"{csv_path} line {n}: the box {lab.x:g},{lab.y:g} {lab.w:g}x{lab.h:g} "
+                         f"lies outside images/{name} ({pw}x{ph}): fix the box")
     return sorted(photos.values(), key=lambda p: p.file)
 
 

@@ -29,8 +29,11 @@ class PhotoError(ValueError):
     """A photo that cannot be read; the message says why (without the file name)."""
 
 
-def read_photo(path: str) -> tuple[np.ndarray, float]:
+def read_photo(path: str, upright: bool = True) -> tuple[np.ndarray, float]:
     """A photo as a BGR frame, and the scale from its pixels back to the photo's.
+
+    ``upright``: turned as its EXIF orientation says (as a phone or a viewer shows it); else
+    in the pixels' stored order (the frame some labelling tools give their boxes in).
 
     The size comes from the file header first (``imagesize``): too small a picture, or one
     too large to hold in memory even reduced, is refused unread (PhotoError); a large one is
@@ -60,14 +63,16 @@ def read_photo(path: str) -> tuple[np.ndarray, float]:
                              f"{MAX_SIDE} pixels a side): shrink it first")
         while factor < 8 and max(w, h) / factor > DECODE_SIDE:
             factor *= 2
-    frame = cv2.imread(str(p), _REDUCED.get(factor, cv2.IMREAD_COLOR))
+    flags = _REDUCED.get(factor, cv2.IMREAD_COLOR)
+    frame = cv2.imread(str(p), flags if upright else flags | cv2.IMREAD_IGNORE_ORIENTATION)
     if frame is None or frame.size == 0:
         raise PhotoError("not an image OpenCV can read (or a damaged file): give JPEG or PNG "
                          "photos")
     if min(frame.shape[:2]) < MIN_SIDE:
         raise PhotoError(f"the picture is {frame.shape[1]}x{frame.shape[0]} pixels: too small "
                          "to show dice")
-    return frame, (w / frame.shape[1]) if w > 0 else 1.0
+    # (the longer sides: the header's size is the upright one)
+    return frame, (max(w, h) / max(frame.shape[:2])) if w > 0 else 1.0
 
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
