@@ -133,12 +133,15 @@ def main_bench(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--teach", action="store_true",
                    help="time teaching instead (lab.teachbench: an owner's set with a star on "
-                        "the 6, taught from --photos photos, scored on 30 fresh ones; needs "
+                        "the 6, taught from --photos photos, scored on fresh ones; needs "
                         "the train extra)")
-    p.add_argument("--photos", type=int, default=20, help="teaching photos for --teach")
-    p.add_argument("--case", default="owner-d6", choices=("owner-d6", "rollers-digits"),
-                   help="--teach: an owner's d6 with a star on the 6, or Rollers dice with "
-                        "digits")
+    p.add_argument("--photos", type=int, default=None,
+                   help="teaching photos for --teach (default: the case's, 20 or 14)")
+    p.add_argument("--case", default="owner-d6",
+                   choices=("owner-d6", "rollers-digits", "phone-d6"),
+                   help="--teach: an owner's d6 with a star on the 6 (20 photos, 30 fresh), "
+                        "Rollers dice with digits (20, 30), or 12 MP phone photos of 24 "
+                        "see-through d6 with a bolt on the 6 (14, 6)")
     args = p.parse_args(argv)
     if args.teach:
         from lab import teachbench

@@ -4,7 +4,6 @@ the frame its boxes were drawn in, and ``dicetray recognize`` shows the photo up
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import cv2
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 from lab.labelled import LabelError, read_folder
+from lab.teachbench import with_orientation
 from vision.cli import read_photo
 
 STORED = (400, 300)           # (width, height) of the pixels as stored
@@ -24,13 +24,7 @@ def _rotated_jpeg(path: Path, orientation: int = 6) -> None:
     img = np.full((STORED[1], STORED[0], 3), 40, np.uint8)
     x, y, w, h = DIE
     img[y:y + h, x:x + w] = 255
-    jpeg = cv2.imencode(".jpg", img)[1].tobytes()
-    # a minimal little-endian TIFF block with one IFD entry: Orientation (0x0112), SHORT
-    tiff = (b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", 1)
-            + struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0) + struct.pack("<I", 0))
-    app1 = b"Exif\x00\x00" + tiff
-    path.write_bytes(jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1
-                     + jpeg[2:])
+    path.write_bytes(with_orientation(cv2.imencode(".jpg", img)[1].tobytes(), orientation))
 
 
 def _folder(tmp_path: Path, box) -> Path:
