@@ -25,13 +25,17 @@ def main_eval(argv: list[str]) -> int:
     p.add_argument("--throws", type=int, default=20, help="rendered throws per dice set")
     p.add_argument("--realdice", default=str(DEFAULT_REALDICE))
     p.add_argument("--no-real", action="store_true", help="skip the real photo sets")
+    p.add_argument("--real-only", action="store_true",
+                   help="only the real photo sets (no rendered scenes or throws)")
     p.add_argument("--no-teach", action="store_true",
                    help="skip teaching each real set with a few of its photos (the taught "
                         "figures: minutes per set)")
     p.add_argument("--photos", metavar="FOLDER", default=None,
                    help="only score this labelled photo folder (images/ + labels.csv), "
                         "zero-shot and, with --taught, taught")
-    p.add_argument("--dice-set", default="d6", help="the dice set of --photos (default d6)")
+    p.add_argument("--dice-set", default=None,
+                   help="the dice set of --photos (default: the first of d6, tally-up, "
+                        "toss-up, rollers that has every face and die its labels name)")
     p.add_argument("--taught", metavar="DIR", default=None,
                    help="a taught folder (dicetray teach) to score --photos with")
     p.add_argument("--json", action="store_true")
@@ -44,14 +48,25 @@ def main_eval(argv: list[str]) -> int:
             args.realdice).is_dir():
         p.error(f"--realdice {args.realdice}: no such folder: give the folder of the real "
                 "photo sets, or --no-real")
-    report = evaluate.run(args.sets, args.scenes, args.throws,
+    if args.real_only and args.no_real:
+        p.error("--real-only and --no-real leave nothing to measure")
+    report = evaluate.run([] if args.real_only else args.sets, args.scenes,
+                          0 if args.real_only else args.throws,
                           None if args.no_real else Path(args.realdice))
     realdice = Path(args.realdice)
+    if not args.no_real and realdice.exists():
+        from lab import othersets
+
+        # labelled folders beside the three known sets (or --realdice itself): read as they are
+        other = othersets.zero_shot(realdice)
+        for key in ("real", "real_camera_path", "real_crops", "skipped"):
+            report.setdefault(key, {}).update(other[key])
     if not args.no_real and not args.no_teach and realdice.exists():
-        from lab import evalteach
+        from lab import evalteach, othersets
 
         with _bar("teaching real sets") as progress:
             report["real_taught"] = evalteach.run(realdice, progress=progress)
+            report["real_taught"].update(othersets.taught(realdice, progress=progress))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -88,6 +103,7 @@ def _eval_folder(args) -> int:
     as photos are read, zero-shot and taught."""
     from lab import evalteach
     from lab.labelled import LabelError, read_folder
+    from lab.othersets import read_set
     from vision.dicesets import DiceSetError
     from vision.taught import TaughtError, TaughtModel
 
@@ -96,15 +112,23 @@ def _eval_folder(args) -> int:
               "taught with) to score it on", file=sys.stderr)
         return 2
     try:
-        photos = read_folder(args.photos, args.dice_set)
-        taught = TaughtModel.load(args.taught, _set_id(args.dice_set)) if args.taught else None
+        # the dice set: --dice-set, else the taught folder's, else the one its labels fit
+        dice_set = args.dice_set
+        if dice_set is None and args.taught:
+            dice_set = TaughtModel.load(args.taught).dice_set
+        if dice_set is None:
+            dice_set, photos = read_set(Path(args.photos))
+        else:
+            photos = read_folder(args.photos, dice_set)
+        set_id = _set_id(dice_set)
+        taught = TaughtModel.load(args.taught, set_id) if args.taught else None
     except (LabelError, DiceSetError, TaughtError) as exc:
         print(f"dicetray eval: {exc}", file=sys.stderr)
         return 2
-    report = {"photos": args.photos, "dice_set": _set_id(args.dice_set),
-              "zero_shot": evalteach.score_folder(photos, _set_id(args.dice_set), None)}
+    report = {"photos": args.photos, "dice_set": set_id,
+              "zero_shot": evalteach.score_folder(photos, dice_set, None)}
     if taught is not None:
-        report["taught"] = evalteach.score_folder(photos, _set_id(args.dice_set), taught)
+        report["taught"] = evalteach.score_folder(photos, dice_set, taught)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

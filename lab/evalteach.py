@@ -212,14 +212,14 @@ def format_lines(report: dict) -> list[str]:
              (f"{'set':<28} {'teach':>5} {'test':>5}  {'':9} {'found':>7} {'right':>7} "
               f"{'abst.':>7} {'wrong':>7}")]
     for name, r in report.items():
-        for kind in ("zero_shot", "taught"):
-            if kind not in r:
-                lines.append(f"{'':<28} {'':>5} {'':>5}  not taught: {r['not_taught']}")
-                continue
-            f = r[kind]
-            lines.append(f"{name if kind == 'zero_shot' else '':<28} "
-                         f"{r['teach_photos'] if kind == 'zero_shot' else '':>5} "
-                         f"{r['test_photos'] if kind == 'zero_shot' else '':>5}  {kind:9} "
+        rows = [(kind, r[kind]) for kind in ("zero_shot", "taught") if kind in r]
+        for i, (kind, f) in enumerate(rows):
+            first = i == 0
+            lines.append(f"{name if first else '':<28} {r['teach_photos'] if first else '':>5} "
+                         f"{r['test_photos'] if first else '':>5}  {kind:9} "
                          f"{f['recall']:7.1%} {f['face_accuracy']:7.1%} {f['abstained']:7.1%} "
                          f"{f['wrong']:7.2%}")
+        if "taught" not in r:       # one line says why
+            lines.append(f"{'' if rows else name:<28} {'':>5} {'':>5}  not taught: "
+                         f"{r.get('not_taught', 'no figures')}")
     return lines

@@ -435,11 +435,12 @@ def format_report(r: dict) -> str:
     out = ["dicetray eval", "",
            "Targets: rendered face accuracy >= 99.5% every set; 0 wrong faces when sure in",
            "settled rolls, <= 5 frames rest->roll; matteop65_webcam recall >= 98% and face",
-           "accuracy >= 98%; rune55_gray reported per source.", "",
-           "Rendered held-out scenes (per dice set), each read as one camera frame:"]
+           "accuracy >= 98%; rune55_gray reported per source."]
     head = f"  {'set':<26}{'dice':>6}{'recall':>9}{'precis.':>9}{'face acc':>10}{'abstain':>9}{'wrong':>7}"
-    out.append(head)
-    out += [_row(s, f) for s, f in r["rendered"].items()]
+    if r["rendered"]:
+        out += ["", "Rendered held-out scenes (per dice set), each read as one camera frame:",
+                head]
+        out += [_row(s, f) for s, f in r["rendered"].items()]
     if r.get("rendered_photo"):
         out += ["", ("The same scenes read as `dicetray recognize` reads a photo (tile search, "
                      "four turns):"), head]
@@ -475,8 +476,8 @@ def format_report(r: dict) -> str:
                        f"{t['wrong_faces_when_sure']} of {t['dice']} dice, unsure "
                        f"{t['unsure_dice']}, frames rest->roll median "
                        f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}")
-    for key, title in (("real", "Real photos (d6), read as `dicetray recognize` reads photos:"),
-                       ("real_camera_path", ("Real photos (d6), read as camera frames "
+    for key, title in (("real", "Real photos, read as `dicetray recognize` reads photos:"),
+                       ("real_camera_path", ("Real photos, read as camera frames "
                                              "(one detector pass, `recognize --fast`):"))):
         if r.get(key):
             out += ["", title, head]
@@ -491,7 +492,7 @@ def format_report(r: dict) -> str:
         out += ["", r["real_note"]]
     for s, why in r.get("skipped", {}).items():
         out += ["", f"{s}: skipped, {why}"]
-    out += ["", "Confusion (truth -> read: count), rendered:"]
+    out += ["", "Confusion (truth -> read: count)" + (", rendered:" if r["rendered"] else ":")]
     for s, f in r["rendered"].items():
         errs = {t: {k: v for k, v in c.items() if k != t} for t, c in f["confusion"].items()}
         errs = {t: c for t, c in errs.items() if c}
