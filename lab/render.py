@@ -185,6 +185,8 @@ def _floor(style: Style, w: int, h: int) -> np.ndarray:
         xx = np.arange(w, dtype=np.float32)[None, :]
         tex = tex + 10 * np.sin(yy * 0.09 + 3 * np.sin(xx * 0.01 + rng.uniform(0, 6)))
     img += tex[..., None]
+    if style.floor in ODD_FLOORS:
+        img = _odd_floor(img, style.floor, rng)
     r = style.rim
     if r:
         rim_col = np.array(FLOORS["wood"], np.float32) * rng.uniform(0.5, 1.1)
@@ -205,6 +207,53 @@ def _floor(style: Style, w: int, h: int) -> np.ndarray:
     light = 1 + style.gradient[0] * gx + style.gradient[1] * gy
     img *= light[..., None]
     return img
+
+
+# Trays unlike the named floors, for the detector's training only (``odd_floor_style``): wood
+# grain of any colour, direction and scale (a grain as fine as pips), a printed board of
+# coloured shapes and lines (a game board), coarse speckle (granite, carpet, a mouse mat).
+# Not in FLOORS, so no seeded style (held-out scenes) draws them.
+ODD_FLOORS = ("grain", "board", "speckle")
+
+
+def odd_floor_style(style: Style, rng: np.random.Generator) -> Style:
+    """``style`` on one of ``ODD_FLOORS``, its colour any colour.
+
+    >>> import numpy as np
+    >>> odd_floor_style(Style(), np.random.default_rng(0)).floor in ODD_FLOORS
+    True
+    """
+    return replace(style, floor=str(rng.choice(ODD_FLOORS)),
+                   floor_bgr=tuple(float(v) for v in rng.uniform(15, 240, 3)))
+
+
+def _odd_floor(img: np.ndarray, kind: str, rng: np.random.Generator) -> np.ndarray:
+    h, w = img.shape[:2]
+    yy = np.arange(h, dtype=np.float32)[:, None]
+    xx = np.arange(w, dtype=np.float32)[None, :]
+    if kind == "grain":
+        a = rng.uniform(0, np.pi)
+        u = xx * np.cos(a) + yy * np.sin(a)
+        v = -xx * np.sin(a) + yy * np.cos(a)
+        wave = np.sin(u * rng.uniform(0.05, 0.6) + rng.uniform(1, 5)
+                      * np.sin(v * rng.uniform(0.003, 0.03) + rng.uniform(0, 6)))
+        return img * (1 + rng.uniform(0.08, 0.3) * wave)[..., None]
+    if kind == "board":
+        base = img.copy()
+        for _ in range(int(rng.integers(4, 14))):
+            colour = tuple(float(c) for c in rng.uniform(15, 240, 3))
+            pts = (rng.uniform(-0.2, 1.2, (int(rng.integers(3, 7)), 2)) * (w, h)).astype(
+                np.int32)
+            if rng.random() < 0.4:
+                cv2.polylines(base, [pts], bool(rng.random() < 0.5), colour,
+                              int(rng.integers(2, 12)))
+            else:
+                cv2.fillPoly(base, [pts], colour)
+        return cv2.GaussianBlur(base, (0, 0), 0.8) + (img - img.mean(axis=(0, 1)))
+    d = int(rng.integers(2, 9))
+    grain = cv2.resize(rng.normal(0, 1, (max(2, h // d), max(2, w // d))).astype(np.float32),
+                       (w, h), interpolation=cv2.INTER_NEAREST)
+    return img * (1 + rng.uniform(0.25, 0.6) * np.clip(grain, -2, 2) / 2)[..., None]
 
 
 @dataclass

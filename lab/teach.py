@@ -68,6 +68,10 @@ Progress = Callable[[str, int, int], None]
 COPIES = 48              # augmented crops per labelled die (Rollers with digits, fresh dice
                          # read taught: 16 71%, 32 83% (session 12); with every layer taught
                          # (session 13) 32 94%, 48 97%)
+CROP_BUDGET = 4800       # ... at most this many in all (48 a die up to 100 dice): a table
+                         # of 24 dice in each of 14 photos (336 dice) takes 14 crops a die,
+                         # and teaching time no longer grows with the dice
+MIN_COPIES = 12
 NEG_SHARE = 0.5          # "not a die" crops per die crop
 CLF_EPOCHS = 20
 CLF_FROZEN = 0           # first convolutions of the classifier kept as shipped (2 until session
@@ -102,6 +106,16 @@ class TeachError(ValueError):
 
 # --------------------------------------------------------------------------------------------
 # crops and views
+
+def copies_for(n_dice: int) -> int:
+    """Augmented crops cut of each of ``n_dice`` labelled dice: ``COPIES``, fewer beyond
+    ``CROP_BUDGET`` crops in all (never under ``MIN_COPIES``).
+
+    >>> copies_for(80), copies_for(100), copies_for(336), copies_for(2000)
+    (48, 48, 14, 12)
+    """
+    return min(COPIES, max(MIN_COPIES, CROP_BUDGET // max(n_dice, 1)))
+
 
 def _cut(img: np.ndarray, cx: float, cy: float, side: float, size: int,
          angle: float = 0.0) -> np.ndarray:
@@ -649,7 +663,7 @@ def _sha(path: Path) -> str:
 
 
 def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
-          progress: Progress | None = None, seed: int = 0, copies: int = COPIES,
+          progress: Progress | None = None, seed: int = 0, copies: int | None = None,
           clf_epochs: int = CLF_EPOCHS, det_epochs: int = DET_EPOCHS) -> dict:
     """Teach ``dice_set`` from the labelled photo ``folder``; write the taught model to ``out``.
 
@@ -659,8 +673,9 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     The model written is then taught on every photo. The detector is taught only when the
     shipped one misses dice in the photos, and kept only when it finds a quarter of the
     photos it was not taught on better. ``progress(stage, done, total)`` is called as the
-    work advances. Returns the record saved in ``out/taught.json``. Raises
-    :class:`TeachError` for bad input, before anything is written."""
+    work advances. ``copies``: augmented crops cut of each die (None: ``COPIES``, fewer for
+    photos of many dice, ``CROP_BUDGET``). Returns the record saved in ``out/taught.json``.
+    Raises :class:`TeachError` for bad input, before anything is written."""
     import tempfile
 
     started = time.monotonic()
@@ -704,6 +719,7 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     teach_det = (det is not None and n >= 2 and det_epochs > 0
                  and shipped_all["found"] < DETECTOR_GOOD)
     n_dice = sum(len(p.labels) for p in photos)
+    copies = copies_for(n_dice) if copies is None else copies
     # too few dice to judge a taught classifier: no cross-validation (see MIN_CV)
     k = min(FOLDS, n) if n >= 2 and n_dice >= MIN_CV else 0
     total = k + 1 + (det_epochs if teach_det else 0) + 1

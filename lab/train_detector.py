@@ -3,7 +3,8 @@
 Needs the training extra (torch). Training images:
 - rendered trays (``lab.render``) of all four dice sets, 0-10 dice of 20-120 px, many
   floors and lights, some with a hand reaching in (its mask is the hand target); some with
-  11-30 dice of 20-56 px, as in photos of a dice collection;
+  11-30 dice of 20-56 px, as in photos of a dice collection; since session 21 a share on
+  trays unlike the named floors (``lab.render.ODD_FLOORS``: grain, board, speckle);
 - the real photos of ``../shared/realdice`` (training splits only): matteop65_webcam (MIT,
   (c) 2021 Matteo A. Penlington; boxes there cover the pip pattern, so the die box is taken as
   2.2x that, 50 px for a single pip) and rune55_gray (Roboflow "rune55" v3, CC BY 4.0, via
@@ -32,6 +33,8 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 OUT_W, OUT_H = NET_W // STRIDE, NET_H // STRIDE
 CROWD_SHARE = 0.15   # rendered trays with 11-30 small dice, many touching (photos of collections)
+ODD_FLOOR_SHARE = 0.3   # ... on a tray unlike the named floors (lab.render.ODD_FLOORS), since
+                        # session 21: a wood grain as fine as pips hid dice from session 3's net
 
 
 def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
@@ -83,6 +86,8 @@ def _rendered_chunk(args):
         else:
             k = 0 if rng.random() < 0.08 else int(rng.integers(1, 11))
             style = render.random_style(rng, wide=True)
+        if rng.random() < ODD_FLOOR_SHARE:
+            style = render.odd_floor_style(style, rng)
         dice = [(d.id, d.faces[int(rng.integers(0, 6))])
                 for d in (pool[int(i)] for i in rng.integers(0, len(pool), k))]
         while True:

@@ -99,3 +99,27 @@ def test_throw_without_hand_ends_at_rest():
                             rest_frames=3, hand=False))
     assert seq[-1][1]["phase"] == "rest"
     assert "hand" not in {t["phase"] for _, t in seq}
+
+
+def test_odd_floors_are_drawn_only_when_asked_for():
+    """The detector's training puts some trays on odd floors (lab.render.ODD_FLOORS: a grain
+    as fine as pips, a printed board, speckle); no seeded style draws them, so the held-out
+    scenes of ``dicetray eval`` keep their frames, and each odd floor has a pattern of its own."""
+    from dataclasses import replace
+
+    from lab.render import ODD_FLOORS, Style, _floor, odd_floor_style, random_style
+
+    rng = np.random.default_rng(0)
+    assert not {random_style(rng, wide=w).floor for w in (True, False) for _ in range(300)
+                } & set(ODD_FLOORS)
+    def texture(style):       # the floor's spread of levels against its level, per colour
+        f = _floor(replace(style, rim=0, gradient=(0.0, 0.0)), 320, 240)
+        return float((f.std(axis=(0, 1)) / f.mean(axis=(0, 1))).mean())
+
+    plain = texture(Style())
+    seen = set()
+    for i in range(12):
+        style = odd_floor_style(Style(seed=i), np.random.default_rng(i))
+        seen.add(style.floor)
+        assert texture(style) > 1.1 * plain
+    assert seen == set(ODD_FLOORS)

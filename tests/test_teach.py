@@ -448,3 +448,13 @@ def test_a_taught_network_weak_at_four_turns_reads_photos_once(taught, tmp_path)
     assert not FaceClassifier("d6").photos_once
     once.use_thresholds(TURNS, 0.9)       # teaching trying thresholds: read as asked
     assert not once.photos_once
+
+
+def test_photos_of_many_dice_teach_with_fewer_crops_of_each():
+    """48 crops of each die up to 100 dice; beyond, the crops in all stay about 4,800 (a
+    table of 24 dice in 14 photos: 14 a die), so teaching time does not grow with the dice."""
+    from lab.teach import CROP_BUDGET, copies_for
+
+    assert [copies_for(n) for n in (1, 80, 100)] == [48, 48, 48]
+    assert copies_for(336) == 14 and copies_for(336) * 336 <= CROP_BUDGET
+    assert copies_for(5000) == 12          # never under MIN_COPIES
