@@ -140,26 +140,32 @@ FAR_LIGHT_ROWS = {"warm lamp (warmth 3)": 3.0, "cold light (warmth -3)": -3.0}
 
 
 def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = False,
-                  warmth: float | None = None) -> dict:
+                  warmth: float | None = None, odd: bool = False) -> dict:
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
     ``dicetray recognize`` reads a photo (tile search, four turns). ``other``: the scenes are
     drawn in the held-out other style (``lab.render.other_style``: a look, light, palette and
     floor never used in training; Rollers with digits for 1-5). ``warmth``: classic scenes
-    under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``)."""
-    from lab.render import far_light_style, other_style, render_scene
+    under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``). ``odd``:
+    classic scenes on trays unlike the named floors (``lab.render.ODD_FLOORS``: a grain as
+    fine as pips, a printed board, speckle)."""
+    from lab.render import (far_light_style, odd_floor_style, other_style, random_style,
+                            render_scene)
     from vision.pipeline import Recognizer
 
     ds = load(set_id)
     rec = Recognizer(ds)
     rng = np.random.default_rng(HELDOUT_SEED + zlib.crc32(set_id.encode()) % 1000
                                 + (3000 if other else 0)
-                                + (0 if warmth is None else 5000 + int(10 * warmth)))
+                                + (0 if warmth is None else 5000 + int(10 * warmth))
+                                + (7000 if odd else 0))
     t = Tally()
     for _ in _bar(range(scenes), f"{set_id} scenes"):
         dice = _random_dice(ds, rng, int(rng.integers(1, 11)))
         style = other_style(rng, digits=set_id == "rollers") if other else None
         if warmth is not None:
             style = far_light_style(rng, warmth)
+        if odd:
+            style = odd_floor_style(random_style(rng), rng)
         try:
             frame, labels = render_scene(ds, dice, rng, style=style)
         except ValueError:
@@ -401,6 +407,7 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
             report["other_style_photo"][s] = eval_rendered(s, scenes, fine=True, other=True)
             report.setdefault("far_light", {})[s] = {
                 name: eval_rendered(s, scenes, warmth=w) for name, w in FAR_LIGHT_ROWS.items()}
+            report.setdefault("odd_floor", {})[s] = eval_rendered(s, scenes, odd=True)
             report.setdefault("large_photos", {})[s] = eval_large_photos(
                 s, max(2, scenes // 10))
             if throws:
@@ -456,6 +463,10 @@ def format_report(r: dict) -> str:
                      "(lab.synth.light_cast), one camera frame each:"), head]
         for s, rows in r["far_light"].items():
             out += [_row(f"{s}, {name.split(' (')[0]}", f) for name, f in rows.items()]
+    if r.get("odd_floor"):
+        out += ["", ("Held-out scenes on trays unlike the named floors (a grain as fine as pips, "
+                     "a printed board, speckle), one camera frame each:"), head]
+        out += [_row(s, f) for s, f in r["odd_floor"].items()]
     if r.get("large_photos"):
         out += ["", (f"Rendered {PHOTO_SIZE[0]}x{PHOTO_SIZE[1]} photos (JPEG files, read as "
                      "`dicetray recognize` reads them), by the dice's size in the photo:"), head]

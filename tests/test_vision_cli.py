@@ -101,6 +101,8 @@ def test_eval_prints_its_figures(capsys):
     lights = report["far_light"]["toss-up"]      # a lamp far from the white balance, both ways
     assert set(lights) == {"warm lamp (warmth 3)", "cold light (warmth -3)"}
     assert all(f["labelled"] > 0 and f["wrong_count"] == 0 for f in lights.values())
+    odd = report["odd_floor"]["toss-up"]   # trays unlike the named floors
+    assert odd["labelled"] > 0 and odd["wrong_count"] == 0
 
 
 @_models("d6")
