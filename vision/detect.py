@@ -205,6 +205,9 @@ class Detector:
         """
         h, w = frame_bgr.shape[:2]
         if max(w * 3 / (h * 4), h * 4 / (w * 3)) > 1.4:
+            # far from 4:3 (an upright phone photo, a panorama): squeezed into the net's 4:3
+            # input, its dice would turn into oblongs. (A square photo is read as it is: the
+            # rune55 photos, square-stretched 4:3 originals, are read better that way.)
             return self._windows_fine(frame_bgr, overlap)
         whole = self.detect(frame_bgr, small=small)
         # the frame pass's boxes placed again where the dice were small in it (``refine``):
