@@ -148,8 +148,7 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
     under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``). ``odd``:
     classic scenes on trays unlike the named floors (``lab.render.ODD_FLOORS``: a grain as
     fine as pips, a printed board, speckle)."""
-    from lab.render import (far_light_style, odd_floor_style, other_style, random_style,
-                            render_scene)
+    from lab.render import far_light_style, odd_floor_style, other_style, random_style, render_scene
     from vision.pipeline import Recognizer
 
     ds = load(set_id)

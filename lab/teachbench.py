@@ -19,8 +19,8 @@ import platform
 import resource
 import struct
 import tempfile
-from dataclasses import replace
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2

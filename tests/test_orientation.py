@@ -30,8 +30,9 @@ def _rotated_jpeg(path: Path, orientation: int = 6) -> None:
 def _folder(tmp_path: Path, box) -> Path:
     (tmp_path / "images").mkdir(parents=True)
     _rotated_jpeg(tmp_path / "images" / "p.jpg")
-    (tmp_path / "labels.csv").write_text("file,split,x,y,w,h,value\np.jpg,s,%g,%g,%g,%g,6\n"
-                                         % tuple(box), encoding="utf-8")
+    x, y, w, h = box
+    (tmp_path / "labels.csv").write_text(
+        f"file,split,x,y,w,h,value\np.jpg,s,{x:g},{y:g},{w:g},{h:g},6\n", encoding="utf-8")
     return tmp_path
 
 

@@ -402,7 +402,7 @@ def test_a_taught_network_better_at_the_camera_and_as_good_on_photos_is_kept():
     from lab.teach import _beats_shipped
 
     def held(photo, camera, shipped_photo, shipped_camera):
-        f = lambda right, wrong: {"face_right": right, "wrong_count": wrong}   # noqa: E731
+        f = lambda right, wrong: {"face_right": right, "wrong_count": wrong}
         return {**f(*photo), "shipped_models": f(*shipped_photo),
                 "camera_path": {**f(*camera), "shipped_models": f(*shipped_camera)}}
 
