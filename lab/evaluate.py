@@ -97,10 +97,11 @@ class Tally:
         }
 
 
-def read_photos(dice_set, photos, images=None, taught=None) -> dict:
-    """Labelled photos (``lab.labelled.Photo``) read as ``dicetray recognize`` reads photos,
-    with the shipped models or a ``taught`` folder: the :class:`Tally` figures, without the
-    confusion. ``images``: the photos already decoded (else each is read from its file)."""
+def read_photos(dice_set, photos, images=None, taught=None, fine: bool = True) -> dict:
+    """Labelled photos (``lab.labelled.Photo``) read as ``dicetray recognize`` reads photos
+    (``fine``; else as camera frames), with the shipped models or a ``taught`` folder: the
+    :class:`Tally` figures, without the confusion. ``images``: the photos already decoded
+    (else each is read from its file)."""
     from vision.pipeline import Recognizer
 
     rec = Recognizer(dice_set, taught=taught)
@@ -113,7 +114,7 @@ def read_photos(dice_set, photos, images=None, taught=None) -> dict:
             img = images[i]
         tally.add([{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die,
                     "face": lab.face} for lab in photo.labels],
-                  rec.read(img, fine=True).dice)
+                  rec.read(img, fine=fine).dice)
     fig = tally.figures()
     fig.pop("confusion")
     return fig

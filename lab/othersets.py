@@ -83,35 +83,21 @@ def figures(set_id: str, photos: list[Photo], crops: bool, fine: bool = True,
     frames, or crop by crop for a set of crops (as a photo is read, or once and a die in
     doubt again at four turns)."""
     if not crops:
-        if fine:
-            return read_photos(set_id, photos, taught=taught)
-        from vision.pipeline import Recognizer
+        return read_photos(set_id, photos, taught=taught, fine=fine)
+    from types import SimpleNamespace
 
-        rec, tally = Recognizer(set_id, taught=taught), Tally()
-        for photo in photos:
-            img, photo = photo.decoded()
-            rec.reset()
-            tally.add(_labels(photo), rec.read(img).dice)
-    else:
-        from types import SimpleNamespace
-
-        clf, tally = FaceClassifier(load(set_id), taught=taught), Tally()
-        for photo in photos:
-            img = photo.image()
-            h, w = img.shape[:2]
-            r = clf.read_boxes(img, [(0, 0, w, h)],
-                               **({"turns": TURNS} if fine else {"retry": True}))[0]
-            lab = photo.labels[0]
-            tally.add([{"x": 0, "y": 0, "w": w, "h": h, "die": lab.die, "face": lab.face}],
-                      [SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)])
+    clf, tally = FaceClassifier(load(set_id), taught=taught), Tally()
+    for photo in photos:
+        img = photo.image()
+        h, w = img.shape[:2]
+        r = clf.read_boxes(img, [(0, 0, w, h)],
+                           **({"turns": TURNS} if fine else {"retry": True}))[0]
+        lab = photo.labels[0]
+        tally.add([{"x": 0, "y": 0, "w": w, "h": h, "die": lab.die, "face": lab.face}],
+                  [SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)])
     fig = tally.figures()
     fig.pop("confusion", None)
     return fig
-
-
-def _labels(photo: Photo) -> list[dict]:
-    return [{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die, "face": lab.face}
-            for lab in photo.labels]
 
 
 def write_subset(photos: list[Photo], out: Path) -> Path:

@@ -28,13 +28,19 @@ import numpy as np
 
 from vision.dicesets import load, parse
 
-OWNER = parse({
-    "id": "d6", "name": "an owner's blue dice, star on the 6",
-    "faces": {str(n): {"mark": "pips", "count": n} for n in range(1, 6)} | {
-        "6": {"mark": "star"}},
-    "die": [{"id": "d6", "count": 5, "body": "#2446b8", "ink": "#f4f4f4",
-             "faces": ["1", "2", "3", "4", "5", "6"]}],
-})
+
+def _d6_marked_six(name: str, mark: str, body: str):
+    """A d6 set of one owner's dice: pips on 1-5, ``mark`` on the 6, white ink on ``body``."""
+    return parse({
+        "id": "d6", "name": name,
+        "faces": {str(n): {"mark": "pips", "count": n} for n in range(1, 6)} | {
+            "6": {"mark": mark}},
+        "die": [{"id": "d6", "count": 5, "body": body, "ink": "#f4f4f4",
+                 "faces": ["1", "2", "3", "4", "5", "6"]}],
+    })
+
+
+OWNER = _d6_marked_six("an owner's blue dice, star on the 6", "star", "#2446b8")
 
 
 def owner_photos(folder: Path, n: int, seed: int, dice_set=OWNER) -> list[list[dict]]:
@@ -89,13 +95,7 @@ def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
 
 
 # a phone owner's set: see-through blue dice whose 6 carries a lightning bolt
-PHONE = parse({
-    "id": "d6", "name": "see-through blue dice, a bolt on the 6",
-    "faces": {str(n): {"mark": "pips", "count": n} for n in range(1, 6)} | {
-        "6": {"mark": "zap"}},
-    "die": [{"id": "d6", "count": 5, "body": "#1f4fd0", "ink": "#f4f4f4",
-             "faces": ["1", "2", "3", "4", "5", "6"]}],
-})
+PHONE = _d6_marked_six("see-through blue dice, a bolt on the 6", "zap", "#1f4fd0")
 PHONE_SIZE = (3024, 4032)      # a 12 MP phone photo held upright (width, height)
 PHONE_DICE = 24
 
