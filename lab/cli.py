@@ -55,18 +55,16 @@ def main_eval(argv: list[str]) -> int:
                           None if args.no_real else Path(args.realdice))
     realdice = Path(args.realdice)
     if not args.no_real and realdice.exists():
-        from lab import othersets
+        from lab import evalteach, othersets
 
         # labelled folders beside the three known sets (or --realdice itself): read as they are
         other = othersets.zero_shot(realdice)
         for key in ("real", "real_camera_path", "real_crops", "skipped"):
             report.setdefault(key, {}).update(other[key])
-    if not args.no_real and not args.no_teach and realdice.exists():
-        from lab import evalteach, othersets
-
-        with _bar("teaching real sets") as progress:
-            report["real_taught"] = evalteach.run(realdice, progress=progress)
-            report["real_taught"].update(othersets.taught(realdice, progress=progress))
+        if not args.no_teach:
+            with _bar("teaching real sets") as progress:
+                report["real_taught"] = evalteach.run(realdice, progress=progress)
+                report["real_taught"].update(othersets.taught(realdice, progress=progress))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -149,7 +147,7 @@ def _set_id(name: str) -> str:
 
 def main_bench(argv: list[str]) -> int:
     """``dicetray bench``: pipeline milliseconds per frame and classifier ms per die."""
-    from lab import bench
+    from lab import bench, teachbench
 
     p = argparse.ArgumentParser(prog="dicetray bench", description=bench.__doc__)
     p.add_argument("--dice-set", default="d6", choices=SET_IDS)
@@ -161,14 +159,12 @@ def main_bench(argv: list[str]) -> int:
                         "the train extra)")
     p.add_argument("--photos", type=int, default=None,
                    help="teaching photos for --teach (default: the case's, 20 or 14)")
-    p.add_argument("--case", default="owner-d6",
-                   choices=("owner-d6", "rollers-digits", "phone-d6"),
+    p.add_argument("--case", default="owner-d6", choices=tuple(teachbench.CASES),
                    help="--teach: an owner's d6 with a star on the 6 (20 photos, 30 fresh), "
                         "Rollers dice with digits (20, 30), or 12 MP phone photos of 24 "
                         "see-through d6 with a bolt on the 6 (14, 6)")
     args = p.parse_args(argv)
     if args.teach:
-        from lab import teachbench
         from lab.teach import TeachError
 
         with _bar("teaching") as progress:
