@@ -32,8 +32,14 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["ButtonPress", "ButtonRelease", "KeyboardButtons", "PlayerButtons",
-           "default_pin_factory", "key_to_player"]
+__all__ = [
+    "ButtonPress",
+    "ButtonRelease",
+    "KeyboardButtons",
+    "PlayerButtons",
+    "default_pin_factory",
+    "key_to_player",
+]
 
 
 @dataclass(frozen=True)
@@ -73,15 +79,17 @@ def default_pin_factory():
     True
     """
     from gpiozero import Device
+
     if Device.pin_factory is not None:
         return Device.pin_factory
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")        # the fall-back chain warns once per library
+            warnings.simplefilter("ignore")  # the fall-back chain warns once per library
             Device.ensure_pin_factory()
         return Device.pin_factory
     except Exception:  # noqa: BLE001 - gpiozero raises several kinds when no GPIO exists
         from gpiozero.pins.mock import MockFactory
+
         Device.pin_factory = MockFactory()
         return Device.pin_factory
 
@@ -92,11 +100,11 @@ class _Debounce:
     __slots__ = ("burst_start", "changed", "pressed_at", "raw", "stable")
 
     def __init__(self, now: float):
-        self.raw = False          # the contact closed right now?
-        self.changed = now        # time of the last raw change
-        self.stable = False       # the debounced (reported) state
-        self.burst_start = None   # time the current run of chatter began
-        self.pressed_at = 0.0     # reported press time (for hold durations)
+        self.raw = False  # the contact closed right now?
+        self.changed = now  # time of the last raw change
+        self.stable = False  # the debounced (reported) state
+        self.burst_start = None  # time the current run of chatter began
+        self.pressed_at = 0.0  # reported press time (for hold durations)
 
 
 class PlayerButtons:
@@ -117,17 +125,29 @@ class PlayerButtons:
     True
     """
 
-    def __init__(self, pins, events: queue.Queue, pin_factory=None, bounce_ms: int = 30,
-                 led_pins=None, clock: Callable[[], float] = time.monotonic, pull_up: bool = True,
-                 releases: bool = False, poll_interval: float | None = 0.005):
+    def __init__(
+        self,
+        pins,
+        events: queue.Queue,
+        pin_factory=None,
+        bounce_ms: int = 30,
+        led_pins=None,
+        clock: Callable[[], float] = time.monotonic,
+        pull_up: bool = True,
+        releases: bool = False,
+        poll_interval: float | None = 0.005,
+    ):
         from gpiozero import LED, Button
+
         pins = list(pins)
         led_pins = list(led_pins or [])
         if len(set(pins)) != len(pins):
             raise ValueError(f"button pins {pins} repeat a pin: give each player their own GPIO")
         if led_pins and len(led_pins) != len(pins):
-            raise ValueError(f"{len(led_pins)} LED pins for {len(pins)} buttons: give one LED "
-                             "pin per button, or none")
+            raise ValueError(
+                f"{len(led_pins)} LED pins for {len(pins)} buttons: give one LED "
+                "pin per button, or none"
+            )
         self.events = events
         self.clock = clock
         self.bounce = max(0, bounce_ms) / 1000.0
@@ -152,8 +172,9 @@ class PlayerButtons:
         self._stop = threading.Event()
         self._thread = None
         if poll_interval is not None:
-            self._thread = threading.Thread(target=self._run, args=(poll_interval,),
-                                            name="dicetray-buttons", daemon=True)
+            self._thread = threading.Thread(
+                target=self._run, args=(poll_interval,), name="dicetray-buttons", daemon=True
+            )
             self._thread.start()
 
     def __enter__(self):
@@ -170,6 +191,7 @@ class PlayerButtons:
     def _edge_handler(self, player: int, closed: bool):
         def handler(*_args):
             self.edge(player, closed)
+
         return handler
 
     def edge(self, player: int, closed: bool, now: float | None = None) -> None:
@@ -180,7 +202,7 @@ class PlayerButtons:
             if closed == s.raw:
                 return
             if s.burst_start is None or (s.raw == s.stable and now - s.changed >= self.bounce):
-                s.burst_start = now        # leaving a settled state: a new burst begins
+                s.burst_start = now  # leaving a settled state: a new burst begins
             s.raw = closed
             s.changed = now
         self.poll(now)
@@ -191,9 +213,9 @@ class PlayerButtons:
             now = self.clock() if now is None else now
             for player, s in enumerate(self._state):
                 if now - s.changed < self.bounce:
-                    continue                # still bouncing
+                    continue  # still bouncing
                 if s.raw == s.stable:
-                    s.burst_start = None    # a glitch that came back: nothing happened
+                    s.burst_start = None  # a glitch that came back: nothing happened
                     continue
                 s.stable = s.raw
                 start = s.burst_start if s.burst_start is not None else s.changed
@@ -226,8 +248,9 @@ class PlayerButtons:
         if led is not None:
             led.on() if on else led.off()
 
-    def blink(self, player: int, on_time: float = 0.3, off_time: float = 0.3,
-              n: int | None = None) -> None:
+    def blink(
+        self, player: int, on_time: float = 0.3, off_time: float = 0.3, n: int | None = None
+    ) -> None:
         """Blink ``player``'s LED ``n`` times (None: until set_led or all_leds is called)."""
         led = self._led(player)
         if led is not None:
@@ -247,7 +270,7 @@ class PlayerButtons:
             self._thread.join(timeout=1.0)
             self._thread = None
         for dev in list(getattr(self, "leds", [])) + list(getattr(self, "buttons", [])):
-            with contextlib.suppress(Exception):   # a half-open device must not stop closing
+            with contextlib.suppress(Exception):  # a half-open device must not stop closing
                 dev.close()
         self.leds, self.buttons = [], []
 
@@ -279,7 +302,7 @@ def key_to_player(key) -> int | None:
     k = key.strip().lower()
     for prefix in ("keypad ", "[", "kp"):
         if k.startswith(prefix):
-            k = k[len(prefix):].rstrip("]").strip()
+            k = k[len(prefix) :].rstrip("]").strip()
     if len(k) == 1 and k.isdigit():
         return (int(k) - 1) % 10
     return None
@@ -299,8 +322,9 @@ class KeyboardButtons:
     ButtonPress(player=2, time=7.0, source='key')
     """
 
-    def __init__(self, events: queue.Queue, players: int = 10,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, events: queue.Queue, players: int = 10, clock: Callable[[], float] = time.monotonic
+    ):
         self.events = events
         self.players = players
         self.clock = clock

@@ -34,17 +34,29 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-SIZE = (640, 480)                 # (width, height) of every frame handed on
+SIZE = (640, 480)  # (width, height) of every frame handed on
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".h264")
-PICAMERA_MISSING = ("picamera2 is not installed: on Raspberry Pi OS run `sudo apt install "
-                    "python3-picamera2` and create the venv with --system-site-packages "
-                    "(see hardware/PI.md)")
+PICAMERA_MISSING = (
+    "picamera2 is not installed: on Raspberry Pi OS run `sudo apt install "
+    "python3-picamera2` and create the venv with --system-site-packages "
+    "(see hardware/PI.md)"
+)
 
-__all__ = ["PICAMERA_MISSING", "Adjusted", "CameraError", "FrameSource", "Guarded",
-           "OpenCVCamera",
-           "PiCamera", "ReplaySource", "SimulatedTray", "apply_gains", "open_source",
-           "picamera_available"]
+__all__ = [
+    "PICAMERA_MISSING",
+    "Adjusted",
+    "CameraError",
+    "FrameSource",
+    "Guarded",
+    "OpenCVCamera",
+    "PiCamera",
+    "ReplaySource",
+    "SimulatedTray",
+    "apply_gains",
+    "open_source",
+    "picamera_available",
+]
 
 
 class CameraError(RuntimeError):
@@ -128,6 +140,7 @@ class FrameSource:
 
 # --- software corrections ------------------------------------------------------------------
 
+
 def gain_lut(gains: Iterable[float]) -> np.ndarray:
     """A (1, 256, 3) lookup table multiplying blue, green, red by ``gains`` (clipped at 255)."""
     ramp = np.arange(256, dtype=np.float32)
@@ -182,7 +195,7 @@ class Adjusted(FrameSource):
         """A frame of the source as this view shows it: cropped, resized, colour-corrected."""
         if self.crop:
             x, y, w, h = self.crop
-            frame = frame[y:y + h, x:x + w]
+            frame = frame[y : y + h, x : x + w]
             frame = cv2.resize(frame, self.size, interpolation=cv2.INTER_LINEAR)
         if self._lut is not None:
             frame = cv2.LUT(frame, self._lut)
@@ -199,14 +212,21 @@ class Adjusted(FrameSource):
 
 # --- camera faults -------------------------------------------------------------------------
 
-CAMERA_LOST = ("Camera lost: check its cable. The game is kept and goes on when the picture "
-               "comes back.")
-PICTURE_BLACK = ("The picture is black: is the lens covered? The game is kept and goes on when "
-                 "the picture comes back.")
-PICTURE_WHITE = ("The picture is all white: too much light on the lens? The game is kept and "
-                 "goes on when the picture comes back.")
-PICTURE_NOISE = ("The picture is only noise: check the camera cable. The game is kept and goes "
-                 "on when the picture comes back.")
+CAMERA_LOST = (
+    "Camera lost: check its cable. The game is kept and goes on when the picture comes back."
+)
+PICTURE_BLACK = (
+    "The picture is black: is the lens covered? The game is kept and goes on when "
+    "the picture comes back."
+)
+PICTURE_WHITE = (
+    "The picture is all white: too much light on the lens? The game is kept and "
+    "goes on when the picture comes back."
+)
+PICTURE_NOISE = (
+    "The picture is only noise: check the camera cable. The game is kept and goes "
+    "on when the picture comes back."
+)
 BAD_FRAME = "A bad frame from the camera was skipped."
 
 
@@ -240,7 +260,7 @@ def _as_frame(image, size) -> np.ndarray | None:
     if image.dtype.kind == "f":
         image = np.nan_to_num(image, nan=0.0, posinf=255.0, neginf=0.0)
         if image.size and float(image.max()) <= 1.0:
-            image = image * 255.0   # a float picture in 0..1
+            image = image * 255.0  # a float picture in 0..1
     elif image.dtype.kind not in "uib":
         return None
     elif image.dtype.kind == "b":
@@ -320,6 +340,7 @@ class Guarded(FrameSource):
 
 # --- Raspberry Pi camera -------------------------------------------------------------------
 
+
 def _import_picamera2():
     try:
         from picamera2 import Picamera2
@@ -353,9 +374,17 @@ class PiCamera(FrameSource):
     >>> frame = cam.read()                                    # doctest: +SKIP
     """
 
-    def __init__(self, fps: float = 30, exposure_us: int = 0, analogue_gain: float = 0.0,
-                 colour_gains=None, lens_position: float | None = None, size=SIZE,
-                 camera_num: int = 0, picamera2_class=None):
+    def __init__(
+        self,
+        fps: float = 30,
+        exposure_us: int = 0,
+        analogue_gain: float = 0.0,
+        colour_gains=None,
+        lens_position: float | None = None,
+        size=SIZE,
+        camera_num: int = 0,
+        picamera2_class=None,
+    ):
         cls = picamera2_class or _import_picamera2()
         self.fps = float(fps)
         self.size = tuple(size)
@@ -363,22 +392,27 @@ class PiCamera(FrameSource):
         self._closed = False
         try:
             if not cls.global_camera_info():
-                raise CameraError("no Raspberry Pi camera found: check the ribbon cable (contacts "
-                                  "towards the board), then run `rpicam-hello --list-cameras`")
+                raise CameraError(
+                    "no Raspberry Pi camera found: check the ribbon cable (contacts "
+                    "towards the board), then run `rpicam-hello --list-cameras`"
+                )
             self.cam = cls(camera_num)
             frame_us = int(1_000_000 / self.fps)
             config = self.cam.create_video_configuration(
                 main={"size": self.size, "format": "RGB888"},
                 controls={"FrameDurationLimits": (frame_us, frame_us)},
-                buffer_count=4)
+                buffer_count=4,
+            )
             self.cam.configure(config)
             self.cam.start()
         except CameraError:
             raise
         except Exception as exc:  # noqa: BLE001 - libcamera errors come in many types
-            raise CameraError(f"the Pi camera could not start ({exc}); is another program "
-                              "using it? Stop it (e.g. `sudo systemctl stop dicetray`) and "
-                              "retry") from None
+            raise CameraError(
+                f"the Pi camera could not start ({exc}); is another program "
+                "using it? Stop it (e.g. `sudo systemctl stop dicetray`) and "
+                "retry"
+            ) from None
         self.set_fixed(exposure_us, analogue_gain, colour_gains)
         if lens_position is not None:
             self.set_focus(lens_position)
@@ -391,8 +425,9 @@ class PiCamera(FrameSource):
         """Fix exposure and white balance (AE/AWB off); zeros/None switch them back to auto."""
         controls: dict = {}
         if exposure_us and analogue_gain:
-            controls.update(AeEnable=False, ExposureTime=int(exposure_us),
-                            AnalogueGain=float(analogue_gain))
+            controls.update(
+                AeEnable=False, ExposureTime=int(exposure_us), AnalogueGain=float(analogue_gain)
+            )
         else:
             controls["AeEnable"] = True
         if colour_gains:
@@ -413,6 +448,7 @@ class PiCamera(FrameSource):
         controls = {"LensPosition": float(lens_position)}
         try:
             from libcamera import controls as lc
+
             controls["AfMode"] = lc.AfModeEnum.Manual
         except ImportError:
             controls["AfMode"] = 0  # libcamera's AfModeManual
@@ -421,8 +457,11 @@ class PiCamera(FrameSource):
     def metadata(self) -> dict:
         """The current frame's ExposureTime, AnalogueGain, ColourGains (and Lux when known)."""
         md = self.cam.capture_metadata()
-        return {k: md[k] for k in ("ExposureTime", "AnalogueGain", "ColourGains", "Lux",
-                                   "LensPosition") if k in md}
+        return {
+            k: md[k]
+            for k in ("ExposureTime", "AnalogueGain", "ColourGains", "Lux", "LensPosition")
+            if k in md
+        }
 
     def read(self, timeout: float = 1.0) -> np.ndarray | None:
         """The next frame, or None when the camera gave none within ``timeout`` seconds."""
@@ -433,7 +472,7 @@ class PiCamera(FrameSource):
                 self._job = self.cam.capture_array("main", wait=False)
             array = self.cam.wait(self._job, timeout=timeout)
         except TimeoutError:
-            return None              # the request stays pending; the next read waits for it
+            return None  # the request stays pending; the next read waits for it
         except Exception:  # noqa: BLE001 - a failed request is a dropout, not a crash
             self._job = None
             return None
@@ -452,6 +491,7 @@ class PiCamera(FrameSource):
 
 
 # --- any OpenCV camera -------------------------------------------------------------------
+
 
 def _parse_target(index_or_path):
     if isinstance(index_or_path, int):
@@ -473,9 +513,16 @@ class OpenCVCamera(FrameSource):
     >>> frame = cam.read(timeout=1.0)      # doctest: +SKIP
     """
 
-    def __init__(self, index_or_path=0, size=SIZE, fps: float | None = None,
-                 realtime: bool = True, reconnect_s: float = 1.0, loop: bool = True,
-                 capture_factory: Callable | None = None):
+    def __init__(
+        self,
+        index_or_path=0,
+        size=SIZE,
+        fps: float | None = None,
+        realtime: bool = True,
+        reconnect_s: float = 1.0,
+        loop: bool = True,
+        capture_factory: Callable | None = None,
+    ):
         self.target = _parse_target(index_or_path)
         self.size = tuple(size)
         self.realtime = realtime
@@ -493,8 +540,9 @@ class OpenCVCamera(FrameSource):
         cam_fps = cap.get(cv2.CAP_PROP_FPS) or 0.0
         self.fps = float(fps or (cam_fps if 1 <= cam_fps <= 240 else 30.0))
         self._cap = cap
-        self._thread = threading.Thread(target=self._grab, name=f"opencv-{self.target}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._grab, name=f"opencv-{self.target}", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -503,11 +551,15 @@ class OpenCVCamera(FrameSource):
 
     def _not_found(self) -> str:
         if isinstance(self.target, int):
-            return (f"no camera at index {self.target}: plug in a USB camera, check "
-                    "`ls /dev/video*`, or choose another with --source opencv:N")
+            return (
+                f"no camera at index {self.target}: plug in a USB camera, check "
+                "`ls /dev/video*`, or choose another with --source opencv:N"
+            )
         if isinstance(self.target, str) and self.target.startswith("/dev/"):
-            return (f"cannot open camera {self.target}: check it is plugged in and that your "
-                    "user is in the `video` group (`sudo adduser $USER video`)")
+            return (
+                f"cannot open camera {self.target}: check it is plugged in and that your "
+                "user is in the `video` group (`sudo adduser $USER video`)"
+            )
         return f"cannot open {self.target}: not a camera or video file OpenCV can read"
 
     def _open(self):
@@ -522,14 +574,14 @@ class OpenCVCamera(FrameSource):
 
     def _deliver(self, frame: np.ndarray) -> None:
         if self.is_file and not self.realtime:
-            while not self._stop.is_set():           # every frame, in order
+            while not self._stop.is_set():  # every frame, in order
                 try:
                     self._queue.put(frame, timeout=0.05)
                     return
                 except queue.Full:
                     continue
             return
-        try:                                         # newest frame wins
+        try:  # newest frame wins
             self._queue.get_nowait()
         except queue.Empty:
             pass
@@ -583,12 +635,11 @@ class OpenCVCamera(FrameSource):
 
 # --- recorded frames --------------------------------------------------------------------
 
-_UNREADABLE = np.zeros((0, 0), np.uint8)   # _load's mark of a frame file that cannot be read
+_UNREADABLE = np.zeros((0, 0), np.uint8)  # _load's mark of a frame file that cannot be read
 
 
 def _natural_key(path: Path):
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", path.name)]
-
 
 
 def _wait_for_frame(src, timeout: float) -> bool:
@@ -606,6 +657,7 @@ def _wait_for_frame(src, timeout: float) -> bool:
     src._next_due = max(src._next_due, now - 1.0 / src.fps) + 1.0 / src.fps
     return True
 
+
 class ReplaySource(FrameSource):
     """Recorded frames played back: a folder of JPEG/PNG frames (sorted by name) or a video.
 
@@ -622,35 +674,47 @@ class ReplaySource(FrameSource):
     ((480, 640, 3), 0)
     """
 
-    def __init__(self, path, fps: float | None = None, realtime: bool = True, loop: bool = False,
-                 dropouts: Iterable[tuple[int, int]] = (), size=SIZE,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        path,
+        fps: float | None = None,
+        realtime: bool = True,
+        loop: bool = False,
+        dropouts: Iterable[tuple[int, int]] = (),
+        size=SIZE,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         self.path = Path(path)
         self.size = tuple(size) if size else None
         self.realtime = realtime
         self.loop = loop
         self.clock, self.sleep = clock, sleep
         self.dropouts = [(int(a), int(n)) for a, n in dropouts]
-        self.index = -1                  # index of the frame last handed on (or lost)
+        self.index = -1  # index of the frame last handed on (or lost)
         self.finished = False
-        self.skipped: list[Path] = []    # frame files that could not be read (once a pass)
+        self.skipped: list[Path] = []  # frame files that could not be read (once a pass)
         self.expected: dict = {}
         self._files: list[Path] = []
         self._video = None
         if self.path.is_dir():
-            self._files = sorted((p for p in self.path.iterdir()
-                                  if p.suffix.lower() in IMAGE_SUFFIXES), key=_natural_key)
+            self._files = sorted(
+                (p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES),
+                key=_natural_key,
+            )
             if not self._files:
-                raise SourceError(f"{self.path} holds no JPEG or PNG frames: record some, or "
-                                  "point replay: at a fixtures/throws/<sequence> folder")
+                raise SourceError(
+                    f"{self.path} holds no JPEG or PNG frames: record some, or "
+                    "point replay: at a fixtures/throws/<sequence> folder"
+                )
             exp = self.path / "expected.json"
             if exp.is_file():
                 try:
                     self.expected = json.loads(exp.read_text(encoding="utf-8"))
                 except (OSError, ValueError) as exc:
-                    raise SourceError(f"{exp} is not valid JSON ({exc}): fix or remove it") \
-                        from None
+                    raise SourceError(
+                        f"{exp} is not valid JSON ({exc}): fix or remove it"
+                    ) from None
             rec_fps = self.expected.get("fps") if isinstance(self.expected, dict) else None
             self.fps = float(fps or rec_fps or 30.0)
         elif self.path.is_file():
@@ -700,7 +764,7 @@ class ReplaySource(FrameSource):
             return None
         self.index += 1
         image = self._load(self.index)
-        while image is _UNREADABLE:      # a damaged frame file: skipped and counted
+        while image is _UNREADABLE:  # a damaged frame file: skipped and counted
             self.skipped.append(self._files[self.index])
             self.index += 1
             image = self._load(self.index)
@@ -727,6 +791,7 @@ class ReplaySource(FrameSource):
 
 # --- the simulated tray ------------------------------------------------------------------
 
+
 class SimulatedTray(FrameSource):
     """A dice tray rendered live (engineer V1's ``lab.render``), for demos and tests.
 
@@ -743,16 +808,28 @@ class SimulatedTray(FrameSource):
     ['red:star', 'blue:100']
     """
 
-    def __init__(self, diceset="d6", seed: int = 0, fps: float = 30, realtime: bool = True,
-                 size=SIZE, style=None, rest_frames: int = 12, auto_pickup: bool = False,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        diceset="d6",
+        seed: int = 0,
+        fps: float = 30,
+        realtime: bool = True,
+        size=SIZE,
+        style=None,
+        rest_frames: int = 12,
+        auto_pickup: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         from vision.dicesets import DiceSet, load
+
         try:
             from lab import render
         except ImportError as exc:
-            raise CameraError(f"the simulated tray needs lab.render, which failed to import "
-                              f"({exc}); update your checkout") from None
+            raise CameraError(
+                f"the simulated tray needs lab.render, which failed to import "
+                f"({exc}); update your checkout"
+            ) from None
         self.render = render
         self.diceset = diceset if isinstance(diceset, DiceSet) else load(diceset)
         self.seed = seed
@@ -772,7 +849,7 @@ class SimulatedTray(FrameSource):
         self._lock = threading.RLock()
         self._empty: np.ndarray | None = None
         self._throw: Iterator | None = None
-        self._hold: tuple[np.ndarray, dict] | None = None   # resting dice awaiting pick-up
+        self._hold: tuple[np.ndarray, dict] | None = None  # resting dice awaiting pick-up
         self._dice: list[str] = []
         self._drop_frames = 0
         self._drop_until: float | None = None
@@ -812,13 +889,17 @@ class SimulatedTray(FrameSource):
                 try:
                     die = self.diceset.die(die_id)
                 except KeyError:
-                    raise ValueError(f"{die_id!r} is not a die of the {self.diceset.id} set; "
-                                     f"its dice are {', '.join(self.diceset.die_ids)}") from None
+                    raise ValueError(
+                        f"{die_id!r} is not a die of the {self.diceset.id} set; "
+                        f"its dice are {', '.join(self.diceset.die_ids)}"
+                    ) from None
                 if not face:
                     face = die.faces[int(self.rng.integers(len(die.faces)))]
                 elif face not in die.faces:
-                    raise ValueError(f"{die_id} has no face {face!r}; its faces are "
-                                     f"{', '.join(dict.fromkeys(die.faces))}")
+                    raise ValueError(
+                        f"{die_id} has no face {face!r}; its faces are "
+                        f"{', '.join(dict.fromkeys(die.faces))}"
+                    )
                 out.append(f"{die_id}:{face}")
             return out
 
@@ -827,9 +908,18 @@ class SimulatedTray(FrameSource):
         specs = self.resolve(dice, count)
         pairs = [tuple(s.split(":", 1)) for s in specs]
         with self._lock:
-            self._throw = iter(self.render.render_throw(
-                self.diceset, pairs, self.rng, size=self.size, style=self.style, fps=self.fps,
-                rest_frames=self.rest_frames, hand=self.auto_pickup))
+            self._throw = iter(
+                self.render.render_throw(
+                    self.diceset,
+                    pairs,
+                    self.rng,
+                    size=self.size,
+                    style=self.style,
+                    fps=self.fps,
+                    rest_frames=self.rest_frames,
+                    hand=self.auto_pickup,
+                )
+            )
             self._hold = None
             self._dice = specs
             self.throws += 1
@@ -855,8 +945,9 @@ class SimulatedTray(FrameSource):
 
     def _empty_frame(self) -> np.ndarray:
         if self._empty is None:
-            frame, _ = self.render.render_scene(self.diceset, [], self.rng, size=self.size,
-                                                style=self.style)
+            frame, _ = self.render.render_scene(
+                self.diceset, [], self.rng, size=self.size, style=self.style
+            )
             self._empty = to_frame(frame, self.size)
         return self._empty
 
@@ -911,6 +1002,7 @@ class SimulatedTray(FrameSource):
 
 # --- choosing a source from the config -----------------------------------------------------
 
+
 def _opencv_probe(index: int = 0) -> bool:
     if os.name == "posix" and not Path(f"/dev/video{index}").exists():
         return False
@@ -921,8 +1013,14 @@ def _opencv_probe(index: int = 0) -> bool:
         cap.release()
 
 
-def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
-                realtime: bool = True, sim_options: dict | None = None) -> FrameSource:
+def open_source(
+    spec: str = "auto",
+    camera=None,
+    dice_set="d6",
+    seed: int = 0,
+    realtime: bool = True,
+    sim_options: dict | None = None,
+) -> FrameSource:
     """A frame source from a ``camera.source`` string.
 
     ``"picamera"``, ``"opencv:0"`` / ``"opencv:/dev/video0"`` / ``"opencv:FILE"``,
@@ -954,17 +1052,21 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
             exposure_us=getattr(camera, "exposure_us", 0) if camera else 0,
             analogue_gain=getattr(camera, "analogue_gain", 0.0) if camera else 0.0,
             colour_gains=getattr(camera, "colour_gains", None) if camera else None,
-            lens_position=getattr(camera, "lens_position", None) if camera else None)
+            lens_position=getattr(camera, "lens_position", None) if camera else None,
+        )
     elif kind == "opencv" and arg:
         source = OpenCVCamera(arg, realtime=realtime)
     elif kind == "replay" and arg:
         source = ReplaySource(arg, realtime=realtime)
     elif kind == "sim":
-        source = SimulatedTray(arg or dice_set, seed=seed, fps=fps, realtime=realtime,
-                               **(sim_options or {}))
+        source = SimulatedTray(
+            arg or dice_set, seed=seed, fps=fps, realtime=realtime, **(sim_options or {})
+        )
     else:
-        raise SourceError(f"unknown camera source {spec!r}: use auto, picamera, opencv:0, "
-                          "opencv:/dev/video0, replay:FOLDER or sim")
+        raise SourceError(
+            f"unknown camera source {spec!r}: use auto, picamera, opencv:0, "
+            "opencv:/dev/video0, replay:FOLDER or sim"
+        )
     crop = list(getattr(camera, "crop", []) or []) if camera is not None else []
     gains = list(getattr(camera, "software_gains", []) or []) if camera is not None else []
     if crop or (gains and any(abs(g - 1.0) > 1e-6 for g in gains)):
@@ -974,6 +1076,7 @@ def open_source(spec: str = "auto", camera=None, dice_set="d6", seed: int = 0,
 
 # --- record / measure a source: python -m hardware.camera SPEC ------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
     """Read frames from a source, print the frame rate and dropouts, optionally save them.
 
@@ -982,21 +1085,30 @@ def main(argv: list[str] | None = None) -> int:
     """
     import argparse
     import sys
-    ap = argparse.ArgumentParser(prog="python -m hardware.camera",
-                                 description="Measure a frame source and record its frames.")
-    ap.add_argument("source", nargs="?", default="auto",
-                    help="auto, picamera, opencv:0, replay:DIR, sim[:SET]")
+
+    ap = argparse.ArgumentParser(
+        prog="python -m hardware.camera",
+        description="Measure a frame source and record its frames.",
+    )
+    ap.add_argument(
+        "source", nargs="?", default="auto", help="auto, picamera, opencv:0, replay:DIR, sim[:SET]"
+    )
     ap.add_argument("--frames", type=int, default=120, help="frames to read (default 120)")
     ap.add_argument("--save", help="folder to write the frames to (JPEG) with expected.json")
-    ap.add_argument("--throw", type=int, default=0,
-                    help="simulated tray: throw this many random dice first")
-    ap.add_argument("--fast", action="store_true",
-                    help="replay / simulated tray: as fast as possible instead of real time")
+    ap.add_argument(
+        "--throw", type=int, default=0, help="simulated tray: throw this many random dice first"
+    )
+    ap.add_argument(
+        "--fast",
+        action="store_true",
+        help="replay / simulated tray: as fast as possible instead of real time",
+    )
     ap.add_argument("--config", help="apply this config's camera settings (crop, gains)")
     args = ap.parse_args(argv)
     camera = None
     if args.config:
         from tray.table.config import ConfigError, load_config
+
         try:
             camera = load_config(args.config).camera
         except ConfigError as exc:
@@ -1026,20 +1138,31 @@ def main(argv: list[str] | None = None) -> int:
             gaps.append(now - last)
             last = now
             if out_dir:
-                cv2.imwrite(str(out_dir / f"frame{got:05d}.jpg"), frame,
-                            [cv2.IMWRITE_JPEG_QUALITY, 90])
+                cv2.imwrite(
+                    str(out_dir / f"frame{got:05d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 90]
+                )
             got += 1
         elapsed = time.perf_counter() - start
-    span = sum(gaps[1:])                      # first frame to last frame
+    span = sum(gaps[1:])  # first frame to last frame
     fps = (got - 1) / span if got > 1 and span > 0 else 0.0
     worst = max(gaps[1:], default=0.0) * 1000
-    print(f"{source.name}: {got} frames, {misses} dropouts in {elapsed:.2f} s = {fps:.1f} fps "
-          f"(nominal {source.fps:g}); slowest gap {worst:.1f} ms")
+    print(
+        f"{source.name}: {got} frames, {misses} dropouts in {elapsed:.2f} s = {fps:.1f} fps "
+        f"(nominal {source.fps:g}); slowest gap {worst:.1f} ms"
+    )
     if out_dir:
-        (out_dir / "expected.json").write_text(json.dumps(
-            {"source": source.name,
-             "fps": round(fps if fps > 0 and not args.fast else source.fps, 2),
-             "frames": got, "throws": []}, indent=1), encoding="utf-8")
+        (out_dir / "expected.json").write_text(
+            json.dumps(
+                {
+                    "source": source.name,
+                    "fps": round(fps if fps > 0 and not args.fast else source.fps, 2),
+                    "frames": got,
+                    "throws": [],
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
         print(f"saved to {out_dir} (play back with --source replay:{out_dir})")
     return 0
 

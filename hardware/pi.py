@@ -33,16 +33,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MODEL_FILE = Path("/proc/device-tree/model")
-APT_DIST = Path("/usr/lib/python3/dist-packages")     # where apt's Python packages live
+APT_DIST = Path("/usr/lib/python3/dist-packages")  # where apt's Python packages live
 DEV = Path("/dev")
 # BCM pins that are not free for buttons: GPIO0/1 = ID EEPROM (and the camera's I2C on early
 # boards), GPIO2/3 = I2C1 (SDA/SCL, also HATs and camera add-ons).
-RESERVED_PINS = {0: "ID EEPROM / camera I2C (ID_SD)", 1: "ID EEPROM / camera I2C (ID_SC)",
-                 2: "I2C SDA", 3: "I2C SCL"}
+RESERVED_PINS = {
+    0: "ID EEPROM / camera I2C (ID_SD)",
+    1: "ID EEPROM / camera I2C (ID_SC)",
+    2: "I2C SDA",
+    3: "I2C SCL",
+}
 GPIO_MAX = 27
-KMS_LIBS = {"gbm": "libgbm1", "drm": "libdrm2", "EGL": "libegl1 libegl-mesa0",
-            "GLESv2": "libgles2"}
-LGPIO_LEAST = (0, 2, 2)                 # PyPI's 0.0.0.2 is an empty stub (gpiozero #1115, #1131)
+KMS_LIBS = {"gbm": "libgbm1", "drm": "libdrm2", "EGL": "libegl1 libegl-mesa0", "GLESv2": "libgles2"}
+LGPIO_LEAST = (0, 2, 2)  # PyPI's 0.0.0.2 is an empty stub (gpiozero #1115, #1131)
 INSTALL = "hardware/install-pi.sh"
 
 
@@ -115,13 +118,25 @@ def camera_check(importer=importlib.import_module) -> list[Check]:
     try:
         cls = importer("picamera2").Picamera2
     except ImportError:
-        return [Check("picamera2", False, "not importable",
-                      f"sudo apt install python3-picamera2 and a venv with system site "
-                      f"packages ({INSTALL} does both)")]
+        return [
+            Check(
+                "picamera2",
+                False,
+                "not importable",
+                f"sudo apt install python3-picamera2 and a venv with system site "
+                f"packages ({INSTALL} does both)",
+            )
+        ]
     except Exception as exc:  # noqa: BLE001 - a broken install fails in many ways
-        return [Check("picamera2", False, f"fails to import: {exc}",
-                      "most often a numpy that is not apt's: see the numpy line, then run "
-                      f"{INSTALL} again")]
+        return [
+            Check(
+                "picamera2",
+                False,
+                f"fails to import: {exc}",
+                "most often a numpy that is not apt's: see the numpy line, then run "
+                f"{INSTALL} again",
+            )
+        ]
     try:
         cameras = cls.global_camera_info()
     except Exception as exc:  # noqa: BLE001 - libcamera errors are not typed
@@ -129,12 +144,17 @@ def camera_check(importer=importlib.import_module) -> list[Check]:
     else:
         why = ""
     names = ", ".join(str(c.get("Model", "?")) for c in cameras)
-    return [Check("picamera2", True, "imports"),
-            Check("camera", bool(cameras), f"listed: {names}" if cameras else
-                  f"no camera listed{why}",
-                  "check the ribbon cable (contacts towards the board), that you are in group "
-                  "video (`id`), and run `rpicam-hello --list-cameras`; on a Pi 4 with Camera "
-                  "Module 3 update the OS")]
+    return [
+        Check("picamera2", True, "imports"),
+        Check(
+            "camera",
+            bool(cameras),
+            f"listed: {names}" if cameras else f"no camera listed{why}",
+            "check the ribbon cable (contacts towards the board), that you are in group "
+            "video (`id`), and run `rpicam-hello --list-cameras`; on a Pi 4 with Camera "
+            "Module 3 update the OS",
+        ),
+    ]
 
 
 def kms_check(find=None) -> Check:
@@ -144,8 +164,12 @@ def kms_check(find=None) -> Check:
     if not missing:
         return Check("kms/egl", True, "libgbm, libdrm, libEGL and libGLESv2 found")
     pkgs = " ".join(dict.fromkeys(" ".join(KMS_LIBS[m] for m in missing).split()))
-    return Check("kms/egl", False, "missing: " + ", ".join(f"lib{m}" for m in missing),
-                 f"sudo apt install {pkgs}")
+    return Check(
+        "kms/egl",
+        False,
+        "missing: " + ", ".join(f"lib{m}" for m in missing),
+        f"sudo apt install {pkgs}",
+    )
 
 
 def onnx_check(models_dir: Path | None = None) -> Check:
@@ -155,22 +179,34 @@ def onnx_check(models_dir: Path | None = None) -> Check:
 
         import vision.onnx  # noqa: F401 - sets ORT_DISABLE_TELEMETRY before onnxruntime loads
     except Exception as exc:  # noqa: BLE001 - missing or broken wheel
-        return Check("onnx", False, f"onnxruntime does not import ({exc})",
-                     f"{INSTALL} (pip install -e '.[pi]' in the venv)")
+        return Check(
+            "onnx",
+            False,
+            f"onnxruntime does not import ({exc})",
+            f"{INSTALL} (pip install -e '.[pi]' in the venv)",
+        )
     from vision.onnx import open_session
+
     base = models_dir or Path(__file__).resolve().parent.parent / "models"
     models = sorted(base.glob("*.onnx"))
     if not models:
-        return Check("onnx", False, f"no models in {base}", "git checkout models/ (they are "
-                     "committed with the code)")
+        return Check(
+            "onnx",
+            False,
+            f"no models in {base}",
+            "git checkout models/ (they are committed with the code)",
+        )
     for path in models:
         try:
             open_session(path)
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
-            return Check("onnx", False, f"{path.name} does not load ({exc})",
-                         "git checkout models/ or pull again; `dicetray train` remakes them")
-    return Check("onnx", True, f"onnxruntime {onnxruntime.__version__}, {len(models)} models "
-                 "load")
+            return Check(
+                "onnx",
+                False,
+                f"{path.name} does not load ({exc})",
+                "git checkout models/ or pull again; `dicetray train` remakes them",
+            )
+    return Check("onnx", True, f"onnxruntime {onnxruntime.__version__}, {len(models)} models load")
 
 
 def numpy_check(numpy_version: str, apt_numpy: str | None, where: str = "") -> Check:
@@ -178,14 +214,19 @@ def numpy_check(numpy_version: str, apt_numpy: str | None, where: str = "") -> C
     on Trixie). Which major version it is does not matter; being another one does."""
     at = f" ({where})" if where else ""
     if apt_numpy is None:
-        return Check("numpy", None, f"{numpy_version}{at}; apt has no numpy, so no picamera2 "
-                     "to match")
+        return Check(
+            "numpy", None, f"{numpy_version}{at}; apt has no numpy, so no picamera2 to match"
+        )
     if _version(numpy_version)[:2] == _version(apt_numpy)[:2]:
         return Check("numpy", True, f"{numpy_version}{at}, as apt's picamera2 needs")
-    return Check("numpy", False, f"{numpy_version}{at}, but apt's picamera2 is built against "
-                 f"numpy {apt_numpy}", f"remove the venv's own numpy "
-                 "(`~/.local/share/dicetray/venv/bin/pip uninstall numpy`) or run "
-                 f"{INSTALL} again: it pins apt's numpy")
+    return Check(
+        "numpy",
+        False,
+        f"{numpy_version}{at}, but apt's picamera2 is built against numpy {apt_numpy}",
+        f"remove the venv's own numpy "
+        "(`~/.local/share/dicetray/venv/bin/pip uninstall numpy`) or run "
+        f"{INSTALL} again: it pins apt's numpy",
+    )
 
 
 def gpio_lib_check(importer=importlib.import_module) -> Check:
@@ -193,16 +234,24 @@ def gpio_lib_check(importer=importlib.import_module) -> Check:
     try:
         lgpio = importer("lgpio")
     except ImportError:
-        return Check("lgpio", False, "not importable (gpiozero falls back to a mock: buttons "
-                     "do nothing)", "sudo apt install python3-lgpio (the venv sees it)")
+        return Check(
+            "lgpio",
+            False,
+            "not importable (gpiozero falls back to a mock: buttons do nothing)",
+            "sudo apt install python3-lgpio (the venv sees it)",
+        )
     try:
         version = importlib.metadata.version("lgpio")
     except importlib.metadata.PackageNotFoundError:
         version = "?"
     if version != "?" and _version(version) < LGPIO_LEAST or not hasattr(lgpio, "SET_PULL_NONE"):
-        return Check("lgpio", False, f"{version} is PyPI's empty stub (gpiozero #1115, #1131)",
-                     "~/.local/share/dicetray/venv/bin/pip uninstall lgpio (apt's "
-                     "python3-lgpio is then used)")
+        return Check(
+            "lgpio",
+            False,
+            f"{version} is PyPI's empty stub (gpiozero #1115, #1131)",
+            "~/.local/share/dicetray/venv/bin/pip uninstall lgpio (apt's "
+            "python3-lgpio is then used)",
+        )
     return Check("lgpio", True, f"{version}")
 
 
@@ -221,9 +270,15 @@ def pin_checks(buttons: list[int], leds: list[int]) -> list[Check]:
                 problems.append(f"{name}: already {seen[pin]}")
             seen.setdefault(pin, name)
     if problems:
-        return [Check("pins", False, "; ".join(problems),
-                      "pick free pins (GPIO4-27 apart from those in use; see hardware/PI.md "
-                      "wiring) in [pins] of the config")]
+        return [
+            Check(
+                "pins",
+                False,
+                "; ".join(problems),
+                "pick free pins (GPIO4-27 apart from those in use; see hardware/PI.md "
+                "wiring) in [pins] of the config",
+            )
+        ]
     return [Check("pins", True, f"buttons {buttons}" + (f", leds {leds}" if leds else ""))]
 
 
@@ -231,16 +286,24 @@ def gpiochip_check(dev: Path = DEV) -> Check:
     """A GPIO chip device exists and this user may open it (group gpio on Raspberry Pi OS)."""
     chips = sorted(dev.glob("gpiochip*"))
     if not chips:
-        return Check("gpiochip", False, f"no {dev}/gpiochip* (not a Pi, or GPIO is off)",
-                     "on a Pi this is always there; off a Pi the buttons run on a mock")
+        return Check(
+            "gpiochip",
+            False,
+            f"no {dev}/gpiochip* (not a Pi, or GPIO is off)",
+            "on a Pi this is always there; off a Pi the buttons run on a mock",
+        )
     usable = [c for c in chips if os.access(c, os.R_OK | os.W_OK)]
     if not usable:
         try:
             group = grp.getgrgid(chips[0].stat().st_gid).gr_name
         except (KeyError, OSError):
             group = "gpio"
-        return Check("gpiochip", False, f"{', '.join(c.name for c in chips)} not open to this "
-                     f"user", f"sudo usermod -aG {group} $USER, then log out and in again")
+        return Check(
+            "gpiochip",
+            False,
+            f"{', '.join(c.name for c in chips)} not open to this user",
+            f"sudo usermod -aG {group} $USER, then log out and in again",
+        )
     return Check("gpiochip", True, ", ".join(c.name for c in usable) + " open to this user")
 
 
@@ -250,11 +313,17 @@ def journal_check(directory: Path) -> Check:
     while not here.exists() and here != here.parent:
         here = here.parent
     if here.is_dir() and os.access(here, os.W_OK | os.X_OK):
-        return Check("journal", True, f"{directory} writable" + (
-            "" if here == directory else " (made on the first game)"))
-    return Check("journal", False, f"{directory} is not writable ({here} is not a writable "
-                 "folder)", f"sudo chown -R $USER {here}, or set journal.directory in the "
-                 "config to a folder of yours")
+        return Check(
+            "journal",
+            True,
+            f"{directory} writable" + ("" if here == directory else " (made on the first game)"),
+        )
+    return Check(
+        "journal",
+        False,
+        f"{directory} is not writable ({here} is not a writable folder)",
+        f"sudo chown -R $USER {here}, or set journal.directory in the config to a folder of yours",
+    )
 
 
 def _os_name(path: Path = Path("/etc/os-release")) -> str:
@@ -268,17 +337,25 @@ def _os_name(path: Path = Path("/etc/os-release")) -> str:
 def run_checks(config_path: str | None = None) -> list[Check]:
     """Everything :func:`main` reports, as data."""
     model = pi_model()
-    checks = [Check("board", True if model else None, (model or "not a Raspberry Pi") +
-                    f" ({_os_name()})")]
+    checks = [
+        Check(
+            "board", True if model else None, (model or "not a Raspberry Pi") + f" ({_os_name()})"
+        )
+    ]
     checks += camera_check()
     checks.append(kms_check())
     checks.append(onnx_check())
     import numpy
-    checks.append(numpy_check(numpy.__version__, apt_version("numpy"),
-                              str(Path(numpy.__file__).parent.parent)))
+
+    checks.append(
+        numpy_check(
+            numpy.__version__, apt_version("numpy"), str(Path(numpy.__file__).parent.parent)
+        )
+    )
     checks.append(gpio_lib_check())
     checks.append(gpiochip_check())
     from tray.table.config import ConfigError, default_path, load_config
+
     path = Path(config_path).expanduser() if config_path else default_path()
     try:
         cfg = load_config(path)
@@ -286,27 +363,50 @@ def run_checks(config_path: str | None = None) -> list[Check]:
         checks.append(Check("config", False, str(exc), "correct that key in the config file"))
         return checks
     if cfg.path is None:
-        checks.append(Check("config", False, f"{path} missing: no buttons are configured",
-                            f"cp config.example.toml {path} and set the names and pins "
-                            f"({INSTALL} does it)"))
+        checks.append(
+            Check(
+                "config",
+                False,
+                f"{path} missing: no buttons are configured",
+                f"cp config.example.toml {path} and set the names and pins ({INSTALL} does it)",
+            )
+        )
     else:
-        checks.append(Check("config", True, f"{path}: camera {cfg.camera.source}" + (
-            ", calibrated" if cfg.camera.calibrated or cfg.camera.crop else
-            ", not calibrated yet: run `dicetray calibrate --write`")))
+        checks.append(
+            Check(
+                "config",
+                True,
+                f"{path}: camera {cfg.camera.source}"
+                + (
+                    ", calibrated"
+                    if cfg.camera.calibrated or cfg.camera.crop
+                    else ", not calibrated yet: run `dicetray calibrate --write`"
+                ),
+            )
+        )
         checks += pin_checks(cfg.pins.buttons, cfg.pins.leds)
     checks.append(journal_check(cfg.journal.directory))
     env = display_env()
-    checks.append(Check("screen", None, "desktop session (Wayland/X11)" if not env else
-                        "no desktop here: the table draws through KMS/DRM "
-                        "(SDL_VIDEODRIVER=kmsdrm, the service's console drop-in)"))
+    checks.append(
+        Check(
+            "screen",
+            None,
+            "desktop session (Wayland/X11)"
+            if not env
+            else "no desktop here: the table draws through KMS/DRM "
+            "(SDL_VIDEODRIVER=kmsdrm, the service's console drop-in)",
+        )
+    )
     return checks
 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the check; exit 1 when something needs fixing, else 0."""
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m hardware.pi",
-                                 description="Check everything a dicetray table needs.")
+
+    ap = argparse.ArgumentParser(
+        prog="python -m hardware.pi", description="Check everything a dicetray table needs."
+    )
     ap.add_argument("--config", help="config file to check (default: the one play uses)")
     args = ap.parse_args(argv)
     checks = run_checks(args.config)

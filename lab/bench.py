@@ -35,10 +35,12 @@ def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121) -> dict:
     for n in (2, 6, 10):
         scenes = []
         for _ in range(frames):
-            dice = [(d.id, d.faces[int(rng.integers(0, 6))])
-                    for d in (pool[int(i)] for i in rng.integers(0, len(pool), n))]
+            dice = [
+                (d.id, d.faces[int(rng.integers(0, 6))])
+                for d in (pool[int(i)] for i in rng.integers(0, len(pool), n))
+            ]
             scenes.append(render_scene(ds, dice, rng, style=style)[0])
-        for f in scenes[:3]:       # warm-up
+        for f in scenes[:3]:  # warm-up
             rec.read(f)
         times, dtimes = [], []
         for f in scenes:
@@ -56,20 +58,30 @@ def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121) -> dict:
         t = time.perf_counter()
         rec.classifier.classify(crops)
         ctimes.append((time.perf_counter() - t) * 1000 / len(crops))
-    return {"frame_ms": frame_ms,
-            "classifier_ms_per_die": round(statistics.median(ctimes), 4),
-            "detector_ms": det_ms, "dice_set": set_id, "frames": frames, "threads": 1,
-            "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+    return {
+        "frame_ms": frame_ms,
+        "classifier_ms_per_die": round(statistics.median(ctimes), 4),
+        "detector_ms": det_ms,
+        "dice_set": set_id,
+        "frames": frames,
+        "threads": 1,
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+    }
 
 
 def format_result(r: dict) -> str:
-    lines = [(f"dicetray bench ({r['dice_set']}, {r['frames']} frames each, 1 thread, "
-              f"{r['cpu']}):")]
+    lines = [
+        (f"dicetray bench ({r['dice_set']}, {r['frames']} frames each, 1 thread, {r['cpu']}):")
+    ]
     for n, ms in r["frame_ms"].items():
-        lines.append(f"  {n:>2} dice: {ms:7.2f} ms per frame (median; detector "
-                     f"{r['detector_ms'][n]:.2f} ms)")
+        lines.append(
+            f"  {n:>2} dice: {ms:7.2f} ms per frame (median; detector {r['detector_ms'][n]:.2f} ms)"
+        )
     lines.append(f"  classifier: {r['classifier_ms_per_die']:.3f} ms per die (batch of 10)")
     six = r["frame_ms"]["6"]
-    lines.append(f"  target: <= 10 ms per frame with 6 dice on one thread: "
-                 f"{'met' if six <= 10 else 'NOT met'} ({six:.2f} ms)")
+    lines.append(
+        f"  target: <= 10 ms per frame with 6 dice on one thread: "
+        f"{'met' if six <= 10 else 'NOT met'} ({six:.2f} ms)"
+    )
     return "\n".join(lines)

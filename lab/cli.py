@@ -17,42 +17,76 @@ def main_eval(argv: list[str]) -> int:
     """``dicetray eval``: accuracy figures on rendered held-out scenes and real photos."""
     from lab import evaluate
 
-    p = argparse.ArgumentParser(prog="dicetray eval", description=evaluate.__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="dicetray eval",
+        description=evaluate.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--sets", nargs="+", default=list(SET_IDS), choices=SET_IDS)
-    p.add_argument("--n", "--scenes", dest="scenes", type=int, default=150,
-                   help="rendered held-out scenes per dice set (default 150)")
+    p.add_argument(
+        "--n",
+        "--scenes",
+        dest="scenes",
+        type=int,
+        default=150,
+        help="rendered held-out scenes per dice set (default 150)",
+    )
     p.add_argument("--throws", type=int, default=20, help="rendered throws per dice set")
     p.add_argument("--realdice", default=str(DEFAULT_REALDICE))
     p.add_argument("--no-real", action="store_true", help="skip the real photo sets")
-    p.add_argument("--real-only", action="store_true",
-                   help="only the real photo sets (no rendered scenes or throws)")
-    p.add_argument("--no-teach", action="store_true",
-                   help="skip teaching each real set with a few of its photos (the taught "
-                        "figures: minutes per set)")
-    p.add_argument("--photos", metavar="FOLDER", default=None,
-                   help="only score this labelled photo folder (images/ + labels.csv), "
-                        "zero-shot and, with --taught, taught")
-    p.add_argument("--dice-set", default=None,
-                   help="the dice set of --photos (default: the first of d6, tally-up, "
-                        "toss-up, rollers that has every face and die its labels name)")
-    p.add_argument("--taught", metavar="DIR", default=None,
-                   help="a taught folder (dicetray teach) to score --photos with")
+    p.add_argument(
+        "--real-only",
+        action="store_true",
+        help="only the real photo sets (no rendered scenes or throws)",
+    )
+    p.add_argument(
+        "--no-teach",
+        action="store_true",
+        help="skip teaching each real set with a few of its photos (the taught "
+        "figures: minutes per set)",
+    )
+    p.add_argument(
+        "--photos",
+        metavar="FOLDER",
+        default=None,
+        help="only score this labelled photo folder (images/ + labels.csv), "
+        "zero-shot and, with --taught, taught",
+    )
+    p.add_argument(
+        "--dice-set",
+        default=None,
+        help="the dice set of --photos (default: the first of d6, tally-up, "
+        "toss-up, rollers that has every face and die its labels name)",
+    )
+    p.add_argument(
+        "--taught",
+        metavar="DIR",
+        default=None,
+        help="a taught folder (dicetray teach) to score --photos with",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if args.photos or args.taught:
         return _eval_folder(args)
     if args.scenes < 1 or args.throws < 0:
         p.error("--n needs at least 1 scene and --throws 0 or more")
-    if not args.no_real and args.realdice != str(DEFAULT_REALDICE) and not Path(
-            args.realdice).is_dir():
-        p.error(f"--realdice {args.realdice}: no such folder: give the folder of the real "
-                "photo sets, or --no-real")
+    if (
+        not args.no_real
+        and args.realdice != str(DEFAULT_REALDICE)
+        and not Path(args.realdice).is_dir()
+    ):
+        p.error(
+            f"--realdice {args.realdice}: no such folder: give the folder of the real "
+            "photo sets, or --no-real"
+        )
     if args.real_only and args.no_real:
         p.error("--real-only and --no-real leave nothing to measure")
-    report = evaluate.run([] if args.real_only else args.sets, args.scenes,
-                          0 if args.real_only else args.throws,
-                          None if args.no_real else Path(args.realdice))
+    report = evaluate.run(
+        [] if args.real_only else args.sets,
+        args.scenes,
+        0 if args.real_only else args.throws,
+        None if args.no_real else Path(args.realdice),
+    )
     realdice = Path(args.realdice)
     if not args.no_real and realdice.exists():
         from lab import evalteach, othersets
@@ -90,6 +124,7 @@ class _bar:
             self.bar.n = done
             self.bar.set_postfix_str(stage)
             self.bar.refresh()
+
         return progress
 
     def __exit__(self, *exc):
@@ -106,8 +141,11 @@ def _eval_folder(args) -> int:
     from vision.taught import TaughtError, TaughtModel
 
     if not args.photos:
-        print("dicetray eval: --taught needs --photos FOLDER (labelled photos it was not "
-              "taught with) to score it on", file=sys.stderr)
+        print(
+            "dicetray eval: --taught needs --photos FOLDER (labelled photos it was not "
+            "taught with) to score it on",
+            file=sys.stderr,
+        )
         return 2
     try:
         # the dice set: --dice-set, else the taught folder's, else the one its labels fit
@@ -123,8 +161,11 @@ def _eval_folder(args) -> int:
     except (LabelError, DiceSetError, TaughtError) as exc:
         print(f"dicetray eval: {exc}", file=sys.stderr)
         return 2
-    report = {"photos": args.photos, "dice_set": set_id,
-              "zero_shot": evalteach.score_folder(photos, dice_set, None)}
+    report = {
+        "photos": args.photos,
+        "dice_set": set_id,
+        "zero_shot": evalteach.score_folder(photos, dice_set, None),
+    }
     if taught is not None:
         report["taught"] = evalteach.score_folder(photos, dice_set, taught)
     if args.json:
@@ -133,9 +174,11 @@ def _eval_folder(args) -> int:
         for kind in ("zero_shot", "taught"):
             if kind in report:
                 f = report[kind]
-                print(f"{kind:9} dice {f['labelled']}: found {f['recall']:.1%}, face right "
-                      f"{f['face_accuracy']:.1%}, abstained {f['abstained']:.1%}, wrong "
-                      f"{f['wrong']:.2%} ({f['wrong_count']})")
+                print(
+                    f"{kind:9} dice {f['labelled']}: found {f['recall']:.1%}, face right "
+                    f"{f['face_accuracy']:.1%}, abstained {f['abstained']:.1%}, wrong "
+                    f"{f['wrong']:.2%} ({f['wrong_count']})"
+                )
     return 0
 
 
@@ -153,16 +196,27 @@ def main_bench(argv: list[str]) -> int:
     p.add_argument("--dice-set", default="d6", choices=SET_IDS)
     p.add_argument("--frames", type=int, default=60, help="frames timed per dice count")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--teach", action="store_true",
-                   help="time teaching instead (lab.teachbench: an owner's set with a star on "
-                        "the 6, taught from --photos photos, scored on fresh ones; needs "
-                        "the train extra)")
-    p.add_argument("--photos", type=int, default=None,
-                   help="teaching photos for --teach (default: the case's, 20 or 14)")
-    p.add_argument("--case", default="owner-d6", choices=tuple(teachbench.CASES),
-                   help="--teach: an owner's d6 with a star on the 6 (20 photos, 30 fresh), "
-                        "Rollers dice with digits (20, 30), or 12 MP phone photos of 24 "
-                        "see-through d6 with a bolt on the 6 (14, 6)")
+    p.add_argument(
+        "--teach",
+        action="store_true",
+        help="time teaching instead (lab.teachbench: an owner's set with a star on "
+        "the 6, taught from --photos photos, scored on fresh ones; needs "
+        "the train extra)",
+    )
+    p.add_argument(
+        "--photos",
+        type=int,
+        default=None,
+        help="teaching photos for --teach (default: the case's, 20 or 14)",
+    )
+    p.add_argument(
+        "--case",
+        default="owner-d6",
+        choices=tuple(teachbench.CASES),
+        help="--teach: an owner's d6 with a star on the 6 (20 photos, 30 fresh), "
+        "Rollers dice with digits (20, 30), or 12 MP phone photos of 24 "
+        "see-through d6 with a bolt on the 6 (14, 6)",
+    )
     args = p.parse_args(argv)
     if args.teach:
         from lab.teach import TeachError

@@ -33,8 +33,15 @@ from lab.photos import matteop65_die_side, read_label_rows, rune55_base, rune55_
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import DiceSet, load
 
-TEACH_PHOTOS = {"matteop65_webcam": 20, "PXL_phone": 14, "numeric_tube": 20, "IMG_phone": 8,
-                "i_single": 20, "randomid_single": 20, "chase_casino_crops": 48}
+TEACH_PHOTOS = {
+    "matteop65_webcam": 20,
+    "PXL_phone": 14,
+    "numeric_tube": 20,
+    "IMG_phone": 8,
+    "i_single": 20,
+    "randomid_single": 20,
+    "chase_casino_crops": 48,
+}
 
 
 def covering(by, files, n: int, per_face: int = 3) -> list[str]:
@@ -53,8 +60,6 @@ def covering(by, files, n: int, per_face: int = 3) -> list[str]:
         if f not in chosen:
             chosen.append(f)
     return chosen
-
-
 
 
 def _group(f: str) -> str:
@@ -88,8 +93,13 @@ def real_setups(realdice: Path):
         for r in read_label_rows(m / "labels.csv"):
             by[r["file"]].append(r)
         held = sorted(f for f in by if by[f][0]["split"] != "train")
-        yield ("matteop65_webcam", by, m / "images",
-               *split_held(by, held, TEACH_PHOTOS["matteop65_webcam"]), True)
+        yield (
+            "matteop65_webcam",
+            by,
+            m / "images",
+            *split_held(by, held, TEACH_PHOTOS["matteop65_webcam"]),
+            True,
+        )
     r55 = realdice / "rune55_gray"
     if (r55 / "labels.csv").exists():
         sources = defaultdict(lambda: defaultdict(list))
@@ -97,8 +107,13 @@ def real_setups(realdice: Path):
             sources[r["source"]][r["file"]].append(r)
         for source, by in sorted(sources.items()):
             held = sorted(f for f in by if rune55_split(f) != "train")
-            yield (f"rune55_gray/{source}", by, r55 / "images",
-                   *split_held(by, held, TEACH_PHOTOS.get(source, 14)), False)
+            yield (
+                f"rune55_gray/{source}",
+                by,
+                r55 / "images",
+                *split_held(by, held, TEACH_PHOTOS.get(source, 14)),
+                False,
+            )
     c = realdice / "chase_casino_crops"
     if (c / "labels.csv").exists():
         by = defaultdict(list)
@@ -121,7 +136,7 @@ def _labels(rows, pip_boxes: bool) -> list[dict]:
     out = []
     for r in rows:
         x, y, w, h = (float(r[k]) for k in ("x", "y", "w", "h"))
-        if pip_boxes:   # matteop65 boxes cover the pip pattern: the die around it
+        if pip_boxes:  # matteop65 boxes cover the pip pattern: the die around it
             s = matteop65_die_side(w, h, int(r["value"]))
             x, y, w, h = x + w / 2 - s / 2, y + h / 2 - s / 2, s, s
         out.append({"x": x, "y": y, "w": w, "h": h, "die": "d6", "face": r["value"]})
@@ -137,8 +152,18 @@ def write_folder(out: Path, by, images: Path, files, pip_boxes: bool) -> Path:
         for f in files:
             shutil.copy(images / f, out / "images" / f)
             for lab in _labels(by[f], pip_boxes):
-                w.writerow([f, "teach", round(lab["x"], 1), round(lab["y"], 1),
-                            round(lab["w"], 1), round(lab["h"], 1), lab["face"], "d6"])
+                w.writerow(
+                    [
+                        f,
+                        "teach",
+                        round(lab["x"], 1),
+                        round(lab["y"], 1),
+                        round(lab["w"], 1),
+                        round(lab["h"], 1),
+                        lab["face"],
+                        "d6",
+                    ]
+                )
     return out
 
 
@@ -154,8 +179,7 @@ def _score(by, images: Path, files, pip_boxes: bool, taught, crops: bool) -> dic
             if img is None:
                 continue
             lab = _labels(by[f], False)[0]
-            r = clf.classify([clf.crop(img, (lab["x"], lab["y"], lab["w"], lab["h"]))],
-                             TURNS)[0]
+            r = clf.classify([clf.crop(img, (lab["x"], lab["y"], lab["w"], lab["h"]))], TURNS)[0]
             tally.add_crop(("d6", lab["face"]), r)
     else:
         rec = Recognizer(ds, taught=taught)
@@ -187,15 +211,19 @@ def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
             folder = write_folder(Path(tmp) / "photos", by, images, teach_files, pip)
             try:
                 record = teach(folder, "d6", Path(tmp) / "taught")
-            except TeachError as exc:      # its teaching photos cannot teach: say why
-                out[name] = {"teach_photos": len(teach_files), "test_photos": len(test_files),
-                             "not_taught": str(exc),
-                             "zero_shot": _score(by, images, test_files, pip, None, crops)}
+            except TeachError as exc:  # its teaching photos cannot teach: say why
+                out[name] = {
+                    "teach_photos": len(teach_files),
+                    "test_photos": len(test_files),
+                    "not_taught": str(exc),
+                    "zero_shot": _score(by, images, test_files, pip, None, crops),
+                }
                 if progress:
                     progress(name, i + 1, len(setups))
                 continue
             out[name] = {
-                "teach_photos": len(teach_files), "test_photos": len(test_files),
+                "teach_photos": len(teach_files),
+                "test_photos": len(test_files),
                 "teach_seconds": record["seconds"],
                 "zero_shot": _score(by, images, test_files, pip, None, crops),
                 "taught": _score(by, images, test_files, pip, Path(tmp) / "taught", crops),
@@ -207,19 +235,29 @@ def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
 
 
 def format_lines(report: dict) -> list[str]:
-    lines = [("Real sets, zero-shot vs taught (taught with a few photos of the set, scored on "
-              "its others):"),
-             (f"{'set':<28} {'teach':>5} {'test':>5}  {'':9} {'found':>7} {'right':>7} "
-              f"{'abst.':>7} {'wrong':>7}")]
+    lines = [
+        (
+            "Real sets, zero-shot vs taught (taught with a few photos of the set, scored on "
+            "its others):"
+        ),
+        (
+            f"{'set':<28} {'teach':>5} {'test':>5}  {'':9} {'found':>7} {'right':>7} "
+            f"{'abst.':>7} {'wrong':>7}"
+        ),
+    ]
     for name, r in report.items():
         rows = [(kind, r[kind]) for kind in ("zero_shot", "taught") if kind in r]
         for i, (kind, f) in enumerate(rows):
             first = i == 0
-            lines.append(f"{name if first else '':<28} {r['teach_photos'] if first else '':>5} "
-                         f"{r['test_photos'] if first else '':>5}  {kind:9} "
-                         f"{f['recall']:7.1%} {f['face_accuracy']:7.1%} {f['abstained']:7.1%} "
-                         f"{f['wrong']:7.2%}")
-        if "taught" not in r:       # one line says why
-            lines.append(f"{'' if rows else name:<28} {'':>5} {'':>5}  not taught: "
-                         f"{r.get('not_taught', 'no figures')}")
+            lines.append(
+                f"{name if first else '':<28} {r['teach_photos'] if first else '':>5} "
+                f"{r['test_photos'] if first else '':>5}  {kind:9} "
+                f"{f['recall']:7.1%} {f['face_accuracy']:7.1%} {f['abstained']:7.1%} "
+                f"{f['wrong']:7.2%}"
+            )
+        if "taught" not in r:  # one line says why
+            lines.append(
+                f"{'' if rows else name:<28} {'':>5} {'':>5}  not taught: "
+                f"{r.get('not_taught', 'no figures')}"
+            )
     return lines

@@ -87,12 +87,15 @@ class Tally:
     def figures(self) -> dict:
         m = max(self.matched, 1)
         return {
-            "labelled": self.labelled, "found": self.found, "matched": self.matched,
+            "labelled": self.labelled,
+            "found": self.found,
+            "matched": self.matched,
             "recall": self.matched / max(self.labelled, 1),
             "precision": self.matched / max(self.found, 1),
             "face_accuracy": self.correct / m,
             "abstained": self.abstained / m,
-            "wrong": self.wrong / m, "wrong_count": self.wrong,
+            "wrong": self.wrong / m,
+            "wrong_count": self.wrong,
             "confusion": {t: dict(c) for t, c in sorted(self.confusion.items())},
         }
 
@@ -109,12 +112,16 @@ def read_photos(dice_set, photos, images=None, taught=None, fine: bool = True) -
     for i, photo in enumerate(photos):
         rec.reset()
         if images is None:
-            img, photo = photo.decoded()    # as ``dicetray recognize`` reads the file
+            img, photo = photo.decoded()  # as ``dicetray recognize`` reads the file
         else:
             img = images[i]
-        tally.add([{"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die,
-                    "face": lab.face} for lab in photo.labels],
-                  rec.read(img, fine=fine).dice)
+        tally.add(
+            [
+                {"x": lab.x, "y": lab.y, "w": lab.w, "h": lab.h, "die": lab.die, "face": lab.face}
+                for lab in photo.labels
+            ],
+            rec.read(img, fine=fine).dice,
+        )
     fig = tally.figures()
     fig.pop("confusion")
     return fig
@@ -131,8 +138,10 @@ def _bar(items, desc: str):
 
 def _random_dice(ds, rng, n):
     pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
-    return [(d.id, d.faces[int(rng.integers(0, 6))])
-            for d in (pool[int(i)] for i in rng.integers(0, len(pool), n))]
+    return [
+        (d.id, d.faces[int(rng.integers(0, 6))])
+        for d in (pool[int(i)] for i in rng.integers(0, len(pool), n))
+    ]
 
 
 # Lights far from the camera's white balance (``lab.synth.light_cast``'s warmth): a tungsten
@@ -140,8 +149,14 @@ def _random_dice(ds, rng, n):
 FAR_LIGHT_ROWS = {"warm lamp (warmth 3)": 3.0, "cold light (warmth -3)": -3.0}
 
 
-def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = False,
-                  warmth: float | None = None, odd: bool = False) -> dict:
+def eval_rendered(
+    set_id: str,
+    scenes: int,
+    fine: bool = False,
+    other: bool = False,
+    warmth: float | None = None,
+    odd: bool = False,
+) -> dict:
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
     ``dicetray recognize`` reads a photo (tile search, four turns). ``other``: the scenes are
     drawn in the held-out other style (``lab.render.other_style``: a look, light, palette and
@@ -154,10 +169,13 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
 
     ds = load(set_id)
     rec = Recognizer(ds)
-    rng = np.random.default_rng(HELDOUT_SEED + zlib.crc32(set_id.encode()) % 1000
-                                + (3000 if other else 0)
-                                + (0 if warmth is None else 5000 + int(10 * warmth))
-                                + (7000 if odd else 0))
+    rng = np.random.default_rng(
+        HELDOUT_SEED
+        + zlib.crc32(set_id.encode()) % 1000
+        + (3000 if other else 0)
+        + (0 if warmth is None else 5000 + int(10 * warmth))
+        + (7000 if odd else 0)
+    )
     t = Tally()
     for _ in _bar(range(scenes), f"{set_id} scenes"):
         dice = _random_dice(ds, rng, int(rng.integers(1, 11)))
@@ -177,8 +195,11 @@ def eval_rendered(set_id: str, scenes: int, fine: bool = False, other: bool = Fa
 
 # Large photos (a 12 MP phone photo of the tray): dice side in the photo's own pixels, per band
 PHOTO_SIZE = (4032, 3024)
-PHOTO_BANDS = {"far (60-110 px)": (60, 110), "mid (110-220 px)": (110, 220),
-               "near (220-480 px)": (220, 480)}
+PHOTO_BANDS = {
+    "far (60-110 px)": (60, 110),
+    "mid (110-220 px)": (110, 220),
+    "near (220-480 px)": (220, 480),
+}
 
 
 def eval_large_photos(set_id: str, per_band: int) -> dict:
@@ -198,22 +219,34 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "photo.jpg")
         for b, (band, (lo, hi)) in enumerate(PHOTO_BANDS.items()):
-            rng = np.random.default_rng(HELDOUT_SEED + 900 + 10 * b
-                                        + zlib.crc32(set_id.encode()) % 1000)
+            rng = np.random.default_rng(
+                HELDOUT_SEED + 900 + 10 * b + zlib.crc32(set_id.encode()) % 1000
+            )
             t = Tally()
             for _ in _bar(range(per_band), f"{set_id} photos, {band}"):
                 px = float(rng.uniform(lo, hi))
                 dice = _random_dice(ds, rng, int(rng.integers(1, 7)))
                 try:
-                    frame, labels = render_scene(ds, dice, rng, size=PHOTO_SIZE,
-                                                 style=random_style(rng, (px, px * 1.1)))
+                    frame, labels = render_scene(
+                        ds, dice, rng, size=PHOTO_SIZE, style=random_style(rng, (px, px * 1.1))
+                    )
                 except ValueError:
                     continue
                 cv2.imwrite(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
                 img, scale = read_photo(path)
                 rec.reset()
-                found = [DieReading(d.x * scale, d.y * scale, d.w * scale, d.h * scale, d.die,
-                                    d.face, d.confidence) for d in rec.read(img, fine=True).dice]
+                found = [
+                    DieReading(
+                        d.x * scale,
+                        d.y * scale,
+                        d.w * scale,
+                        d.h * scale,
+                        d.die,
+                        d.face,
+                        d.confidence,
+                    )
+                    for d in rec.read(img, fine=True).dice
+                ]
                 t.add(labels, found)
             out[band] = t.figures()
     return out
@@ -222,14 +255,13 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
 # What a real camera adds to every frame, one fault at a time (``camera_fault``); the Settler's
 # figures under each are printed by ``dicetray eval`` (rendered throws through camera faults)
 CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake", "lamp")
-LAMP = (0.55, 1.0, 1.39)    # a warm lamp switched on mid-throw (B, G, R gains: as far from the
-                            # white balance as the far-light rows' warm lamp, lab.synth warmth 3)
-LAMP_FROM = 12              # ... at this frame: the dice are rolling in (after the tray
-                            # model took its first light: vision.pipeline.TrayModel)
+LAMP = (0.55, 1.0, 1.39)  # a warm lamp switched on mid-throw (B, G, R gains: as far from the
+# white balance as the far-light rows' warm lamp, lab.synth warmth 3)
+LAMP_FROM = 12  # ... at this frame: the dice are rolling in (after the tray
+# model took its first light: vision.pipeline.TrayModel)
 
 
-def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,
-                 t: int) -> np.ndarray:
+def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator, t: int) -> np.ndarray:
     """``frame`` as a real camera would give it, frame ``t`` of a stream, with one fault:
     ``noise`` (sensor noise, sigma 5 grey levels), ``flicker`` (a mains-lit room seen by a
     rolling shutter: bands 4% brighter and darker, moving from frame to frame),
@@ -256,8 +288,12 @@ def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,
         out *= 1 + 0.03 * np.sin(t / 3.0)
     elif kind == "shake":
         dx, dy = (float(v) for v in rng.integers(-1, 2, 2))
-        out = cv2.warpAffine(out, np.float32([[1, 0, dx], [0, 1, dy]]),
-                             (out.shape[1], out.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+        out = cv2.warpAffine(
+            out,
+            np.float32([[1, 0, dx], [0, 1, dy]]),
+            (out.shape[1], out.shape[0]),
+            borderMode=cv2.BORDER_REPLICATE,
+        )
     elif kind == "lamp":
         if t >= LAMP_FROM:
             out *= np.float32(LAMP)
@@ -265,8 +301,9 @@ def camera_fault(frame: np.ndarray, kind: str, rng: np.random.Generator,
         raise ValueError(f"no camera fault {kind!r}: one of {', '.join(CAMERA_FAULTS)}")
     out = np.clip(out, 0, 255).astype(np.uint8)
     if kind == "jpeg":
-        out = cv2.imdecode(cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 70])[1],
-                           cv2.IMREAD_COLOR)
+        out = cv2.imdecode(
+            cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 70])[1], cv2.IMREAD_COLOR
+        )
     return out
 
 
@@ -319,11 +356,18 @@ def eval_throws(set_id: str, throws: int, fault: str | None = None) -> dict:
                 wrong += 1
         if len(roll.dice) != len(labels):
             unsure_dice += abs(len(roll.dice) - len(labels))
-    return {"throws": throws, "rolls": rolls, "missing_rolls": missing, "extra_rolls": extra,
-            "rolls_not_at_rest": bad_timing, "dice": dice_total,
-            "wrong_faces_when_sure": wrong, "unsure_dice": unsure_dice,
-            "frames_rest_to_roll_median": float(np.median(delays)) if delays else None,
-            "frames_rest_to_roll_max": int(max(delays)) if delays else None}
+    return {
+        "throws": throws,
+        "rolls": rolls,
+        "missing_rolls": missing,
+        "extra_rolls": extra,
+        "rolls_not_at_rest": bad_timing,
+        "dice": dice_total,
+        "wrong_faces_when_sure": wrong,
+        "unsure_dice": unsure_dice,
+        "frames_rest_to_roll_median": float(np.median(delays)) if delays else None,
+        "frames_rest_to_roll_max": int(max(delays)) if delays else None,
+    }
 
 
 def _real_sets(realdice: Path):
@@ -341,8 +385,14 @@ def _real_sets(realdice: Path):
         for r in read_label_rows(r55 / "labels.csv"):
             rows[r["file"]].append(r)
         for f, rs in sorted(rows.items()):
-            yield (f"rune55_gray/{rs[0]['source']}", rune55_split(f), r55 / "images" / f, rs,
-                   None, None)
+            yield (
+                f"rune55_gray/{rs[0]['source']}",
+                rune55_split(f),
+                r55 / "images" / f,
+                rs,
+                None,
+                None,
+            )
 
 
 def eval_real(realdice: Path, fine: bool = True) -> dict:
@@ -356,8 +406,17 @@ def eval_real(realdice: Path, fine: bool = True) -> dict:
         if img is None:
             continue
         # read at the photo's own size, as `dicetray recognize` does (rune55 is 640x640)
-        labels = [{"x": float(r["x"]), "y": float(r["y"]), "w": float(r["w"]),
-                   "h": float(r["h"]), "die": "d6", "face": r["value"]} for r in rows]
+        labels = [
+            {
+                "x": float(r["x"]),
+                "y": float(r["y"]),
+                "w": float(r["w"]),
+                "h": float(r["h"]),
+                "die": "d6",
+                "face": r["value"],
+            }
+            for r in rows
+        ]
         rec.reset()
         found = rec.read(img, fine=fine).dice
         tallies[f"{name} (all)"].add(labels, found)
@@ -388,8 +447,7 @@ def eval_real_crops(realdice: Path) -> dict:
             h, w = img.shape[:2]
             r = clf.read_boxes(img, [(0, 0, w, h)], **kw)[0]
             found = SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)
-            t.add([{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}],
-                  [found])
+            t.add([{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}], [found])
         out[f"chase_casino_crops (held-out val+test), {path_name} path"] = t.figures()
     return out
 
@@ -397,8 +455,15 @@ def eval_real_crops(realdice: Path) -> dict:
 def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
     """Every figure of ``dicetray eval`` as a dict (a set whose model is missing is skipped,
     with the reason under ``"skipped"``)."""
-    report = {"rendered": {}, "rendered_photo": {}, "other_style": {}, "other_style_photo": {},
-              "throws": {}, "real": {}, "skipped": {}}
+    report = {
+        "rendered": {},
+        "rendered_photo": {},
+        "other_style": {},
+        "other_style_photo": {},
+        "throws": {},
+        "real": {},
+        "skipped": {},
+    }
     for s in sets:
         try:
             report["rendered"][s] = eval_rendered(s, scenes)
@@ -406,18 +471,19 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
             report["other_style"][s] = eval_rendered(s, scenes, other=True)
             report["other_style_photo"][s] = eval_rendered(s, scenes, fine=True, other=True)
             report.setdefault("far_light", {})[s] = {
-                name: eval_rendered(s, scenes, warmth=w) for name, w in FAR_LIGHT_ROWS.items()}
+                name: eval_rendered(s, scenes, warmth=w) for name, w in FAR_LIGHT_ROWS.items()
+            }
             report.setdefault("odd_floor", {})[s] = eval_rendered(s, scenes, odd=True)
-            report.setdefault("large_photos", {})[s] = eval_large_photos(
-                s, max(2, scenes // 10))
+            report.setdefault("large_photos", {})[s] = eval_large_photos(s, max(2, scenes // 10))
             if throws:
                 report["throws"][s] = eval_throws(s, throws)
                 # a lamp tints the dice, and colours are what tell most sets' dice apart
                 report.setdefault("lamp", {})[s] = eval_throws(s, throws, "lamp")
-                if s == sets[0]:       # the Settler is the same for every set: one is enough
+                if s == sets[0]:  # the Settler is the same for every set: one is enough
                     report["camera_faults"] = {
-                        f"{s}, {k}": eval_throws(s, throws, k) for k in CAMERA_FAULTS}
-        except (FileNotFoundError, RuntimeError) as exc:   # a model missing from models/
+                        f"{s}, {k}": eval_throws(s, throws, k) for k in CAMERA_FAULTS
+                    }
+        except (FileNotFoundError, RuntimeError) as exc:  # a model missing from models/
             report["skipped"][s] = str(exc)
     if realdice is not None:
         if realdice.exists():
@@ -434,62 +500,115 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
 
 def _row(name: str, f: dict) -> str:
     """One line of a figures table: dice, recall, precision, face right, abstained, wrong."""
-    return (f"  {name:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
-            f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+    return (
+        f"  {name:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
+        f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}"
+    )
 
 
 def format_report(r: dict) -> str:
-    out = ["dicetray eval", "",
-           "Targets: rendered face accuracy >= 99.5% every set; 0 wrong faces when sure in",
-           "settled rolls, <= 5 frames rest->roll; matteop65_webcam recall >= 98% and face",
-           "accuracy >= 98%; rune55_gray reported per source."]
+    out = [
+        "dicetray eval",
+        "",
+        "Targets: rendered face accuracy >= 99.5% every set; 0 wrong faces when sure in",
+        "settled rolls, <= 5 frames rest->roll; matteop65_webcam recall >= 98% and face",
+        "accuracy >= 98%; rune55_gray reported per source.",
+    ]
     head = f"  {'set':<26}{'dice':>6}{'recall':>9}{'precis.':>9}{'face acc':>10}{'abstain':>9}{'wrong':>7}"
     if r["rendered"]:
-        out += ["", "Rendered held-out scenes (per dice set), each read as one camera frame:",
-                head]
+        out += ["", "Rendered held-out scenes (per dice set), each read as one camera frame:", head]
         out += [_row(s, f) for s, f in r["rendered"].items()]
     if r.get("rendered_photo"):
-        out += ["", ("The same scenes read as `dicetray recognize` reads a photo (tile search, "
-                     "four turns):"), head]
+        out += [
+            "",
+            (
+                "The same scenes read as `dicetray recognize` reads a photo (tile search, "
+                "four turns):"
+            ),
+            head,
+        ]
         out += [_row(s, f) for s, f in r["rendered_photo"].items()]
-    for key, title in (("other_style", ("Held-out OTHER STYLE (look, light, palette, floor "
-                                        "never trained on), one camera frame each:")),
-                       ("other_style_photo", "The other-style scenes read as photos:")):
+    for key, title in (
+        (
+            "other_style",
+            (
+                "Held-out OTHER STYLE (look, light, palette, floor "
+                "never trained on), one camera frame each:"
+            ),
+        ),
+        ("other_style_photo", "The other-style scenes read as photos:"),
+    ):
         if r.get(key):
             out += ["", title, head]
             out += [_row(s, f) for s, f in r[key].items()]
     if r.get("far_light"):
-        out += ["", ("Held-out scenes under a light far from the camera's white balance "
-                     "(lab.synth.light_cast), one camera frame each:"), head]
+        out += [
+            "",
+            (
+                "Held-out scenes under a light far from the camera's white balance "
+                "(lab.synth.light_cast), one camera frame each:"
+            ),
+            head,
+        ]
         for s, rows in r["far_light"].items():
             out += [_row(f"{s}, {name.split(' (')[0]}", f) for name, f in rows.items()]
     if r.get("odd_floor"):
-        out += ["", ("Held-out scenes on trays unlike the named floors (a grain as fine as pips, "
-                     "a printed board, speckle), one camera frame each:"), head]
+        out += [
+            "",
+            (
+                "Held-out scenes on trays unlike the named floors (a grain as fine as pips, "
+                "a printed board, speckle), one camera frame each:"
+            ),
+            head,
+        ]
         out += [_row(s, f) for s, f in r["odd_floor"].items()]
     if r.get("large_photos"):
-        out += ["", (f"Rendered {PHOTO_SIZE[0]}x{PHOTO_SIZE[1]} photos (JPEG files, read as "
-                     "`dicetray recognize` reads them), by the dice's size in the photo:"), head]
+        out += [
+            "",
+            (
+                f"Rendered {PHOTO_SIZE[0]}x{PHOTO_SIZE[1]} photos (JPEG files, read as "
+                "`dicetray recognize` reads them), by the dice's size in the photo:"
+            ),
+            head,
+        ]
         for s, bands in r["large_photos"].items():
             out += [_row(f"{s} {band}", f) for band, f in bands.items()]
-    for key, title in (("throws", "Rendered throws through the Settler:"),
-                       ("lamp", ("The same throws with a warm lamp switched on as the dice roll "
-                                 "in (camera fault 'lamp'):")),
-                       ("camera_faults", ("The same throws through a real camera's faults "
-                                          "(lab.evaluate.camera_fault), one at a time:"))):
+    for key, title in (
+        ("throws", "Rendered throws through the Settler:"),
+        (
+            "lamp",
+            (
+                "The same throws with a warm lamp switched on as the dice roll "
+                "in (camera fault 'lamp'):"
+            ),
+        ),
+        (
+            "camera_faults",
+            (
+                "The same throws through a real camera's faults "
+                "(lab.evaluate.camera_fault), one at a time:"
+            ),
+        ),
+    ):
         if not r.get(key):
             continue
         out += ["", title]
         for s, t in r[key].items():
-            out.append(f"  {s:<10} throws {t['throws']}, rolls {t['rolls']}, missing "
-                       f"{t['missing_rolls']}, extra {t['extra_rolls']}, not at rest "
-                       f"{t['rolls_not_at_rest']}, wrong faces when sure "
-                       f"{t['wrong_faces_when_sure']} of {t['dice']} dice, unsure "
-                       f"{t['unsure_dice']}, frames rest->roll median "
-                       f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}")
-    for key, title in (("real", "Real photos, read as `dicetray recognize` reads photos:"),
-                       ("real_camera_path", ("Real photos, read as camera frames "
-                                             "(one detector pass, `recognize --fast`):"))):
+            out.append(
+                f"  {s:<10} throws {t['throws']}, rolls {t['rolls']}, missing "
+                f"{t['missing_rolls']}, extra {t['extra_rolls']}, not at rest "
+                f"{t['rolls_not_at_rest']}, wrong faces when sure "
+                f"{t['wrong_faces_when_sure']} of {t['dice']} dice, unsure "
+                f"{t['unsure_dice']}, frames rest->roll median "
+                f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}"
+            )
+    for key, title in (
+        ("real", "Real photos, read as `dicetray recognize` reads photos:"),
+        (
+            "real_camera_path",
+            ("Real photos, read as camera frames (one detector pass, `recognize --fast`):"),
+        ),
+    ):
         if r.get(key):
             out += ["", title, head]
             out += [_row(s, f) for s, f in r[key].items()]
@@ -497,8 +616,10 @@ def format_report(r: dict) -> str:
         out += ["", "Real die crops, classifier only (no detection):", head]
         for s, f in r["real_crops"].items():
             out.append(f"  {s}")
-            out.append(f"  {'':<26}{f['labelled']:>6}{'-':>9}{'-':>9}{f['face_accuracy']:>10.2%}"
-                       f"{f['abstained']:>9.2%}{f['wrong_count']:>7}")
+            out.append(
+                f"  {'':<26}{f['labelled']:>6}{'-':>9}{'-':>9}{f['face_accuracy']:>10.2%}"
+                f"{f['abstained']:>9.2%}{f['wrong_count']:>7}"
+            )
     if r.get("real_note"):
         out += ["", r["real_note"]]
     for s, why in r.get("skipped", {}).items():
@@ -507,8 +628,10 @@ def format_report(r: dict) -> str:
     for s, f in r["rendered"].items():
         errs = {t: {k: v for k, v in c.items() if k != t} for t, c in f["confusion"].items()}
         errs = {t: c for t, c in errs.items() if c}
-        out.append(f"  {s}: " + ("no confusions" if not errs else
-                                  "; ".join(f"{t} -> {c}" for t, c in errs.items())))
+        out.append(
+            f"  {s}: "
+            + ("no confusions" if not errs else "; ".join(f"{t} -> {c}" for t, c in errs.items()))
+        )
     for s, f in r.get("real", {}).items():
         if "(all)" in s:
             errs = {t: {k: v for k, v in c.items() if k != t} for t, c in f["confusion"].items()}

@@ -32,23 +32,54 @@ QUALITY = 70
 
 SEQUENCES = {
     "d6": ("d6", [[("d6", "6"), ("d6", "1")], [("d6", "3"), ("d6", "3")]]),
-    "tally-up": ("tally-up", [[("red", "star"), ("blue", "100"), ("green", "(150)")],
-                              [("up", "x2")]]),
-    "toss-up": ("toss-up", [[("toss", "green"), ("toss", "yellow"), ("toss", "red"),
-                             ("toss", "green"), ("toss", "green")],
-                            [("toss", "red"), ("toss", "yellow")]]),
-    "rollers": ("rollers", [[("wild", "star"), ("wild", "2"), ("wild", "2"), ("wild", "5"),
-                             ("wild", "1"), ("black", "zap")],
-                            [("wild", "4"), ("black", "3")]]),
+    "tally-up": (
+        "tally-up",
+        [[("red", "star"), ("blue", "100"), ("green", "(150)")], [("up", "x2")]],
+    ),
+    "toss-up": (
+        "toss-up",
+        [
+            [
+                ("toss", "green"),
+                ("toss", "yellow"),
+                ("toss", "red"),
+                ("toss", "green"),
+                ("toss", "green"),
+            ],
+            [("toss", "red"), ("toss", "yellow")],
+        ],
+    ),
+    "rollers": (
+        "rollers",
+        [
+            [
+                ("wild", "star"),
+                ("wild", "2"),
+                ("wild", "2"),
+                ("wild", "5"),
+                ("wild", "1"),
+                ("black", "zap"),
+            ],
+            [("wild", "4"), ("black", "3")],
+        ],
+    ),
 }
 
 
 def _style(rng) -> Style:
     # a clear, typical tray look (the eval covers the hard ones): medium dice, no JPEG twice
     s = random_style(rng, die_px=(46.0, 58.0))
-    return Style(**{**s.__dict__, "jpeg": 0, "blur": 0.0, "noise": min(s.noise, 4.0),
-                    "exposure": float(np.clip(s.exposure, 0.9, 1.1)),
-                    "tilt": min(s.tilt, 0.05), "glare": min(s.glare, 0.3)})
+    return Style(
+        **{
+            **s.__dict__,
+            "jpeg": 0,
+            "blur": 0.0,
+            "noise": min(s.noise, 4.0),
+            "exposure": float(np.clip(s.exposure, 0.9, 1.1)),
+            "tilt": min(s.tilt, 0.05),
+            "glare": min(s.glare, 0.3),
+        }
+    )
 
 
 def make_throws(name: str, set_id: str, throws, seed: int, out: Path) -> dict:
@@ -62,17 +93,23 @@ def make_throws(name: str, set_id: str, throws, seed: int, out: Path) -> dict:
     expected = []
     for dice in throws:
         rest = []
-        for frame, truth in render_throw(ds, dice, rng, style=style, rest_frames=8,
-                                         move_frames=8, empty_frames=2,
-                                         hand_frames=4):
+        for frame, truth in render_throw(
+            ds, dice, rng, style=style, rest_frames=8, move_frames=8, empty_frames=2, hand_frames=4
+        ):
             cv2.imwrite(str(folder / f"{i:04d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
             if truth["phase"] == "rest":
                 rest.append(i)
             i += 1
-        expected.append({"dice": [f"{d}:{f}" for d, f in dice], "rest_from": rest[0],
-                         "rest_to": rest[-1]})
-    meta = {"dice_set": set_id, "fps": 30, "frames": i, "throws": expected,
-            "note": f"rendered by lab.fixtures with seed {seed}"}
+        expected.append(
+            {"dice": [f"{d}:{f}" for d, f in dice], "rest_from": rest[0], "rest_to": rest[-1]}
+        )
+    meta = {
+        "dice_set": set_id,
+        "fps": 30,
+        "frames": i,
+        "throws": expected,
+        "note": f"rendered by lab.fixtures with seed {seed}",
+    }
     (folder / "expected.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
@@ -93,12 +130,17 @@ def make_hand_over_dice(out: Path, seed: int = 4242) -> dict:
     for i, h in enumerate(frames):
         frame, _ = compose(ds, poses, rng, style, hand=h)
         cv2.imwrite(str(folder / f"{i:04d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
-    meta = {"dice_set": "d6", "fps": 30, "frames": len(frames),
-            "throws": [{"dice": [f"{d}:{f}" for d, f in dice], "rest_from": 10,
-                        "rest_to": len(frames) - 1}],
-            "hand_frames": [2, 9],
-            "note": "dice already still when a hand comes over them and stays 8 frames: "
-                    "no roll may be taken before the hand has gone (frame 10)"}
+    meta = {
+        "dice_set": "d6",
+        "fps": 30,
+        "frames": len(frames),
+        "throws": [
+            {"dice": [f"{d}:{f}" for d, f in dice], "rest_from": 10, "rest_to": len(frames) - 1}
+        ],
+        "hand_frames": [2, 9],
+        "note": "dice already still when a hand comes over them and stays 8 frames: "
+        "no roll may be taken before the hand has gone (frame 10)",
+    }
     (folder / "expected.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
@@ -111,7 +153,7 @@ def _draw_coin(frame: np.ndarray, cx: int, cy: int, r: int) -> None:
     f = frame.astype(np.float32) * (1 - 0.4 * shadow)[..., None]
     disc = np.zeros(frame.shape[:2], np.float32)
     cv2.circle(disc, (cx, cy), r, 1.0, -1, cv2.LINE_AA)
-    ys, xs = np.mgrid[0:frame.shape[0], 0:frame.shape[1]].astype(np.float32)
+    ys, xs = np.mgrid[0 : frame.shape[0], 0 : frame.shape[1]].astype(np.float32)
     shade = 150 + 60 * np.clip(((cx - xs) + (cy - ys)) / (2.0 * r), -1, 1)
     metal = np.stack([shade * 0.85, shade * 0.9, shade], axis=2)
     f = f * (1 - disc[..., None]) + metal * disc[..., None]
@@ -130,16 +172,24 @@ def make_foreign_object(out: Path, seed: int = 5151) -> dict:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     dice = [("d6", "4"), ("d6", "6")]
-    seq = list(render_throw(ds, dice, rng, style=style, rest_frames=10, move_frames=8,
-                            empty_frames=2, hand=False))
+    seq = list(
+        render_throw(
+            ds, dice, rng, style=style, rest_frames=10, move_frames=8, empty_frames=2, hand=False
+        )
+    )
     rest = [t for _, t in seq if t["phase"] == "rest"]
     boxes = rest[0]["labels"]
     r = 22
-    for _ in range(500):   # a place for the coin well away from the resting dice
+    for _ in range(500):  # a place for the coin well away from the resting dice
         cx = int(rng.integers(style.rim + r + 8, 640 - style.rim - r - 8))
         cy = int(rng.integers(style.rim + r + 8, 480 - style.rim - r - 8))
-        if all(cx + r + 15 < b["x"] or cx - r - 15 > b["x"] + b["w"]
-               or cy + r + 15 < b["y"] or cy - r - 15 > b["y"] + b["h"] for b in boxes):
+        if all(
+            cx + r + 15 < b["x"]
+            or cx - r - 15 > b["x"] + b["w"]
+            or cy + r + 15 < b["y"]
+            or cy - r - 15 > b["y"] + b["h"]
+            for b in boxes
+        ):
             break
     else:
         raise RuntimeError("no room for the coin: change the seed")
@@ -147,13 +197,22 @@ def make_foreign_object(out: Path, seed: int = 5151) -> dict:
         _draw_coin(frame, cx, cy, r)
         cv2.imwrite(str(folder / f"{i:04d}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
     rest_idx = [t["frame"] for _, t in seq if t["phase"] == "rest"]
-    meta = {"dice_set": "d6", "fps": 30, "frames": len(seq),
-            "throws": [{"dice": [f"{d}:{f}" for d, f in dice], "rest_from": rest_idx[0],
-                        "rest_to": rest_idx[-1]}],
-            "foreign": {"kind": "coin", "x": cx - r, "y": cy - r, "w": 2 * r, "h": 2 * r},
-            "note": "a coin lies in the tray through the throw: the roll must hold the two "
-                    "dice read right; the coin may be found, but only as an unreadable die "
-                    "(face None), never read as a die face"}
+    meta = {
+        "dice_set": "d6",
+        "fps": 30,
+        "frames": len(seq),
+        "throws": [
+            {
+                "dice": [f"{d}:{f}" for d, f in dice],
+                "rest_from": rest_idx[0],
+                "rest_to": rest_idx[-1],
+            }
+        ],
+        "foreign": {"kind": "coin", "x": cx - r, "y": cy - r, "w": 2 * r, "h": 2 * r},
+        "note": "a coin lies in the tray through the throw: the roll must hold the two "
+        "dice read right; the coin may be found, but only as an unreadable die "
+        "(face None), never read as a die face",
+    }
     (folder / "expected.json").write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 

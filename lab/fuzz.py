@@ -28,8 +28,21 @@ from tray.rules import games
 from tray.rules.engine import RuleError
 from tray.rules.playthrough import choose, default_layout, throw
 
-HOSTILE = ("seat_true", "seat_float", "float", "nan", "inf", "unknown_key", "bad_face",
-           "bad_die", "not_a_list", "deep", "huge", "bool_value", "null")
+HOSTILE = (
+    "seat_true",
+    "seat_float",
+    "float",
+    "nan",
+    "inf",
+    "unknown_key",
+    "bad_face",
+    "bad_die",
+    "not_a_list",
+    "deep",
+    "huge",
+    "bool_value",
+    "null",
+)
 
 
 def hostile(event: dict, kind: str, rng: random.Random) -> dict:
@@ -44,8 +57,9 @@ def hostile(event: dict, kind: str, rng: random.Random) -> dict:
         ev["type"], ev["player"] = "action", float(ev.get("player", 0) or 0)
         ev.setdefault("action", "bank")
     elif kind in ("float", "nan", "inf", "bool_value", "null"):
-        value = {"float": 5.0, "nan": math.nan, "inf": math.inf, "bool_value": True,
-                 "null": None}[kind]
+        value = {"float": 5.0, "nan": math.nan, "inf": math.inf, "bool_value": True, "null": None}[
+            kind
+        ]
         if numbers:
             ev[rng.choice(numbers)] = value if kind != "float" else float(ev[numbers[0]])
         elif lists and ev[lists[0]] and kind != "null":
@@ -56,8 +70,9 @@ def hostile(event: dict, kind: str, rng: random.Random) -> dict:
         ev[rng.choice(["note", "x", "crc", "dice2"])] = rng.choice([1, "a", [1]])
     elif kind in ("bad_face", "bad_die"):
         dice = [d for d in ev.get("dice", []) if isinstance(d, str)] or ["d6:1"]
-        dice = ([d.split(":")[0] + ":99" for d in dice] if kind == "bad_face"
-                else ["pink:1", *dice[1:]])
+        dice = (
+            [d.split(":")[0] + ":99" for d in dice] if kind == "bad_face" else ["pink:1", *dice[1:]]
+        )
         ev = {"type": "roll", "dice": dice}
     elif kind == "not_a_list":
         ev = {"type": "roll", "dice": "d6:1 d6:2"}
@@ -153,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         r = fuzz_game(game_id, args.seed, args.actions)
         found += len(r["broken"])
-        print(f"{game_id:>10}: {r['actions']} actions, {r['games']} games, {r['refused']} "
-              f"refused, {len(r['broken'])} broken, {time.perf_counter() - t0:.1f} s")
+        print(
+            f"{game_id:>10}: {r['actions']} actions, {r['games']} games, {r['refused']} "
+            f"refused, {len(r['broken'])} broken, {time.perf_counter() - t0:.1f} s"
+        )
         for b in r["broken"][:5]:
             print(f"            {b}")
     return 1 if found else 0

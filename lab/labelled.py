@@ -32,8 +32,8 @@ import numpy as np
 from vision.dicesets import DiceSet, load
 
 COLUMNS = ("file", "x", "y", "w", "h", "value")
-MAX_PIXELS = 64_000_000          # a photo larger than this is refused (about 9000 x 7000)
-EDGE = 0.05                      # a box may leave the photo by this share of its side
+MAX_PIXELS = 64_000_000  # a photo larger than this is refused (about 9000 x 7000)
+EDGE = 0.05  # a box may leave the photo by this share of its side
 
 
 class LabelError(ValueError):
@@ -60,15 +60,17 @@ class Photo:
     file: str
     path: Path
     labels: list[Label] = field(default_factory=list)
-    size: tuple[int, int] = (0, 0)          # (width, height)
+    size: tuple[int, int] = (0, 0)  # (width, height)
     # turned as its EXIF orientation says (as phones and viewers show it); False: a phone photo
     # whose boxes fit only its pixels in their stored order (some tools label that frame)
     upright: bool = True
 
     def image(self) -> np.ndarray:
         """The photo as a BGR array."""
-        img = cv2.imread(str(self.path), cv2.IMREAD_COLOR if self.upright
-                         else cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+        img = cv2.imread(
+            str(self.path),
+            cv2.IMREAD_COLOR if self.upright else cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION,
+        )
         if img is None:
             raise LabelError(f"{self.path}: cannot be read as an image")
         return img
@@ -80,7 +82,7 @@ class Photo:
         from the pixels the table reads."""
         from vision.cli import DECODE_SIDE, PhotoError, read_photo
 
-        if max(self.size) <= DECODE_SIDE:     # read whole (die crops of any size too)
+        if max(self.size) <= DECODE_SIDE:  # read whole (die crops of any size too)
             return self.image(), self
         try:
             img, scale = read_photo(str(self.path), upright=self.upright)
@@ -88,27 +90,37 @@ class Photo:
             raise LabelError(f"{self.path}: {exc}") from None
         if scale == 1.0:
             return img, self
-        labels = [replace(lab, x=lab.x / scale, y=lab.y / scale, w=lab.w / scale,
-                          h=lab.h / scale) for lab in self.labels]
+        labels = [
+            replace(lab, x=lab.x / scale, y=lab.y / scale, w=lab.w / scale, h=lab.h / scale)
+            for lab in self.labels
+        ]
         return img, replace(self, labels=labels, size=(img.shape[1], img.shape[0]))
 
 
 def _die_of(ds: DiceSet, face: str, die: str, where: str) -> str:
     if die:
         if die not in ds.die_ids:
-            raise LabelError(f"{where}: die {die!r} is not a die of the {ds.id} set (its dice: "
-                             f"{', '.join(ds.die_ids)}): fix the die column")
+            raise LabelError(
+                f"{where}: die {die!r} is not a die of the {ds.id} set (its dice: "
+                f"{', '.join(ds.die_ids)}): fix the die column"
+            )
         if face not in ds.die(die).faces:
-            raise LabelError(f"{where}: the {die} die of the {ds.id} set has no face {face!r} "
-                             f"(its faces: {', '.join(dict.fromkeys(ds.die(die).faces))})")
+            raise LabelError(
+                f"{where}: the {die} die of the {ds.id} set has no face {face!r} "
+                f"(its faces: {', '.join(dict.fromkeys(ds.die(die).faces))})"
+            )
         return die
     if face not in ds.face_ids:
-        raise LabelError(f"{where}: {face!r} is not a face of the {ds.id} set (its faces: "
-                         f"{', '.join(ds.face_ids)}): fix the value column")
+        raise LabelError(
+            f"{where}: {face!r} is not a face of the {ds.id} set (its faces: "
+            f"{', '.join(ds.face_ids)}): fix the value column"
+        )
     owners = [d.id for d in ds.dice if face in d.faces]
     if len(owners) > 1:
-        raise LabelError(f"{where}: face {face!r} is on several dice of the {ds.id} set "
-                         f"({', '.join(owners)}): add a die column naming the die")
+        raise LabelError(
+            f"{where}: face {face!r} is on several dice of the {ds.id} set "
+            f"({', '.join(owners)}): add a die column naming the die"
+        )
     return owners[0]
 
 
@@ -117,13 +129,14 @@ def _size(path: Path) -> tuple[tuple[int, int], tuple[int, int]]:
     in their stored order (the same unless a phone stored a portrait photo on its side)."""
     img = cv2.imread(str(path), cv2.IMREAD_REDUCED_GRAYSCALE_8)
     if img is None:
-        raise LabelError(f"{path}: cannot be read as an image (missing, damaged or not a "
-                         "photo): replace it or remove its rows from labels.csv")
+        raise LabelError(
+            f"{path}: cannot be read as an image (missing, damaged or not a "
+            "photo): replace it or remove its rows from labels.csv"
+        )
     # IMREAD_UNCHANGED keeps the stored order; the reduced read above is turned upright
     full = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if img.size * 64 <= MAX_PIXELS else None
     if full is None:
-        raise LabelError(f"{path}: larger than {MAX_PIXELS // 1_000_000} megapixels: "
-                         "scale it down")
+        raise LabelError(f"{path}: larger than {MAX_PIXELS // 1_000_000} megapixels: scale it down")
     stored = (full.shape[1], full.shape[0])
     turned = stored[0] != stored[1] and (img.shape[1] > img.shape[0]) != (stored[0] > stored[1])
     return (stored[::-1] if turned else stored), stored
@@ -131,8 +144,12 @@ def _size(path: Path) -> tuple[tuple[int, int], tuple[int, int]]:
 
 def _outside(lab: Label, size: tuple[int, int]) -> bool:
     pw, ph = size
-    return (lab.x < -EDGE * lab.w or lab.y < -EDGE * lab.h or lab.x + lab.w > pw + EDGE * lab.w
-            or lab.y + lab.h > ph + EDGE * lab.h)
+    return (
+        lab.x < -EDGE * lab.w
+        or lab.y < -EDGE * lab.h
+        or lab.x + lab.w > pw + EDGE * lab.w
+        or lab.y + lab.h > ph + EDGE * lab.h
+    )
 
 
 def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
@@ -144,23 +161,33 @@ def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
     ds = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
     folder = Path(folder)
     if not folder.is_dir():
-        raise LabelError(f"{folder} is not a folder: give the folder that holds images/ and "
-                         "labels.csv")
+        raise LabelError(
+            f"{folder} is not a folder: give the folder that holds images/ and labels.csv"
+        )
     csv_path = folder / "labels.csv"
     if not csv_path.is_file():
-        raise LabelError(f"{folder} has no labels.csv: it needs images/ and a labels.csv with "
-                         "the columns file,split,x,y,w,h,value[,die] (one row per die)")
+        raise LabelError(
+            f"{folder} has no labels.csv: it needs images/ and a labels.csv with "
+            "the columns file,split,x,y,w,h,value[,die] (one row per die)"
+        )
     try:
         text = csv_path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise LabelError(f"{csv_path}: cannot be read as UTF-8 text "
-                         f"({exc.__class__.__name__}): save it as CSV, UTF-8") from None
+        raise LabelError(
+            f"{csv_path}: cannot be read as UTF-8 text "
+            f"({exc.__class__.__name__}): save it as CSV, UTF-8"
+        ) from None
     rows = list(csv.DictReader(text.splitlines()))
-    missing = [c for c in COLUMNS if c not in (rows[0].keys() if rows else
-                                               next(csv.reader(text.splitlines()), []))]
+    missing = [
+        c
+        for c in COLUMNS
+        if c not in (rows[0].keys() if rows else next(csv.reader(text.splitlines()), []))
+    ]
     if missing:
-        raise LabelError(f"{csv_path}: no column {', '.join(missing)} (the header must be "
-                         "file,split,x,y,w,h,value and, for sets of several dice, die)")
+        raise LabelError(
+            f"{csv_path}: no column {', '.join(missing)} (the header must be "
+            "file,split,x,y,w,h,value and, for sets of several dice, die)"
+        )
     if not rows:
         raise LabelError(f"{csv_path}: no labelled dice: add one row per die")
     photos: dict[str, Photo] = {}
@@ -183,8 +210,9 @@ def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
         if photo is None:
             path = folder / "images" / name
             if not path.is_file():
-                raise LabelError(f"{where}: images/{name} is not there: add the photo or "
-                                 "remove its rows")
+                raise LabelError(
+                    f"{where}: images/{name} is not there: add the photo or remove its rows"
+                )
             size, stored[name] = _size(path)
             photo = photos[name] = Photo(name, path, size=size)
         photo.labels.append(Label(x, y, w, h, die, face, (row.get("split") or "").strip()))
@@ -194,19 +222,24 @@ def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
         if not out:
             continue
         # a phone photo stored on its side, labelled in its stored pixels: read it so
-        if stored[name] != photo.size and not any(_outside(lab, stored[name])
-                                                  for lab in photo.labels):
+        if stored[name] != photo.size and not any(
+            _outside(lab, stored[name]) for lab in photo.labels
+        ):
             photo.size, photo.upright = stored[name], False
             continue
         n, lab = out[0]
         pw, ph = photo.size
-        raise LabelError(f"{csv_path} line {n}: the box {lab.x:g},{lab.y:g} {lab.w:g}x{lab.h:g} "
-                         f"lies outside images/{name} ({pw}x{ph}): fix the box")
+        raise LabelError(
+            f"{csv_path} line {n}: the box {lab.x:g},{lab.y:g} {lab.w:g}x{lab.h:g} "
+            f"lies outside images/{name} ({pw}x{ph}): fix the box"
+        )
     return sorted(photos.values(), key=lambda p: p.file)
 
 
 def crops_only(photos: list[Photo]) -> bool:
     """Whether the folder holds die crops (each photo one die filling it), not tray photos:
     then only the classifier can learn from it."""
-    return all(len(p.labels) == 1 and p.labels[0].w >= 0.8 * p.size[0]
-               and p.labels[0].h >= 0.8 * p.size[1] for p in photos)
+    return all(
+        len(p.labels) == 1 and p.labels[0].w >= 0.8 * p.size[0] and p.labels[0].h >= 0.8 * p.size[1]
+        for p in photos
+    )

@@ -49,23 +49,50 @@ class OnnxModule(nn.Module):
     """An ONNX graph as a torch module: weights of Conv and Gemm nodes are parameters, every
     other initializer and constant a buffer; ``forward`` returns the graph outputs in order."""
 
-    OPS = frozenset({"Conv", "Relu", "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Gemm",
-           "Softmax", "Identity", "Constant", "Sigmoid", "Slice", "Resize", "Concat", "Sub",
-           "Add", "Mul", "Div", "Clip", "BatchNormalization", "Reshape", "MatMul",
-           "ReduceMean"})
+    OPS = frozenset(
+        {
+            "Conv",
+            "Relu",
+            "MaxPool",
+            "AveragePool",
+            "GlobalAveragePool",
+            "Flatten",
+            "Gemm",
+            "Softmax",
+            "Identity",
+            "Constant",
+            "Sigmoid",
+            "Slice",
+            "Resize",
+            "Concat",
+            "Sub",
+            "Add",
+            "Mul",
+            "Div",
+            "Clip",
+            "BatchNormalization",
+            "Reshape",
+            "MatMul",
+            "ReduceMean",
+        }
+    )
 
     def __init__(self, model: onnx.ModelProto):
         super().__init__()
         graph = model.graph
         unknown = sorted({n.op_type for n in graph.node} - self.OPS)
         if unknown:
-            raise UnsupportedModel(f"the model uses ONNX operators teaching cannot fine-tune: "
-                                   f"{', '.join(unknown)}")
+            raise UnsupportedModel(
+                f"the model uses ONNX operators teaching cannot fine-tune: {', '.join(unknown)}"
+            )
         # weights of convolutions, linear layers and batch norms, and the biases torch's
         # exporter writes as an Add after a MatMul (what this module exports itself)
-        trainable = {name for n in graph.node if n.op_type in ("Conv", "Gemm", "MatMul",
-                                                               "BatchNormalization", "Add")
-                     for name in n.input[1:]}
+        trainable = {
+            name
+            for n in graph.node
+            if n.op_type in ("Conv", "Gemm", "MatMul", "BatchNormalization", "Add")
+            for name in n.input[1:]
+        }
         self.params = nn.ParameterDict()
         self._names: dict[str, str] = {}
         consts: dict[str, torch.Tensor] = {}
@@ -80,12 +107,16 @@ class OnnxModule(nn.Module):
         for node in graph.node:
             if node.op_type == "Constant":
                 consts[node.output[0]] = torch.from_numpy(
-                    np.array(numpy_helper.to_array(_attrs(node)["value"])))
+                    np.array(numpy_helper.to_array(_attrs(node)["value"]))
+                )
         for k, (name, value) in enumerate(consts.items()):
             self.register_buffer(f"c{k}", value, persistent=True)
             self._names[name] = f"c{k}"
-        self.nodes = [(n.op_type, list(n.input), list(n.output), _attrs(n))
-                      for n in graph.node if n.op_type != "Constant"]
+        self.nodes = [
+            (n.op_type, list(n.input), list(n.output), _attrs(n))
+            for n in graph.node
+            if n.op_type != "Constant"
+        ]
         self.inputs = [i.name for i in graph.input if i.name not in self._names]
         self.outputs = [o.name for o in graph.output]
 
@@ -118,8 +149,15 @@ class OnnxModule(nn.Module):
             inp = x[0]
             if pads[:2] != pads[2:]:
                 inp, pads = F.pad(inp, _pads(pads)), [0, 0, 0, 0]
-            return F.conv2d(inp, x[1], x[2] if len(x) > 2 else None, a.get("strides", [1, 1]),
-                            pads[:2], a.get("dilations", [1, 1]), a.get("group", 1))
+            return F.conv2d(
+                inp,
+                x[1],
+                x[2] if len(x) > 2 else None,
+                a.get("strides", [1, 1]),
+                pads[:2],
+                a.get("dilations", [1, 1]),
+                a.get("group", 1),
+            )
         if op == "Relu":
             return F.relu(x[0])
         if op in ("MaxPool", "AveragePool"):
@@ -161,8 +199,9 @@ class OnnxModule(nn.Module):
         if op == "Clip":
             lo = x[1] if len(x) > 1 and x[1] is not None else a.get("min")
             hi = x[2] if len(x) > 2 and x[2] is not None else a.get("max")
-            return torch.clamp(x[0], None if lo is None else float(lo),
-                               None if hi is None else float(hi))
+            return torch.clamp(
+                x[0], None if lo is None else float(lo), None if hi is None else float(hi)
+            )
         if op == "Concat":
             return torch.cat(x, a.get("axis", 0))
         if op == "Reshape":
@@ -181,8 +220,7 @@ class OnnxModule(nn.Module):
             scales = x[2] if len(x) > 2 and x[2] is not None and x[2].numel() else None
             if a.get("mode", b"nearest") not in (b"nearest", "nearest") or scales is None:
                 raise UnsupportedModel("Resize other than nearest by scales")
-            return F.interpolate(x[0], scale_factor=[float(v) for v in scales[2:]],
-                                 mode="nearest")
+            return F.interpolate(x[0], scale_factor=[float(v) for v in scales[2:]], mode="nearest")
         raise UnsupportedModel(op)
 
 
@@ -203,11 +241,18 @@ def freeze_first_convs(net: OnnxModule, k: int) -> int:
 def export(net: OnnxModule, path, example: torch.Tensor, batch_axis: bool) -> None:
     """Write ``net`` as ONNX to ``path`` with its original input and output names."""
     axes = {n: {0: "n"} for n in net.inputs + net.outputs} if batch_axis else None
-    was, net.log_probs = net.log_probs, False      # the file gives probabilities, as it came
+    was, net.log_probs = net.log_probs, False  # the file gives probabilities, as it came
     try:
         with torch.no_grad():
-            torch.onnx.export(net, (example,), str(path), input_names=net.inputs,
-                              output_names=net.outputs, dynamic_axes=axes, opset_version=17,
-                              dynamo=False)
+            torch.onnx.export(
+                net,
+                (example,),
+                str(path),
+                input_names=net.inputs,
+                output_names=net.outputs,
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
+            )
     finally:
         net.log_probs = was

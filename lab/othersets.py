@@ -33,9 +33,9 @@ from lab.labelled import LabelError, Photo, crops_only, read_folder
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import SET_IDS, load
 
-KNOWN = ("matteop65_webcam", "rune55_gray", "chase_casino_crops")   # read by lab.evaluate
-TEACH = 20                 # teaching photos at most
-TEACH_CROPS = 48           # ... or crops (about as many dice as 16 photos of three)
+KNOWN = ("matteop65_webcam", "rune55_gray", "chase_casino_crops")  # read by lab.evaluate
+TEACH = 20  # teaching photos at most
+TEACH_CROPS = 48  # ... or crops (about as many dice as 16 photos of three)
 TRAIN_SPLITS = ("train", "training", "teach")
 
 
@@ -45,8 +45,11 @@ def folders(realdice: Path) -> list[tuple[str, Path]]:
         return [] if realdice.name in KNOWN else [(realdice.name, realdice)]
     if not realdice.is_dir():
         return []
-    return [(d.name, d) for d in sorted(realdice.iterdir())
-            if d.is_dir() and d.name not in KNOWN and (d / "labels.csv").is_file()]
+    return [
+        (d.name, d)
+        for d in sorted(realdice.iterdir())
+        if d.is_dir() and d.name not in KNOWN and (d / "labels.csv").is_file()
+    ]
 
 
 def read_set(folder: Path) -> tuple[str, list[Photo]]:
@@ -66,8 +69,11 @@ def split_teach(photos: list[Photo], crops: bool) -> tuple[list[Photo], list[Pho
     n = TEACH_CROPS if crops else TEACH
     split = {p.file: (p.labels[0].split.strip().lower() if p.labels else "") for p in photos}
     train = [p for p in photos if split[p.file] in TRAIN_SPLITS]
-    pool, rest = (train, [p for p in photos if p not in train]) if train and len(train) < len(
-        photos) else (photos, None)
+    pool, rest = (
+        (train, [p for p in photos if p not in train])
+        if train and len(train) < len(photos)
+        else (photos, None)
+    )
     # most dice first, as an owner throws all their dice; then every face shown
     order = sorted(pool, key=lambda p: (-len(p.labels), p.file))
     by = {p.file: [{"value": f"{lab.die}/{lab.face}"} for lab in p.labels] for p in order}
@@ -77,8 +83,7 @@ def split_teach(photos: list[Photo], crops: bool) -> tuple[list[Photo], list[Pho
     return teach, (rest if rest is not None else [p for p in photos if p.file not in names])
 
 
-def figures(set_id: str, photos: list[Photo], crops: bool, fine: bool = True,
-            taught=None) -> dict:
+def figures(set_id: str, photos: list[Photo], crops: bool, fine: bool = True, taught=None) -> dict:
     """Found / right / abstained / wrong on ``photos``: as photos (``fine``) or camera
     frames, or crop by crop for a set of crops (as a photo is read, or once and a die in
     doubt again at four turns)."""
@@ -90,11 +95,14 @@ def figures(set_id: str, photos: list[Photo], crops: bool, fine: bool = True,
     for photo in photos:
         img = photo.image()
         h, w = img.shape[:2]
-        r = clf.read_boxes(img, [(0, 0, w, h)],
-                           **({"turns": TURNS} if fine else {"retry": True}))[0]
+        r = clf.read_boxes(img, [(0, 0, w, h)], **({"turns": TURNS} if fine else {"retry": True}))[
+            0
+        ]
         lab = photo.labels[0]
-        tally.add([{"x": 0, "y": 0, "w": w, "h": h, "die": lab.die, "face": lab.face}],
-                  [SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)])
+        tally.add(
+            [{"x": 0, "y": 0, "w": w, "h": h, "die": lab.die, "face": lab.face}],
+            [SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)],
+        )
     fig = tally.figures()
     fig.pop("confusion", None)
     return fig
@@ -128,8 +136,7 @@ def zero_shot(realdice: Path) -> dict:
             label = f"{name} ({set_id}, never trained on)"
             if crops:
                 for path, fine in (("photo", True), ("camera", False)):
-                    out["real_crops"][f"{label}, {path} path"] = figures(set_id, photos, True,
-                                                                        fine)
+                    out["real_crops"][f"{label}, {path} path"] = figures(set_id, photos, True, fine)
             else:
                 out["real"][label] = figures(set_id, photos, False, True)
                 out["real_camera_path"][label] = figures(set_id, photos, False, False)
@@ -154,17 +161,28 @@ def taught(realdice: Path, progress=None, **teaching) -> dict:
             continue
         crops = crops_only(photos)
         teach_set, test = split_teach(photos, crops)
-        row = {"teach_photos": len(teach_set), "test_photos": len(test), "dice_set": set_id,
-               "zero_shot": figures(set_id, test, crops)}
+        row = {
+            "teach_photos": len(teach_set),
+            "test_photos": len(test),
+            "dice_set": set_id,
+            "zero_shot": figures(set_id, test, crops),
+        }
         with tempfile.TemporaryDirectory() as tmp:
             try:
-                record = teach(write_subset(teach_set, Path(tmp) / "photos"), set_id,
-                               Path(tmp) / "taught", **teaching)
-            except TeachError as exc:      # its teaching photos cannot teach: say why
+                record = teach(
+                    write_subset(teach_set, Path(tmp) / "photos"),
+                    set_id,
+                    Path(tmp) / "taught",
+                    **teaching,
+                )
+            except TeachError as exc:  # its teaching photos cannot teach: say why
                 row["not_taught"] = str(exc)
             else:
-                row.update(teach_seconds=record["seconds"], taught_own_heldout=record["heldout"],
-                           taught=figures(set_id, test, crops, taught=Path(tmp) / "taught"))
+                row.update(
+                    teach_seconds=record["seconds"],
+                    taught_own_heldout=record["heldout"],
+                    taught=figures(set_id, test, crops, taught=Path(tmp) / "taught"),
+                )
         out[name] = row
         if progress:
             progress(name, i + 1, len(sets))

@@ -28,8 +28,8 @@ class RealCrop:
 
     crop: np.ndarray
     value: int
-    split: str      # matteop65: "train" | "valid"; rune55: "train" | "valid" (by base name)
-    source: str     # "matteop65_webcam" or the rune55 source column
+    split: str  # matteop65: "train" | "valid"; rune55: "train" | "valid" (by base name)
+    source: str  # "matteop65_webcam" or the rune55 source column
     file: str
 
 
@@ -87,9 +87,13 @@ def matteop65_die_side(w: float, h: float, value: int) -> float:
     return 50.0 if int(value) == 1 else 2.2 * max(w, h)
 
 
-def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: int = INPUT_SIZE,
-                   rng: np.random.Generator | None = None, angle: float = 0.0,
-                   jitter: float = 0.0) -> list[RealCrop]:
+def read_matteop65(
+    root: Path | str = REALDICE_DIR / "matteop65_webcam",
+    size: int = INPUT_SIZE,
+    rng: np.random.Generator | None = None,
+    angle: float = 0.0,
+    jitter: float = 0.0,
+) -> list[RealCrop]:
     """Crops of the matteop65 webcam set (MIT, (c) 2021 Matteo A. Penlington).
 
     Its boxes cover only the pip pattern. The die box is taken as 2.2x the box side (a fixed
@@ -111,8 +115,9 @@ def read_matteop65(root: Path | str = REALDICE_DIR / "matteop65_webcam", size: i
             cy += rng.uniform(-jitter, jitter) * side
             side *= rng.uniform(1 - jitter, 1 + jitter)
         m = crop_matrix(cx, cy, side, size, angle_deg=angle)
-        crop = cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_AREA,
-                              borderMode=cv2.BORDER_REPLICATE)
+        crop = cv2.warpAffine(
+            img, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+        )
         out.append(RealCrop(crop, value, row["split"], "matteop65_webcam", f))
     return out
 
@@ -125,7 +130,7 @@ def rune55_base(name: str) -> str:
 def rune55_split(name: str) -> str:
     """A stable train/valid split of rune55 by base name (about one base in five is valid)."""
     base = rune55_base(name)
-    if len(base) <= 2:   # the i_single photos all share the base "i": split them by file
+    if len(base) <= 2:  # the i_single photos all share the base "i": split them by file
         base = name
     h = 0
     for ch in base:
@@ -133,8 +138,15 @@ def rune55_split(name: str) -> str:
     return "valid" if h % 5 == 0 else "train"
 
 
-def _cut_row(img: np.ndarray, row: dict, size: int, rng: np.random.Generator | None,
-             angle: float, jitter: float, antialias: bool) -> np.ndarray:
+def _cut_row(
+    img: np.ndarray,
+    row: dict,
+    size: int,
+    rng: np.random.Generator | None,
+    angle: float,
+    jitter: float,
+    antialias: bool,
+) -> np.ndarray:
     """The crop of a labels.csv row's box as the pipeline cuts a detected box (``CROP_MARGIN``
     round the box, the edge repeated outside), turned by ``angle`` degrees and, with ``rng``,
     shifted and resized by up to ``jitter`` of its side. ``antialias``: a box over twice the
@@ -149,14 +161,22 @@ def _cut_row(img: np.ndarray, row: dict, size: int, rng: np.random.Generator | N
     m = crop_matrix(cx, cy, side, size, angle_deg=angle)
     shrink = antialias and side > 2 * size
     src = cv2.GaussianBlur(img, (0, 0), 0.45 * side / size) if shrink else img
-    return cv2.warpAffine(src, m, (size, size),
-                          flags=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(
+        src,
+        m,
+        (size, size),
+        flags=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
-def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INPUT_SIZE,
-                rng: np.random.Generator | None = None, angle: float = 0.0,
-                jitter: float = 0.0) -> list[RealCrop]:
+def read_rune55(
+    root: Path | str = REALDICE_DIR / "rune55_gray",
+    size: int = INPUT_SIZE,
+    rng: np.random.Generator | None = None,
+    angle: float = 0.0,
+    jitter: float = 0.0,
+) -> list[RealCrop]:
     """Crops of the rune55 set (Roboflow "rune55" v3, CC BY 4.0; via N3VERS4YDIE, MIT).
 
     Its boxes cover the die's top face or the die, so crops are cut as the pipeline cuts them.
@@ -171,9 +191,13 @@ def read_rune55(root: Path | str = REALDICE_DIR / "rune55_gray", size: int = INP
     return out
 
 
-def read_chase(root: Path | str = REALDICE_DIR / "chase_casino_crops", size: int = INPUT_SIZE,
-               rng: np.random.Generator | None = None, angle: float = 0.0,
-               jitter: float = 0.0) -> list[RealCrop]:
+def read_chase(
+    root: Path | str = REALDICE_DIR / "chase_casino_crops",
+    size: int = INPUT_SIZE,
+    rng: np.random.Generator | None = None,
+    angle: float = 0.0,
+    jitter: float = 0.0,
+) -> list[RealCrop]:
     """Crops of translucent casino dice (chase_casino_crops: github
     chaseelliottpatterson/dice-reader @ee67b72, MIT, (c) 2024 Chase).
 
@@ -194,8 +218,9 @@ def read_chase(root: Path | str = REALDICE_DIR / "chase_casino_crops", size: int
     return out
 
 
-def real_backgrounds(root: Path | str = REALDICE_DIR / "matteop65_webcam",
-                     limit: int = 40) -> list[np.ndarray]:
+def real_backgrounds(
+    root: Path | str = REALDICE_DIR / "matteop65_webcam", limit: int = 40
+) -> list[np.ndarray]:
     """Some real photos with their dice painted out, for negative (not-a-die) crops."""
     root = Path(root)
     rows = read_label_rows(root / "labels.csv") if (root / "labels.csv").exists() else []

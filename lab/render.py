@@ -50,10 +50,18 @@ from vision.dicesets import DiceSet
 from vision.faceart import face_rgba
 
 FLOORS = {
-    "felt-green": (38, 92, 40), "felt-blue": (110, 60, 25), "felt-red": (40, 35, 120),
-    "felt-black": (32, 32, 34), "felt-purple": (90, 40, 70), "felt-grey": (95, 95, 95),
-    "wood": (85, 130, 175), "paper": (225, 228, 230), "cork": (110, 150, 185),
-    "white": (238, 240, 242), "dark": (22, 22, 24), "wood-dark": (40, 70, 105),
+    "felt-green": (38, 92, 40),
+    "felt-blue": (110, 60, 25),
+    "felt-red": (40, 35, 120),
+    "felt-black": (32, 32, 34),
+    "felt-purple": (90, 40, 70),
+    "felt-grey": (95, 95, 95),
+    "wood": (85, 130, 175),
+    "paper": (225, 228, 230),
+    "cork": (110, 150, 185),
+    "white": (238, 240, 242),
+    "dark": (22, 22, 24),
+    "wood-dark": (40, 70, 105),
 }
 
 # The held-out "other style" (never drawn in training; ``other_style``): a checked tablecloth,
@@ -64,8 +72,17 @@ FLOORS = {
 # brown), so the other style's ink colours are no longer new in kind; its font, star shape,
 # light, floor and d6 palette are.
 OTHER_FLOOR = (150, 160, 175)
-_CLASSIC_FLOORS = ["felt-green", "felt-blue", "felt-red", "felt-black", "felt-purple",
-                   "felt-grey", "wood", "paper", "cork"]
+_CLASSIC_FLOORS = [
+    "felt-green",
+    "felt-blue",
+    "felt-red",
+    "felt-black",
+    "felt-purple",
+    "felt-grey",
+    "wood",
+    "paper",
+    "cork",
+]
 OTHER_LIGHT = (0.93, 1.1, 0.9)
 
 
@@ -80,8 +97,8 @@ class Style:
     seed: int = 0
     floor: str = "felt-green"
     floor_bgr: tuple = (38, 92, 40)
-    rim: int = 24                  # rim width in px (0: no rim, the floor fills the frame)
-    die_px: tuple = (38.0, 62.0)   # die side range in px
+    rim: int = 24  # rim width in px (0: no rim, the floor fills the frame)
+    die_px: tuple = (38.0, 62.0)  # die side range in px
     light_dir: tuple = (0.6, 0.8)  # where shadows fall (unit vector)
     shadow: float = 0.45
     gradient: tuple = (0.15, -0.1)  # light falloff across x, y
@@ -89,18 +106,22 @@ class Style:
     exposure: float = 1.0
     noise: float = 3.0
     blur: float = 0.0
-    jpeg: int = 0                  # JPEG quality, 0: none
-    glare: float = 0.3             # chance of glare on a die
-    tilt: float = 0.06             # typical side-strip share of the die side
+    jpeg: int = 0  # JPEG quality, 0: none
+    glare: float = 0.3  # chance of glare on a die
+    tilt: float = 0.06  # typical side-strip share of the die side
     glossy: bool = True
-    look: Look | None = None       # how the dice are printed (None: vision.faceart's look)
-    palette: str = "set"           # "set": the set's colours, varied a little per style;
-                                   # "other": the held-out palette (see OTHER_LIGHT)
+    look: Look | None = None  # how the dice are printed (None: vision.faceart's look)
+    palette: str = "set"  # "set": the set's colours, varied a little per style;
+    # "other": the held-out palette (see OTHER_LIGHT)
 
 
-def random_style(rng: np.random.Generator, die_px: tuple | None = None,
-                 wide: bool = False, digits: float = DIGIT_SHARE_DEFAULT,
-                 far_lights: float = 0.0) -> Style:
+def random_style(
+    rng: np.random.Generator,
+    die_px: tuple | None = None,
+    wide: bool = False,
+    digits: float = DIGIT_SHARE_DEFAULT,
+    far_lights: float = 0.0,
+) -> Style:
     """Draw one tray look: floor, rim, light, camera settings and die size range.
 
     ``wide`` (training): far wider variation: white, dark and dark-wood trays too, dice of
@@ -119,21 +140,31 @@ def random_style(rng: np.random.Generator, die_px: tuple | None = None,
         die_px = (lo, min(125.0 if wide else 120.0, lo * float(rng.uniform(1.1, 1.7))))
     a = rng.uniform(0, 2 * math.pi)
     return Style(
-        seed=int(rng.integers(0, 2**31)), floor=floor,
+        seed=int(rng.integers(0, 2**31)),
+        floor=floor,
         floor_bgr=tuple(float(v) for v in np.clip(base, 5, 250)),
-        rim=int(rng.choice([0, 0, 16, 24, 36])), die_px=tuple(die_px),
-        light_dir=(math.cos(a), math.sin(a)), shadow=float(rng.uniform(0.2, 0.6)),
+        rim=int(rng.choice([0, 0, 16, 24, 36])),
+        die_px=tuple(die_px),
+        light_dir=(math.cos(a), math.sin(a)),
+        shadow=float(rng.uniform(0.2, 0.6)),
         gradient=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
-        cast=tuple(float(v) for v in (light_cast(rng, far=far_lights) if wide
-                                      else rng.uniform(0.85, 1.15, 3))),
+        cast=tuple(
+            float(v)
+            for v in (light_cast(rng, far=far_lights) if wide else rng.uniform(0.85, 1.15, 3))
+        ),
         exposure=float(rng.uniform(0.7, 1.3) if wide else rng.uniform(0.75, 1.25)),
         noise=float(rng.uniform(1, 7)),
         blur=float(rng.choice([0.0, 0.0, rng.uniform(0.4, 1.5 if wide else 1.2)])),
         jpeg=int(rng.choice([0, rng.integers(50, 95)])),
         glare=float(rng.uniform(0, 0.7 if wide else 0.6)),
-        tilt=float(rng.uniform(0.0, 0.12)), glossy=bool(rng.random() < 0.7),
-        look=(random_look(rng, digits=digits, translucent=0.25)
-              if wide and rng.random() < 0.6 else None))
+        tilt=float(rng.uniform(0.0, 0.12)),
+        glossy=bool(rng.random() < 0.7),
+        look=(
+            random_look(rng, digits=digits, translucent=0.25)
+            if wide and rng.random() < 0.6
+            else None
+        ),
+    )
 
 
 def far_light_style(rng: np.random.Generator, warmth: float) -> Style:
@@ -148,8 +179,9 @@ def far_light_style(rng: np.random.Generator, warmth: float) -> Style:
     return replace(random_style(rng), cast=tuple(float(v) for v in light_cast(rng, warmth)))
 
 
-def other_style(rng: np.random.Generator, die_px: tuple | None = None,
-                digits: bool = False) -> Style:
+def other_style(
+    rng: np.random.Generator, die_px: tuple | None = None, digits: bool = False
+) -> Style:
     """The held-out tray look (never drawn by :func:`random_style`): checked cloth, a green
     fluorescent light, the serif italic print of ``OTHER_LOOK``, gold or navy ink;
     ``digits``: pip faces printed as digits (as on Rollers dice with digits for 1-5).
@@ -159,9 +191,16 @@ def other_style(rng: np.random.Generator, die_px: tuple | None = None,
     'check'
     """
     s = random_style(rng, die_px, wide=True)
-    return replace(s, floor="check", floor_bgr=OTHER_FLOOR, rim=0, cast=OTHER_LIGHT,
-                   exposure=float(rng.uniform(0.8, 0.95)),
-                   look=replace(OTHER_LOOK, digits=digits), palette="other")
+    return replace(
+        s,
+        floor="check",
+        floor_bgr=OTHER_FLOOR,
+        rim=0,
+        cast=OTHER_LIGHT,
+        exposure=float(rng.uniform(0.8, 0.95)),
+        look=replace(OTHER_LOOK, digits=digits),
+        palette="other",
+    )
 
 
 @lru_cache(maxsize=16)
@@ -171,12 +210,15 @@ def _floor(style: Style, w: int, h: int) -> np.ndarray:
     img = np.empty((h, w, 3), np.float32)
     img[:] = style.floor_bgr
     # texture: coarse blotches plus fine grain (felt) or streaks (wood)
-    coarse = cv2.resize(rng.normal(0, 6, (h // 16 + 1, w // 16 + 1)).astype(np.float32),
-                        (w, h), interpolation=cv2.INTER_CUBIC)
+    coarse = cv2.resize(
+        rng.normal(0, 6, (h // 16 + 1, w // 16 + 1)).astype(np.float32),
+        (w, h),
+        interpolation=cv2.INTER_CUBIC,
+    )
     fine = rng.normal(0, 4, (h, w)).astype(np.float32)
     fine = cv2.GaussianBlur(fine, (0, 0), 0.8)
     tex = coarse + fine
-    if style.floor == "check":     # a checked tablecloth
+    if style.floor == "check":  # a checked tablecloth
         yy = np.arange(h, dtype=np.float32)[:, None] // 40
         xx = np.arange(w, dtype=np.float32)[None, :] // 40
         tex = tex + 28 * (((yy + xx) % 2) - 0.5)
@@ -223,8 +265,11 @@ def odd_floor_style(style: Style, rng: np.random.Generator) -> Style:
     >>> odd_floor_style(Style(), np.random.default_rng(0)).floor in ODD_FLOORS
     True
     """
-    return replace(style, floor=str(rng.choice(ODD_FLOORS)),
-                   floor_bgr=tuple(float(v) for v in rng.uniform(15, 240, 3)))
+    return replace(
+        style,
+        floor=str(rng.choice(ODD_FLOORS)),
+        floor_bgr=tuple(float(v) for v in rng.uniform(15, 240, 3)),
+    )
 
 
 def _odd_floor(img: np.ndarray, kind: str, rng: np.random.Generator) -> np.ndarray:
@@ -235,24 +280,29 @@ def _odd_floor(img: np.ndarray, kind: str, rng: np.random.Generator) -> np.ndarr
         a = rng.uniform(0, np.pi)
         u = xx * np.cos(a) + yy * np.sin(a)
         v = -xx * np.sin(a) + yy * np.cos(a)
-        wave = np.sin(u * rng.uniform(0.05, 0.6) + rng.uniform(1, 5)
-                      * np.sin(v * rng.uniform(0.003, 0.03) + rng.uniform(0, 6)))
+        wave = np.sin(
+            u * rng.uniform(0.05, 0.6)
+            + rng.uniform(1, 5) * np.sin(v * rng.uniform(0.003, 0.03) + rng.uniform(0, 6))
+        )
         return img * (1 + rng.uniform(0.08, 0.3) * wave)[..., None]
     if kind == "board":
         base = img.copy()
         for _ in range(int(rng.integers(4, 14))):
             colour = tuple(float(c) for c in rng.uniform(15, 240, 3))
-            pts = (rng.uniform(-0.2, 1.2, (int(rng.integers(3, 7)), 2)) * (w, h)).astype(
-                np.int32)
+            pts = (rng.uniform(-0.2, 1.2, (int(rng.integers(3, 7)), 2)) * (w, h)).astype(np.int32)
             if rng.random() < 0.4:
-                cv2.polylines(base, [pts], bool(rng.random() < 0.5), colour,
-                              int(rng.integers(2, 12)))
+                cv2.polylines(
+                    base, [pts], bool(rng.random() < 0.5), colour, int(rng.integers(2, 12))
+                )
             else:
                 cv2.fillPoly(base, [pts], colour)
         return cv2.GaussianBlur(base, (0, 0), 0.8) + (img - img.mean(axis=(0, 1)))
     d = int(rng.integers(2, 9))
-    grain = cv2.resize(rng.normal(0, 1, (max(2, h // d), max(2, w // d))).astype(np.float32),
-                       (w, h), interpolation=cv2.INTER_NEAREST)
+    grain = cv2.resize(
+        rng.normal(0, 1, (max(2, h // d), max(2, w // d))).astype(np.float32),
+        (w, h),
+        interpolation=cv2.INTER_NEAREST,
+    )
     return img * (1 + rng.uniform(0.25, 0.6) * np.clip(grain, -2, 2) / 2)[..., None]
 
 
@@ -267,7 +317,7 @@ class Pose:
     side: float
     angle: float
     tilt: tuple = (0.0, 0.0)
-    blur: tuple = (0.0, 0.0)   # motion during the exposure (px)
+    blur: tuple = (0.0, 0.0)  # motion during the exposure (px)
     extra: dict = field(default_factory=dict)
 
 
@@ -298,8 +348,9 @@ def pose_box(p: Pose, w: int, h: int) -> tuple[int, int, int, int] | None:
     return int(x0), int(y0), int(x1 - x0), int(y1 - y0)
 
 
-def place_dice(diceset: DiceSet, dice, rng: np.random.Generator, style: Style,
-               size=(640, 480)) -> list[Pose]:
+def place_dice(
+    diceset: DiceSet, dice, rng: np.random.Generator, style: Style, size=(640, 480)
+) -> list[Pose]:
     """Random resting places for ``dice`` [(die, face), ...]: apart, touching, some tilted."""
     w, h = size
     margin = style.rim + 4
@@ -307,7 +358,7 @@ def place_dice(diceset: DiceSet, dice, rng: np.random.Generator, style: Style,
     for die_id, face_id in dice:
         side = float(rng.uniform(*style.die_px))
         for attempt in range(200):
-            if poses and rng.random() < 0.3:   # lie against a neighbour, edge to edge
+            if poses and rng.random() < 0.3:  # lie against a neighbour, edge to edge
                 nb = poses[int(rng.integers(0, len(poses)))]
                 k = int(rng.integers(0, 4))
                 a = nb.angle + k * math.pi / 2
@@ -321,8 +372,10 @@ def place_dice(diceset: DiceSet, dice, rng: np.random.Generator, style: Style,
                 cy = float(rng.uniform(margin + side * 0.75, h - margin - side * 0.75))
                 angle = float(rng.uniform(0, math.pi / 2))
             r = side * 0.72
-            if not (margin + r * 0.8 < cx < w - margin - r * 0.8
-                    and margin + r * 0.8 < cy < h - margin - r * 0.8):
+            if not (
+                margin + r * 0.8 < cx < w - margin - r * 0.8
+                and margin + r * 0.8 < cy < h - margin - r * 0.8
+            ):
                 continue
             if all(_apart(cx, cy, side, angle, q) for q in poses):
                 break
@@ -330,7 +383,7 @@ def place_dice(diceset: DiceSet, dice, rng: np.random.Generator, style: Style,
             raise ValueError(f"{len(dice)} dice of {style.die_px[1]:.0f} px do not fit the tray")
         t = rng.normal(0, style.tilt * side, 2)
         near_rim = min(cx - margin, cy - margin, w - margin - cx, h - margin - cy) < side
-        if near_rim and rng.random() < 0.25:   # cocked against the rim
+        if near_rim and rng.random() < 0.25:  # cocked against the rim
             t = t + rng.normal(0, 0.15 * side, 2)
         poses.append(Pose(die_id, face_id, cx, cy, side, angle, (float(t[0]), float(t[1]))))
     return poses
@@ -350,8 +403,9 @@ def _tex_size(side: float) -> int:
     return 128
 
 
-def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
-              rng: np.random.Generator) -> None:
+def _draw_die(
+    img: np.ndarray, diceset: DiceSet, p: Pose, style: Style, rng: np.random.Generator
+) -> None:
     """Paint one die (shadow, body, side strip, top face, glare) onto float image ``img``."""
     h, w = img.shape[:2]
     die = diceset.die(p.die)
@@ -359,7 +413,7 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
     if box is None:
         return
     x0, y0, bw, bh = box
-    roi = img[y0:y0 + bh, x0:x0 + bw]
+    roi = img[y0 : y0 + bh, x0 : x0 + bw]
     off = np.array([x0, y0], np.float32)
     base = _square(p.cx, p.cy, p.side, p.angle) - off
     top = base + np.array(p.tilt, np.float32)
@@ -372,8 +426,13 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
     roi *= (1 - style.shadow * sh)[..., None]
     under_floor = roi.copy() if style.look is not None and style.look.translucent else None
     # body (what shows of the sides), darker than the top
-    body = np.array(_die_colours(die, style)[0] if style.look is not None
-                    else die.body_rgb[::-1], np.float32) * 0.62
+    body = (
+        np.array(
+            _die_colours(die, style)[0] if style.look is not None else die.body_rgb[::-1],
+            np.float32,
+        )
+        * 0.62
+    )
     mask = np.zeros((bh, bw), np.float32)
     cv2.fillConvexPoly(mask, np.round(hull * 4).astype(np.int32), 1.0, cv2.LINE_AA, 2)
     roi[:] = roi * (1 - mask[..., None]) + body * mask[..., None]
@@ -382,8 +441,9 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
     if style.look is None:
         face, alpha = face_rgba(diceset, p.die, p.face, n)
     else:
-        face, alpha = _look_face(diceset.faces[p.face], n, *_die_colours(die, style),
-                                 style.look, style.seed)
+        face, alpha = _look_face(
+            diceset.faces[p.face], n, *_die_colours(die, style), style.look, style.seed
+        )
     src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
     m = cv2.getPerspectiveTransform(src, top.astype(np.float32))
     warped = cv2.warpPerspective(face, m, (bw, bh), flags=cv2.INTER_LINEAR)
@@ -397,8 +457,10 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
         # marks stay solid
         see = style.look.translucent
         tint = np.array(_die_colours(die, style)[0], np.float32) / 255.0
-        body_px = np.abs(top_col - np.array(_die_colours(die, style)[0], np.float32) * lit
-                         ).max(axis=2) < 40
+        body_px = (
+            np.abs(top_col - np.array(_die_colours(die, style)[0], np.float32) * lit).max(axis=2)
+            < 40
+        )
         under = under_floor * tint * 1.4
         mix = (see * body_px)[..., None]
         top_col = top_col * (1 - mix) + under * mix
@@ -407,13 +469,16 @@ def _draw_die(img: np.ndarray, diceset: DiceSet, p: Pose, style: Style,
     roi[:] = roi * (1 - a[..., None]) + top_col * a[..., None]
     # Glare belongs to the die's place under the light, not to the frame: it is drawn from a
     # generator seeded by the style and the pose, so a resting die keeps the same glint.
-    gr = np.random.default_rng([style.seed, round(p.cx) & 0xFFFF, round(p.cy) & 0xFFFF,
-                                round(p.angle * 1000) & 0xFFFF])
+    gr = np.random.default_rng(
+        [style.seed, round(p.cx) & 0xFFFF, round(p.cy) & 0xFFFF, round(p.angle * 1000) & 0xFFFF]
+    )
     if style.glossy and gr.random() < style.glare:
         g = np.zeros((bh, bw), np.float32)
         c = top.mean(0) + gr.uniform(-0.3, 0.3, 2) * p.side
-        axes = (max(1, int(p.side * gr.uniform(0.08, 0.25))),
-                max(1, int(p.side * gr.uniform(0.04, 0.12))))
+        axes = (
+            max(1, int(p.side * gr.uniform(0.08, 0.25))),
+            max(1, int(p.side * gr.uniform(0.04, 0.12))),
+        )
         cv2.ellipse(g, (int(c[0]), int(c[1])), axes, float(gr.uniform(0, 180)), 0, 360, 1.0, -1)
         g = cv2.GaussianBlur(g, (0, 0), max(1.0, p.side * 0.05)) * a
         roi += g[..., None] * float(gr.uniform(80, 180))
@@ -427,7 +492,7 @@ def _die_colours(die, style: Style) -> tuple[tuple, tuple]:
     ink = tuple(int(v) for v in die.ink_rgb[::-1])
     rng = np.random.default_rng([style.seed, sum(map(ord, die.id))])
     if style.palette == "other":
-        if die.id.startswith("d6"):   # coloured pips of low contrast on a pastel body
+        if die.id.startswith("d6"):  # coloured pips of low contrast on a pastel body
             hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(60, 140), rng.uniform(170, 230)]]])
             body = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
             ink = tuple(int(v * 0.5) for v in body)
@@ -457,8 +522,10 @@ def _draw_moving(img, diceset, p: Pose, style, rng) -> None:
         _draw_die(img, diceset, p, style, rng)
         return
     h, w = img.shape[:2]
-    ends = [replace(p, side=p.side * 1.6, cx=p.cx + p.blur[0] * f, cy=p.cy + p.blur[1] * f)
-            for f in (-0.5, 0.5)]
+    ends = [
+        replace(p, side=p.side * 1.6, cx=p.cx + p.blur[0] * f, cy=p.cy + p.blur[1] * f)
+        for f in (-0.5, 0.5)
+    ]
     boxes = [b for b in (pose_box(q, w, h) for q in ends) if b is not None]
     if not boxes:
         return
@@ -489,8 +556,9 @@ def _add_shifted(acc: np.ndarray, a: np.ndarray, dx: int, dy: int) -> None:
     h, w = a.shape[:2]
     if abs(dx) >= w or abs(dy) >= h:
         return
-    acc[max(0, dy):h + min(0, dy), max(0, dx):w + min(0, dx)] += \
-        a[max(0, -dy):h + min(0, -dy), max(0, -dx):w + min(0, -dx)]
+    acc[max(0, dy) : h + min(0, dy), max(0, dx) : w + min(0, dx)] += a[
+        max(0, -dy) : h + min(0, -dy), max(0, -dx) : w + min(0, -dx)
+    ]
 
 
 def hand_mask(hand: dict, size=(640, 480)) -> np.ndarray:
@@ -501,10 +569,19 @@ def hand_mask(hand: dict, size=(640, 480)) -> np.ndarray:
     hx, hy = hand["at"]
     s = hand.get("scale", 1.0)
     cv2.line(mask, (int(ex), int(ey)), (int(hx), int(hy)), 1.0, int(70 * s), cv2.LINE_AA)
-    cv2.ellipse(mask, (int(hx), int(hy)), (int(55 * s), int(45 * s)),
-                math.degrees(math.atan2(hy - ey, hx - ex)), 0, 360, 1.0, -1, cv2.LINE_AA)
+    cv2.ellipse(
+        mask,
+        (int(hx), int(hy)),
+        (int(55 * s), int(45 * s)),
+        math.degrees(math.atan2(hy - ey, hx - ex)),
+        0,
+        360,
+        1.0,
+        -1,
+        cv2.LINE_AA,
+    )
     ang = math.atan2(hy - ey, hx - ex)
-    for k in range(4):   # fingers
+    for k in range(4):  # fingers
         fa = ang + (k - 1.5) * 0.28
         fx, fy = hx + math.cos(fa) * 85 * s, hy + math.sin(fa) * 85 * s
         cv2.line(mask, (int(hx), int(hy)), (int(fx), int(fy)), 1.0, int(18 * s), cv2.LINE_AA)
@@ -561,8 +638,9 @@ def _gauss_levels(sigma: float) -> np.ndarray:
     return levels
 
 
-def _camera(img: np.ndarray, style: Style, rng: np.random.Generator,
-            frame_key: int | None = None) -> np.ndarray:
+def _camera(
+    img: np.ndarray, style: Style, rng: np.random.Generator, frame_key: int | None = None
+) -> np.ndarray:
     """White balance, exposure, blur, noise and JPEG on a float frame; returns uint8 BGR.
     ``frame_key``: the frame's number in a sequence, whose noise is then its own."""
     img *= np.array(style.cast, np.float32) * style.exposure
@@ -575,14 +653,13 @@ def _camera(img: np.ndarray, style: Style, rng: np.random.Generator,
         h, w = out.shape[:2]
         ox, oy = (int(v) for v in rng.integers(0, _NOISE_PAD, 2))
         if frame_key is None:
-            noise = _noise_bank(style.seed, float(style.noise), w, h)[oy:oy + h, ox:ox + w]
+            noise = _noise_bank(style.seed, float(style.noise), w, h)[oy : oy + h, ox : ox + w]
         else:
             # frames in time: noise of their own. The same bank at another offset in every
             # frame is a pattern that moves, and a plain die on it seems to move with it
             # (phase correlation followed it, and a shaken camera's shift was refused)
             g = np.random.default_rng([style.seed, 11, frame_key, ox, oy])
-            noise = _gauss_levels(float(style.noise))[g.integers(0, 256, (h, w, 3),
-                                                                dtype=np.uint8)]
+            noise = _gauss_levels(float(style.noise))[g.integers(0, 256, (h, w, 3), dtype=np.uint8)]
         out = np.clip(out.astype(np.int16) + noise, 0, 255).astype(np.uint8)
     if style.jpeg:
         ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg)])
@@ -591,9 +668,15 @@ def _camera(img: np.ndarray, style: Style, rng: np.random.Generator,
     return out
 
 
-def compose(diceset: DiceSet, poses: list[Pose], rng: np.random.Generator, style: Style,
-            size=(640, 480), hand: dict | None = None,
-            frame_key: int | None = None) -> tuple[np.ndarray, list[dict]]:
+def compose(
+    diceset: DiceSet,
+    poses: list[Pose],
+    rng: np.random.Generator,
+    style: Style,
+    size=(640, 480),
+    hand: dict | None = None,
+    frame_key: int | None = None,
+) -> tuple[np.ndarray, list[dict]]:
     """Draw posed dice (and a hand) on the tray; returns (frame BGR uint8, labels).
     ``frame_key``: the frame's number in a sequence (its sensor noise is its own)."""
     w, h = size
@@ -606,15 +689,17 @@ def compose(diceset: DiceSet, poses: list[Pose], rng: np.random.Generator, style
             _draw_die(img, diceset, p, style, rng)
         box = pose_box(p, w, h)
         if box is not None:
-            labels.append({"x": box[0], "y": box[1], "w": box[2], "h": box[3],
-                           "die": p.die, "face": p.face})
+            labels.append(
+                {"x": box[0], "y": box[1], "w": box[2], "h": box[3], "die": p.die, "face": p.face}
+            )
     if hand is not None:
         _draw_hand(img, hand, rng)
     return _camera(img, style, rng, frame_key), labels
 
 
-def render_scene(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480),
-                 style: Style | None = None) -> tuple[np.ndarray, list[dict]]:
+def render_scene(
+    diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480), style: Style | None = None
+) -> tuple[np.ndarray, list[dict]]:
     """A still tray with ``dice`` [(die_id, face_id), ...] at rest; (frame, labels).
 
     Labels are in the order of ``dice``.
@@ -624,10 +709,20 @@ def render_scene(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
     return compose(diceset, poses, rng, style, size)
 
 
-def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480),
-                 style: Style | None = None, fps: int = 30, rest_frames: int = 12,
-                 hand: bool = True, move_frames: int | None = None, empty_frames: int = 3,
-                 pickup: bool = True, hand_frames: int = 8):
+def render_throw(
+    diceset: DiceSet,
+    dice,
+    rng: np.random.Generator,
+    size=(640, 480),
+    style: Style | None = None,
+    fps: int = 30,
+    rest_frames: int = 12,
+    hand: bool = True,
+    move_frames: int | None = None,
+    empty_frames: int = 3,
+    pickup: bool = True,
+    hand_frames: int = 8,
+):
     """A throw in time: yields ``(frame, truth)`` per frame.
 
     ``truth`` = ``{"phase": "empty"|"moving"|"rest"|"hand", "labels": [...], "frame": i}``.
@@ -690,23 +785,34 @@ def render_throw(diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 48
     cx = float(np.mean([p.cx for p in final]))
     cy = float(np.mean([p.cy for p in final]))
     edge = (cx, h + 60) if cy > h / 2 else (cx, -60)
-    skin = tuple(float(v) for v in cv2.cvtColor(np.uint8([[[rng.uniform(5, 18),
-                                                             rng.uniform(60, 150),
-                                                             rng.uniform(110, 235)]]]),
-                                                cv2.COLOR_HSV2BGR)[0, 0])
+    skin = tuple(
+        float(v)
+        for v in cv2.cvtColor(
+            np.uint8([[[rng.uniform(5, 18), rng.uniform(60, 150), rng.uniform(110, 235)]]]),
+            cv2.COLOR_HSV2BGR,
+        )[0, 0]
+    )
     reach = max(1, hand_frames)
-    for k in range(reach):          # the hand comes in over the dice
+    for k in range(reach):  # the hand comes in over the dice
         t = (k + 1) / reach
         at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
-        frame, labels = compose(diceset, final, rng, style, size,
-                                hand={"from": edge, "at": at, "skin": skin}, frame_key=i)
+        frame, labels = compose(
+            diceset,
+            final,
+            rng,
+            style,
+            size,
+            hand={"from": edge, "at": at, "skin": skin},
+            frame_key=i,
+        )
         yield frame, {"phase": "hand", "labels": labels, "frame": i}
         i += 1
-    for k in range(reach):          # and leaves with the dice
+    for k in range(reach):  # and leaves with the dice
         t = 1 - (k + 1) / reach
         at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
-        frame, _ = compose(diceset, [], rng, style, size,
-                           hand={"from": edge, "at": at, "skin": skin}, frame_key=i)
+        frame, _ = compose(
+            diceset, [], rng, style, size, hand={"from": edge, "at": at, "skin": skin}, frame_key=i
+        )
         yield frame, {"phase": "hand", "labels": [], "frame": i}
         i += 1
     for _ in range(empty_frames):
@@ -721,10 +827,13 @@ def random_hand(rng: np.random.Generator, size=(640, 480)) -> dict:
     side = int(rng.integers(0, 4))
     at = (float(rng.uniform(0.2, 0.8) * w), float(rng.uniform(0.2, 0.8) * h))
     edge = [(at[0], h + 60), (at[0], -60), (-60, at[1]), (w + 60, at[1])][side]
-    skin = tuple(float(v) for v in cv2.cvtColor(np.uint8([[[rng.uniform(5, 18),
-                                                             rng.uniform(50, 160),
-                                                             rng.uniform(90, 240)]]]),
-                                                cv2.COLOR_HSV2BGR)[0, 0])
+    skin = tuple(
+        float(v)
+        for v in cv2.cvtColor(
+            np.uint8([[[rng.uniform(5, 18), rng.uniform(50, 160), rng.uniform(90, 240)]]]),
+            cv2.COLOR_HSV2BGR,
+        )[0, 0]
+    )
     return {"from": edge, "at": at, "skin": skin, "scale": float(rng.uniform(0.7, 1.3))}
 
 
@@ -739,8 +848,10 @@ def main(argv: list[str] | None = None) -> int:
     import time
 
     from vision.dicesets import load
-    ap = argparse.ArgumentParser(prog="python -m lab.render",
-                                 description="Render benchmark: time per 640x480 frame.")
+
+    ap = argparse.ArgumentParser(
+        prog="python -m lab.render", description="Render benchmark: time per 640x480 frame."
+    )
     ap.add_argument("command", choices=["bench"])
     ap.add_argument("--set", default="tally-up", help="dice set id (default tally-up)")
     ap.add_argument("--frames", type=int, default=50, help="scenes to time (default 50)")
@@ -751,14 +862,16 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(a.seed)
     dice = [(d.id, d.faces[k % 6]) for d in ds.dice for k in range(d.count)][:10]
     style = replace(random_style(rng, die_px=(50.0, 70.0)), jpeg=85, glare=0.5, glossy=True)
-    render_scene(ds, dice, rng, style=style)   # fill the caches (floor, faces)
+    render_scene(ds, dice, rng, style=style)  # fill the caches (floor, faces)
     w0, c0 = time.perf_counter(), time.process_time()
     for _ in range(a.frames):
         render_scene(ds, dice, rng, style=style)
     n = max(a.frames, 1)
-    print(f"render_scene {len(dice)} dice of {a.set}: "
-          f"{(time.perf_counter() - w0) / n * 1000:.1f} ms wall, "
-          f"{(time.process_time() - c0) / n * 1000:.1f} ms CPU per frame")
+    print(
+        f"render_scene {len(dice)} dice of {a.set}: "
+        f"{(time.perf_counter() - w0) / n * 1000:.1f} ms wall, "
+        f"{(time.process_time() - c0) / n * 1000:.1f} ms CPU per frame"
+    )
     per: dict[str, list[float]] = {}
     for _ in range(a.throws):
         c = time.process_time()
@@ -767,13 +880,16 @@ def main(argv: list[str] | None = None) -> int:
             per.setdefault(truth["phase"], []).append(now - c)
             c = now
     for phase, times in per.items():
-        print(f"render_throw {phase:6s}: {np.mean(times) * 1000:.1f} ms CPU mean, "
-              f"{max(times) * 1000:.1f} max over {len(times)} frames")
+        print(
+            f"render_throw {phase:6s}: {np.mean(times) * 1000:.1f} ms CPU mean, "
+            f"{max(times) * 1000:.1f} max over {len(times)} frames"
+        )
     return 0
 
 
 if __name__ == "__main__":
     import sys
+
     sys.exit(main(sys.argv[1:]))
 
 
@@ -781,8 +897,15 @@ if __name__ == "__main__":
 # crops of rendered scenes, labelled by their truth (training)
 
 
-def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = INPUT_SIZE,
-                   jitter: float = 0.08, random_colours: float = 0.0, partial: float = 0.0):
+def rendered_crops(
+    dice_set,
+    rng: np.random.Generator,
+    scenes: int,
+    size: int = INPUT_SIZE,
+    jitter: float = 0.08,
+    random_colours: float = 0.0,
+    partial: float = 0.0,
+):
     """Crops of dice in rendered scenes (``lab.render.render_scene``), labelled by its truth.
 
     Yields (crop, die id, face id). Each die
@@ -803,11 +926,15 @@ def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = 
         pick = [counts[i] for i in rng.choice(len(counts), size=k, replace=False)]
         dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
         try:
-            frame, labels = render_scene(dice_set, dice, rng,
-                                         style=random_style(rng, wide=True,
-                                                            digits=digit_share(original.id),
-                                                            far_lights=FAR_LIGHTS))
-        except ValueError:   # the dice did not fit this tray: another scene
+            frame, labels = render_scene(
+                dice_set,
+                dice,
+                rng,
+                style=random_style(
+                    rng, wide=True, digits=digit_share(original.id), far_lights=FAR_LIGHTS
+                ),
+            )
+        except ValueError:  # the dice did not fit this tray: another scene
             continue
         for lab in labels:
             box, die_id, face_id = _label_parts(lab)
@@ -821,14 +948,13 @@ def rendered_crops(dice_set, rng: np.random.Generator, scenes: int, size: int = 
             yield cut_crop(frame, (x, y, w * s, h * s), size), back.get(die_id, die_id), face_id
             if partial and side >= 50 and rng.random() < partial:
                 x, y, w, h = box
-                f = rng.uniform(0.4, 0.65)             # the part's side, of the die's
-                a = rng.uniform(0, 2 * np.pi)          # towards an edge or corner
+                f = rng.uniform(0.4, 0.65)  # the part's side, of the die's
+                a = rng.uniform(0, 2 * np.pi)  # towards an edge or corner
                 off = (1 - f) / 2 * rng.uniform(0.6, 1.0) * side * 1.2
                 cx = x + w / 2 + off * np.cos(a)
                 cy = y + h / 2 + off * np.sin(a)
                 ps = f * side
-                yield (cut_crop(frame, (cx - ps / 2, cy - ps / 2, ps, ps), size), None,
-                       NONE_CLASS)
+                yield (cut_crop(frame, (cx - ps / 2, cy - ps / 2, ps, ps), size), None, NONE_CLASS)
 
 
 def _label_parts(lab):

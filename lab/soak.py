@@ -44,14 +44,15 @@ from dataclasses import replace
 from pathlib import Path
 
 GAMES = ("tally-up", "toss-up", "bank", "diced-out", "rollers")
-DT = 0.25                       # seconds of table time a loop turn
+DT = 0.25  # seconds of table time a loop turn
 THROW_FAULTS = {"blur": 0.06, "hand": 0.06, "wrong_count": 0.04, "leftover": 0.04}
 CAMERA_FAULTS = {"drop": 0.02, "raise": 0.01, "bad_frame": 0.01, "black": 0.01, "noise": 0.01}
-KILL_EVERY_S = (5.0, 60.0)      # the parent kills the worker after a random time in this range
+KILL_EVERY_S = (5.0, 60.0)  # the parent kills the worker after a random time in this range
 
 
-def physical_throw(intended: list[str], fault: str, last: list[str], die_ids: list[str],
-                   rng: random.Random) -> list[str]:
+def physical_throw(
+    intended: list[str], fault: str, last: list[str], die_ids: list[str], rng: random.Random
+) -> list[str]:
     """The dice that really land in the tray for a throw of ``intended`` under ``fault``:
     one die too many or too few (``wrong_count``), or the last throw's dice still there
     (``leftover``); otherwise ``intended``."""
@@ -66,6 +67,7 @@ def physical_throw(intended: list[str], fault: str, last: list[str], die_ids: li
 
 # ------------------------------------------------------------------------- the child process
 
+
 class SoakTray:
     """The simulated tray, cheap: each throw is rendered once at rest (with blur or a passing
     hand when that fault is on) and held until picked up. ``truth`` as SimulatedTray's."""
@@ -75,18 +77,18 @@ class SoakTray:
 
         self.render = render
         self.diceset = diceset
-        self.rng = rng                       # random.Random: faults
-        self.np_rng = np_rng                 # numpy Generator: the pictures
+        self.rng = rng  # random.Random: faults
+        self.np_rng = np_rng  # numpy Generator: the pictures
         self.style = render.random_style(np_rng, (40.0, 70.0))
         self.truth_log = truth_log
-        self.journal_of = journal_of         # () -> the Journal thrown for
+        self.journal_of = journal_of  # () -> the Journal thrown for
         self.empty, _ = render.render_scene(diceset, [], np_rng, style=self.style)
-        self.frames: list = []               # frames still to show before the held one
+        self.frames: list = []  # frames still to show before the held one
         self.held = None
         self.truth: dict = {"phase": "empty", "labels": [], "dice": []}
         self.fault = "none"
         self.last: list[str] = []
-        self.look = 1                        # frames of the empty tray still to be seen
+        self.look = 1  # frames of the empty tray still to be seen
         self.fps = 30.0
         self.name = "soak"
         self.throws = 0
@@ -99,8 +101,9 @@ class SoakTray:
         ids = [d.id for d in self.diceset.dice]
         landed = physical_throw(list(dice), self.fault, self.last, ids, self.rng)
         j = self.journal_of()
-        self.truth_log.write(json.dumps({"journal": j.path.name, "event": len(j.events) + 1,
-                                         "dice": landed}) + "\n")
+        self.truth_log.write(
+            json.dumps({"journal": j.path.name, "event": len(j.events) + 1, "dice": landed}) + "\n"
+        )
         self.truth_log.flush()
         os.fsync(self.truth_log.fileno())
         style = self.style
@@ -113,8 +116,9 @@ class SoakTray:
         if self.fault == "hand":
             hand = self.render.random_hand(self.np_rng)
             for _ in range(self.rng.randint(2, 4)):
-                self.frames.append(self.render.compose(self.diceset, poses, self.np_rng, style,
-                                                       hand=hand)[0])
+                self.frames.append(
+                    self.render.compose(self.diceset, poses, self.np_rng, style, hand=hand)[0]
+                )
         self.held = frame
         self.truth = {"phase": "rest", "labels": labels, "dice": landed}
         self.last = landed
@@ -156,17 +160,26 @@ class FaultyCamera:
         if fault == "drop":
             return None
         if fault == "raise":
-            raise self.rng.choice([RuntimeError("camera request failed"),
-                                   OSError(5, "Input/output error"),
-                                   self.cv2.error("simulated driver error")])
+            raise self.rng.choice(
+                [
+                    RuntimeError("camera request failed"),
+                    OSError(5, "Input/output error"),
+                    self.cv2.error("simulated driver error"),
+                ]
+            )
         if fault == "bad_frame":
-            return self.rng.choice([np.zeros((0, 0, 3), np.uint8),
-                                    np.zeros((480, 640, 2), np.uint8),
-                                    frame.astype(np.float32) / 255.0])   # the last one is fine
+            return self.rng.choice(
+                [
+                    np.zeros((0, 0, 3), np.uint8),
+                    np.zeros((480, 640, 2), np.uint8),
+                    frame.astype(np.float32) / 255.0,
+                ]
+            )  # the last one is fine
         if fault == "black":
             return np.zeros_like(frame)
         return np.random.default_rng(self.rng.randrange(1 << 30)).integers(
-            0, 256, frame.shape, dtype=np.uint8)
+            0, 256, frame.shape, dtype=np.uint8
+        )
 
     def close(self) -> None:
         pass
@@ -186,7 +199,7 @@ def _truths(truth_path: Path) -> dict[tuple[str, int], list[str]]:
                 r = json.loads(line)
                 out[(r["journal"], int(r["event"]))] = list(r["dice"])
             except (ValueError, KeyError, TypeError):
-                continue   # a line the kill cut off: its throw was never taken
+                continue  # a line the kill cut off: its throw was never taken
     return out
 
 
@@ -224,17 +237,20 @@ def worker(state: Path, seed: int, throws: int) -> int:
     injected: Counter = Counter()
     made = 0
     if truth_path.exists() and not truth_path.read_bytes().endswith(b"\n"):
-        with open(truth_path, "a", encoding="utf-8") as f:   # a line the kill cut off
+        with open(truth_path, "a", encoding="utf-8") as f:  # a line the kill cut off
             f.write("\n")
     with open(truth_path, "a", encoding="utf-8") as truth_log:
         while made < throws:
             path = find_unfinished(state, limit=None)
             if path is not None:
                 journal = Journal.open(path, salvage=True)
-                _emit(resumed=path.name, events=len(journal.events),
-                      damaged=journal.damage is not None)
+                _emit(
+                    resumed=path.name,
+                    events=len(journal.events),
+                    damaged=journal.damage is not None,
+                )
                 truths = _truths(truth_path)
-                for n, truth in _wrong_rolls(journal, truths):   # misread, then the kill
+                for n, truth in _wrong_rolls(journal, truths):  # misread, then the kill
                     if truth is None:
                         continue
                     try:
@@ -247,8 +263,9 @@ def worker(state: Path, seed: int, throws: int) -> int:
                 game_id = GAMES[done % len(GAMES)]
                 engine = games.get(game_id)
                 n = max(engine.MIN_PLAYERS, min(engine.MAX_PLAYERS, rng.choice((2, 3))))
-                journal = Journal.create(journal_path(state, game_id), game_id,
-                                         ["Ann", "Ben", "Cy"][:n], {}, None)
+                journal = Journal.create(
+                    journal_path(state, game_id), game_id, ["Ann", "Ben", "Cy"][:n], {}, None
+                )
             _emit(game=journal.path.name, size=journal._size, events=len(journal.events))
             diceset = load(journal.game.DICE_SET)
             if diceset.id not in recognizers:
@@ -263,10 +280,22 @@ def worker(state: Path, seed: int, throws: int) -> int:
 
             table = Table(journal, on_event=on_event)
             tray = SoakTray(diceset, rng, np_rng, truth_log, lambda t=table: t.journal)
-            session = Session(table, Guarded(FaultyCamera(tray, rng, injected)), rec,
-                              Settler(), read_timeout=0.0, lost_after=1.0)
-            players = SimPlayers(session, tray, random.Random(rng.randrange(1 << 30)),
-                                 log=lambda _s: None, think_s=0.2, give_up_frames=40)
+            session = Session(
+                table,
+                Guarded(FaultyCamera(tray, rng, injected)),
+                rec,
+                Settler(),
+                read_timeout=0.0,
+                lost_after=1.0,
+            )
+            players = SimPlayers(
+                session,
+                tray,
+                random.Random(rng.randrange(1 << 30)),
+                log=lambda _s: None,
+                think_s=0.2,
+                give_up_frames=40,
+            )
             t, size, thrown = 0.0, journal._size, tray.throws
             fixed, misread = 0, 0
             while not table.expect().finished and made < throws:
@@ -291,23 +320,36 @@ def worker(state: Path, seed: int, throws: int) -> int:
                     fixed = players.fixed
                 if players.misread_corrected != misread:
                     read, meant = players.misreads[-1] if players.misreads else (None, None)
-                    _emit(correction="misread:" + fault_of_throw["cause"],
-                          misread={"journal": journal.path.name, "read": read,
-                                   "thrown": meant, "fault": fault_of_throw["cause"]})
+                    _emit(
+                        correction="misread:" + fault_of_throw["cause"],
+                        misread={
+                            "journal": journal.path.name,
+                            "read": read,
+                            "thrown": meant,
+                            "fault": fault_of_throw["cause"],
+                        },
+                    )
                     misread = players.misread_corrected
-                if journal._size != size:            # written and fsynced: acknowledged
+                if journal._size != size:  # written and fsynced: acknowledged
                     size = journal._size
                     _emit(ack=journal.path.name, size=size, events=len(journal.events))
             wrong = _wrong_rolls(journal, _truths(truth_path))
             rolls = sum(1 for e in journal.events if e.get("type") == "roll")
-            _emit(checked=journal.path.name, rolls=rolls, wrong=len(wrong),
-                  finished=table.expect().finished,
-                  wrong_rolls=[{"event": n, "scored": journal.events[n - 1]["dice"],
-                                "thrown": truth} for n, truth in wrong])
+            _emit(
+                checked=journal.path.name,
+                rolls=rolls,
+                wrong=len(wrong),
+                finished=table.expect().finished,
+                wrong_rolls=[
+                    {"event": n, "scored": journal.events[n - 1]["dice"], "thrown": truth}
+                    for n, truth in wrong
+                ],
+            )
     return 0
 
 
 # ------------------------------------------------------------------------- the parent process
+
 
 class Tally:
     """The figures of a soak, gathered from the worker's reports."""
@@ -319,10 +361,10 @@ class Tally:
         self.corrections: Counter = Counter()
         self.faults: Counter = Counter()
         self.camera: Counter = Counter()
-        self.acked: dict[str, tuple[int, int]] = {}   # journal -> (bytes, events) acknowledged
+        self.acked: dict[str, tuple[int, int]] = {}  # journal -> (bytes, events) acknowledged
         self.checked: dict[str, tuple[int, int]] = {}  # journal -> (rolls, wrong), last check
-        self.wrong_rolls: dict[str, list] = {}          # journal -> its wrong rolls, last check
-        self.misreads: list[dict] = []                  # rolls taken misread, then corrected
+        self.wrong_rolls: dict[str, list] = {}  # journal -> its wrong rolls, last check
+        self.misreads: list[dict] = []  # rolls taken misread, then corrected
 
     def take(self, r: dict) -> bool:
         """Count one report; True for a throw."""
@@ -364,23 +406,30 @@ class Tally:
         rolls = sum(r for r, _ in self.checked.values())
         wrong = sum(w for _, w in self.checked.values())
         return {
-            "throws": self.throws, "scored_rolls": rolls, "wrong_scores": wrong,
-            "lost_events": self.lost, "crashes": self.crashes, "kills": self.kills,
-            "resumed": self.resumed, "games": len(self.checked),
+            "throws": self.throws,
+            "scored_rolls": rolls,
+            "wrong_scores": wrong,
+            "lost_events": self.lost,
+            "crashes": self.crashes,
+            "kills": self.kills,
+            "resumed": self.resumed,
+            "games": len(self.checked),
             "refusals": dict(sorted(self.refusals.items())),
             "corrections": dict(sorted(self.corrections.items())),
             "throw_faults": dict(sorted(self.faults.items())),
             "camera_faults": dict(sorted(self.camera.items())),
             "misread_rolls": self.misreads,
-            "wrong_rolls": [dict(w, journal=name) for name, ws in sorted(self.wrong_rolls.items())
-                            for w in ws],
+            "wrong_rolls": [
+                dict(w, journal=name) for name, ws in sorted(self.wrong_rolls.items()) for w in ws
+            ],
             "seconds": round(seconds, 1),
             "throws_per_second": round(self.throws / seconds, 2) if seconds else None,
         }
 
 
-def soak(throws: int, seed: int = 0, state: Path | None = None, kills: bool = True,
-         progress: bool = True) -> dict:
+def soak(
+    throws: int, seed: int = 0, state: Path | None = None, kills: bool = True, progress: bool = True
+) -> dict:
     """Run a soak of ``throws`` throws; returns the figures (see the module docstring)."""
     from tqdm import tqdm
 
@@ -396,22 +445,32 @@ def soak(throws: int, seed: int = 0, state: Path | None = None, kills: bool = Tr
     try:
         while tally.throws < throws:
             run += 1
-            cmd = [sys.executable, "-m", "lab.soak", "--worker", str(state),
-                   "--seed", str(zlib.crc32(f"{seed}/{run}".encode())),
-                   "--throws", str(throws - tally.throws)]
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True)
+            cmd = [
+                sys.executable,
+                "-m",
+                "lab.soak",
+                "--worker",
+                str(state),
+                "--seed",
+                str(zlib.crc32(f"{seed}/{run}".encode())),
+                "--throws",
+                str(throws - tally.throws),
+            ]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + rng.uniform(*KILL_EVERY_S) if kills else None
-            killed = _follow(proc, tally, bar, deadline,
-                             None if own else (state / "figures.json", start))
+            killed = _follow(
+                proc, tally, bar, deadline, None if own else (state / "figures.json", start)
+            )
             if killed:
                 tally.kills += 1
                 tally.verify(state)
             elif proc.returncode != 0:
                 tally.crashes += 1
                 err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
-                print(f"soak: the worker failed: {err[-1] if err else proc.returncode}",
-                      file=sys.stderr)
+                print(
+                    f"soak: the worker failed: {err[-1] if err else proc.returncode}",
+                    file=sys.stderr,
+                )
                 if tally.crashes > 20:
                     break
     finally:
@@ -466,8 +525,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--no-kill", action="store_true", help="never SIGKILL the worker")
-    p.add_argument("--keep", default=None, metavar="DIR",
-                   help="play in DIR (journals and truth.log are kept) instead of a temp dir")
+    p.add_argument(
+        "--keep",
+        default=None,
+        metavar="DIR",
+        help="play in DIR (journals and truth.log are kept) instead of a temp dir",
+    )
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker is not None:
@@ -478,8 +541,9 @@ def main(argv: list[str] | None = None) -> int:
             return 3
     if args.throws < 1:
         p.error("--throws needs at least 1")
-    result = soak(args.throws, args.seed, Path(args.keep) if args.keep else None,
-                  kills=not args.no_kill)
+    result = soak(
+        args.throws, args.seed, Path(args.keep) if args.keep else None, kills=not args.no_kill
+    )
     if args.json:
         print(json.dumps(result, indent=1))
     else:

@@ -54,7 +54,7 @@ def _contrast_ink(rng: np.random.Generator, body, low: bool = False) -> tuple[in
     lo, hi = (30, 75) if low else (80, 256)
     for _ in range(40):
         c = random_colour(rng)
-        if low and rng.random() < 0.5:   # the body's own hue, lighter or darker
+        if low and rng.random() < 0.5:  # the body's own hue, lighter or darker
             f = rng.uniform(0.35, 0.7) if lum > 110 else rng.uniform(1.6, 2.6)
             c = tuple(int(np.clip(v * f, 0, 255)) for v in body)
         if lo < abs(0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2] - lum) < hi:
@@ -86,26 +86,41 @@ def set_colours(rng: np.random.Generator, body, ink):
     if u < 0.25:
         g = rng.uniform(200, 255) if lum > 128 else rng.uniform(0, 60)
         ink = (g, g, g)
-    elif u < 0.55:     # a tinted ink: gold, cream or pastel for a light one, navy or brown...
+    elif u < 0.55:  # a tinted ink: gold, cream or pastel for a light one, navy or brown...
         light = lum > 128
         # ... in a third of them near the body's own hue (gold on orange: low contrast)
-        hue = (hsv[0] + rng.uniform(-15, 15)) % 180 if rng.random() < 0.35 else \
-            rng.uniform(0, 180)
-        tint = np.uint8([[[hue, rng.uniform(40, 160) if light else
-                           rng.uniform(80, 255), rng.uniform(190, 250) if light else
-                           rng.uniform(40, 110)]]])
+        hue = (hsv[0] + rng.uniform(-15, 15)) % 180 if rng.random() < 0.35 else rng.uniform(0, 180)
+        tint = np.uint8(
+            [
+                [
+                    [
+                        hue,
+                        rng.uniform(40, 160) if light else rng.uniform(80, 255),
+                        rng.uniform(190, 250) if light else rng.uniform(40, 110),
+                    ]
+                ]
+            ]
+        )
         ink = tuple(float(v) for v in cv2.cvtColor(tint, cv2.COLOR_HSV2BGR)[0, 0])
     ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in ink)
     return body, ink
 
 
 # classic body/ink pairs of standard dice (BGR); random pairs are added on top
-_D6_PAIRS = [((235, 238, 240), (20, 20, 20)), ((20, 20, 20), (235, 235, 235)),
-             ((40, 40, 200), (240, 240, 240)), ((200, 90, 30), (240, 240, 240)),
-             ((50, 150, 40), (240, 240, 240)), ((30, 200, 235), (20, 20, 20)),
-             ((160, 50, 120), (240, 240, 240)), ((30, 120, 240), (240, 240, 240)),
-             ((235, 238, 240), (40, 40, 200)), ((210, 215, 220), (120, 40, 20)),
-             ((60, 60, 60), (40, 200, 240)), ((235, 235, 240), (150, 60, 20))]
+_D6_PAIRS = [
+    ((235, 238, 240), (20, 20, 20)),
+    ((20, 20, 20), (235, 235, 235)),
+    ((40, 40, 200), (240, 240, 240)),
+    ((200, 90, 30), (240, 240, 240)),
+    ((50, 150, 40), (240, 240, 240)),
+    ((30, 200, 235), (20, 20, 20)),
+    ((160, 50, 120), (240, 240, 240)),
+    ((30, 120, 240), (240, 240, 240)),
+    ((235, 238, 240), (40, 40, 200)),
+    ((210, 215, 220), (120, 40, 20)),
+    ((60, 60, 60), (40, 200, 240)),
+    ((235, 235, 240), (150, 60, 20)),
+]
 
 
 def _bgr_hex(bgr) -> str:
@@ -127,9 +142,10 @@ def recolour_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     ((8, 8, 3), dtype('uint8'), True)
     """
     hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
-    if float(hsv[..., 1].mean()) > 60 and rng.random() < 0.5:   # coloured: turn the hue
-        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
-                       ).astype(np.uint8)
+    if float(hsv[..., 1].mean()) > 60 and rng.random() < 0.5:  # coloured: turn the hue
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180).astype(
+            np.uint8
+        )
         return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
     lum = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255.0
     lo, hi = float(np.percentile(lum, 3)), float(np.percentile(lum, 97))
@@ -171,13 +187,17 @@ def recoloured(dice_set, rng: np.random.Generator, k: int = 4):
 # --------------------------------------------------------------------------------------------
 # drawing one die face from its description (die coordinates: the face spans -1..1)
 
-_PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
-         4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-         5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-         6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-         7: [(-1, -1), (1, -1), (-1, 0), (0, 0), (1, 0), (-1, 1), (1, 1)],
-         8: [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)],
-         9: [(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)]}
+_PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+    7: [(-1, -1), (1, -1), (-1, 0), (0, 0), (1, 0), (-1, 1), (1, 1)],
+    8: [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)],
+    9: [(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)],
+}
 
 
 def _star_points(n: int, r_out: float, r_in: float, rot: float) -> np.ndarray:
@@ -189,8 +209,17 @@ def _star_points(n: int, r_out: float, r_in: float, rot: float) -> np.ndarray:
     return np.array(pts)
 
 
-_ZAP = np.array([(0.15, -0.62), (-0.35, 0.08), (-0.02, 0.08), (-0.18, 0.62),
-                 (0.38, -0.12), (0.04, -0.12), (0.22, -0.62)])
+_ZAP = np.array(
+    [
+        (0.15, -0.62),
+        (-0.35, 0.08),
+        (-0.02, 0.08),
+        (-0.18, 0.62),
+        (0.38, -0.12),
+        (0.04, -0.12),
+        (0.22, -0.62),
+    ]
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,10 +229,16 @@ _ZAP = np.array([(0.15, -0.62), (-0.35, 0.08), (-0.02, 0.08), (-0.18, 0.62),
 # "other style" of ``dicetray eval``.
 
 _ITALIC = cv2.FONT_ITALIC
-TRAIN_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX,
-               cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_SIMPLEX | _ITALIC,
-               cv2.FONT_HERSHEY_DUPLEX | _ITALIC, cv2.FONT_HERSHEY_TRIPLEX | _ITALIC)
-HELD_OUT_FONT = cv2.FONT_HERSHEY_COMPLEX   # never in training, upright or italic
+TRAIN_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_SIMPLEX | _ITALIC,
+    cv2.FONT_HERSHEY_DUPLEX | _ITALIC,
+    cv2.FONT_HERSHEY_TRIPLEX | _ITALIC,
+)
+HELD_OUT_FONT = cv2.FONT_HERSHEY_COMPLEX  # never in training, upright or italic
 # outline (TrueType) fonts, as real dice are printed: the DejaVu family of Debian's
 # fonts-dejavu-core (sans, serif, mono, condensed; bold, oblique, extra light) and the font
 # pygame-ce ships. Looks print with one of them about half the time (session 13); a machine
@@ -229,8 +264,13 @@ def digit_share(set_id: str) -> float:
 @lru_cache(maxsize=1)
 def ttf_fonts() -> tuple[str, ...]:
     """The outline fonts training may print with (paths; empty where none are found)."""
-    found = sorted(str(f) for d in TTF_DIRS if d.is_dir() for f in d.glob("DejaVu*.ttf")
-                   if "Math" not in f.name)
+    found = sorted(
+        str(f)
+        for d in TTF_DIRS
+        if d.is_dir()
+        for f in d.glob("DejaVu*.ttf")
+        if "Math" not in f.name
+    )
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame  # a dependency of dicetray (the screen): its own font is always there
 
@@ -268,7 +308,7 @@ def _put_ttf(m: np.ndarray, text: str, path: str, max_w: float, max_h: float) ->
     c = m.shape[0]
     x0, y0 = (c - nw) // 2, (c - nh) // 2
     xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + nw, c), min(y0 + nh, c)
-    m[ya:yb, xa:xb] = np.maximum(m[ya:yb, xa:xb], g[ya - y0:yb - y0, xa - x0:xb - x0])
+    m[ya:yb, xa:xb] = np.maximum(m[ya:yb, xa:xb], g[ya - y0 : yb - y0, xa - x0 : xb - x0])
 
 
 def _ttf_mask(text: str, path: str) -> np.ndarray:
@@ -276,7 +316,7 @@ def _ttf_mask(text: str, path: str) -> np.ndarray:
     buf, (w, h) = ttf_font(path).render_raw(text, size=96)
     a = np.frombuffer(buf, np.uint8).reshape(h, w)
     ys, xs = np.nonzero(a)
-    return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(ys) else a
+    return a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1] if len(ys) else a
 
 
 @dataclass(frozen=True)
@@ -289,24 +329,23 @@ class Look:
     """
 
     font: int = cv2.FONT_HERSHEY_SIMPLEX
-    ttf: str = ""                # an outline font file, used instead of ``font`` when given
-    stroke: float = 0.045        # stroke width, share of the face side
-    text_size: float = 1.0       # text size factor
-    digits: bool = False         # pip faces printed as the digit of their count
+    ttf: str = ""  # an outline font file, used instead of ``font`` when given
+    stroke: float = 0.045  # stroke width, share of the face side
+    text_size: float = 1.0  # text size factor
+    digits: bool = False  # pip faces printed as the digit of their count
     star_points: int = 5
-    star_inner: float = 0.4      # inner / outer radius of a star
-    star_round: float = 0.0      # rounded star tips (blur radius, share of the face)
+    star_inner: float = 0.4  # inner / outer radius of a star
+    star_round: float = 0.0  # rounded star tips (blur radius, share of the face)
     star_size: float = 1.0
-    ring: float = 0.045          # ring stroke width, share of the face side
+    ring: float = 0.045  # ring stroke width, share of the face side
     ring_radius: float = 0.75
     double_ring: bool = False
-    pip: float = 1.0             # pip radius factor
-    logo: bool = False           # a casino-style ring of small print around the single pip
+    pip: float = 1.0  # pip radius factor
+    logo: bool = False  # a casino-style ring of small print around the single pip
     translucent: float = 0.0
 
 
-def random_look(rng: np.random.Generator, digits: float = 0.0,
-                translucent: float = 0.0) -> Look:
+def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: float = 0.0) -> Look:
     """A training look: any of TRAIN_FONTS (never HELD_OUT_FONT), stroke widths, star and ring
     shapes; pip faces as digits in ``digits`` of the looks, see-through in ``translucent``."""
     font = TRAIN_FONTS[int(rng.integers(0, len(TRAIN_FONTS)))]
@@ -317,33 +356,54 @@ def random_look(rng: np.random.Generator, digits: float = 0.0,
     pick = int(stroke * 1e9) % 997 / 997
     ttf = ttfs[int(pick / TTF_SHARE * len(ttfs))] if ttfs and pick < TTF_SHARE else ""
     return Look(
-        font=int(font), ttf=ttf, stroke=stroke,
+        font=int(font),
+        ttf=ttf,
+        stroke=stroke,
         text_size=float(rng.uniform(0.8, 1.1)),
         digits=bool(rng.random() < digits),
         star_points=int(rng.choice([5, 5, 5, 6, 4])),
         star_inner=float(rng.uniform(0.3, 0.5)),
         star_round=float(rng.choice([0.0, 0.0, rng.uniform(0.01, 0.04)])),
         star_size=float(rng.uniform(0.8, 1.15)),
-        ring=float(rng.uniform(0.025, 0.08)), ring_radius=float(rng.uniform(0.66, 0.86)),
-        double_ring=bool(rng.random() < 0.15), pip=float(rng.uniform(0.75, 1.3)),
+        ring=float(rng.uniform(0.025, 0.08)),
+        ring_radius=float(rng.uniform(0.66, 0.86)),
+        double_ring=bool(rng.random() < 0.15),
+        pip=float(rng.uniform(0.75, 1.3)),
         logo=bool(rng.random() < 0.15),
-        translucent=float(rng.uniform(0.25, 0.65)) if rng.random() < translucent else 0.0)
+        translucent=float(rng.uniform(0.25, 0.65)) if rng.random() < translucent else 0.0,
+    )
 
 
 # the held-out look: a serif italic font, thick strokes, fat rounded stars, a thick ring, pips
 # printed as digits on the pip faces of sets with other faces (Rollers: 1-5 and a star)
-OTHER_LOOK = Look(font=int(HELD_OUT_FONT | _ITALIC), stroke=0.07, text_size=0.95,
-                  digits=False, star_points=5, star_inner=0.52, star_round=0.045,
-                  star_size=1.05, ring=0.09, ring_radius=0.8, pip=0.85)
+OTHER_LOOK = Look(
+    font=int(HELD_OUT_FONT | _ITALIC),
+    stroke=0.07,
+    text_size=0.95,
+    digits=False,
+    star_points=5,
+    star_inner=0.52,
+    star_round=0.045,
+    star_size=1.05,
+    ring=0.09,
+    ring_radius=0.8,
+    pip=0.85,
+)
 
 
 def _digit_text(face) -> str | None:
     return str(face.count) if face.mark == "pips" else None
 
 
-def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool = True,
-                   pip_colour=None, look: Look | None = None
-                   ) -> list[tuple[np.ndarray, tuple | None]]:
+def draw_face_mask(
+    face,
+    canvas: int,
+    rng: np.random.Generator,
+    *,
+    jitter: bool = True,
+    pip_colour=None,
+    look: Look | None = None,
+) -> list[tuple[np.ndarray, tuple | None]]:
     """Masks (float 0..1, canvas x canvas) of one face's marks, with their colour (None = ink).
 
     The face square spans the whole canvas. ``jitter`` varies the drawing (pip size and
@@ -378,20 +438,23 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
         if n >= 7:
             r *= 0.8
         r = min(r, 0.24 if n > 1 else 0.4)
-        for (i, k) in _PIPS.get(n, _PIPS[6]):
+        for i, k in _PIPS.get(n, _PIPS[6]):
             cx, cy = px(i * spacing, k * spacing)
             cv2.circle(m, (cx, cy), int(r * half * 16), 255, -1, cv2.LINE_AA, 4)
-        if n == 1 and look.logo:   # casino dice: small print on a ring around the pip
+        if n == 1 and look.logo:  # casino dice: small print on a ring around the pip
             rr = int(min(0.78, r + 0.28) * half)
             cv2.circle(m, (int(half), int(half)), rr, 255, max(1, int(c * 0.02)), cv2.LINE_AA)
             for a in np.arange(0, 2 * math.pi, math.pi / 6):
-                p0 = (int(half + (rr - 0.08 * half) * math.cos(a)),
-                      int(half + (rr - 0.08 * half) * math.sin(a)))
+                p0 = (
+                    int(half + (rr - 0.08 * half) * math.cos(a)),
+                    int(half + (rr - 0.08 * half) * math.sin(a)),
+                )
                 cv2.circle(m, p0, max(1, int(0.03 * c)), 255, -1, cv2.LINE_AA)
     elif mark == "star":
         r_out = j(0.55, 0.72) * look.star_size
-        pts = _star_points(look.star_points, r_out, r_out * look.star_inner,
-                           j(-0.2, 0.2) if jitter else 0.0)
+        pts = _star_points(
+            look.star_points, r_out, r_out * look.star_inner, j(-0.2, 0.2) if jitter else 0.0
+        )
         poly = np.array([px(u, v) for u, v in pts], np.int32)
         cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
         if look.star_round:
@@ -404,9 +467,8 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
     elif mark in ("number", "text"):
         # (drawn for outline fonts too, which have their own stroke: the draws stay in step)
         thick = max(1, round(c * look.stroke * j(0.85, 1.15)))
-        big = mark == "text" and not face.circle    # printed as large as the face allows
-        width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05) \
-            * look.text_size
+        big = mark == "text" and not face.circle  # printed as large as the face allows
+        width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05) * look.text_size
         height_frac = 0.9 if big else 0.75
         if look.ttf:
             _put_ttf(m, text, look.ttf, width_frac * half, height_frac * half)
@@ -422,29 +484,32 @@ def draw_face_mask(face, canvas: int, rng: np.random.Generator, *, jitter: bool 
         width = max(1, int(c * look.ring * j(0.85, 1.15)))
         cv2.circle(m, px(0, 0), int(rr * half * 16), 255, width, cv2.LINE_AA, 4)
         if look.double_ring:
-            cv2.circle(m, px(0, 0), int((rr + 0.1) * half * 16), 255, max(1, width // 2),
-                       cv2.LINE_AA, 4)
+            cv2.circle(
+                m, px(0, 0), int((rr + 0.1) * half * 16), 255, max(1, width // 2), cv2.LINE_AA, 4
+            )
     if face.mark == "light":
         lm = np.zeros((c, c), np.uint8)
         style = rng.integers(0, 3) if jitter else 0
-        if style == 0:      # a coloured disc
+        if style == 0:  # a coloured disc
             cv2.circle(lm, px(0, 0), int(j(0.45, 0.7) * half * 16), 255, -1, cv2.LINE_AA, 4)
-        elif style == 1:    # a coloured square inset
+        elif style == 1:  # a coloured square inset
             a = j(0.5, 0.8)
             p0, p1 = px(-a, -a), px(a, a)
             cv2.rectangle(lm, (p0[0] >> 4, p0[1] >> 4), (p1[0] >> 4, p1[1] >> 4), 255, -1)
-        else:               # the whole face
+        else:  # the whole face
             lm[:] = 255
         out.append((lm.astype(np.float32) / 255.0, _hex_bgr(face.color)))
     if m.any():
-        col = pip_colour if pip_colour is not None else (
-            _hex_bgr(face.color) if face.color else None)
+        col = (
+            pip_colour if pip_colour is not None else (_hex_bgr(face.color) if face.color else None)
+        )
         out.append((m.astype(np.float32) / 255.0, col))
     return out
 
 
-def look_face_rgba(face, size: int, body, ink, look: Look,
-                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def look_face_rgba(
+    face, size: int, body, ink, look: Look, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """A top face printed in ``look`` (BGR uint8 size x size, alpha uint8: 255 inside the
     face), as ``vision.faceart.face_rgba`` gives it: the renderer's faces in other looks.
 
@@ -465,7 +530,7 @@ def look_face_rgba(face, size: int, body, ink, look: Look,
     o = (n - k) // 2
     for m, colour in draw_face_mask(face, k, rng, jitter=True, look=look):
         col = np.array(colour if colour is not None else ink, np.float32)
-        region = img[o:o + k, o:o + k]
+        region = img[o : o + k, o : o + k]
         region[:] = region * (1 - m[..., None]) + col * m[..., None]
     small = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
     alpha = cv2.resize(mask * 255, (size, size), interpolation=cv2.INTER_AREA)
@@ -487,18 +552,25 @@ class DieStyle:
 def _felt(rng: np.random.Generator, n: int) -> np.ndarray:
     """A tray-floor background: felt, wood, paper or cloth colour with texture and a gradient."""
     kind = rng.integers(0, 6)
-    if kind >= 4:     # white or very dark trays
+    if kind >= 4:  # white or very dark trays
         kind = 2 if kind == 4 else 1
-        base = np.array((rng.uniform(215, 250),) * 3 if kind == 2 else
-                        (rng.uniform(8, 35),) * 3, np.float32)
+        base = np.array(
+            (rng.uniform(215, 250),) * 3 if kind == 2 else (rng.uniform(8, 35),) * 3, np.float32
+        )
     elif kind == 0:
         base = np.array(random_colour(rng), np.float32)
-    elif kind == 1:   # felt greens / blues / blacks
-        base = np.array([(40, 90, 30), (90, 50, 20), (30, 30, 30), (60, 30, 100),
-                         (20, 60, 20)][rng.integers(0, 5)], np.float32)
-    elif kind == 2:   # wood / paper
-        base = np.array([(120, 170, 200), (80, 120, 160), (230, 230, 230), (200, 210, 215)]
-                        [rng.integers(0, 4)], np.float32)
+    elif kind == 1:  # felt greens / blues / blacks
+        base = np.array(
+            [(40, 90, 30), (90, 50, 20), (30, 30, 30), (60, 30, 100), (20, 60, 20)][
+                rng.integers(0, 5)
+            ],
+            np.float32,
+        )
+    elif kind == 2:  # wood / paper
+        base = np.array(
+            [(120, 170, 200), (80, 120, 160), (230, 230, 230), (200, 210, 215)][rng.integers(0, 4)],
+            np.float32,
+        )
     else:
         base = rng.uniform(0, 255, 3).astype(np.float32)
     img = np.empty((n, n, 3), np.float32)
@@ -507,8 +579,8 @@ def _felt(rng: np.random.Generator, n: int) -> np.ndarray:
     noise = cv2.resize(noise, (n, n), interpolation=cv2.INTER_LINEAR)[..., None]
     img += noise + rng.normal(0, rng.uniform(0, 6), (n, n, 1)).astype(np.float32)
     gx = np.linspace(-1, 1, n, dtype=np.float32)
-    img += (rng.uniform(-25, 25) * gx[None, :, None] + rng.uniform(-25, 25) * gx[:, None, None])
-    if kind == 2 and rng.random() < 0.5:   # wood grain
+    img += rng.uniform(-25, 25) * gx[None, :, None] + rng.uniform(-25, 25) * gx[:, None, None]
+    if kind == 2 and rng.random() < 0.5:  # wood grain
         a = rng.uniform(0, math.pi)
         yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
         grain = np.sin((xx * math.cos(a) + yy * math.sin(a)) * rng.uniform(0.2, 0.6))
@@ -530,13 +602,14 @@ def _rounded_square(n: int, quad: np.ndarray, radius_frac: float) -> np.ndarray:
     return cv2.warpPerspective(sq, h, (n, n), flags=cv2.INTER_LINEAR).astype(np.float32) / 255.0
 
 
-FAR_LIGHTS = 0.25         # training: share of lights far from the camera's white balance
-                          # (since session 17; see light_cast)
+FAR_LIGHTS = 0.25  # training: share of lights far from the camera's white balance
+# (since session 17; see light_cast)
 MAX_WARMTH = 3.0
 
 
-def light_cast(rng: np.random.Generator, warmth: float | None = None,
-               far: float = 0.0) -> np.ndarray:
+def light_cast(
+    rng: np.random.Generator, warmth: float | None = None, far: float = 0.0
+) -> np.ndarray:
     """White-balance gains (B, G, R) of a light between cold and warm, along the warm-cold
     axis (``warmth`` 1: red lifted and blue lowered by about 15%), plus a little per channel.
     Drawn (``warmth`` None): a moderate light (warmth -1..1), or, in a share ``far`` of the
@@ -562,28 +635,29 @@ def light_cast(rng: np.random.Generator, warmth: float | None = None,
     return cast * rng.uniform(0.97, 1.03, 3).astype(np.float32)
 
 
-def spoil(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
-          far_lights: float = 0.0) -> np.ndarray:
+def spoil(
+    img: np.ndarray, rng: np.random.Generator, strength: float = 1.0, far_lights: float = 0.0
+) -> np.ndarray:
     """Camera troubles on a float BGR image 0..255: white balance, exposure, blur, noise, JPEG.
 
     Returns uint8. ``strength`` 0 leaves it almost clean; ``far_lights``: see
     :func:`light_cast`'s ``far``.
     """
     img = img.astype(np.float32)
-    if rng.random() < 0.9 * strength:   # white balance and exposure
+    if rng.random() < 0.9 * strength:  # white balance and exposure
         img *= light_cast(rng, far=far_lights) * np.float32(rng.uniform(0.55, 1.4))
         img += rng.uniform(-25, 25)
-    if rng.random() < 0.3 * strength:   # contrast
+    if rng.random() < 0.3 * strength:  # contrast
         mu = img.mean()
         img = (img - mu) * rng.uniform(0.6, 1.3) + mu
-    if rng.random() < 0.12 * strength:   # grey camera
+    if rng.random() < 0.12 * strength:  # grey camera
         g = img @ np.float32([0.114, 0.587, 0.299])
         img = np.repeat(g[..., None], 3, axis=2)
     img = np.clip(img, 0, 255)
     if rng.random() < 0.5 * strength:
         s = rng.uniform(0.3, 1.6)
         img = cv2.GaussianBlur(img, (0, 0), s)
-    if rng.random() < 0.15 * strength:   # motion blur
+    if rng.random() < 0.15 * strength:  # motion blur
         k = int(rng.integers(3, 8))
         ker = np.zeros((k, k), np.float32)
         ker[k // 2, :] = 1.0 / k
@@ -620,17 +694,24 @@ class SyntheticDice:
     ((48, 48, 3), 'd6', True)
     """
 
-    def __init__(self, dice_set, size: int = INPUT_SIZE, random_colours: float = 0.0,
-                 canvas: int = 2 * INPUT_SIZE, faceart_share: float | None = None,
-                 digits: float | None = None, translucent: float = 0.2, wide: bool = False):
+    def __init__(
+        self,
+        dice_set,
+        size: int = INPUT_SIZE,
+        random_colours: float = 0.0,
+        canvas: int = 2 * INPUT_SIZE,
+        faceart_share: float | None = None,
+        digits: float | None = None,
+        translucent: float = 0.2,
+        wide: bool = False,
+    ):
         self.ds = dice_set
         self.wide = wide
         if faceart_share is None:
             faceart_share = 0.35 if wide else 0.5
         # pip faces printed as digits: only where pips are a set's faces (d6, Rollers)
         has_pips = any(f.mark == "pips" for f in dice_set.faces.values())
-        self.digits = (digit_share(dice_set.id) if has_pips else 0.0) if digits is None \
-            else digits
+        self.digits = (digit_share(dice_set.id) if has_pips else 0.0) if digits is None else digits
         self.translucent = translucent
         self.size = size
         self.canvas = canvas
@@ -638,8 +719,9 @@ class SyntheticDice:
         self.faceart_share = faceart_share
         self.pairs = [(d, f) for d in dice_set.dice for f in sorted(set(d.faces))]
 
-    def sample(self, rng: np.random.Generator, die=None, face_id: str | None = None,
-               strength: float = 1.0):
+    def sample(
+        self, rng: np.random.Generator, die=None, face_id: str | None = None, strength: float = 1.0
+    ):
         """One crop: (uint8 BGR size x size x 3, die id, face id). Random die/face unless given."""
         if die is None:
             die, face_id = self.pairs[rng.integers(0, len(self.pairs))]
@@ -649,8 +731,10 @@ class SyntheticDice:
         if self.wide:
             look = random_look(rng, digits=self.digits, translucent=self.translucent)
         else:
-            look = Look(font=int(TRAIN_FONTS[int(rng.integers(0, 3))]),
-                        stroke=float(rng.uniform(0.035, 0.06)))
+            look = Look(
+                font=int(TRAIN_FONTS[int(rng.integers(0, 3))]),
+                stroke=float(rng.uniform(0.035, 0.06)),
+            )
         own = rng.random() >= self.random_colours
         if not own:
             body, ink = die_colours(rng, low_contrast=0.25 if self.wide else 0.0)
@@ -669,9 +753,15 @@ class SyntheticDice:
             return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
         return self.draw(rng, face, DieStyle(body, ink), strength, look=look), die.id, face_id
 
-    def draw(self, rng: np.random.Generator, face, style: DieStyle,
-             strength: float = 1.0, art: np.ndarray | None = None,
-             look: Look | None = None) -> np.ndarray:
+    def draw(
+        self,
+        rng: np.random.Generator,
+        face,
+        style: DieStyle,
+        strength: float = 1.0,
+        art: np.ndarray | None = None,
+        look: Look | None = None,
+    ) -> np.ndarray:
         """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``."""
         n = self.canvas
         img = _felt(rng, n)
@@ -697,11 +787,12 @@ class SyntheticDice:
         # side faces seen when the view is not straight down: the die body extends away
         if rng.random() < 0.55 * strength:
             d = rng.normal(0, 0.12, 2) * side
-            side_mask = np.maximum(_rounded_square(n, quad + d, radius),
-                                   _rounded_square(n, quad + d / 2, radius))
+            side_mask = np.maximum(
+                _rounded_square(n, quad + d, radius), _rounded_square(n, quad + d / 2, radius)
+            )
             shade = rng.uniform(0.45, 0.85)
             side_col = body * shade
-            if see:   # the floor shows through the body, tinted by it
+            if see:  # the floor shows through the body, tinted by it
                 side_col = side_col * (1 - see) + floor * (body / 255.0) * see * 1.3
             img = img * (1 - side_mask[..., None]) + side_col * side_mask[..., None]
         top = _rounded_square(n, quad, radius)
@@ -724,9 +815,14 @@ class SyntheticDice:
         src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
         dst = (quad - centre) * inner + centre
         h = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-        warped = cv2.warpPerspective(face_img, h, (n, n), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(
-                                         float(v) for v in body))
+        warped = cv2.warpPerspective(
+            face_img,
+            h,
+            (n, n),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=tuple(float(v) for v in body),
+        )
         if see:
             # a see-through die: the floor shows through its top, tinted by the body, and the
             # marks of the faces below and beside show faintly, shifted and blurred
@@ -739,14 +835,16 @@ class SyntheticDice:
                     continue
                 gm = gm[-1][0][:, ::-1]
                 d = rng.uniform(-0.35, 0.35, 2) * side
-                hg = cv2.getPerspectiveTransform(src_sq(k), ((quad - centre) * rng.uniform(
-                    0.7, 0.95) + centre + d).astype(np.float32))
+                hg = cv2.getPerspectiveTransform(
+                    src_sq(k),
+                    ((quad - centre) * rng.uniform(0.7, 0.95) + centre + d).astype(np.float32),
+                )
                 ghost = np.maximum(ghost, cv2.warpPerspective(gm, hg, (n, n)))
             ghost = cv2.GaussianBlur(ghost, (0, 0), rng.uniform(0.8, 2.5))
             ghost_col = np.array(ink, np.float32) * 0.8 + body * 0.2
             warped = warped * (1 - see) + under * see
             warped = warped * (1 - 0.5 * ghost[..., None]) + ghost_col * 0.5 * ghost[..., None]
-            if art is None:   # the top's own marks stay crisp over the see-through body
+            if art is None:  # the top's own marks stay crisp over the see-through body
                 face_m = np.zeros((k, k), np.float32)
                 for mask, _c in layers:
                     face_m = np.maximum(face_m, mask)
@@ -755,24 +853,30 @@ class SyntheticDice:
                 warped = warped * (1 - fm[..., None]) + marks * fm[..., None]
         # light falloff across the face and glare
         gx = np.linspace(-1, 1, n, dtype=np.float32)
-        shading = 1 + rng.uniform(-0.15, 0.15) * gx[None, :] + rng.uniform(-0.15, 0.15) * gx[:, None]
+        shading = (
+            1 + rng.uniform(-0.15, 0.15) * gx[None, :] + rng.uniform(-0.15, 0.15) * gx[:, None]
+        )
         warped *= shading[..., None]
         if rng.random() < (0.6 if see else 0.35) * strength:
             g = np.zeros((n, n), np.float32)
-            gc = (int(centre[0] + rng.uniform(-0.4, 0.4) * side),
-                  int(centre[1] + rng.uniform(-0.4, 0.4) * side))
+            gc = (
+                int(centre[0] + rng.uniform(-0.4, 0.4) * side),
+                int(centre[1] + rng.uniform(-0.4, 0.4) * side),
+            )
             ax = (int(rng.uniform(0.05, 0.25) * side), int(rng.uniform(0.03, 0.15) * side))
             cv2.ellipse(g, gc, ax, rng.uniform(0, 180), 0, 360, 1.0, -1)
             g = cv2.GaussianBlur(g, (0, 0), rng.uniform(1.5, 5))
             warped = warped + g[..., None] * rng.uniform(60, 200)
         img = img * (1 - top[..., None]) + warped * top[..., None]
-        img = cv2.resize(np.clip(img, 0, 255), (self.size, self.size),
-                         interpolation=cv2.INTER_AREA)
+        img = cv2.resize(np.clip(img, 0, 255), (self.size, self.size), interpolation=cv2.INTER_AREA)
         if rng.random() < 0.3 * strength:
             # a small die far from the camera: the crop is cut from fewer pixels and upscaled
             low = int(rng.uniform(max(12, 0.35 * self.size), 0.8 * self.size))
-            img = cv2.resize(cv2.resize(img, (low, low), interpolation=cv2.INTER_AREA),
-                             (self.size, self.size), interpolation=cv2.INTER_LINEAR)
+            img = cv2.resize(
+                cv2.resize(img, (low, low), interpolation=cv2.INTER_AREA),
+                (self.size, self.size),
+                interpolation=cv2.INTER_LINEAR,
+            )
         return spoil(img, rng, strength, FAR_LIGHTS if self.wide else 0.0)
 
 
@@ -781,9 +885,12 @@ def src_sq(k: int) -> np.ndarray:
     return np.float32([[0, 0], [k, 0], [k, k], [0, k]])
 
 
-def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
-                  backgrounds: list[np.ndarray] | None = None,
-                  far_lights: float = 0.0) -> np.ndarray:
+def negative_crop(
+    rng: np.random.Generator,
+    size: int = INPUT_SIZE,
+    backgrounds: list[np.ndarray] | None = None,
+    far_lights: float = 0.0,
+) -> np.ndarray:
     """A crop that is not a readable die: felt, a skin-coloured patch, fingers, clutter, an edge,
     a coin, token or button lying in the tray."""
     n = 2 * size
@@ -793,13 +900,17 @@ def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
         bh, bw = bg.shape[:2]
         s = int(rng.uniform(0.08, 0.3) * min(bh, bw))
         x, y = rng.integers(0, bw - s), rng.integers(0, bh - s)
-        img = cv2.resize(bg[y:y + s, x:x + s], (n, n)).astype(np.float32)
+        img = cv2.resize(bg[y : y + s, x : x + s], (n, n)).astype(np.float32)
     else:
         img = _felt(rng, n)
-    if kind in (1, 2):   # skin: a hand, fingers or a palm patch
-        skin = np.array(cv2.cvtColor(np.uint8([[[rng.uniform(3, 20), rng.uniform(50, 170),
-                                                 rng.uniform(70, 245)]]]),
-                                     cv2.COLOR_HSV2BGR)[0, 0], np.float32)
+    if kind in (1, 2):  # skin: a hand, fingers or a palm patch
+        skin = np.array(
+            cv2.cvtColor(
+                np.uint8([[[rng.uniform(3, 20), rng.uniform(50, 170), rng.uniform(70, 245)]]]),
+                cv2.COLOR_HSV2BGR,
+            )[0, 0],
+            np.float32,
+        )
         mask = np.zeros((n, n), np.float32)
         if kind == 1:
             mask[:] = 1.0
@@ -813,29 +924,40 @@ def negative_crop(rng: np.random.Generator, size: int = INPUT_SIZE,
         yy = np.linspace(-1, 1, n, dtype=np.float32)[:, None, None]
         tex = tex * (1 + rng.uniform(-0.2, 0.2) * yy)
         img = img * (1 - mask[..., None]) + tex * mask[..., None]
-    elif kind == 3:   # random blobs and strokes (tray rim, cables, paper)
+    elif kind == 3:  # random blobs and strokes (tray rim, cables, paper)
         for _ in range(int(rng.integers(1, 4))):
             col = random_colour(rng)
             if rng.random() < 0.5:
-                cv2.circle(img, (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
-                           int(rng.uniform(0.05, 0.5) * n), col, -1)
+                cv2.circle(
+                    img,
+                    (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
+                    int(rng.uniform(0.05, 0.5) * n),
+                    col,
+                    -1,
+                )
             else:
-                cv2.line(img, (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
-                         (int(rng.uniform(0, n)), int(rng.uniform(0, n))), col,
-                         int(rng.uniform(2, 0.2 * n)))
-    elif kind == 5:   # a coin, token or button: a round flat thing the size of a die
+                cv2.line(
+                    img,
+                    (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
+                    (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
+                    col,
+                    int(rng.uniform(2, 0.2 * n)),
+                )
+    elif kind == 5:  # a coin, token or button: a round flat thing the size of a die
         c = np.array([n / 2, n / 2]) + rng.uniform(-0.08, 0.08, 2) * n
         r = rng.uniform(0.25, 0.4) * n
         metal = [(200, 200, 205), (60, 160, 200), (60, 110, 180), (150, 150, 150)]
-        col = np.array(metal[rng.integers(0, len(metal))] if rng.random() < 0.7
-                       else random_colour(rng), np.float32) * rng.uniform(0.7, 1.2)
+        col = np.array(
+            metal[rng.integers(0, len(metal))] if rng.random() < 0.7 else random_colour(rng),
+            np.float32,
+        ) * rng.uniform(0.7, 1.2)
         yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
         d = np.hypot(xx - c[0], yy - c[1]) / r
-        a = np.clip((1 - d) * r / 1.5, 0, 1)          # anti-aliased disc
+        a = np.clip((1 - d) * r / 1.5, 0, 1)  # anti-aliased disc
         shade = 1 + rng.uniform(-0.25, 0.25) * (xx - c[0]) / r + 0.15 * np.cos(d * 9)
         rim = np.clip(1 - np.abs(d - rng.uniform(0.8, 0.92)) * r / 1.5, 0, 1)
         disc = col * shade[..., None] * (1 - 0.3 * rim[..., None])
-        sh = cv2.GaussianBlur(a, (0, 0), 3)           # its shadow
+        sh = cv2.GaussianBlur(a, (0, 0), 3)  # its shadow
         img = img * (1 - 0.4 * np.roll(sh, (3, 3), (0, 1))[..., None])
         img = img * (1 - a[..., None]) + disc * a[..., None]
     img = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)

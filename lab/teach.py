@@ -65,39 +65,56 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
 
 Progress = Callable[[str, int, int], None]
-COPIES = 48              # augmented crops per labelled die (Rollers with digits, fresh dice
-                         # read taught: 16 71%, 32 83% (session 12); with every layer taught
-                         # (session 13) 32 94%, 48 97%)
-CROP_BUDGET = 4800       # ... at most this many in all (48 a die up to 100 dice): a table
-                         # of 24 dice in each of 14 photos (336 dice) takes 14 crops a die,
-                         # and teaching time no longer grows with the dice
+COPIES = 48  # augmented crops per labelled die (Rollers with digits, fresh dice
+# read taught: 16 71%, 32 83% (session 12); with every layer taught
+# (session 13) 32 94%, 48 97%)
+CROP_BUDGET = 4800  # ... at most this many in all (48 a die up to 100 dice): a table
+# of 24 dice in each of 14 photos (336 dice) takes 14 crops a die,
+# and teaching time no longer grows with the dice
 MIN_COPIES = 12
-NEG_SHARE = 0.5          # "not a die" crops per die crop
+NEG_SHARE = 0.5  # "not a die" crops per die crop
 CLF_EPOCHS = 20
-CLF_FROZEN = 0           # first convolutions of the classifier kept as shipped (2 until session
-                         # 13: Rollers with digits then read 83% of fresh dice taught, with 0 94%)
+CLF_FROZEN = 0  # first convolutions of the classifier kept as shipped (2 until session
+# 13: Rollers with digits then read 83% of fresh dice taught, with 0 94%)
 DET_EPOCHS = 5
-MAX_LR = 3e-3            # one-cycle peak learning rate of the fine-tuning
-PULL = 1e-3              # L2 pull of the fine-tuned weights to the shipped ones
-FOLDS = 4                # cross-validation: the photos in this many folds
-HELD_SHARE = 0.25        # photos held out to judge a taught detector
-MIN_PER_FACE = 2         # dice a face must show in the photos
-FEW_HELD = 200           # fewer cross-validated dice: the upright read may not decide alone
-FEW_CV = 60              # fewer cross-validated dice than this: the higher floors below
-MIN_CV = 40              # photos holding fewer dice teach no classifier: too few to judge one
+MAX_LR = 3e-3  # one-cycle peak learning rate of the fine-tuning
+PULL = 1e-3  # L2 pull of the fine-tuned weights to the shipped ones
+FOLDS = 4  # cross-validation: the photos in this many folds
+HELD_SHARE = 0.25  # photos held out to judge a taught detector
+MIN_PER_FACE = 2  # dice a face must show in the photos
+FEW_HELD = 200  # fewer cross-validated dice: the upright read may not decide alone
+FEW_CV = 60  # fewer cross-validated dice than this: the higher floors below
+MIN_CV = 40  # photos holding fewer dice teach no classifier: too few to judge one
 # (session 9: taught on the 25 dice of 20 matteop65 photos, none of them read wrong in the
 # cross-validation, a network read a tilted 1, two pips of a side face in view, as a 2 at
 # 0.991 where the shipped network's best guess was the same at 0.82)
-AGREE_FLOOR = (0.9, 0.95)          # least agree threshold: enough dice, few dice
-ALONE_FLOOR_FEW = 0.97             # least taught-alone threshold with few dice
-DETECTOR_GOOD = 0.98     # the shipped detector finds this share of the photos' dice: kept
-MAX_THRESHOLD = 0.995    # a fold model's threshold until the cross-validation sets its own
-WEAK = 0.95              # cross-validated best guesses right less often: a weak taught network,
-                         # whose readings are not used (the shipped network reads alone)
-NEVER = 1.01             # a threshold no confidence reaches
+AGREE_FLOOR = (0.9, 0.95)  # least agree threshold: enough dice, few dice
+ALONE_FLOOR_FEW = 0.97  # least taught-alone threshold with few dice
+DETECTOR_GOOD = 0.98  # the shipped detector finds this share of the photos' dice: kept
+MAX_THRESHOLD = 0.995  # a fold model's threshold until the cross-validation sets its own
+WEAK = 0.95  # cross-validated best guesses right less often: a weak taught network,
+# whose readings are not used (the shipped network reads alone)
+NEVER = 1.01  # a threshold no confidence reaches
 # thresholds tried (at most 0.99, as the shipped models' own)
-GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98,
-        0.985, 0.99)
+GRID = (
+    0.5,
+    0.55,
+    0.6,
+    0.65,
+    0.7,
+    0.75,
+    0.8,
+    0.85,
+    0.9,
+    0.92,
+    0.94,
+    0.95,
+    0.96,
+    0.97,
+    0.98,
+    0.985,
+    0.99,
+)
 
 
 class TeachError(ValueError):
@@ -106,6 +123,7 @@ class TeachError(ValueError):
 
 # --------------------------------------------------------------------------------------------
 # crops and views
+
 
 def copies_for(n_dice: int) -> int:
     """Augmented crops cut of each of ``n_dice`` labelled dice: ``COPIES``, fewer beyond
@@ -117,11 +135,16 @@ def copies_for(n_dice: int) -> int:
     return min(COPIES, max(MIN_COPIES, CROP_BUDGET // max(n_dice, 1)))
 
 
-def _cut(img: np.ndarray, cx: float, cy: float, side: float, size: int,
-         angle: float = 0.0) -> np.ndarray:
-    return cv2.warpAffine(img, crop_matrix(cx, cy, side, size, angle), (size, size),
-                          flags=cv2.INTER_AREA if side > size else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+def _cut(
+    img: np.ndarray, cx: float, cy: float, side: float, size: int, angle: float = 0.0
+) -> np.ndarray:
+    return cv2.warpAffine(
+        img,
+        crop_matrix(cx, cy, side, size, angle),
+        (size, size),
+        flags=cv2.INTER_AREA if side > size else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
 def _spoil(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -144,9 +167,19 @@ def _die_crops(img, lab, clf: FaceClassifier, rng, copies: int):
     out = [clf.crop(img, (lab.x, lab.y, lab.w, lab.h))]
     for _ in range(copies - 1):
         s = side * rng.uniform(0.88, 1.14)
-        out.append(_spoil(_cut(img, cx + rng.uniform(-0.08, 0.08) * side,
-                               cy + rng.uniform(-0.08, 0.08) * side, s, clf.input_size,
-                               rng.uniform(0, 360)), rng))
+        out.append(
+            _spoil(
+                _cut(
+                    img,
+                    cx + rng.uniform(-0.08, 0.08) * side,
+                    cy + rng.uniform(-0.08, 0.08) * side,
+                    s,
+                    clf.input_size,
+                    rng.uniform(0, 360),
+                ),
+                rng,
+            )
+        )
     return out
 
 
@@ -159,7 +192,7 @@ def _negative_crops(img, labels, clf: FaceClassifier, det_boxes, rng, n: int):
     med = float(np.median([max(lab.w, lab.h) for lab in labels]))
     centres = np.array([(lab.x + lab.w / 2, lab.y + lab.h / 2) for lab in labels])
     out = []
-    for bx, by, bw, bh in det_boxes:   # false finds of the base detector
+    for bx, by, bw, bh in det_boxes:  # false finds of the base detector
         c = np.array([bx + bw / 2, by + bh / 2])
         if np.min(np.hypot(*(centres - c).T)) > 0.6 * med:
             out.append(clf.crop(img, (bx, by, bw, bh)))
@@ -167,23 +200,24 @@ def _negative_crops(img, labels, clf: FaceClassifier, det_boxes, rng, n: int):
     while len(out) < n and tries < 40 * n:
         tries += 1
         kind = rng.random()
-        if kind < 0.55:                # the tray, away from every die
+        if kind < 0.55:  # the tray, away from every die
             s = med * rng.uniform(0.7, 1.4)
             c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
             if np.min(np.hypot(*(centres - c).T)) < 0.9 * (med + s) / 2:
                 continue
-        else:                          # a corner or an edge of a die
+        else:  # a corner or an edge of a die
             lab = labels[int(rng.integers(len(labels)))]
             side = max(lab.w, lab.h)
             s = side * rng.uniform(0.35, 0.6)
             a = rng.uniform(0, 2 * math.pi)
             off = side * rng.uniform(0.45, 0.7)
-            c = np.array([lab.x + lab.w / 2 + off * math.cos(a),
-                          lab.y + lab.h / 2 + off * math.sin(a)])
-        out.append(_spoil(_cut(img, c[0], c[1], s * clf.margin, clf.input_size,
-                               rng.uniform(0, 360)), rng))
-    return out[:max(n, 0) + len(det_boxes)]
-
+            c = np.array(
+                [lab.x + lab.w / 2 + off * math.cos(a), lab.y + lab.h / 2 + off * math.sin(a)]
+            )
+        out.append(
+            _spoil(_cut(img, c[0], c[1], s * clf.margin, clf.input_size, rng.uniform(0, 360)), rng)
+        )
+    return out[: max(n, 0) + len(det_boxes)]
 
 
 def _passes(img: np.ndarray):
@@ -193,7 +227,7 @@ def _passes(img: np.ndarray):
     yield 0, 0, img
     tw, th = w // 2, h // 2
     for y0, x0 in ((0, 0), (0, w - tw), (h - th, 0), (h - th, w - tw), (h // 4, w // 4)):
-        yield x0, y0, img[y0:y0 + th, x0:x0 + tw]
+        yield x0, y0, img[y0 : y0 + th, x0 : x0 + tw]
 
 
 def _cell_targets(labels, x0: int, y0: int, vw: int, vh: int):
@@ -210,12 +244,12 @@ def _cell_targets(labels, x0: int, y0: int, vw: int, vh: int):
         inside = bx >= -2 and by >= -2 and bx + lab.w <= vw + 2 and by + lab.h <= vh + 2
         c0, r0 = int((bx) / cw), int((by) / ch)
         c1, r1 = int((bx + lab.w) / cw) + 1, int((by + lab.h) / ch) + 1
-        if not inside:                 # a die cut by the view's edge: neither die nor tray
-            ignore[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = True
+        if not inside:  # a die cut by the view's edge: neither die nor tray
+            ignore[max(r0, 0) : max(r1, 0), max(c0, 0) : max(c1, 0)] = True
             continue
         cx, cy = (bx + lab.w / 2) / cw - 0.5, (by + lab.h / 2) / ch - 0.5
         sigma = max(0.6, min(lab.w / cw, lab.h / ch) / 5.0)
-        heat = np.maximum(heat, np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma ** 2)))
+        heat = np.maximum(heat, np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2)))
         ci, cj = round(cy), round(cx)
         # box sizes are learned in pixels of a 640 x 480 frame (vision.detect.decode)
         lw = np.log(max(lab.w * FRAME_W / vw, 2) / SIZE_UNIT)
@@ -228,7 +262,6 @@ def _cell_targets(labels, x0: int, y0: int, vw: int, vh: int):
         if 0 <= ci < gh and 0 <= cj < gw:
             heat[ci, cj] = 1.0
     return heat, size, smask, ignore
-
 
 
 def _f1_count(labels, boxes) -> float:
@@ -244,8 +277,6 @@ def _f1_count(labels, boxes) -> float:
     return hit - 0.5 * ((len(labels) - hit) + (len(boxes) - hit))
 
 
-
-
 def _crop_set(photos, images, clf: FaceClassifier, finds, rng, copies: int):
     """(crops, face index, die index) of the photos' dice (``copies`` each) and "not a die"
     crops; die index -1 for those. ``finds``: the shipped detector's boxes in each photo
@@ -258,8 +289,9 @@ def _crop_set(photos, images, clf: FaceClassifier, finds, rng, copies: int):
             crops += got
             face_y += [clf.faces.index(lab.face)] * len(got)
             die_y += [clf.dice.index(lab.die)] * len(got)
-        neg = _negative_crops(img, photo.labels, clf, found, rng,
-                              int(NEG_SHARE * copies * len(photo.labels)))
+        neg = _negative_crops(
+            img, photo.labels, clf, found, rng, int(NEG_SHARE * copies * len(photo.labels))
+        )
         crops += neg
         face_y += [none] * len(neg)
         die_y += [-1] * len(neg)
@@ -289,8 +321,9 @@ def _torch():
 
         from lab import onnxtorch
     except ImportError:
-        raise TeachError("teaching needs the train extra (torch, onnx): "
-                         ".venv/bin/pip install -e '.[train]'") from None
+        raise TeachError(
+            "teaching needs the train extra (torch, onnx): .venv/bin/pip install -e '.[train]'"
+        ) from None
     return torch, onnx, onnxtorch
 
 
@@ -319,14 +352,15 @@ def _fit(torch, net, n: int, batch: int, epochs: int, seed: int, loss_of, tick=N
     samples in shuffled batches: ``loss_of(indices, generator)`` is a batch's loss."""
     start = _anchor(torch, net)
     opt = torch.optim.Adam([p for p, _ in start], lr=MAX_LR)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=MAX_LR,
-                                                total_steps=epochs * math.ceil(n / batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=MAX_LR, total_steps=epochs * math.ceil(n / batch)
+    )
     g = torch.Generator().manual_seed(seed)
     net.train()
     for _ in range(epochs):
         order = torch.randperm(n, generator=g)
         for b in range(0, n, batch):
-            loss = loss_of(order[b:b + batch], g) + _pull(torch, net, start, PULL)
+            loss = loss_of(order[b : b + batch], g) + _pull(torch, net, start, PULL)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -337,8 +371,16 @@ def _fit(torch, net, n: int, batch: int, epochs: int, seed: int, loss_of, tick=N
     return net
 
 
-def finetune_classifier(onnx_path: Path, crops, face_y, die_y, n_dice: int, seed: int,
-                        epochs: int = CLF_EPOCHS, tick=None):
+def finetune_classifier(
+    onnx_path: Path,
+    crops,
+    face_y,
+    die_y,
+    n_dice: int,
+    seed: int,
+    epochs: int = CLF_EPOCHS,
+    tick=None,
+):
     """The classifier network fine-tuned on uint8 crops; returns the torch module."""
     torch, _, _ = _torch()
     torch.manual_seed(seed)
@@ -380,15 +422,20 @@ def finetune_detector(onnx_path: Path, views, seed: int, epochs: int = DET_EPOCH
     smask = torch.from_numpy(np.stack([v[3] for v in views]).astype(np.float32))[:, None]
     keep = 1.0 - torch.from_numpy(np.stack([v[4] for v in views]).astype(np.float32))[:, None]
     with torch.no_grad():
-        hand0 = torch.cat([net(x[i:i + 16])[2] for i in range(0, len(x), 16)])
+        hand0 = torch.cat([net(x[i : i + 16])[2] for i in range(0, len(x), 16)])
 
     def loss_of(idx, g):
         ph, ps, pm, _ = net(x[idx])
         p = ph.clamp(1e-4, 1 - 1e-4)
         t, k = heat[idx], keep[idx]
         pos = t.eq(1).float()
-        focal = -(k * (pos * (1 - p) ** 2 * torch.log(p) + (1 - pos) * (1 - t) ** 4
-                       * p ** 2 * torch.log(1 - p))).sum() / pos.sum().clamp(min=1)
+        focal = -(
+            k
+            * (
+                pos * (1 - p) ** 2 * torch.log(p)
+                + (1 - pos) * (1 - t) ** 4 * p**2 * torch.log(1 - p)
+            )
+        ).sum() / pos.sum().clamp(min=1)
         m = smask[idx]
         sl = (m * (ps - size[idx]).abs()).sum() / m.sum().clamp(min=1)
         hl = torch.nn.functional.binary_cross_entropy(pm.clamp(1e-4, 1 - 1e-4), hand0[idx])
@@ -401,13 +448,21 @@ def _export(net, path: Path, example, batch_axis: bool) -> None:
     import warnings
 
     _, _, onnxtorch = _torch()
-    with warnings.catch_warnings():   # tracing notes about constant slices: expected
+    with warnings.catch_warnings():  # tracing notes about constant slices: expected
         warnings.simplefilter("ignore")
         onnxtorch.export(net, path, example, batch_axis)
 
 
-def _write_models(out: Path, clf_net, det_net, clf: FaceClassifier, det: Detector | None,
-                  thresholds: dict, det_threshold: float | None, taught_info: dict) -> list[str]:
+def _write_models(
+    out: Path,
+    clf_net,
+    det_net,
+    clf: FaceClassifier,
+    det: Detector | None,
+    thresholds: dict,
+    det_threshold: float | None,
+    taught_info: dict,
+) -> list[str]:
     """The fine-tuned networks as ``classifier-<set>.onnx``/``.json`` (and ``detector``)."""
     torch, _, _ = _torch()
     out.mkdir(parents=True, exist_ok=True)
@@ -416,8 +471,9 @@ def _write_models(out: Path, clf_net, det_net, clf: FaceClassifier, det: Detecto
         s = clf.input_size
         onnx_path, meta_path = model_paths(clf.dice_set.id, out)
         _export(clf_net, onnx_path, torch.zeros(2, 3, s, s), True)
-        meta = {k: v for k, v in clf.meta.items() if k not in ("figures", "turned",
-                                                               "die_thresholds")}
+        meta = {
+            k: v for k, v in clf.meta.items() if k not in ("figures", "turned", "die_thresholds")
+        }
         meta.update(thresholds, taught=taught_info)
         # the shipped network that backs it at the table (vision.classify: another one, after
         # an update, does not)
@@ -446,12 +502,17 @@ def _folds(n: int, rng) -> list[list[int]]:
 
 def _fold_card(out: Path, clf_net, clf: FaceClassifier) -> None:
     """``out`` as a taught folder holding only the classifier network (no thresholds yet)."""
-    off = {"threshold": MAX_THRESHOLD, "die_thresholds": {},
-           "turned": {"threshold": MAX_THRESHOLD, "die_thresholds": {}},
-           "upright_alone": False}
+    off = {
+        "threshold": MAX_THRESHOLD,
+        "die_thresholds": {},
+        "turned": {"threshold": MAX_THRESHOLD, "die_thresholds": {}},
+        "upright_alone": False,
+    }
     names = _write_models(out, clf_net, None, clf, None, off, None, {"fold": True})
-    (out / TAUGHT_FILE).write_text(json.dumps({"format": FORMAT, "dice_set": clf.dice_set.id,
-                                               "models": names}), encoding="utf-8")
+    (out / TAUGHT_FILE).write_text(
+        json.dumps({"format": FORMAT, "dice_set": clf.dice_set.id, "models": names}),
+        encoding="utf-8",
+    )
 
 
 def _replay(die_t, face_t):
@@ -470,11 +531,10 @@ class _Held:
         self.truth = truth
         self.crops = crops
         for net in (self.clf, self.clf.shipped):
-            if net is not None:       # the networks' outputs, computed once (a private hook)
+            if net is not None:  # the networks' outputs, computed once (a private hook)
                 net._turned = _replay(*net._turned(crops, TURNS))
 
-    def read(self, turns: int, alone: float | None, agree: float | None,
-             backed: bool = True):
+    def read(self, turns: int, alone: float | None, agree: float | None, backed: bool = True):
         """(right, wrong, abstained) at these thresholds, the shipped network's sure reads
         standing in when ``backed``; ``alone`` None: the shipped network alone."""
         if alone is None:
@@ -490,13 +550,13 @@ class _Held:
 def _best_right(held: list[_Held], turns: int) -> float:
     """The share of the held dice whose best guess by the taught network (before any
     threshold) is right."""
-    got = [g == t for h in held
-           for g, t in zip(h.clf.best_guesses(h.crops, turns), h.truth)]
+    got = [g == t for h in held for g, t in zip(h.clf.best_guesses(h.crops, turns), h.truth)]
     return sum(got) / max(len(got), 1)
 
 
-def _tally(held: list[_Held], turns: int, alone, agree,
-           backed: bool = True) -> tuple[int, int, int]:
+def _tally(
+    held: list[_Held], turns: int, alone, agree, backed: bool = True
+) -> tuple[int, int, int]:
     r = [h.read(turns, alone, agree, backed) for h in held]
     return tuple(sum(x[i] for x in r) for i in range(3))
 
@@ -551,43 +611,74 @@ def _beats_shipped(heldout: dict) -> bool:
         return True
 
     def no_worse(taught: dict, base: dict) -> bool:
-        return (taught["wrong_count"] <= base["wrong_count"]
-                and taught["face_right"] >= base["face_right"])
+        return (
+            taught["wrong_count"] <= base["wrong_count"]
+            and taught["face_right"] >= base["face_right"]
+        )
 
     def better(taught: dict, base: dict) -> bool:
         return no_worse(taught, base) and taught["face_right"] > base["face_right"]
 
     camera = heldout["camera_path"]
-    return better(heldout, shipped) or (better(camera, camera["shipped_models"])
-                                        and no_worse(heldout, shipped))
+    return better(heldout, shipped) or (
+        better(camera, camera["shipped_models"]) and no_worse(heldout, shipped)
+    )
 
 
-def _cross_validate(ds, clf: FaceClassifier, photos, images, finds, rng, copies: int,
-                    epochs: int, seed: int, tick, tmp: Path) -> tuple[list[_Held], int]:
+def _cross_validate(
+    ds,
+    clf: FaceClassifier,
+    photos,
+    images,
+    finds,
+    rng,
+    copies: int,
+    epochs: int,
+    seed: int,
+    tick,
+    tmp: Path,
+) -> tuple[list[_Held], int]:
     """Teach the classifier once per fold on the other folds' photos; each fold's dice are
     read by the model that never saw them. Returns the held readings and the fold count."""
     folds = _folds(len(photos), rng)
     held = []
     for k, fold in enumerate(folds):
         rest = [i for i in range(len(photos)) if i not in fold]
-        crops, face_y, die_y = _crop_set([photos[i] for i in rest], [images[i] for i in rest],
-                                         clf, [finds[i] for i in rest], rng, copies)
-        net = finetune_classifier(model_paths(ds.id)[0], crops, face_y, die_y,
-                                  len(clf.dice), seed + 1 + k, epochs)
+        crops, face_y, die_y = _crop_set(
+            [photos[i] for i in rest],
+            [images[i] for i in rest],
+            clf,
+            [finds[i] for i in rest],
+            rng,
+            copies,
+        )
+        net = finetune_classifier(
+            model_paths(ds.id)[0], crops, face_y, die_y, len(clf.dice), seed + 1 + k, epochs
+        )
         tick()
         _fold_card(tmp / f"fold{k}", net, clf)
         dice = [(images[i], lab) for i in fold for lab in photos[i].labels]
-        held.append(_Held(ds, tmp / f"fold{k}",
-                          [clf.crop(img, (lab.x, lab.y, lab.w, lab.h)) for img, lab in dice],
-                          [(lab.die, lab.face) for _, lab in dice]))
+        held.append(
+            _Held(
+                ds,
+                tmp / f"fold{k}",
+                [clf.crop(img, (lab.x, lab.y, lab.w, lab.h)) for img, lab in dice],
+                [(lab.die, lab.face) for _, lab in dice],
+            )
+        )
     return held, len(folds)
 
 
 def _cv_figures(held: list[_Held], turns: int, alone, agree, backed: bool = True) -> dict:
     right, wrong, abst = _tally(held, turns, alone, agree, backed)
     n = max(right + wrong + abst, 1)
-    return {"dice": right + wrong + abst, "face_right": right / n, "abstained": abst / n,
-            "wrong": wrong / n, "wrong_count": wrong}
+    return {
+        "dice": right + wrong + abst,
+        "face_right": right / n,
+        "abstained": abst / n,
+        "wrong": wrong / n,
+        "wrong_count": wrong,
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -612,44 +703,60 @@ def _found(ds, taught, photos, images) -> dict:
     from lab.evaluate import read_photos
 
     f = read_photos(ds, photos, images, taught)
-    return {"photos": len(photos), "dice": f["labelled"], "found": f["recall"],
-            "precision": f["precision"], "face_right": f["face_accuracy"],
-            "abstained": f["abstained"], "wrong": f["wrong"], "wrong_count": f["wrong_count"]}
+    return {
+        "photos": len(photos),
+        "dice": f["labelled"],
+        "found": f["recall"],
+        "precision": f["precision"],
+        "face_right": f["face_accuracy"],
+        "abstained": f["abstained"],
+        "wrong": f["wrong"],
+        "wrong_count": f["wrong_count"],
+    }
 
 
-def _teach_detector(ds, det: Detector, photos, images, rng, seed: int, epochs: int, tick,
-                    tmp: Path) -> tuple[object | None, float | None, dict]:
+def _teach_detector(
+    ds, det: Detector, photos, images, rng, seed: int, epochs: int, tick, tmp: Path
+) -> tuple[object | None, float | None, dict]:
     """Fine-tune the detector on three quarters of the photos; keep it only when it finds the
     quarter it was not taught on better than the shipped one (found x precision). Returns
     (network or None, its threshold, what was found)."""
     n = len(photos)
-    held = sorted(rng.permutation(n)[:max(1, round(HELD_SHARE * n))].tolist())
+    held = sorted(rng.permutation(n)[: max(1, round(HELD_SHARE * n))].tolist())
     use = [i for i in range(n) if i not in held]
-    net = finetune_detector(det.path, _views([photos[i] for i in use],
-                                             [images[i] for i in use]), seed, epochs, tick)
+    net = finetune_detector(
+        det.path, _views([photos[i] for i in use], [images[i] for i in use]), seed, epochs, tick
+    )
     hp, hi = [photos[i] for i in held], [images[i] for i in held]
     folder = tmp / "detector"
     folder.mkdir(parents=True, exist_ok=True)
     _export(net, folder / "detector.onnx", _torch()[0].zeros(1, 3, NET_H, NET_W), False)
     meta = {k: v for k, v in det.meta.items() if k != "figures"}
     (folder / "detector.json").write_text(json.dumps(meta), encoding="utf-8")
-    (folder / TAUGHT_FILE).write_text(json.dumps({"format": FORMAT, "dice_set": ds.id,
-                                                  "models": ["detector.onnx"]}))
+    (folder / TAUGHT_FILE).write_text(
+        json.dumps({"format": FORMAT, "dice_set": ds.id, "models": ["detector.onnx"]})
+    )
     thr = _detector_threshold(Detector(taught=TaughtModel.load(folder, ds.id)), hp, hi)
     (folder / "detector.json").write_text(json.dumps(dict(meta, threshold=thr)))
     taught = _found(ds, TaughtModel.load(folder, ds.id), hp, hi)
     shipped = _found(ds, None, hp, hi)
-    info = {"photos": len(held), "dice": taught["dice"],
-            "taught": {k: taught[k] for k in ("found", "precision")},
-            "shipped": {k: shipped[k] for k in ("found", "precision")}}
+    info = {
+        "photos": len(held),
+        "dice": taught["dice"],
+        "taught": {k: taught[k] for k in ("found", "precision")},
+        "shipped": {k: shipped[k] for k in ("found", "precision")},
+    }
     # it must find more of the held-out dice, and not at the price of false finds (with a
     # handful of held-out dice, precision alone is noise: on rune55 randomid_single a taught
     # detector kept for 1.0 against 0.875 precision on 7 dice found 71% of the fresh dice,
     # the shipped one 87%)
-    if (taught["found"] <= shipped["found"]
-            or taught["found"] * taught["precision"] <= shipped["found"] * shipped["precision"]):
+    if (
+        taught["found"] <= shipped["found"]
+        or taught["found"] * taught["precision"] <= shipped["found"] * shipped["precision"]
+    ):
         info["kept_shipped_detector"] = (
-            "the taught detector found the held-out dice no better than the shipped one")
+            "the taught detector found the held-out dice no better than the shipped one"
+        )
         return None, None, info
     return net, thr, info
 
@@ -662,9 +769,16 @@ def _sha(path: Path) -> str:
 # teaching
 
 
-def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
-          progress: Progress | None = None, seed: int = 0, copies: int | None = None,
-          clf_epochs: int = CLF_EPOCHS, det_epochs: int = DET_EPOCHS) -> dict:
+def teach(
+    folder: Path | str,
+    dice_set: str | DiceSet,
+    out: Path | str,
+    progress: Progress | None = None,
+    seed: int = 0,
+    copies: int | None = None,
+    clf_epochs: int = CLF_EPOCHS,
+    det_epochs: int = DET_EPOCHS,
+) -> dict:
     """Teach ``dice_set`` from the labelled photo ``folder``; write the taught model to ``out``.
 
     The classifier's thresholds come from cross-validation: the photos are split in folds,
@@ -694,10 +808,11 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     thin = [f for f in ds.face_ids if seen[f] < MIN_PER_FACE]
     if thin:
         raise TeachError(
-            "the photos show " + ", ".join(f"face {f!r} {seen[f]} time{'s' * (seen[f] != 1)}"
-                                           for f in thin)
+            "the photos show "
+            + ", ".join(f"face {f!r} {seen[f]} time{'s' * (seen[f] != 1)}" for f in thin)
             + f": every face of the {ds.id} set needs at least {MIN_PER_FACE} dice in the "
-              "photos (a face never shown is forgotten): add photos showing it")
+            "photos (a face never shown is forgotten): add photos showing it"
+        )
     _torch()
     rng = np.random.default_rng(seed)
     clf = FaceClassifier(ds)
@@ -706,7 +821,7 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     images = []
     for i, photo in enumerate(photos):
         try:
-            img, photos[i] = photo.decoded()    # as the table reads it: large ones reduced
+            img, photos[i] = photo.decoded()  # as the table reads it: large ones reduced
         except LabelError as exc:
             raise TeachError(str(exc)) from None
         images.append(img)
@@ -716,8 +831,9 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     # the shipped models on every photo (none of them was ever trained on): does the shipped
     # detector find these dice?
     shipped_all = None if only_crops else _found(ds, None, photos, images)
-    teach_det = (det is not None and n >= 2 and det_epochs > 0
-                 and shipped_all["found"] < DETECTOR_GOOD)
+    teach_det = (
+        det is not None and n >= 2 and det_epochs > 0 and shipped_all["found"] < DETECTOR_GOOD
+    )
     n_dice = sum(len(p.labels) for p in photos)
     copies = copies_for(n_dice) if copies is None else copies
     # too few dice to judge a taught classifier: no cross-validation (see MIN_CV)
@@ -729,15 +845,18 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
         done[0] += 1
         say("teaching", done[0], total)
 
-    floors = (float(clf.meta.get("threshold", 0.9)),
-              float(clf.meta.get("turned", clf.meta).get("threshold", 0.9)))
+    floors = (
+        float(clf.meta.get("threshold", 0.9)),
+        float(clf.meta.get("turned", clf.meta).get("threshold", 0.9)),
+    )
     info = {"dice_set": ds.id, "photos": n, "seed": seed}
     base_clf = model_paths(ds.id)[0]
     heldout: dict
     with tempfile.TemporaryDirectory(prefix="dicetray-teach-") as tmp:
         if k:
-            held, k = _cross_validate(ds, clf, photos, images, finds, rng, copies,
-                                      clf_epochs, seed, tick, Path(tmp))
+            held, k = _cross_validate(
+                ds, clf, photos, images, finds, rng, copies, clf_epochs, seed, tick, Path(tmp)
+            )
             dice = sum(len(h.truth) for h in held)
             few = dice < FEW_CV
             thresholds = {"upright_alone": dice >= FEW_HELD}
@@ -753,8 +872,11 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
                     # taught network read a 6 as a 3 at 0.995 where the shipped one's best
                     # guess was 6; and with 20 epochs at 3e-3, one die was read wrong by both
                     # networks' best guess, the taught one 0.99 sure)
-                    parts[turns] = {"threshold": NEVER, "die_thresholds": {},
-                                    "agree_threshold": None}
+                    parts[turns] = {
+                        "threshold": NEVER,
+                        "die_thresholds": {},
+                        "agree_threshold": None,
+                    }
                     continue
                 alone_floor = max(floor, ALONE_FLOOR_FEW) if few else floor
                 parts[turns] = _choose(held, turns, (alone_floor, AGREE_FLOOR[few]))
@@ -762,32 +884,56 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
             p1, p4 = parts[1], parts[TURNS]
             heldout = {
                 "method": f"cross-validation: {k} folds, each die read by a model taught "
-                          "without its photo",
-                "photos": n, "dice": dice,
+                "without its photo",
+                "photos": n,
+                "dice": dice,
                 "best_guess_right": round(best_right[TURNS], 4),
                 "camera_best_guess_right": round(best_right[1], 4),
-                **_cv_figures(held, TURNS, p4["threshold"], p4["agree_threshold"],
-                              p4.get("shipped_backs", True)),
-                "camera_path": {**_cv_figures(held, 1, p1["threshold"], p1["agree_threshold"],
-                                              p1.get("shipped_backs", True)),
-                                "shipped_models": _cv_figures(held, 1, None, None)},
-                "shipped_models": _cv_figures(held, TURNS, None, None)}
+                **_cv_figures(
+                    held,
+                    TURNS,
+                    p4["threshold"],
+                    p4["agree_threshold"],
+                    p4.get("shipped_backs", True),
+                ),
+                "camera_path": {
+                    **_cv_figures(
+                        held,
+                        1,
+                        p1["threshold"],
+                        p1["agree_threshold"],
+                        p1.get("shipped_backs", True),
+                    ),
+                    "shipped_models": _cv_figures(held, 1, None, None),
+                },
+                "shipped_models": _cv_figures(held, TURNS, None, None),
+            }
         else:
             # one photo: nothing to cross-validate, so stay careful
-            thresholds = {"threshold": max(floors[0], 0.97), "die_thresholds": {},
-                          "turned": {"threshold": max(floors[1], 0.97), "die_thresholds": {}},
-                          "upright_alone": False}
-            heldout = ({"note": "one photo: nothing could be held out; thresholds kept high"}
-                       if n_dice >= MIN_CV else {"photos": n, "dice": n_dice})
+            thresholds = {
+                "threshold": max(floors[0], 0.97),
+                "die_thresholds": {},
+                "turned": {"threshold": max(floors[1], 0.97), "die_thresholds": {}},
+                "upright_alone": False,
+            }
+            heldout = (
+                {"note": "one photo: nothing could be held out; thresholds kept high"}
+                if n_dice >= MIN_CV
+                else {"photos": n, "dice": n_dice}
+            )
         clf_better = n_dice >= MIN_CV and _beats_shipped(heldout)
         det_net, det_threshold, det_info = None, None, None
         if teach_det:
             det_net, det_threshold, det_info = _teach_detector(
-                ds, det, photos, images, rng, seed, det_epochs, tick, Path(tmp))
+                ds, det, photos, images, rng, seed, det_epochs, tick, Path(tmp)
+            )
         elif det is not None and shipped_all is not None:
-            det_info = {"kept_shipped_detector":
-                        f"the shipped detector found {shipped_all['found']:.1%} of the "
-                        "photos' dice" if n >= 2 else "one photo: too few to teach it"}
+            det_info = {
+                "kept_shipped_detector": f"the shipped detector found {shipped_all['found']:.1%} of the "
+                "photos' dice"
+                if n >= 2
+                else "one photo: too few to teach it"
+            }
         if det_info is not None:
             heldout["detector"] = det_info
         if shipped_all is not None:
@@ -799,22 +945,25 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
         clf_net = None
         if clf_better:
             crops, face_y, die_y = _crop_set(photos, images, clf, finds, rng, copies)
-            clf_net = finetune_classifier(base_clf, crops, face_y, die_y, len(clf.dice),
-                                          seed, clf_epochs)
+            clf_net = finetune_classifier(
+                base_clf, crops, face_y, die_y, len(clf.dice), seed, clf_epochs
+            )
         elif n_dice < MIN_CV:
             heldout["kept_shipped_models"] = (
                 f"the photos hold {n_dice} dice: too few to judge "
                 f"a taught network (it needs {MIN_CV} at least), so the taught folder uses "
                 "the shipped classifier; take more photos, several dice in each, and teach "
-                "again")
+                "again"
+            )
         else:
             heldout["kept_shipped_models"] = (
                 "teaching did not beat the shipped models on dice it was not taught on, so "
                 "the taught folder uses the shipped classifier; take more photos (every face "
-                "of every die, your own tray and light) and teach again")
+                "of every die, your own tray and light) and teach again"
+            )
         tick()
         out.mkdir(parents=True, exist_ok=True)
-        for old in out.iterdir():           # a taught folder taught again
+        for old in out.iterdir():  # a taught folder taught again
             if old.is_file():
                 old.unlink()
         names = []
@@ -825,18 +974,29 @@ def teach(folder: Path | str, dice_set: str | DiceSet, out: Path | str,
     tick()
     faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
     record = {
-        "format": FORMAT, "dice_set": ds.id, "models": names,
+        "format": FORMAT,
+        "dice_set": ds.id,
+        "models": names,
         "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "taught_with": {"folder": str(Path(folder).resolve()), "photos": n,
-                        "folds": k, "dice": sum(len(p.labels) for p in photos),
-                        "faces": dict(sorted(faces_seen.items())),
-                        "crops_only": only_crops, "copies_per_die": copies, "seed": seed,
-                        "epochs": {"classifier": clf_epochs,
-                                   "detector": det_epochs if teach_det else 0}},
-        "base_models": {"classifier": _sha(base_clf),
-                        **({"detector": _sha(det.path)} if det else {})},
-        "thresholds": {"classifier": thresholds if clf_net is not None else None,
-                       "detector": det_threshold if det_net is not None else None},
+        "taught_with": {
+            "folder": str(Path(folder).resolve()),
+            "photos": n,
+            "folds": k,
+            "dice": sum(len(p.labels) for p in photos),
+            "faces": dict(sorted(faces_seen.items())),
+            "crops_only": only_crops,
+            "copies_per_die": copies,
+            "seed": seed,
+            "epochs": {"classifier": clf_epochs, "detector": det_epochs if teach_det else 0},
+        },
+        "base_models": {
+            "classifier": _sha(base_clf),
+            **({"detector": _sha(det.path)} if det else {}),
+        },
+        "thresholds": {
+            "classifier": thresholds if clf_net is not None else None,
+            "detector": det_threshold if det_net is not None else None,
+        },
         "heldout": heldout,
         "seconds": round(time.monotonic() - started, 1),
     }
@@ -852,16 +1012,19 @@ def main(argv: list[str] | None = None) -> int:
     """``dicetray teach FOLDER --dice-set SET --out DIR``."""
     from tqdm import tqdm
 
-    p = argparse.ArgumentParser(prog="dicetray teach", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="dicetray teach",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("folder", help="labelled photos: images/ + labels.csv")
     p.add_argument("--dice-set", required=True, help="d6, tally-up, toss-up, rollers or a file")
     p.add_argument("--out", required=True, help="the taught folder to write")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     args = p.parse_args(argv)
-    bars = []     # the progress bar, drawn from the first step on (a folder refused at once
-                  # gets its one line of error alone)
+    bars = []  # the progress bar, drawn from the first step on (a folder refused at once
+    # gets its one line of error alone)
 
     def progress(stage: str, done: int, total: int) -> None:
         if not bars:
@@ -886,27 +1049,35 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     h = record["heldout"]
     w = record["taught_with"]
-    print(f"taught {record['dice_set']} from {w['photos']} photos ({w['dice']} dice) in "
-          f"{record['seconds']} s -> {args.out}")
+    print(
+        f"taught {record['dice_set']} from {w['photos']} photos ({w['dice']} dice) in "
+        f"{record['seconds']} s -> {args.out}"
+    )
     if "face_right" in h:
         found = f"dice found {h['found']:.1%}, " if "found" in h else ""
-        print(f"cross-validated ({h['dice']} dice, each read by a model not taught on its "
-              f"photo): {found}face right {h['face_right']:.1%}, abstained "
-              f"{h['abstained']:.1%}, wrong {h['wrong']:.1%} ({h['wrong_count']}); the "
-              f"shipped models alone: face right {h['shipped_models']['face_right']:.1%}")
+        print(
+            f"cross-validated ({h['dice']} dice, each read by a model not taught on its "
+            f"photo): {found}face right {h['face_right']:.1%}, abstained "
+            f"{h['abstained']:.1%}, wrong {h['wrong']:.1%} ({h['wrong_count']}); the "
+            f"shipped models alone: face right {h['shipped_models']['face_right']:.1%}"
+        )
         cam = h.get("camera_path") or {}
         if "shipped_models" in cam:
-            print(f"  read as the camera reads (once): face right {cam['face_right']:.1%}, "
-                  f"wrong {cam['wrong_count']}; the shipped models alone: face right "
-                  f"{cam['shipped_models']['face_right']:.1%}")
+            print(
+                f"  read as the camera reads (once): face right {cam['face_right']:.1%}, "
+                f"wrong {cam['wrong_count']}; the shipped models alone: face right "
+                f"{cam['shipped_models']['face_right']:.1%}"
+            )
     elif h.get("note"):
         print(f"held-out: {h['note']}")
     det = h.get("detector") or {}
     if "kept_shipped_detector" in det:
         print(f"detector: the shipped one is kept ({det['kept_shipped_detector']})")
     elif det:
-        print(f"detector: taught (held-out photos: found {det['taught']['found']:.1%}, the "
-              f"shipped one {det['shipped']['found']:.1%})")
+        print(
+            f"detector: taught (held-out photos: found {det['taught']['found']:.1%}, the "
+            f"shipped one {det['shipped']['found']:.1%})"
+        )
     if "kept_shipped_models" in h:
         print(f"note: {h['kept_shipped_models']}")
     print(f"use it: dicetray recognize PHOTO --dice-set {record['dice_set']} --taught {args.out}")

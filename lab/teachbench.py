@@ -31,13 +31,23 @@ from vision.dicesets import load, parse
 
 def _d6_marked_six(name: str, mark: str, body: str):
     """A d6 set of one owner's dice: pips on 1-5, ``mark`` on the 6, white ink on ``body``."""
-    return parse({
-        "id": "d6", "name": name,
-        "faces": {str(n): {"mark": "pips", "count": n} for n in range(1, 6)} | {
-            "6": {"mark": mark}},
-        "die": [{"id": "d6", "count": 5, "body": body, "ink": "#f4f4f4",
-                 "faces": ["1", "2", "3", "4", "5", "6"]}],
-    })
+    return parse(
+        {
+            "id": "d6",
+            "name": name,
+            "faces": {str(n): {"mark": "pips", "count": n} for n in range(1, 6)}
+            | {"6": {"mark": mark}},
+            "die": [
+                {
+                    "id": "d6",
+                    "count": 5,
+                    "body": body,
+                    "ink": "#f4f4f4",
+                    "faces": ["1", "2", "3", "4", "5", "6"],
+                }
+            ],
+        }
+    )
 
 
 OWNER = _d6_marked_six("an owner's blue dice, star on the 6", "star", "#2446b8")
@@ -60,8 +70,7 @@ def owner_photos(folder: Path, n: int, seed: int, dice_set=OWNER) -> list[list[d
             name = f"{i:03d}.jpg"
             cv2.imwrite(str(folder / "images" / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
             for lab in labels:
-                w.writerow([name, "owner", lab["x"], lab["y"], lab["w"], lab["h"],
-                            lab["face"]])
+                w.writerow([name, "owner", lab["x"], lab["y"], lab["w"], lab["h"], lab["face"]])
             truth.append(labels)
     return truth
 
@@ -84,27 +93,35 @@ def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
         w = csv.writer(fh)
         w.writerow(["file", "split", "x", "y", "w", "h", "value", "die"])
         for i in range(n):
-            dice = [(d.id, d.faces[(i + k) % 6])
-                    for k, d in enumerate([byid["black"]] + [byid["wild"]] * 4)]
+            dice = [
+                (d.id, d.faces[(i + k) % 6])
+                for k, d in enumerate([byid["black"]] + [byid["wild"]] * 4)
+            ]
             frame, labels = render_scene(ds, dice, rng, style=style)
             name = f"{i:03d}.jpg"
             cv2.imwrite(str(folder / "images" / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
             for lab in labels:
-                w.writerow([name, "owner", lab["x"], lab["y"], lab["w"], lab["h"],
-                            lab["face"], lab["die"]])
+                w.writerow(
+                    [name, "owner", lab["x"], lab["y"], lab["w"], lab["h"], lab["face"], lab["die"]]
+                )
 
 
 # a phone owner's set: see-through blue dice whose 6 carries a lightning bolt
 PHONE = _d6_marked_six("see-through blue dice, a bolt on the 6", "zap", "#1f4fd0")
-PHONE_SIZE = (3024, 4032)      # a 12 MP phone photo held upright (width, height)
+PHONE_SIZE = (3024, 4032)  # a 12 MP phone photo held upright (width, height)
 PHONE_DICE = 24
 
 
 def with_orientation(jpeg: bytes, orientation: int) -> bytes:
     """``jpeg`` with an EXIF block holding only an orientation tag (6: the stored pixels are
     to be turned 90 degrees clockwise to view, as a phone held upright writes its photos)."""
-    tiff = (b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", 1)
-            + struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0) + struct.pack("<I", 0))
+    tiff = (
+        b"II*\x00"
+        + struct.pack("<I", 8)
+        + struct.pack("<H", 1)
+        + struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0)
+        + struct.pack("<I", 0)
+    )
     app1 = b"Exif\x00\x00" + tiff
     return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:]
 
@@ -119,8 +136,13 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
     from lab.render import FLOORS, random_style, render_scene
     from lab.synth import Look
 
-    setup = replace(random_style(np.random.default_rng(22), (150.0, 190.0)), floor="wood",
-                    floor_bgr=FLOORS["wood"], rim=0, look=Look(translucent=0.5, pip=0.9))
+    setup = replace(
+        random_style(np.random.default_rng(22), (150.0, 190.0)),
+        floor="wood",
+        floor_bgr=FLOORS["wood"],
+        rim=0,
+        look=Look(translucent=0.5, pip=0.9),
+    )
     rng = np.random.default_rng(seed)
     (folder / "images").mkdir(parents=True)
     with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
@@ -128,27 +150,48 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
         w.writerow(["file", "split", "x", "y", "w", "h", "value"])
         for i in range(n):
             dice = [("d6", str((i + k) % 6 + 1)) for k in range(PHONE_DICE)]
-            frame, labels = render_scene(PHONE, dice, rng, size=PHONE_SIZE,
-                                         style=replace(setup, seed=int(rng.integers(1 << 30))))
+            frame, labels = render_scene(
+                PHONE,
+                dice,
+                rng,
+                size=PHONE_SIZE,
+                style=replace(setup, seed=int(rng.integers(1 << 30))),
+            )
             stored = cv2.rotate(frame, cv2.ROTATE_90_COUNTERCLOCKWISE)
             jpeg = cv2.imencode(".jpg", stored, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
             name = f"IMG_{4540 + i}.jpeg"
             (folder / "images" / name).write_bytes(with_orientation(jpeg, 6))
             for lab in labels:
-                w.writerow([name, "phone", lab["x"], lab["y"], lab["w"], lab["h"],
-                            lab["face"]])
+                w.writerow([name, "phone", lab["x"], lab["y"], lab["w"], lab["h"], lab["face"]])
 
 
 # what --case names: (the dice set taught, the photo writer, what the dice are, dice a photo,
 # teaching photos and fresh photos by default)
 CASES = {
-    "owner-d6": (lambda: OWNER, lambda folder, n, seed: owner_photos(folder, n, seed),
-                 "blue d6 with a star on the 6", 4, 20, 30),
-    "rollers-digits": (lambda: load("rollers"), rollers_digit_photos,
-                       "Rollers dice with digits for 1-5", 5, 20, 30),
-    "phone-d6": (lambda: PHONE, phone_photos,
-                 "see-through blue d6 with a bolt on the 6, 12 MP phone photos",
-                 PHONE_DICE, 14, 6),
+    "owner-d6": (
+        lambda: OWNER,
+        lambda folder, n, seed: owner_photos(folder, n, seed),
+        "blue d6 with a star on the 6",
+        4,
+        20,
+        30,
+    ),
+    "rollers-digits": (
+        lambda: load("rollers"),
+        rollers_digit_photos,
+        "Rollers dice with digits for 1-5",
+        5,
+        20,
+        30,
+    ),
+    "phone-d6": (
+        lambda: PHONE,
+        phone_photos,
+        "see-through blue d6 with a bolt on the 6, 12 MP phone photos",
+        PHONE_DICE,
+        14,
+        6,
+    ),
 }
 
 
@@ -159,8 +202,14 @@ def _peak_mb() -> float:
     return round(max(own, kids) / 1024, 1)
 
 
-def run(photos: int | None = None, fresh: int | None = None, seed: int = 0, progress=None,
-        case: str = "owner-d6", **teaching) -> dict:
+def run(
+    photos: int | None = None,
+    fresh: int | None = None,
+    seed: int = 0,
+    progress=None,
+    case: str = "owner-d6",
+    **teaching,
+) -> dict:
     """Teach ``case``'s set (see ``CASES``) from ``photos`` photos and score ``fresh`` others
     (None: the case's own numbers); ``teaching``: ``lab.teach.teach``'s own settings (copies,
     clf_epochs, det_epochs), its defaults else."""
@@ -178,36 +227,63 @@ def run(photos: int | None = None, fresh: int | None = None, seed: int = 0, prog
         write(root / "fresh", fresh, 99)
         before = _peak_mb()
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        record = teach(root / "photos", dice_set, root / "taught", progress=progress,
-                       seed=seed, **teaching)
+        record = teach(
+            root / "photos", dice_set, root / "taught", progress=progress, seed=seed, **teaching
+        )
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         peak = _peak_mb()
         read = read_folder(root / "fresh", dice_set)
         figures = {}
         for name, taught in (("zero_shot", None), ("taught", root / "taught")):
             f = score_folder(read, dice_set, taught)
-            figures[name] = {k: f[k] for k in ("labelled", "recall", "face_accuracy",
-                                                "abstained", "wrong", "wrong_count")}
-    return {"case": case, "what": what, "photos": photos, "dice": photos * per_photo,
-            "fresh_photos": fresh,
-            "teach_wall_s": round(wall, 1), "teach_cpu_s": round(cpu, 1),
-            "peak_memory_mb": peak, "memory_before_teaching_mb": before,
-            "cv_figures": {k: record["heldout"].get(k)
-                           for k in ("dice", "face_right", "abstained", "wrong_count")},
-            "thresholds": record["thresholds"]["classifier"],
-            "fresh": figures, "cpu": platform.processor() or platform.machine(),
-            "cores": os.cpu_count()}
+            figures[name] = {
+                k: f[k]
+                for k in (
+                    "labelled",
+                    "recall",
+                    "face_accuracy",
+                    "abstained",
+                    "wrong",
+                    "wrong_count",
+                )
+            }
+    return {
+        "case": case,
+        "what": what,
+        "photos": photos,
+        "dice": photos * per_photo,
+        "fresh_photos": fresh,
+        "teach_wall_s": round(wall, 1),
+        "teach_cpu_s": round(cpu, 1),
+        "peak_memory_mb": peak,
+        "memory_before_teaching_mb": before,
+        "cv_figures": {
+            k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")
+        },
+        "thresholds": record["thresholds"]["classifier"],
+        "fresh": figures,
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+    }
 
 
 def format_result(r: dict) -> str:
     z, t = r["fresh"]["zero_shot"], r["fresh"]["taught"]
-    lines = [f"dicetray bench --teach ({r['cpu']}, {r['cores']} cores):",
-             (f"  taught {r['what']} from {r['photos']} "
-              f"photos ({r['dice']} dice): {r['teach_wall_s']:.0f} s wall, "
-              f"{r['teach_cpu_s']:.0f} s CPU, {r['peak_memory_mb']:.0f} MB at most"),
-             (f"  {r['fresh_photos']} fresh photos ({z['labelled']} dice): found / right / "
-              "abstained / wrong")]
+    lines = [
+        f"dicetray bench --teach ({r['cpu']}, {r['cores']} cores):",
+        (
+            f"  taught {r['what']} from {r['photos']} "
+            f"photos ({r['dice']} dice): {r['teach_wall_s']:.0f} s wall, "
+            f"{r['teach_cpu_s']:.0f} s CPU, {r['peak_memory_mb']:.0f} MB at most"
+        ),
+        (
+            f"  {r['fresh_photos']} fresh photos ({z['labelled']} dice): found / right / "
+            "abstained / wrong"
+        ),
+    ]
     for name, f in (("shipped", z), ("taught", t)):
-        lines.append(f"    {name:8} {f['recall']:7.1%} {f['face_accuracy']:7.1%} "
-                     f"{f['abstained']:7.1%} {f['wrong']:7.2%} ({f['wrong_count']})")
+        lines.append(
+            f"    {name:8} {f['recall']:7.1%} {f['face_accuracy']:7.1%} "
+            f"{f['abstained']:7.1%} {f['wrong']:7.2%} ({f['wrong_count']})"
+        )
     return "\n".join(lines)

@@ -48,8 +48,6 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 
 
-
-
 def class_lists(ds) -> tuple[list[str], list[str]]:
     """The two heads' classes of a dice set: die ids, and face ids plus ``none``."""
     faces = list(dict.fromkeys(f for d in ds.dice for f in d.faces))
@@ -60,8 +58,7 @@ def _synth_chunk(args):
     set_id, seed, n, n_neg, random_colours, strength, size = args
     ds = load(set_id)
     rng = np.random.default_rng(seed)
-    synth = SyntheticDice(ds, size=size, random_colours=random_colours, canvas=2 * size,
-                          wide=True)
+    synth = SyntheticDice(ds, size=size, random_colours=random_colours, canvas=2 * size, wide=True)
     dice, faces = class_lists(ds)
     xs, yd, yf = [], [], []
     for _ in range(n):
@@ -83,9 +80,9 @@ def _rendered_chunk(args):
     dice, faces = class_lists(ds)
     rng = np.random.default_rng(seed)
     xs, yd, yf = [], [], []
-    for crop, die, face in rendered_crops(ds, rng, scenes, size=size,
-                                          random_colours=ANY_COLOUR.get(set_id, 0.0),
-                                          partial=partial):
+    for crop, die, face in rendered_crops(
+        ds, rng, scenes, size=size, random_colours=ANY_COLOUR.get(set_id, 0.0), partial=partial
+    ):
         xs.append(crop)
         yd.append(-1 if die is None else dice.index(die))
         yf.append(faces.index(face))
@@ -94,26 +91,42 @@ def _rendered_chunk(args):
     return np.stack(xs), np.array(yd, np.int64), np.array(yf, np.int64)
 
 
-def make_synthetic(set_id: str, n: int, seed: int, workers: int = 2, neg_share: float = 0.15,
-                   strength: float = 1.0, size: int = INPUT_SIZE):
+def make_synthetic(
+    set_id: str,
+    n: int,
+    seed: int,
+    workers: int = 2,
+    neg_share: float = 0.15,
+    strength: float = 1.0,
+    size: int = INPUT_SIZE,
+):
     """``n`` synthetic crops (+ negatives) of a set, made in ``workers`` processes."""
     random_colours = ANY_COLOUR.get(set_id, 0.0)
     chunks = max(workers * 4, 1)
     per = n // chunks
     neg = int(per * neg_share)
-    jobs = [(set_id, seed * 1000 + i, per, neg, random_colours, strength, size)
-            for i in range(chunks)]
+    jobs = [
+        (set_id, seed * 1000 + i, per, neg, random_colours, strength, size) for i in range(chunks)
+    ]
     with Pool(workers) as pool:
         parts = pool.map(_synth_chunk, jobs)
     return tuple(np.concatenate(p) for p in zip(*parts))
 
 
-def make_rendered(set_id: str, scenes: int, seed: int, workers: int = 2,
-                  size: int = INPUT_SIZE, partial: float = 0.0):
+def make_rendered(
+    set_id: str,
+    scenes: int,
+    seed: int,
+    workers: int = 2,
+    size: int = INPUT_SIZE,
+    partial: float = 0.0,
+):
     """Crops of rendered scenes, or None when lab.render is not there (``partial``: see
     ``vision.crops.rendered_crops``)."""
-    jobs = [(set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial)
-            for i in range(workers * 2)]
+    jobs = [
+        (set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial)
+        for i in range(workers * 2)
+    ]
     with Pool(workers) as pool:
         parts = [p for p in pool.map(_rendered_chunk, jobs) if p is not None]
     if not parts:
@@ -130,8 +143,14 @@ def _real_photos(realdice: Path, split: str):
             yield name, img, rows
 
 
-def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
-                    realdice: Path | None = None, models_dir: Path | None = None):
+def mined_negatives(
+    set_id: str,
+    scenes: int,
+    seed: int,
+    size: int = INPUT_SIZE,
+    realdice: Path | None = None,
+    models_dir: Path | None = None,
+):
     """Hard "not a die" crops: what the detector finds that is no die.
 
     Runs the detector (``models/detector.onnx``) over rendered scenes of the set and, for the
@@ -153,21 +172,28 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
 
     def misses(frame, die_boxes, fine):
         found = (det.detect_fine if fine else det.detect)(frame).boxes
-        for (x, y, w, h) in found:
+        for x, y, w, h in found:
             cx, cy = x + w / 2, y + h / 2
             # near a die (its side faces, a half box) is no clear negative: skipped
-            if any(x <= bx + bw / 2 <= x + w and y <= by + bh / 2 <= y + h
-                   or abs(cx - bx - bw / 2) <= bw and abs(cy - by - bh / 2) <= bh
-                   for bx, by, bw, bh in die_boxes):
+            if any(
+                x <= bx + bw / 2 <= x + w
+                and y <= by + bh / 2 <= y + h
+                or abs(cx - bx - bw / 2) <= bw
+                and abs(cy - by - bh / 2) <= bh
+                for bx, by, bw, bh in die_boxes
+            ):
                 continue
             out.append(cut_crop(frame, (x, y, w, h), size))
 
     for _ in range(scenes):
         try:
-            frame, labels = render_scene(ds, _random_dice(ds, rng, int(rng.integers(1, 7))),
-                                         rng, style=random_style(rng, wide=True,
-                                                                 far_lights=FAR_LIGHTS))
-        except ValueError:   # the dice did not fit this tray: another scene
+            frame, labels = render_scene(
+                ds,
+                _random_dice(ds, rng, int(rng.integers(1, 7))),
+                rng,
+                style=random_style(rng, wide=True, far_lights=FAR_LIGHTS),
+            )
+        except ValueError:  # the dice did not fit this tray: another scene
             continue
         misses(frame, [(lab["x"], lab["y"], lab["w"], lab["h"]) for lab in labels], False)
     if set_id == "d6" and realdice is not None:
@@ -175,7 +201,7 @@ def mined_negatives(set_id: str, scenes: int, seed: int, size: int = INPUT_SIZE,
             boxes = []
             for r in rows:
                 x, y, w, h = (float(r[k]) for k in "xywh")
-                if name.startswith("matteop65"):   # its boxes hold only the pips
+                if name.startswith("matteop65"):  # its boxes hold only the pips
                     side = matteop65_die_side(w, h, int(r["value"]))
                     x, y, w, h = x + w / 2 - side / 2, y + h / 2 - side / 2, side, side
                 boxes.append((x, y, w, h))
@@ -196,10 +222,16 @@ def real_d6(realdice: Path, split: str, copies: int, seed: int, size: int = INPU
     rng = np.random.default_rng(seed)
     xs, ys, src = [], [], []
     for c in range(copies):
-        kw = {} if split == "valid" else {"rng": rng, "jitter": 0.08,
-                                          "angle": float(rng.uniform(0, 360))}
-        for reader, sub in ((read_matteop65, "matteop65_webcam"), (read_rune55, "rune55_gray"),
-                            (read_chase, "chase_casino_crops")):
+        kw = (
+            {}
+            if split == "valid"
+            else {"rng": rng, "jitter": 0.08, "angle": float(rng.uniform(0, 360))}
+        )
+        for reader, sub in (
+            (read_matteop65, "matteop65_webcam"),
+            (read_rune55, "rune55_gray"),
+            (read_chase, "chase_casino_crops"),
+        ):
             if not (realdice / sub).exists():
                 continue
             for rc in reader(realdice / sub, size=size, **kw):
@@ -256,16 +288,26 @@ def real_d6_found(realdice: Path, size: int = INPUT_SIZE, models_dir: Path | Non
     return np.stack(xs), np.array(ys, np.int64), src
 
 
-def real_d6_valid(realdice: Path, seed: int, size: int = INPUT_SIZE,
-                  models_dir: Path | None = None):
+def real_d6_valid(
+    realdice: Path, seed: int, size: int = INPUT_SIZE, models_dir: Path | None = None
+):
     """Every held-out real d6 crop the thresholds are checked on: at the labelled boxes
     (``real_d6``) and at the detector's boxes (``real_d6_found``)."""
-    parts = [p for p in (real_d6(realdice, "valid", 1, seed, size),
-                         real_d6_found(realdice, size, models_dir)) if p is not None]
+    parts = [
+        p
+        for p in (
+            real_d6(realdice, "valid", 1, seed, size),
+            real_d6_found(realdice, size, models_dir),
+        )
+        if p is not None
+    ]
     if not parts:
         return None
-    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-            [s for p in parts for s in p[2]])
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        [s for p in parts for s in p[2]],
+    )
 
 
 def build_model(n_dice: int, n_faces: int):
@@ -283,22 +325,36 @@ def build_model(n_dice: int, n_faces: int):
     from torch import nn
 
     def block(cin, cout, stride=1):
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, padding=1, bias=False),
-                             nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
 
     def sep(cin, cout):
-        return nn.Sequential(nn.Conv2d(cin, cin, 3, 1, padding=1, groups=cin, bias=False),
-                             nn.BatchNorm2d(cin), nn.ReLU(inplace=True),
-                             nn.Conv2d(cin, cout, 1, bias=False),
-                             nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        return nn.Sequential(
+            nn.Conv2d(cin, cin, 3, 1, padding=1, groups=cin, bias=False),
+            nn.BatchNorm2d(cin),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(cin, cout, 1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
 
     class DieNet(nn.Module):
         def __init__(self):
             super().__init__()
             self.body = nn.Sequential(
-                block(3, 24, 2), sep(24, 32), sep(32, 48), nn.MaxPool2d(2),     # 1/4
-                sep(48, 64), sep(64, 64), nn.MaxPool2d(2),                        # 1/8
-                block(64, 80), block(80, 80))
+                block(3, 24, 2),
+                sep(24, 32),
+                sep(32, 48),
+                nn.MaxPool2d(2),  # 1/4
+                sep(48, 64),
+                sep(64, 64),
+                nn.MaxPool2d(2),  # 1/8
+                block(64, 80),
+                block(80, 80),
+            )
             self.pool = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())
             self.die = nn.Linear(80, n_dice)
             self.face = nn.Linear(80, n_faces)
@@ -318,8 +374,7 @@ def build_model(n_dice: int, n_faces: int):
         def forward(self, x):
             feats = self.net.forward_features(x)
             h = self.net.pool(feats)
-            return (torch.softmax(self.net.die(h), 1), torch.softmax(self.net.face(h), 1),
-                    feats)
+            return (torch.softmax(self.net.die(h), 1), torch.softmax(self.net.face(h), 1), feats)
 
     net = DieNet()
     return net, Exported
@@ -351,7 +406,7 @@ def _onnx_start(path: Path, dice: list[str], faces: list[str]):
             return self.net(x)[:2]
 
     net = OnnxModule(onnx.load(str(path)))
-    net.log_probs = True        # log-probabilities from the logits (lab.onnxtorch)
+    net.log_probs = True  # log-probabilities from the logits (lab.onnxtorch)
     return LogProbs(net)
 
 
@@ -372,6 +427,7 @@ def _joint_reader(ds, dice, faces):
         joint = dp[:, pd_idx] * fp[:, pf_idx]
         k = joint.argmax(1)
         return pd_idx[k], pf_idx[k], joint[np.arange(len(k)), k]
+
     return joint_read
 
 
@@ -381,8 +437,9 @@ def real_set_name(source: str) -> str:
     return source.removesuffix(" found")
 
 
-def left_out(ds, dice, faces, predict, held_synthetic, held_rendered, real_valid,
-             floor: float = 0.0) -> dict:
+def left_out(
+    ds, dice, faces, predict, held_synthetic, held_rendered, real_valid, floor: float = 0.0
+) -> dict:
     """Each real photo set left out of the thresholds in turn: the thresholds
     :func:`calibrate` gives without it, and what they read of it. A set the models never
     saw stands where a new owner's photos would: this says whether the thresholds hold on
@@ -394,7 +451,7 @@ def left_out(ds, dice, faces, predict, held_synthetic, held_rendered, real_valid
 
     def once(arr):
         if id(arr) not in memo:
-            memo[id(arr)] = (arr, predict(arr))    # the array is kept: its id stays its own
+            memo[id(arr)] = (arr, predict(arr))  # the array is kept: its id stays its own
         return memo[id(arr)][1]
 
     joint_read = _joint_reader(ds, dice, faces)
@@ -404,20 +461,38 @@ def left_out(ds, dice, faces, predict, held_synthetic, held_rendered, real_valid
     out = {}
     for name in sorted(set(names)):
         keep = names != name
-        t, per_die, _ = calibrate(ds, dice, faces, once, held_synthetic, held_rendered,
-                                  (vx[keep], vy[keep], [s for s, k in zip(vsrc, keep) if k]),
-                                  floor)
+        t, per_die, _ = calibrate(
+            ds,
+            dice,
+            faces,
+            once,
+            held_synthetic,
+            held_rendered,
+            (vx[keep], vy[keep], [s for s, k in zip(vsrc, keep) if k]),
+            floor,
+        )
         m = ~keep
         cut = np.array([per_die.get(dice[j], t) for j in rd[m]])
         sure, right = conf[m] >= cut, rf[m] == vy[m]
-        out[name] = {"threshold": t, "dice": int(m.sum()),
-                     "read_right": int((sure & right).sum()),
-                     "wrong_when_read": int((sure & ~right).sum())}
+        out[name] = {
+            "threshold": t,
+            "dice": int(m.sum()),
+            "read_right": int((sure & right).sum()),
+            "wrong_when_read": int((sure & ~right).sum()),
+        }
     return out
 
 
-def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real_valid=None,
-              floor: float = 0.0):
+def calibrate(
+    ds,
+    dice,
+    faces,
+    predict,
+    held_synthetic,
+    held_rendered=None,
+    real_valid=None,
+    floor: float = 0.0,
+):
     """The abstention thresholds of a trained classifier, and its held-out figures.
 
     ``predict(crops) -> (die probabilities, face probabilities)``. The confidence of a reading
@@ -442,16 +517,16 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
                 return round(float(t), 2)
         return top
 
-    real_allowed = 0.003    # wrong share allowed on a held-out real source at the threshold
+    real_allowed = 0.003  # wrong share allowed on a held-out real source at the threshold
     hx, hd, hf = held_synthetic
     dp, fp = predict(hx)
     is_die = hd >= 0
     sd, sf, sconf = joint_read(dp, fp)
-    swrong = (sd != hd) | (sf != hf)       # every not-a-die crop read as a die is wrong
+    swrong = (sd != hd) | (sf != hf)  # every not-a-die crop read as a die is wrong
     conf, wrong = sconf[is_die], swrong[is_die]
-    allowed = 0.0025       # wrong share allowed on held-out rendered and synthetic crops
+    allowed = 0.0025  # wrong share allowed on held-out rendered and synthetic crops
     threshold = least_safe(conf, wrong, int(allowed * len(conf)))
-    if (~is_die).any():        # no held-out not-a-die crop may pass as a die
+    if (~is_die).any():  # no held-out not-a-die crop may pass as a die
         threshold = max(threshold, least_safe(sconf[~is_die], np.ones((~is_die).sum(), bool), 0))
     die_thresholds = {}
     if real_valid is not None:
@@ -461,8 +536,9 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
         src = np.array(vsrc)
         for s in sorted(set(vsrc)):
             m = src == s
-            threshold = max(threshold, least_safe(cv[m], rfv[m] != vy[m],
-                                                  int(real_allowed * m.sum())))
+            threshold = max(
+                threshold, least_safe(cv[m], rfv[m] != vy[m], int(real_allowed * m.sum()))
+            )
     if held_rendered is not None:
         gx, gd, gf = held_rendered
         grd, grf, gconf = joint_read(*predict(gx))
@@ -474,19 +550,33 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
             mine_r, mine_s = grd == j, sd == j
             if mine_r.sum() < 150:
                 continue
-            t = max(least_safe(gconf[mine_r], gwrong[mine_r], 0, threshold),
-                    least_safe(sconf[mine_s & is_die], swrong[mine_s & is_die],
-                               int(allowed * (mine_s & is_die).sum()), threshold),
-                    least_safe(sconf[mine_s & ~is_die], np.ones((mine_s & ~is_die).sum(), bool),
-                               0, threshold))
+            t = max(
+                least_safe(gconf[mine_r], gwrong[mine_r], 0, threshold),
+                least_safe(
+                    sconf[mine_s & is_die],
+                    swrong[mine_s & is_die],
+                    int(allowed * (mine_s & is_die).sum()),
+                    threshold,
+                ),
+                least_safe(
+                    sconf[mine_s & ~is_die], np.ones((mine_s & ~is_die).sum(), bool), 0, threshold
+                ),
+            )
             if real_valid is not None:
                 # the real photos hold it too (session 15: d6 has one die, whose own rendered
                 # threshold of 0.91 passed two dice of rune55 i_single read wrong at the
                 # detector's boxes, where the set's threshold, 0.93, held them)
                 for s in sorted(set(vsrc)):
                     m = src == s
-                    t = max(t, least_safe(cv[m & (rdv == j)], (rfv != vy)[m & (rdv == j)],
-                                          int(real_allowed * m.sum()), threshold))
+                    t = max(
+                        t,
+                        least_safe(
+                            cv[m & (rdv == j)],
+                            (rfv != vy)[m & (rdv == j)],
+                            int(real_allowed * m.sum()),
+                            threshold,
+                        ),
+                    )
             if floor <= t < threshold:
                 die_thresholds[die] = t
 
@@ -513,8 +603,9 @@ def calibrate(ds, dice, faces, predict, held_synthetic, held_rendered=None, real
         }
     figures["holdout_negatives"] = {
         "crops": int((~is_die).sum()),
-        "read_as_die": int((sconf[~is_die] >= cut(sd[~is_die])).sum())}
-    if real_valid is not None:         # read once above
+        "read_as_die": int((sconf[~is_die] >= cut(sd[~is_die])).sum()),
+    }
+    if real_valid is not None:  # read once above
         for s in sorted(set(vsrc)):
             m = src == s
             ok = rfv[m] == vy[m]
@@ -541,8 +632,11 @@ def train_set(set_id: str, args, log=print) -> dict:
     n = args.samples if set_id != "toss-up" else args.samples // 2
     size = args.input_size
     x, yd, yf = make_synthetic(set_id, n, args.seed, args.workers, size=size)
-    rendered = make_rendered(set_id, args.rendered_scenes, args.seed, args.workers, size,
-                             args.partial) if args.rendered_scenes else None
+    rendered = (
+        make_rendered(set_id, args.rendered_scenes, args.seed, args.workers, size, args.partial)
+        if args.rendered_scenes
+        else None
+    )
     if rendered is not None:
         x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered))
     realdice = Path(args.realdice)
@@ -555,30 +649,38 @@ def train_set(set_id: str, args, log=print) -> dict:
             x = np.concatenate([x, rx])
             yd = np.concatenate([yd, np.zeros(len(ry), np.int64)])
             yf = np.concatenate([yf, ry])
-    mined = mined_negatives(set_id, args.mined_scenes, args.seed + 31, size, realdice) \
-        if args.mined_scenes else np.zeros((0, size, size, 3), np.uint8)
+    mined = (
+        mined_negatives(set_id, args.mined_scenes, args.seed + 31, size, realdice)
+        if args.mined_scenes
+        else np.zeros((0, size, size, 3), np.uint8)
+    )
     if len(mined):
-        reps = max(1, args.real_copies // 2)     # turned copies: they are few
+        reps = max(1, args.real_copies // 2)  # turned copies: they are few
         mx = np.concatenate([np.rot90(mined, k % 4, (1, 2)) for k in range(reps)])
         x = np.concatenate([x, mx])
         yd = np.concatenate([yd, np.full(len(mx), -1, np.int64)])
         yf = np.concatenate([yf, np.full(len(mx), len(faces) - 1, np.int64)])
     log(f"[{set_id}] {len(mined)} mined not-a-die crops")
-    log(f"[{set_id}] {len(x)} training crops ({0 if rendered is None else len(rendered[0])} "
+    log(
+        f"[{set_id}] {len(x)} training crops ({0 if rendered is None else len(rendered[0])} "
         f"rendered, {0 if real_train is None else len(real_train[0])} real) "
-        f"in {time.time() - t0:.0f} s")
+        f"in {time.time() - t0:.0f} s"
+    )
     hx, hd, hf = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers, size=size)
-    held_rendered = make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers,
-                                  size) if args.holdout_scenes else None
+    held_rendered = (
+        make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers, size)
+        if args.holdout_scenes
+        else None
+    )
 
     from_onnx = bool(args.init) and str(args.init).endswith(".onnx")
-    if from_onnx:      # go on from a shipped network of any architecture (its ONNX + JSON)
+    if from_onnx:  # go on from a shipped network of any architecture (its ONNX + JSON)
         net = _onnx_start(Path(args.init), dice, faces)
         Exported = None
         log(f"[{set_id}] starting from {args.init} (as ONNX)")
     else:
         net, Exported = build_model(len(dice), len(faces))
-    if args.init and not from_onnx:      # go on from a trained checkpoint (classifier-<set>.pt)
+    if args.init and not from_onnx:  # go on from a trained checkpoint (classifier-<set>.pt)
         ckpt = torch.load(args.init, map_location="cpu")
         if (ckpt.get("dice"), ckpt.get("faces")) != (dice, faces):
             raise SystemExit(f"--init {args.init}: its classes are not those of {set_id}")
@@ -595,15 +697,16 @@ def train_set(set_id: str, args, log=print) -> dict:
     t1 = time.time()
     from tqdm import tqdm
 
-    for epoch in tqdm(range(args.epochs), desc=f"training {set_id}", unit="epoch",
-                      file=sys.stderr, disable=None):
+    for epoch in tqdm(
+        range(args.epochs), desc=f"training {set_id}", unit="epoch", file=sys.stderr, disable=None
+    ):
         net.train()
         order = torch.from_numpy(rng.permutation(len(X)))
         total = 0.0
         for i in range(len(X) // args.batch):
-            idx = order[i * args.batch:(i + 1) * args.batch]
+            idx = order[i * args.batch : (i + 1) * args.batch]
             xb = X[idx]
-            k = int(rng.integers(0, 4))        # a die seen from above can lie at any turn
+            k = int(rng.integers(0, 4))  # a die seen from above can lie at any turn
             if k:
                 xb = torch.rot90(xb, k, (2, 3))
             xb = xb * torch.empty(len(xb), 1, 1, 1).uniform_(0.8, 1.2)
@@ -618,8 +721,10 @@ def train_set(set_id: str, args, log=print) -> dict:
             opt.step()
             sched.step()
             total += float(loss.detach())
-        log(f"[{set_id}] epoch {epoch + 1}/{args.epochs} loss {total / max(1, i + 1):.4f} "
-            f"({time.time() - t1:.0f} s)")
+        log(
+            f"[{set_id}] epoch {epoch + 1}/{args.epochs} loss {total / max(1, i + 1):.4f} "
+            f"({time.time() - t1:.0f} s)"
+        )
 
     net.eval()
     out_dir = Path(args.out)
@@ -631,29 +736,54 @@ def train_set(set_id: str, args, log=print) -> dict:
 
         onnxtorch.export(net.net, onnx_path, dummy, batch_axis=True)
     else:
-        torch.onnx.export(Exported(net).eval(), dummy, str(onnx_path), input_names=["crops"],
-                          output_names=["die_prob", "face_prob", "features"],
-                          dynamic_axes={"crops": {0: "n"}, "die_prob": {0: "n"},
-                                        "face_prob": {0: "n"}, "features": {0: "n"}},
-                          opset_version=17, dynamo=False)
+        torch.onnx.export(
+            Exported(net).eval(),
+            dummy,
+            str(onnx_path),
+            input_names=["crops"],
+            output_names=["die_prob", "face_prob", "features"],
+            dynamic_axes={
+                "crops": {0: "n"},
+                "die_prob": {0: "n"},
+                "face_prob": {0: "n"},
+                "features": {0: "n"},
+            },
+            opset_version=17,
+            dynamo=False,
+        )
     meta = {
-        "dice_set": set_id, "dice": dice, "faces": faces, "input_size": size,
-        "crop_margin": CROP_MARGIN, "threshold": 0.97,     # set by calibrate_file below
+        "dice_set": set_id,
+        "dice": dice,
+        "faces": faces,
+        "input_size": size,
+        "crop_margin": CROP_MARGIN,
+        "threshold": 0.97,  # set by calibrate_file below
         "parameters": int(sum(p.numel() for p in net.parameters())),
-        "trained": {"samples": len(x), "epochs": args.epochs, "seed": args.seed,
-                    "rendered_crops": 0 if rendered is None else len(rendered[0]),
-                    "real_crops": 0 if real_train is None else len(real_train[0]),
-                    "seconds": round(time.time() - t0)},
+        "trained": {
+            "samples": len(x),
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "rendered_crops": 0 if rendered is None else len(rendered[0]),
+            "real_crops": 0 if real_train is None else len(real_train[0]),
+            "seconds": round(time.time() - t0),
+        },
     }
-    if args.init:            # a run that went on from another network says which, and how
+    if args.init:  # a run that went on from another network says which, and how
         meta["trained"].update(init=str(args.init), lr=lr)
     (out_dir / f"classifier-{set_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
     # the torch checkpoint, for fine-tuning later (a network started from an ONNX file goes on
     # from its ONNX file: --init classifier-<set>.onnx)
     if not from_onnx:
-        torch.save({"state_dict": net.state_dict(), "dice": dice, "faces": faces,
-                    "input_size": size, "builder": "lab.train.build_model"},
-                   out_dir / f"classifier-{set_id}.pt")
+        torch.save(
+            {
+                "state_dict": net.state_dict(),
+                "dice": dice,
+                "faces": faces,
+                "input_size": size,
+                "builder": "lab.train.build_model",
+            },
+            out_dir / f"classifier-{set_id}.pt",
+        )
     log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB)")
     return calibrate_file(set_id, out_dir, (hx, hd, hf), held_rendered, real_valid, log)
 
@@ -664,10 +794,12 @@ def train_set(set_id: str, args, log=print) -> dict:
 # scenes of seeds the eval does not use, sure-wrong reads were 1.02% at 0.95 and 0.38% at
 # 0.98 read once, 0.76% at 0.95 and 0.13% at 0.97 at four turns; the classic look loses
 # 2.3 points of sure reads at 0.98 (98.3% -> 96.0% read right on 100 classic scenes).
-SET_FLOORS = {"tally-up": (0.98, 0.97),
-              # session 10: the rule gave the network taught on with the corrected labels
-              # 0.96 read once, at which it read a clear blue 6 of PXL_phone as a 4 at 0.963
-              "d6": (0.97, 0.0)}
+SET_FLOORS = {
+    "tally-up": (0.98, 0.97),
+    # session 10: the rule gave the network taught on with the corrected labels
+    # 0.96 read once, at which it read a clear blue 6 of PXL_phone as a 4 at 0.963
+    "d6": (0.97, 0.0),
+}
 
 
 def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log=print) -> dict:
@@ -682,33 +814,42 @@ def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log
     meta_path = model_paths(set_id, models_dir)[1]
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     for turns in (1, TURNS):
+
         def predict(arr, turns=turns):
-            parts = [clf.probabilities(arr[i:i + 1024], turns)
-                     for i in range(0, len(arr), 1024)]
+            parts = [clf.probabilities(arr[i : i + 1024], turns) for i in range(0, len(arr), 1024)]
             return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
         floor = SET_FLOORS.get(set_id, (0.0, 0.0))[turns != 1]
-        threshold, die_thresholds, figures = calibrate(ds, dice, faces, predict, held,
-                                                       held_rendered, real_valid, floor)
+        threshold, die_thresholds, figures = calibrate(
+            ds, dice, faces, predict, held, held_rendered, real_valid, floor
+        )
         if real_valid is not None:
             # the same rule without each real set in turn: do the thresholds hold on real
             # photos they were not set on? (session 17: at four turns the rule gave 0.89
             # without rune55 i_single, which read 2 of its 147 dice wrong, both cut at the
             # detector's boxes; with it, 0.98)
-            figures["real_left_out"] = left_out(ds, dice, faces, predict, held,
-                                                held_rendered, real_valid, floor)
+            figures["real_left_out"] = left_out(
+                ds, dice, faces, predict, held, held_rendered, real_valid, floor
+            )
             for name, f in figures["real_left_out"].items():
-                log(f"[{set_id}] {turns} turn(s), without {name}: threshold "
+                log(
+                    f"[{set_id}] {turns} turn(s), without {name}: threshold "
                     f"{f['threshold']:.2f}, {f['read_right']} of its {f['dice']} dice read "
-                    f"right, {f['wrong_when_read']} wrong")
-        cut = {"threshold": round(threshold, 4), "die_thresholds": die_thresholds,
-               "figures": figures}
+                    f"right, {f['wrong_when_read']} wrong"
+                )
+        cut = {
+            "threshold": round(threshold, 4),
+            "die_thresholds": die_thresholds,
+            "figures": figures,
+        }
         if turns == 1:
             meta.update(cut)
         else:
             meta["turned"] = cut
-        log(f"[{set_id}] read at {turns} turn(s): threshold {threshold:.2f}, per die "
-            f"{die_thresholds}")
+        log(
+            f"[{set_id}] read at {turns} turn(s): threshold {threshold:.2f}, per die "
+            f"{die_thresholds}"
+        )
         log(json.dumps(figures, indent=1))
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
@@ -721,51 +862,85 @@ def recalibrate(set_id: str, args, log=print) -> dict:
 
     size = FaceClassifier(set_id, models_dir=args.out).input_size
     held = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers, size=size)
-    held_rendered = make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers,
-                                  size) if args.holdout_scenes else None
-    real_valid = real_d6_valid(Path(args.realdice), args.seed, size) \
-        if set_id == "d6" else None
+    held_rendered = (
+        make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers, size)
+        if args.holdout_scenes
+        else None
+    )
+    real_valid = real_d6_valid(Path(args.realdice), args.seed, size) if set_id == "d6" else None
     return calibrate_file(set_id, args.out, held, held_rendered, real_valid, log)
 
 
 def main(argv: list[str] | None = None) -> int:
     """``dicetray train``: retrain the classifiers of the given dice sets."""
-    p = argparse.ArgumentParser(prog="dicetray train", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="dicetray train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--sets", nargs="+", default=list(SET_IDS), choices=SET_IDS)
     p.add_argument("--samples", type=int, default=12000, help="synthetic crops per set")
-    p.add_argument("--rendered-scenes", type=int, default=4000,
-                   help="rendered tray scenes per set to crop dice from (0: none)")
-    p.add_argument("--real-copies", type=int, default=6,
-                   help="augmented copies of each real training die (d6)")
-    p.add_argument("--mined-scenes", type=int, default=1500,
-                   help="rendered scenes to mine the detector's false boxes from (0: none)")
+    p.add_argument(
+        "--rendered-scenes",
+        type=int,
+        default=4000,
+        help="rendered tray scenes per set to crop dice from (0: none)",
+    )
+    p.add_argument(
+        "--real-copies", type=int, default=6, help="augmented copies of each real training die (d6)"
+    )
+    p.add_argument(
+        "--mined-scenes",
+        type=int,
+        default=1500,
+        help="rendered scenes to mine the detector's false boxes from (0: none)",
+    )
     p.add_argument("--holdout", type=int, default=4000, help="held-out synthetic crops")
-    p.add_argument("--holdout-scenes", type=int, default=500,
-                   help="held-out rendered scenes (for the threshold and the figures)")
-    p.add_argument("--partial", type=float, default=0.3,
-                   help="share of rendered dice of 50+ px also cut as a corner-only crop, "
-                        "labelled not-a-die")
+    p.add_argument(
+        "--holdout-scenes",
+        type=int,
+        default=500,
+        help="held-out rendered scenes (for the threshold and the figures)",
+    )
+    p.add_argument(
+        "--partial",
+        type=float,
+        default=0.3,
+        help="share of rendered dice of 50+ px also cut as a corner-only crop, labelled not-a-die",
+    )
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--batch", type=int, default=128)
-    p.add_argument("--init", default=None, metavar="PT",
-                   help="go on training from this network (one set): a checkpoint "
-                        "classifier-<set>.pt, or a classifier-<set>.onnx with its .json")
-    p.add_argument("--lr", type=float, default=None,
-                   help="peak learning rate (default 3e-3; 1e-3 from a .pt, 3e-4 from an "
-                        ".onnx)")
-    p.add_argument("--input-size", type=int, default=64,
-                   help="crop side in pixels fed to the model")
+    p.add_argument(
+        "--init",
+        default=None,
+        metavar="PT",
+        help="go on training from this network (one set): a checkpoint "
+        "classifier-<set>.pt, or a classifier-<set>.onnx with its .json",
+    )
+    p.add_argument(
+        "--lr",
+        type=float,
+        default=None,
+        help="peak learning rate (default 3e-3; 1e-3 from a .pt, 3e-4 from an .onnx)",
+    )
+    p.add_argument(
+        "--input-size", type=int, default=64, help="crop side in pixels fed to the model"
+    )
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--realdice", default=str(REPO_REALDICE if REPO_REALDICE.exists()
-                                             else REALDICE_DIR))
+    p.add_argument(
+        "--realdice", default=str(REPO_REALDICE if REPO_REALDICE.exists() else REALDICE_DIR)
+    )
     p.add_argument("--out", default=str(MODELS_DIR))
-    p.add_argument("--detector", action="store_true",
-                   help="also retrain the die detector (lab.train_detector)")
-    p.add_argument("--calibrate", action="store_true",
-                   help="only set the thresholds of the models in --out afresh (no training)")
+    p.add_argument(
+        "--detector", action="store_true", help="also retrain the die detector (lab.train_detector)"
+    )
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="only set the thresholds of the models in --out afresh (no training)",
+    )
     args = p.parse_args(argv)
     if args.init and len(args.sets) != 1:
         p.error("--init goes with one set (--sets SET)")

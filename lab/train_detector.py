@@ -32,9 +32,9 @@ from vision.dicesets import SET_IDS, load
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 OUT_W, OUT_H = NET_W // STRIDE, NET_H // STRIDE
-CROWD_SHARE = 0.15   # rendered trays with 11-30 small dice, many touching (photos of collections)
-ODD_FLOOR_SHARE = 0.3   # ... on a tray unlike the named floors (lab.render.ODD_FLOORS), since
-                        # session 21: a wood grain as fine as pips hid dice from session 3's net
+CROWD_SHARE = 0.15  # rendered trays with 11-30 small dice, many touching (photos of collections)
+ODD_FLOOR_SHARE = 0.3  # ... on a tray unlike the named floors (lab.render.ODD_FLOORS), since
+# session 21: a wood grain as fine as pips hid dice from session 3's net
 
 
 def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
@@ -47,7 +47,7 @@ def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
     for x, y, w, h in boxes:
         cx, cy = (x + w / 2) / cw - 0.5, (y + h / 2) / ch - 0.5
         sigma = max(0.6, min(w / cw, h / ch) / 5.0)
-        g = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma ** 2))
+        g = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
         ci, cj = round(cy), round(cx)
         if not (0 <= ci < OUT_H and 0 <= cj < OUT_W):
             continue
@@ -61,8 +61,11 @@ def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
                     size[1, i, j] = np.log(max(h, 2) / SIZE_UNIT)
                     smask[i, j] = 1.0 if (di, dj) == (0, 0) else max(smask[i, j], 0.3)
     heat[heat < 1e-3] = 0
-    hand_t = np.zeros((OUT_H, OUT_W), np.float32) if hand is None else cv2.resize(
-        hand, (OUT_W, OUT_H), interpolation=cv2.INTER_AREA)
+    hand_t = (
+        np.zeros((OUT_H, OUT_W), np.float32)
+        if hand is None
+        else cv2.resize(hand, (OUT_W, OUT_H), interpolation=cv2.INTER_AREA)
+    )
     return heat, size, smask, hand_t
 
 
@@ -76,20 +79,23 @@ def _rendered_chunk(args):
     for _ in range(n):
         ds = sets[int(rng.integers(0, len(sets)))]
         if ds.id in ANY_COLOUR and rng.random() < ANY_COLOUR[ds.id]:
-            ds = recoloured(ds, rng, k=4)[0]     # pip dice come in every colour
+            ds = recoloured(ds, rng, k=4)[0]  # pip dice come in every colour
         pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
-        if rng.random() < CROWD_SHARE:   # a photo of a dice collection: many small dice
+        if rng.random() < CROWD_SHARE:  # a photo of a dice collection: many small dice
             k = int(rng.integers(11, 31))
             lo = float(rng.uniform(20, 40))
-            style = render.random_style(rng, die_px=(lo, lo * float(rng.uniform(1.1, 1.4))),
-                                         wide=True)
+            style = render.random_style(
+                rng, die_px=(lo, lo * float(rng.uniform(1.1, 1.4))), wide=True
+            )
         else:
             k = 0 if rng.random() < 0.08 else int(rng.integers(1, 11))
             style = render.random_style(rng, wide=True)
         if rng.random() < ODD_FLOOR_SHARE:
             style = render.odd_floor_style(style, rng)
-        dice = [(d.id, d.faces[int(rng.integers(0, 6))])
-                for d in (pool[int(i)] for i in rng.integers(0, len(pool), k))]
+        dice = [
+            (d.id, d.faces[int(rng.integers(0, 6))])
+            for d in (pool[int(i)] for i in rng.integers(0, len(pool), k))
+        ]
         while True:
             try:
                 poses = render.place_dice(ds, dice, rng, style)
@@ -103,7 +109,7 @@ def _rendered_chunk(args):
         for lab in labels:
             cx, cy = int(lab["x"] + lab["w"] / 2), int(lab["y"] + lab["h"] / 2)
             if hmask is not None and hmask[min(cy, 479), min(cx, 639)] > 0.3:
-                continue   # under the hand: not visible, not a die to find
+                continue  # under the hand: not visible, not a die to find
             boxes.append((lab["x"], lab["y"], lab["w"], lab["h"]))
         small = cv2.resize(frame, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
         out.append((small, targets(boxes, hmask, 640, 480), boxes))
@@ -145,8 +151,10 @@ def real_images(realdice: Path, split: str):
                 continue
             sx, sy = 640 / img.shape[1], 480 / img.shape[0]
             img = cv2.resize(img, (640, 480), interpolation=cv2.INTER_AREA)
-            boxes = [(float(r["x"]) * sx, float(r["y"]) * sy, float(r["w"]) * sx,
-                      float(r["h"]) * sy) for r in rs]
+            boxes = [
+                (float(r["x"]) * sx, float(r["y"]) * sy, float(r["w"]) * sx, float(r["h"]) * sy)
+                for r in rs
+            ]
             small = cv2.resize(img, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
             out.append((small, targets(boxes, None, 640, 480), boxes, src[f]))
     return out
@@ -158,8 +166,11 @@ def build_model():
     from torch import nn
 
     def cbr(cin, cout, s=1, d=1, k=3):
-        return nn.Sequential(nn.Conv2d(cin, cout, k, s, padding=d * (k // 2), dilation=d,
-                                       bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, k, s, padding=d * (k // 2), dilation=d, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        )
 
     class Net(nn.Module):
         def __init__(self):
@@ -205,17 +216,28 @@ def _batch(items, idx, rng):
     xs, hs, ss, ms, hands = [], [], [], [], []
     for i in idx:
         small, (heat, size, smask, hand), *_ = items[i]
-        if rng.random() < 0.5:     # dice and floors of other colours: turn the hue
+        if rng.random() < 0.5:  # dice and floors of other colours: turn the hue
             hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-            hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
-                           ).astype(np.uint8)
+            hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180).astype(
+                np.uint8
+            )
             small = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
         if rng.random() < 0.5:
-            small, heat, size, smask, hand = (small[:, ::-1], heat[:, ::-1], size[:, :, ::-1],
-                                              smask[:, ::-1], hand[:, ::-1])
+            small, heat, size, smask, hand = (
+                small[:, ::-1],
+                heat[:, ::-1],
+                size[:, :, ::-1],
+                smask[:, ::-1],
+                hand[:, ::-1],
+            )
         if rng.random() < 0.5:
-            small, heat, size, smask, hand = (small[::-1], heat[::-1], size[:, ::-1],
-                                              smask[::-1], hand[::-1])
+            small, heat, size, smask, hand = (
+                small[::-1],
+                heat[::-1],
+                size[:, ::-1],
+                smask[::-1],
+                hand[::-1],
+            )
         xs.append(np.ascontiguousarray(small.transpose(2, 0, 1)))
         hs.append(np.ascontiguousarray(heat))
         ss.append(np.ascontiguousarray(size))
@@ -224,8 +246,13 @@ def _batch(items, idx, rng):
     x = torch.from_numpy(np.stack(xs)).float().div_(255.0)
     gain = torch.empty(len(x), 3, 1, 1).uniform_(0.75, 1.25)
     x = (x * gain * torch.empty(len(x), 1, 1, 1).uniform_(0.7, 1.3)).clamp_(0, 1)
-    return (x, torch.from_numpy(np.stack(hs))[:, None], torch.from_numpy(np.stack(ss)),
-            torch.from_numpy(np.stack(ms))[:, None], torch.from_numpy(np.stack(hands))[:, None])
+    return (
+        x,
+        torch.from_numpy(np.stack(hs))[:, None],
+        torch.from_numpy(np.stack(ss)),
+        torch.from_numpy(np.stack(ms))[:, None],
+        torch.from_numpy(np.stack(hands))[:, None],
+    )
 
 
 def evaluate(predict, items, threshold):
@@ -235,7 +262,7 @@ def evaluate(predict, items, threshold):
         heat, size, _hand = predict(small)
         found, _ = decode(heat, size, 640, 480, threshold)
         used = set()
-        for (x, y, w, h) in boxes:
+        for x, y, w, h in boxes:
             cx, cy = x + w / 2, y + h / 2
             hit = None
             for k, (fx, fy, fw, fh) in enumerate(found):
@@ -252,8 +279,11 @@ def evaluate(predict, items, threshold):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m lab.train_detector", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m lab.train_detector",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--rendered", type=int, default=3000)
     p.add_argument("--real-copies", type=int, default=3)
     p.add_argument("--epochs", type=int, default=14)
@@ -262,8 +292,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--realdice", default=str(REPO_REALDICE))
     p.add_argument("--out", default=str(MODELS_DIR))
-    p.add_argument("--init", default=None,
-                   help="start from this checkpoint (models/detector.pt) instead of from scratch")
+    p.add_argument(
+        "--init",
+        default=None,
+        help="start from this checkpoint (models/detector.pt) instead of from scratch",
+    )
     args = p.parse_args(argv)
     import torch
     import torch.nn.functional as F
@@ -277,11 +310,14 @@ def main(argv: list[str] | None = None) -> int:
     realdice = Path(args.realdice)
     real = real_images(realdice, "train")
     items = rendered + real * args.real_copies
-    print(f"{len(rendered)} rendered + {len(real)} real training images "
-          f"({time.time() - t0:.0f} s)", flush=True)
+    print(
+        f"{len(rendered)} rendered + {len(real)} real training images ({time.time() - t0:.0f} s)",
+        flush=True,
+    )
     with Pool(2) as pool:
-        held_rendered = [x for part in pool.map(_rendered_chunk, [(999001, 150), (999002, 150)])
-                         for x in part]
+        held_rendered = [
+            x for part in pool.map(_rendered_chunk, [(999001, 150), (999002, 150)]) for x in part
+        ]
     held_real = real_images(realdice, "valid")
 
     net, Exported = build_model()
@@ -294,21 +330,32 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     from tqdm import tqdm
 
-    for epoch in tqdm(range(args.epochs), desc="training the detector", unit="epoch",
-                      file=sys.stderr, disable=None):
+    for epoch in tqdm(
+        range(args.epochs),
+        desc="training the detector",
+        unit="epoch",
+        file=sys.stderr,
+        disable=None,
+    ):
         net.train()
         order = rng.permutation(len(items))
         total = 0.0
         nb = len(items) // args.batch
         for b in range(nb):
-            x, heat, size, smask, hand = _batch(items, order[b * args.batch:(b + 1) * args.batch],
-                                                rng)
+            x, heat, size, smask, hand = _batch(
+                items, order[b * args.batch : (b + 1) * args.batch], rng
+            )
             ph, ps, pm = net(x)
             p_ = torch.sigmoid(ph).clamp(1e-4, 1 - 1e-4)
             pos = heat.eq(1).float()
             npos = pos.sum().clamp(min=1)
-            focal = -(pos * (1 - p_) ** 2 * torch.log(p_)
-                      + (1 - pos) * (1 - heat) ** 4 * p_ ** 2 * torch.log(1 - p_)).sum() / npos
+            focal = (
+                -(
+                    pos * (1 - p_) ** 2 * torch.log(p_)
+                    + (1 - pos) * (1 - heat) ** 4 * p_**2 * torch.log(1 - p_)
+                ).sum()
+                / npos
+            )
             sl = (smask * (ps - size).abs()).sum() / smask.sum().clamp(min=1)
             hl = F.binary_cross_entropy_with_logits(pm, hand)
             loss = focal + sl + hl
@@ -317,8 +364,11 @@ def main(argv: list[str] | None = None) -> int:
             opt.step()
             sched.step()
             total += float(loss.detach())
-        print(f"epoch {epoch + 1}/{args.epochs} loss {total / max(nb, 1):.3f} "
-              f"({time.time() - t0:.0f} s)", flush=True)
+        print(
+            f"epoch {epoch + 1}/{args.epochs} loss {total / max(nb, 1):.3f} "
+            f"({time.time() - t0:.0f} s)",
+            flush=True,
+        )
 
     net.eval()
     exp = Exported(net).eval()
@@ -340,20 +390,37 @@ def main(argv: list[str] | None = None) -> int:
     _, th, r1, p1, r2, p2 = best
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(exp, torch.zeros(1, 3, NET_H, NET_W), str(out / "detector.onnx"),
-                      input_names=["frame"],
-                      output_names=["heat", "size", "hand", "features"],
-                      opset_version=17, dynamo=False)
-    meta = {"input": [NET_W, NET_H], "stride": STRIDE, "size_unit": SIZE_UNIT,
-            "threshold": th, "hand_share": 0.04,
-            "parameters": int(sum(q.numel() for q in net.parameters())),
-            "trained": {"rendered": len(rendered), "real": len(real),
-                        "real_copies": args.real_copies, "epochs": args.epochs,
-                        "seed": args.seed, "seconds": round(time.time() - t0)},
-            "figures": {"heldout_rendered": {"recall": r1, "precision": p1},
-                        "real_valid": {"recall": r2, "precision": p2}}}
+    torch.onnx.export(
+        exp,
+        torch.zeros(1, 3, NET_H, NET_W),
+        str(out / "detector.onnx"),
+        input_names=["frame"],
+        output_names=["heat", "size", "hand", "features"],
+        opset_version=17,
+        dynamo=False,
+    )
+    meta = {
+        "input": [NET_W, NET_H],
+        "stride": STRIDE,
+        "size_unit": SIZE_UNIT,
+        "threshold": th,
+        "hand_share": 0.04,
+        "parameters": int(sum(q.numel() for q in net.parameters())),
+        "trained": {
+            "rendered": len(rendered),
+            "real": len(real),
+            "real_copies": args.real_copies,
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "seconds": round(time.time() - t0),
+        },
+        "figures": {
+            "heldout_rendered": {"recall": r1, "precision": p1},
+            "real_valid": {"recall": r2, "precision": p2},
+        },
+    }
     (out / "detector.json").write_text(json.dumps(meta, indent=1) + "\n")
-    torch.save(net.state_dict(), out / "detector.pt")   # for --init (fine-tuning)
+    torch.save(net.state_dict(), out / "detector.pt")  # for --init (fine-tuning)
     print(json.dumps(meta, indent=1))
     return 0
 

@@ -25,8 +25,9 @@ def _taught_copy(folder: Path, **card) -> Path:
     meta = json.loads(meta_path.read_text())
     meta.update(card)
     (folder / meta_path.name).write_text(json.dumps(meta))
-    (folder / "taught.json").write_text(json.dumps(
-        {"format": 1, "dice_set": "d6", "models": [onnx_path.name, meta_path.name]}))
+    (folder / "taught.json").write_text(
+        json.dumps({"format": 1, "dice_set": "d6", "models": [onnx_path.name, meta_path.name]})
+    )
     return folder
 
 

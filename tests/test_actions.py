@@ -47,20 +47,20 @@ def test_countdown_then_reveal_all_at_once_in_seat_order():
     t = tally_after_first_roll()
     t.press(2, 1.0)
     t.press(0, 1.2)
-    t.press(0, 1.3)          # Ana: OUT
+    t.press(0, 1.3)  # Ana: OUT
     assert not t.counting_down()
-    t.press(1, 1.5)          # the last one: the countdown starts
+    t.press(1, 1.5)  # the last one: the countdown starts
     assert t.counting_down()
     assert t.countdown_number(1.5) == 1
     assert t.countdown_number(2.6) == 2
     assert t.countdown_number(3.6) == 3
-    t.tick(4.0)              # not yet 3 s
+    t.tick(4.0)  # not yet 3 s
     assert len(t.journal.events) == 1
     t.tick(4.5)
     sent = t.journal.events[1:]
     assert [(e["player"], e["action"]) for e in sent] == [(0, "out"), (1, "in"), (2, "in")]
     assert t.revealed == {"in": ["Ben", "Cy"], "out": ["Ana"]}
-    assert t.journal.state["scores"][0] == 450      # OUT banks the running total
+    assert t.journal.state["scores"][0] == 450  # OUT banks the running total
     assert not t.secret and not t.counting_down()
 
 
@@ -68,11 +68,11 @@ def test_active_player_long_press_starts_countdown_defaults_for_the_rest():
     """On the active player's confirm the countdown starts; players who did not press take the
     game's suggested default."""
     t = tally_after_first_roll()
-    t.press(1, 1.0)                       # Ben IN
+    t.press(1, 1.0)  # Ben IN
     assert t.press(0, 1.5, long=True) == "countdown"
     t.tick(4.6)
     sent = {e["player"]: e["action"] for e in t.journal.events[1:]}
-    defaults = {0: "out", 2: "out"}       # Tally Up! suggests OUT at 450 (its default)
+    defaults = {0: "out", 2: "out"}  # Tally Up! suggests OUT at 450 (its default)
     assert sent[1] == "in"
     for p, a in defaults.items():
         assert sent[p] == a
@@ -81,7 +81,7 @@ def test_active_player_long_press_starts_countdown_defaults_for_the_rest():
 def test_bank_press_banks_at_once():
     """Bank: a press banks at once (once roll 3 of the round has been scored)."""
     t = table_for("bank", ("Ana", "Ben"))
-    assert t.press(0, 0.0).startswith("nothing")     # no banking in phase 1
+    assert t.press(0, 0.0).startswith("nothing")  # no banking in phase 1
     for i, dice in enumerate((["d6:2", "d6:3"], ["d6:4", "d6:1"], ["d6:6", "d6:2"])):
         assert t.roll(dice, 1.0 + i)
     total = t.journal.state["total"]
@@ -94,7 +94,7 @@ def test_toss_up_active_press_stops():
     """Toss Up!: the active player's press stops (banks the turn's points)."""
     t = table_for("toss-up", ("Ana", "Ben"))
     assert t.roll(["toss:green"] * 3 + ["toss:yellow"] * 7, 0.0)
-    assert t.press(1, 1.0).startswith("nothing")     # not Ben's turn
+    assert t.press(1, 1.0).startswith("nothing")  # not Ben's turn
     assert t.press(0, 1.0) == "sent"
     assert t.journal.events[-1]["action"] == "stop"
     assert t.journal.state["scores"][0] == 3
@@ -131,9 +131,9 @@ def test_tally_up_window_runs_out_with_injected_clock():
 
 def diced_out_bonus() -> Table:
     t = table_for("diced-out", ("Ana", "Ben"))
-    assert t.roll(["d6:6", "d6:6"], 0.0)       # Ana 12
-    assert t.roll(["d6:1", "d6:2"], 1.0)       # Ben 3: Ana starts
-    assert t.roll(["d6:1", "d6:1"], 2.0)       # Ana rolls 2: a circled number
+    assert t.roll(["d6:6", "d6:6"], 0.0)  # Ana 12
+    assert t.roll(["d6:1", "d6:2"], 1.0)  # Ben 3: Ana starts
+    assert t.roll(["d6:1", "d6:1"], 2.0)  # Ana rolls 2: a circled number
     return t
 
 
@@ -167,7 +167,7 @@ def test_wrong_roll_refused_with_message_nothing_scored():
     t = table_for("toss-up", ("Ana", "Ben"))
     t.roll(["toss:green"] * 4 + ["toss:red"] * 6, 0.0)
     before = list(t.journal.events)
-    assert not t.roll(["toss:green"] * 5, 1.0)          # 6 dice are left, 5 seen
+    assert not t.roll(["toss:green"] * 5, 1.0)  # 6 dice are left, 5 seen
     assert t.journal.events == before
     assert t.message.kind == "wrong_roll"
     assert "5 dice seen" in t.message.text and "6" in t.message.text
@@ -211,7 +211,7 @@ def test_unread_die_is_fixed_by_cycling_then_confirmed():
     assert c.slots[1].candidates[0] == "d6:1"
     assert t.confirm(0.5) == "still unread"
     for _ in range(4):
-        handle_key(t, "down", 1.0)          # d6:1 .. d6:4
+        handle_key(t, "down", 1.0)  # d6:1 .. d6:4
     assert c.slots[1].value == "d6:4"
     assert handle_key(t, "return", 1.5) == "taken"
     assert t.journal.events == [roll("d6:3", "d6:4")]
@@ -237,9 +237,11 @@ def test_dice_often_unread_bring_one_hint_to_light_the_tray_or_teach_it():
     t = table_for("bank", ("Ana", "Ben"))
     hints = []
     for i in range(4):
-        assert t.settled(SettledRoll((reading(10, "d6", "3"), reading(100, None, None))),
-                         float(i)) == "correcting"
-        handle_key(t, "down", i + 0.2)               # d6:1
+        assert (
+            t.settled(SettledRoll((reading(10, "d6", "3"), reading(100, None, None))), float(i))
+            == "correcting"
+        )
+        handle_key(t, "down", i + 0.2)  # d6:1
         assert handle_key(t, "return", i + 0.5) == "taken"
         hints.append(t.message is not None and t.message.text == HINT_TEXT)
     assert hints == [False, False, True, False]
@@ -251,7 +253,7 @@ def test_dice_read_well_bring_no_hint():
     from tray.table.correction import HINT_TEXT
 
     t = table_for("bank", ("Ana", "Ben"))
-    for i in range(4):        # read rolls between unread ones: 2 of the last 5 unread at most
+    for i in range(4):  # read rolls between unread ones: 2 of the last 5 unread at most
         unread = i % 2 == 1
         second = reading(100, None, None) if unread else reading(100, "d6", "1")
         t.settled(SettledRoll((reading(10, "d6", "3"), second)), float(i))
@@ -280,8 +282,8 @@ def test_undo_and_correct_last_roll():
     assert handle_key(t, "u", 2.0) == "undone"
     assert t.journal.state["total"] == 5
     assert handle_key(t, "c", 3.0) == "correcting"
-    handle_key(t, "right", 3.0)             # the second die
-    handle_key(t, "down", 3.0)              # d6:3 -> d6:4
+    handle_key(t, "right", 3.0)  # the second die
+    handle_key(t, "down", 3.0)  # d6:3 -> d6:4
     assert handle_key(t, "return", 3.5) == "corrected"
     assert t.journal.events == [roll("d6:2", "d6:4")]
     assert t.journal.state["total"] == 6
@@ -305,11 +307,11 @@ def test_end_game_early_key_asks_first():
     t.roll(["d6:2", "d6:3"], 0.0)
     assert handle_key(t, "e", 1.0) == "asked"
     assert not t.expect().finished and "End the game now?" in t.message.text
-    assert handle_key(t, "return", 1.5) == "kept"           # Enter on "No, go back"
-    assert not t.expect().finished and t.menu is not None   # back on the table menu
+    assert handle_key(t, "return", 1.5) == "kept"  # Enter on "No, go back"
+    assert not t.expect().finished and t.menu is not None  # back on the table menu
     assert handle_key(t, "escape", 1.6) == "back" and t.menu is None
     assert handle_key(t, "e", 2.0) == "asked"
-    assert handle_key(t, "e", 2.5) == "sent"                 # E again: yes
+    assert handle_key(t, "e", 2.5) == "sent"  # E again: yes
     assert t.expect().finished
     assert t.banner[0] == "game_over"
 
@@ -328,7 +330,7 @@ def test_button_mapper_tells_long_from_short_at_release():
     """With releases, a choice press is decided at the release: held long = confirm."""
     t = diced_out_bonus()
     m = ButtonMapper(t, releases=True, long_s=0.8)
-    assert m.handle(Press(0, 3.0)) is None          # waits for the release
+    assert m.handle(Press(0, 3.0)) is None  # waits for the release
     assert m.handle(Release(0, 3.1, 0.1)) == "cycled"
     picked = t.decision_of(0).choices[t.highlighted(0)]
     assert m.handle(Press(0, 4.0)) is None
@@ -368,7 +370,7 @@ def test_start_menu_players_follow_the_game_limits():
         m.key("right")
     assert len(m.players) == m.engine.MAX_PLAYERS
     m.key("up")
-    m.key("left")                # to bank
+    m.key("left")  # to bank
     assert m.game_id == "diced-out"
 
 
@@ -376,7 +378,7 @@ def test_start_menu_options_step_through_allowed_values():
     m = StartMenu(["Ana", "Ben"], default_game="bank")
     row = 2 + m.option_names().index("rounds")
     m.change(row, 1)
-    assert m.chosen_options()["rounds"] == 10      # 20 -> wraps to 10
+    assert m.chosen_options()["rounds"] == 10  # 20 -> wraps to 10
     m.tap(("start", row, 1))
     assert m.chosen_options()["rounds"] == 15
     m.tap(("start", m.rows(), 0))
@@ -403,7 +405,7 @@ def test_long_press_with_nothing_to_decide_undoes_after_a_second_one():
     assert t.journal.events == []
     t.roll(["d6:2", "d6:3"], 3.0)
     t.press(0, 4.0, long=True)
-    assert t.press(0, 20.0, long=True) == "undo asked"      # too late: asks again
+    assert t.press(0, 20.0, long=True) == "undo asked"  # too late: asks again
     assert len(t.journal.events) == 1
 
 

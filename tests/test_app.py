@@ -128,8 +128,9 @@ def test_settled_roll_is_journaled_before_it_is_shown(tmp_path):
 
 
 def test_wrong_count_of_dice_is_refused_then_the_right_roll_taken(tmp_path):
-    s = make_session(tmp_path, "bank", ["Ana", "Ben"],
-                     throw("d6:3", "d6:4", "d6:5") + throw("d6:1", "d6:2"))
+    s = make_session(
+        tmp_path, "bank", ["Ana", "Ben"], throw("d6:3", "d6:4", "d6:5") + throw("d6:1", "d6:2")
+    )
     run(s, 6)
     assert s.table.message is not None and "3 dice seen" in s.table.message.text
     assert s.table.journal.events == []
@@ -141,34 +142,42 @@ def test_unread_die_waits_for_a_fix_by_button(tmp_path):
     s = make_session(tmp_path, "bank", ["Ana", "Ben"], throw("d6:5", None) + [EMPTY] * 4)
     run(s, 7)
     assert s.table.correction is not None and s.table.journal.events == []
-    for _ in range(6):                          # d6:1 .. d6:6
+    for _ in range(6):  # d6:1 .. d6:6
         s.events.put(ButtonPress(0, 1.0))
     run(s, 1, t0=1.0)
-    assert s.table.journal.events == []        # nothing scored until confirmed
+    assert s.table.journal.events == []  # nothing scored until confirmed
     s.table.press(0, 1.1, long=True)
     assert s.table.journal.events == [{"type": "roll", "dice": ["d6:5", "d6:6"]}]
 
 
 def test_button_queue_drives_the_secret_reveal(tmp_path):
-    s = make_session(tmp_path, "tally-up", ["Ana", "Ben"],
-                     throw("red:200", "blue:100", "yellow:150") + [EMPTY] * 200)
+    s = make_session(
+        tmp_path,
+        "tally-up",
+        ["Ana", "Ben"],
+        throw("red:200", "blue:100", "yellow:150") + [EMPTY] * 200,
+    )
     t = run(s, 7)
-    s.events.put(ButtonPress(1, t))                  # Ben: IN
+    s.events.put(ButtonPress(1, t))  # Ben: IN
     s.events.put(ButtonPress(0, t))
-    s.events.put(ButtonPress(0, t))                  # Ana: OUT
+    s.events.put(ButtonPress(0, t))  # Ana: OUT
     t = run(s, 2, t0=t)
     assert s.table.counting_down()
-    assert len(s.table.journal.events) == 1          # nothing revealed yet
-    run(s, 100, t0=t)                                # 3.3 s of loop time
+    assert len(s.table.journal.events) == 1  # nothing revealed yet
+    run(s, 100, t0=t)  # 3.3 s of loop time
     acts = [(e["player"], e["action"]) for e in s.table.journal.events[1:]]
     assert acts == [(0, "out"), (1, "in")]
     assert s.table.state["scores"] == [450, 0]
 
 
 def test_tally_up_press_window_closes_on_loop_time(tmp_path):
-    s = make_session(tmp_path, "tally-up", ["Ana", "Ben"],
-                     throw("red:star", "orange:star", "yellow:star") + [EMPTY] * 200,
-                     {"press_window_s": 2})
+    s = make_session(
+        tmp_path,
+        "tally-up",
+        ["Ana", "Ben"],
+        throw("red:star", "orange:star", "yellow:star") + [EMPTY] * 200,
+        {"press_window_s": 2},
+    )
     run(s, 7)
     assert s.table.window_decision() is not None
     run(s, 70, t0=7 / 30)
@@ -182,10 +191,10 @@ def test_camera_dropout_mid_game_keeps_the_game_and_goes_on(tmp_path):
     assert s.table.state["total"] == 8
     t = run(s, 80, t0=t)
     assert s.table.message is not None and s.table.message.kind == "camera"
-    assert s.table.state["total"] == 8                # the game is kept
+    assert s.table.state["total"] == 8  # the game is kept
     run(s, 20, t0=t)
     assert s.table.message is None or s.table.message.kind != "camera"
-    assert s.table.state["total"] == 20               # 8 + 12 (doubles plain in phase 1)
+    assert s.table.state["total"] == 20  # 8 + 12 (doubles plain in phase 1)
 
 
 def test_resume_offer_names_the_unfinished_game(tmp_path):
@@ -205,14 +214,17 @@ def test_bad_config_names_the_key_and_exits_2(tmp_path, capsys):
     assert "buttons" in err
 
 
-def test_a_missing_taught_folder_in_the_config_is_told_before_the_start_screen(tmp_path,
-                                                                             capsys):
+def test_a_missing_taught_folder_in_the_config_is_told_before_the_start_screen(tmp_path, capsys):
     cfg = tmp_path / "config.toml"
-    cfg.write_text(f'[journal]\ndirectory = "{tmp_path / "j"}"\n'
-                   f'[vision]\ntaught = {{ d6 = "{tmp_path / "gone"}" }}\n')
+    cfg.write_text(
+        f'[journal]\ndirectory = "{tmp_path / "j"}"\n'
+        f'[vision]\ntaught = {{ d6 = "{tmp_path / "gone"}" }}\n'
+    )
     # no --game: without the check the start screen would wait for a press (until --max-seconds)
-    assert main_play(["--config", str(cfg), "--headless", "--source", "sim",
-                      "--max-seconds", "3"]) == 2
+    assert (
+        main_play(["--config", str(cfg), "--headless", "--source", "sim", "--max-seconds", "3"])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "[vision] taught" in err and "not a taught folder" in err
     assert not (tmp_path / "j").exists() or not any((tmp_path / "j").iterdir())
@@ -238,13 +250,13 @@ def test_leds_show_who_is_awaited_not_what_they_chose(tmp_path):
     from tray.table.app import led_states
 
     s = make_session(tmp_path, "tally-up", ["Ana", "Ben", "Cy"], [])
-    assert led_states(s.table) == [True, False, False]         # Ana rolls
+    assert led_states(s.table) == [True, False, False]  # Ana rolls
     s.table.roll(["red:200", "blue:100", "yellow:150"], 0.0)
-    assert led_states(s.table) == [True, True, True]           # everyone chooses
+    assert led_states(s.table) == [True, True, True]  # everyone chooses
     s.table.press(1, 1.0)
     s.table.press(2, 1.0)
     s.table.press(2, 1.1)
-    assert led_states(s.table) == [True, False, False]         # Ben and Cy chose: off alike
+    assert led_states(s.table) == [True, False, False]  # Ben and Cy chose: off alike
 
 
 def test_play_keys_go_through_the_button_queue(tmp_path):
@@ -254,12 +266,12 @@ def test_play_keys_go_through_the_button_queue(tmp_path):
     s = make_session(tmp_path, "toss-up", ["Ana", "Ben"], [])
     s.keys = KeyboardButtons(s.events, players=2, clock=lambda: 0.0)
     s.table.roll(["toss:green"] * 2 + ["toss:yellow"] * 8, 0.0)
-    assert play_key(s, "2", False, 1.0) == "pressed"          # not Ben's turn: nothing
+    assert play_key(s, "2", False, 1.0) == "pressed"  # not Ben's turn: nothing
     assert s.table.state["scores"] == [0, 0]
-    assert play_key(s, "1", False, 1.0) == "pressed"          # Ana stops
+    assert play_key(s, "1", False, 1.0) == "pressed"  # Ana stops
     assert s.table.state["scores"] == [2, 0]
     assert play_key(s, "s", False, 1.0) == "setup" and s.setup_view
-    assert play_key(s, "escape", False, 1.0) == "cancelled"   # a stray Esc never leaves
+    assert play_key(s, "escape", False, 1.0) == "cancelled"  # a stray Esc never leaves
     assert s.table.outcome is None
 
 
@@ -275,7 +287,7 @@ def test_play_key_t_throws_on_the_simulated_tray(tmp_path):
     s = make_session(tmp_path, "tally-up", ["Ana", "Ben"], [])
     s.source = Tray([])
     assert play_key(s, "t", False, 0.0) == "thrown"
-    assert len(Tray.thrown) == 3 and len(set(Tray.thrown)) == 3       # three Tally Dice
+    assert len(Tray.thrown) == 3 and len(set(Tray.thrown)) == 3  # three Tally Dice
 
 
 def test_enter_on_the_end_screen_is_a_rematch(tmp_path):

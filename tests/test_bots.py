@@ -17,8 +17,9 @@ from vision.dicesets import load
 D6 = {"d6": ["1", "2", "3", "4", "5", "6"]}
 
 
-@pytest.mark.parametrize("game,n", [("toss-up", 30), ("bank", 30), ("diced-out", 120),
-                                    ("tally-up", 10), ("rollers", 10)])
+@pytest.mark.parametrize(
+    "game,n", [("toss-up", 30), ("bank", 30), ("diced-out", 120), ("tally-up", 10), ("rollers", 10)]
+)
 def test_best_beats_random(game, n):
     result = bots.duel(game, ["best", "random"], n, seed=3)
     assert result["games"] == n
@@ -57,8 +58,10 @@ def test_toss_up_best_rolls_on_with_many_dice_and_stops_with_few():
     s = toss_up.apply(s, roll(*["toss:green"] * 2 + ["toss:yellow"] * 8))  # 2 points, 8 dice
     best = bots.Bot("toss-up", "best")
     assert best.decide(s, _decision(toss_up, s, 0), random.Random(0)) is None
-    s1 = toss_up.apply(toss_up.new_game(["Ana", "Ben"], load("toss-up").layout()),
-                       roll(*["toss:green"] * 9 + ["toss:yellow"]))  # 9 points, 1 die: roll on,
+    s1 = toss_up.apply(
+        toss_up.new_game(["Ana", "Ben"], load("toss-up").layout()),
+        roll(*["toss:green"] * 9 + ["toss:yellow"]),
+    )  # 9 points, 1 die: roll on,
     assert best.decide(s1, _decision(toss_up, s1, 0), random.Random(0)) is None  # a green: 10 back
     s2 = toss_up.new_game(["Ana", "Ben"], load("toss-up").layout())
     for greens in (10, 10, 7):  # 27 points, 3 dice left: the solved rule stops from 27
@@ -111,8 +114,12 @@ def test_bank_best_banks_just_above_what_the_others_bank():
 
 
 def test_duel_command(capsys):
-    assert main_duel(["--game", "bank", "--players", "best,random", "--games", "3",
-                      "--seed", "2", "--json"]) == 0
+    assert (
+        main_duel(
+            ["--game", "bank", "--players", "best,random", "--games", "3", "--seed", "2", "--json"]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["games"] == 3 and sum(out["wins"].values()) >= 3
     assert main_duel(["--game", "bank", "--players", "best,wizard", "--games", "3"]) == 2

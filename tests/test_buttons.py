@@ -29,11 +29,19 @@ def rig():
     factory = MockFactory()
     clock = Clock()
     events: queue.Queue = queue.Queue()
-    buttons = PlayerButtons([17, 27, 22], events, pin_factory=factory, bounce_ms=30,
-                            led_pins=[5, 6, 13], clock=clock, releases=True, poll_interval=None)
+    buttons = PlayerButtons(
+        [17, 27, 22],
+        events,
+        pin_factory=factory,
+        bounce_ms=30,
+        led_pins=[5, 6, 13],
+        clock=clock,
+        releases=True,
+        poll_interval=None,
+    )
     yield factory, clock, events, buttons
     for pin in (17, 27, 22):
-        factory.pin(pin).drive_high()   # gpiozero waits out hold_time when closing a held button
+        factory.pin(pin).drive_high()  # gpiozero waits out hold_time when closing a held button
     buttons.close()
 
 
@@ -53,9 +61,9 @@ def at(clock, buttons, t):
 
 def test_press_is_reported_after_bounce_window(rig):
     factory, clock, events, buttons = rig
-    factory.pin(27).drive_low()              # seat 1 closes at t=100
+    factory.pin(27).drive_low()  # seat 1 closes at t=100
     at(clock, buttons, 100.029)
-    assert drain(events) == []               # not yet stable for 30 ms
+    assert drain(events) == []  # not yet stable for 30 ms
     at(clock, buttons, 100.031)
     assert drain(events) == [ButtonPress(1, 100.0, "gpio")]
     assert buttons.is_pressed(1)
@@ -72,11 +80,11 @@ def test_chatter_inside_window_is_one_press(rig):
         clock.t = t
         pin.drive_low() if i % 2 == 0 else pin.drive_high()
         buttons.poll()
-    at(clock, buttons, 100.040)              # 25 ms since the last edge: still bouncing
+    at(clock, buttons, 100.040)  # 25 ms since the last edge: still bouncing
     assert drain(events) == []
     at(clock, buttons, 100.046)
     got = drain(events)
-    assert got == [ButtonPress(0, 100.0, "gpio")]   # one press, timed at the first contact
+    assert got == [ButtonPress(0, 100.0, "gpio")]  # one press, timed at the first contact
     # release with chatter: one release, and no second press
     for i, t in enumerate([100.300, 100.303, 100.306]):
         clock.t = t
@@ -100,9 +108,9 @@ def test_glitch_shorter_than_window_is_ignored(rig):
 
 def test_two_players_keep_order_by_contact_time(rig):
     factory, clock, events, buttons = rig
-    factory.pin(22).drive_low()              # seat 2 at 100.000
+    factory.pin(22).drive_low()  # seat 2 at 100.000
     clock.t = 100.010
-    factory.pin(17).drive_low()              # seat 0 at 100.010
+    factory.pin(17).drive_low()  # seat 0 at 100.010
     at(clock, buttons, 100.035)
     assert [e.player for e in drain(events)] == [2]
     at(clock, buttons, 100.045)
@@ -127,8 +135,9 @@ def test_repeated_presses_each_count(rig):
 def test_zero_bounce_reports_at_once():
     factory = MockFactory()
     events: queue.Queue = queue.Queue()
-    with PlayerButtons([4], events, pin_factory=factory, bounce_ms=0, clock=lambda: 5.0,
-                       poll_interval=None):
+    with PlayerButtons(
+        [4], events, pin_factory=factory, bounce_ms=0, clock=lambda: 5.0, poll_interval=None
+    ):
         factory.pin(4).drive_low()
         assert drain(events) == [ButtonPress(0, 5.0, "gpio")]
 
@@ -136,8 +145,15 @@ def test_zero_bounce_reports_at_once():
 def test_pull_down_wiring():
     factory = MockFactory()
     events: queue.Queue = queue.Queue()
-    with PlayerButtons([4], events, pin_factory=factory, bounce_ms=0, clock=lambda: 1.0,
-                       pull_up=False, poll_interval=None):
+    with PlayerButtons(
+        [4],
+        events,
+        pin_factory=factory,
+        bounce_ms=0,
+        clock=lambda: 1.0,
+        pull_up=False,
+        poll_interval=None,
+    ):
         factory.pin(4).drive_high()
         assert drain(events) == [ButtonPress(0, 1.0, "gpio")]
 
@@ -151,8 +167,8 @@ def test_leds_on_off_and_blink(rig):
     buttons.all_leds(True)
     assert all(factory.pin(p).state for p in (5, 6, 13))
     buttons.blink(0, on_time=0.001, off_time=0.001, n=2)
-    buttons.leds[0]._blink_thread.join(timeout=2.0)   # gpiozero's own background blinker
-    assert not factory.pin(5).state                    # ends off after n blinks
+    buttons.leds[0]._blink_thread.join(timeout=2.0)  # gpiozero's own background blinker
+    assert not factory.pin(5).state  # ends off after n blinks
     with pytest.raises(IndexError, match="no LED for player 7"):
         buttons.set_led(7, True)
 
@@ -170,8 +186,7 @@ def test_bad_wiring_is_refused():
     with pytest.raises(ValueError, match="repeat a pin"):
         PlayerButtons([4, 4], queue.Queue(), pin_factory=factory, poll_interval=None)
     with pytest.raises(ValueError, match="one LED pin per button"):
-        PlayerButtons([4, 5], queue.Queue(), pin_factory=factory, led_pins=[6],
-                      poll_interval=None)
+        PlayerButtons([4, 5], queue.Queue(), pin_factory=factory, led_pins=[6], poll_interval=None)
 
 
 def test_poll_thread_reports_presses():
@@ -179,7 +194,7 @@ def test_poll_thread_reports_presses():
     events: queue.Queue = queue.Queue()
     with PlayerButtons([4], events, pin_factory=factory, bounce_ms=5, poll_interval=0.001):
         factory.pin(4).drive_low()
-        press = events.get(timeout=5.0)     # the background poll reports it (no fixed sleep)
+        press = events.get(timeout=5.0)  # the background poll reports it (no fixed sleep)
         assert press.player == 0
         factory.pin(4).drive_high()
 
@@ -203,4 +218,5 @@ def test_docstring_examples():
     import doctest
 
     import hardware.buttons
+
     assert doctest.testmod(hardware.buttons).failed == 0

@@ -21,8 +21,8 @@ from tray.table.calibrate import (
 from tray.table.config import load_config
 from vision.types import DieReading, FrameReading
 
-FELT = (60, 120, 40)          # BGR green felt
-TABLE = (35, 45, 70)          # BGR brown table
+FELT = (60, 120, 40)  # BGR green felt
+TABLE = (35, 45, 70)  # BGR brown table
 
 
 def tray_frame(rect=(120, 90, 400, 300), felt=FELT, table=TABLE, dice=(), noise=4, seed=0):
@@ -39,8 +39,9 @@ def tray_frame(rect=(120, 90, 400, 300), felt=FELT, table=TABLE, dice=(), noise=
 
 @pytest.mark.parametrize("rect", [(120, 90, 400, 300), (40, 30, 300, 260), (200, 60, 400, 400)])
 def test_find_tray_finds_the_felt(rect):
-    found = find_tray(tray_frame(rect, dice=[(rect[0] + rect[2] // 2 - 20,
-                                              rect[1] + rect[3] // 2 - 20)]))
+    found = find_tray(
+        tray_frame(rect, dice=[(rect[0] + rect[2] // 2 - 20, rect[1] + rect[3] // 2 - 20)])
+    )
     for got, want in zip(found.rect, rect, strict=True):
         assert abs(got - want) <= 10
     x, y, w, h = found.crop
@@ -66,7 +67,7 @@ def test_find_tray_with_uneven_light():
 
 def test_find_tray_refuses_clutter():
     rng = np.random.default_rng(1)
-    blocks = rng.integers(0, 256, (12, 16, 3), dtype=np.uint8)    # a mosaic of 40 px patches
+    blocks = rng.integers(0, 256, (12, 16, 3), dtype=np.uint8)  # a mosaic of 40 px patches
     clutter = cv2.resize(blocks, (640, 480), interpolation=cv2.INTER_NEAREST)
     with pytest.raises(CalibrationError, match="could not find the tray"):
         find_tray(clutter)
@@ -85,7 +86,7 @@ def test_felt_gains():
     green = felt_gains(FELT)
     assert green.gains == [1.0, 1.0, 1.0] and "coloured felt" in green.how
     dark_green = felt_gains((20, 50, 15))
-    assert dark_green.gains[0] == dark_green.gains[1] > 1.0      # brightened, colour kept
+    assert dark_green.gains[0] == dark_green.gains[1] > 1.0  # brightened, colour kept
     ref = felt_gains((50, 100, 40), reference_bgr=(60, 120, 40))
     assert ref.gains == [1.2, 1.2, 1.0]
 
@@ -110,8 +111,11 @@ class FakeAutoCam:
 
     def metadata(self):
         k = min(self.n, 10)
-        return {"ExposureTime": 20000 - 1000 * k, "AnalogueGain": 4.0 - 0.2 * k,
-                "ColourGains": (1.5 + 0.03 * k, 1.2 + 0.02 * k)}
+        return {
+            "ExposureTime": 20000 - 1000 * k,
+            "AnalogueGain": 4.0 - 0.2 * k,
+            "ColourGains": (1.5 + 0.03 * k, 1.2 + 0.02 * k),
+        }
 
 
 def test_converge_picamera_waits_until_settled():
@@ -120,10 +124,11 @@ def test_converge_picamera_waits_until_settled():
     assert cam.auto
     assert values == {"exposure_us": 10000, "analogue_gain": 2.0, "colour_gains": [1.8, 1.4]}
     assert cam.fixed == (10000, 2.0, [1.8, 1.4])
-    assert 15 <= cam.n < 60      # stopped once six frames agreed
+    assert 15 <= cam.n < 60  # stopped once six frames agreed
 
 
 # --- the whole command on a stand-in renderer and recognizer -------------------------------
+
 
 def fake_render_module():
     """Renders a green felt tray with white squares for dice; truth as lab.render does."""
@@ -139,14 +144,17 @@ def fake_render_module():
         return f
 
     def labels(dice):
-        return [{"x": 300 + 50 * i, "y": 220, "w": 40, "h": 40, "die": d, "face": fc}
-                for i, (d, fc) in enumerate(dice)]
+        return [
+            {"x": 300 + 50 * i, "y": 220, "w": 40, "h": 40, "die": d, "face": fc}
+            for i, (d, fc) in enumerate(dice)
+        ]
 
     def render_scene(diceset, dice, rng, size=(640, 480), style=None):
         return scene(dice), labels(dice)
 
-    def render_throw(diceset, dice, rng, size=(640, 480), style=None, fps=30, rest_frames=12,
-                     hand=True):
+    def render_throw(
+        diceset, dice, rng, size=(640, 480), style=None, fps=30, rest_frames=12, hand=True
+    ):
         for i in range(3):
             yield scene(dice), {"phase": "moving", "labels": labels(dice), "frame": i}
         for i in range(rest_frames):
@@ -173,8 +181,7 @@ class TruthRecognizer:
         for lab in self.tray.truth.get("labels", []):
             spec = f"{lab['die']}:{lab['face']}"
             face = None if spec in self.wrong else lab["face"]
-            dice.append(DieReading(lab["x"], lab["y"], lab["w"], lab["h"], lab["die"], face,
-                                   0.97))
+            dice.append(DieReading(lab["x"], lab["y"], lab["w"], lab["h"], lab["die"], face, 0.97))
         return FrameReading(tuple(dice), empty=not dice)
 
 
@@ -182,6 +189,7 @@ class TruthRecognizer:
 def sim_env(monkeypatch):
     import lab
     from hardware import camera
+
     mod = fake_render_module()
     monkeypatch.setitem(sys.modules, "lab.render", mod)
     monkeypatch.setattr(lab, "render", mod, raising=False)
@@ -199,7 +207,9 @@ def sim_env(monkeypatch):
         def make(diceset, taught=None):
             made["r"] = TruthRecognizer(wrong)
             return made["r"]
+
         monkeypatch.setattr(calibrate, "make_recognizer", make)
+
     return recognizer_factory
 
 
@@ -213,8 +223,9 @@ def test_calibrate_sim_end_to_end_writes_config(sim_env, tmp_path):
     sim_env()
     cfg_path = tmp_path / "config.toml"
     cfg_path.write_text("# mine\n[pins]\nbuttons = [17, 27]\n", encoding="utf-8")
-    code, text = run(["--source", "sim", "--dice-set", "tally-up", "--config", str(cfg_path),
-                      "--write"])
+    code, text = run(
+        ["--source", "sim", "--dice-set", "tally-up", "--config", str(cfg_path), "--write"]
+    )
     assert code == 0, text
     for step in ("Step 1/4", "Step 2/4", "Step 3/4", "Step 4/4"):
         assert step in text
@@ -223,14 +234,24 @@ def test_calibrate_sim_end_to_end_writes_config(sim_env, tmp_path):
     cfg = load_config(cfg_path)
     x, y, w, h = cfg.camera.crop
     assert abs(x - 80) <= 25 and abs(y - 60) <= 25 and abs(w / h - 4 / 3) < 0.02
-    assert cfg.camera.software_gains == [1.0, 1.0, 1.0]       # coloured felt
+    assert cfg.camera.software_gains == [1.0, 1.0, 1.0]  # coloured felt
     assert cfg.pins.buttons == [17, 27] and cfg_path.read_text().startswith("# mine")
 
 
 def test_calibrate_reports_a_misread_face(sim_env, tmp_path):
     sim_env(wrong={"blue:(100)"})
-    code, text = run(["--source", "sim", "--dice-set", "tally-up", "--faces", "all",
-                      "--config", str(tmp_path / "c.toml")])
+    code, text = run(
+        [
+            "--source",
+            "sim",
+            "--dice-set",
+            "tally-up",
+            "--faces",
+            "all",
+            "--config",
+            str(tmp_path / "c.toml"),
+        ]
+    )
     assert code == 1
     assert "NOT OK (die found but not read)" in text
     assert "Run again with --write" in text
@@ -241,16 +262,27 @@ def test_calibrate_replay_without_check(tmp_path):
     d = tmp_path / "frames"
     d.mkdir()
     for i in range(3):
-        cv2.imwrite(str(d / f"{i:03d}.png"), tray_frame((100, 80, 420, 320), felt=(100, 104, 118),
-                                                         seed=i))
+        cv2.imwrite(
+            str(d / f"{i:03d}.png"), tray_frame((100, 80, 420, 320), felt=(100, 104, 118), seed=i)
+        )
     cfg_path = tmp_path / "c.toml"
-    code, text = run(["--source", f"replay:{d}", "--no-check", "--write", "--config",
-                      str(cfg_path), "--snapshot", str(tmp_path / "tray.png")])
+    code, text = run(
+        [
+            "--source",
+            f"replay:{d}",
+            "--no-check",
+            "--write",
+            "--config",
+            str(cfg_path),
+            "--snapshot",
+            str(tmp_path / "tray.png"),
+        ]
+    )
     assert code == 0, text
     cam = load_config(cfg_path).camera
     assert cam.crop and abs(cam.crop[0] - 100) <= 25
     g = cam.software_gains
-    assert g[0] > 1.0 > g[2]          # the warm grey felt is balanced
+    assert g[0] > 1.0 > g[2]  # the warm grey felt is balanced
     # the empty tray's light as the table sees it (cropped, balanced): a neutral grey
     assert len(cam.tray_light) == 3 and max(cam.tray_light) - min(cam.tray_light) < 12
     assert "dice check skipped" in text
@@ -262,11 +294,20 @@ def test_calibrate_clear_errors(tmp_path, capsys):
     bad.write_text("[camera]\nsource = 5\n", encoding="utf-8")
     assert calibrate.main(["--config", str(bad)], out=lambda *_: None) == 2
     assert "camera.source" in capsys.readouterr().err
-    assert calibrate.main(["--source", f"replay:{tmp_path / 'none'}", "--config",
-                           str(tmp_path / "c.toml")], out=lambda *_: None) == 2
+    assert (
+        calibrate.main(
+            ["--source", f"replay:{tmp_path / 'none'}", "--config", str(tmp_path / "c.toml")],
+            out=lambda *_: None,
+        )
+        == 2
+    )
     assert "does not exist" in capsys.readouterr().err
-    assert calibrate.main(["--dice-set", "chess", "--config", str(tmp_path / "c.toml")],
-                          out=lambda *_: None) == 2
+    assert (
+        calibrate.main(
+            ["--dice-set", "chess", "--config", str(tmp_path / "c.toml")], out=lambda *_: None
+        )
+        == 2
+    )
     assert "unknown dice set 'chess'" in capsys.readouterr().err
 
 
@@ -294,6 +335,7 @@ def one(die, face, conf=0.9):
 
 def test_check_placed_dice_waits_for_a_steady_reading():
     from vision.dicesets import load
+
     d6 = load("d6")
     plan = [FrameReading(empty=True)] * 3 + [one("d6", "4", 0.8)] * 2 + [one("d6", "5", 0.95)] * 5
     ticks = iter(range(1000))
@@ -303,18 +345,31 @@ def test_check_placed_dice_waits_for_a_steady_reading():
         asked.append(prompt)
         raise EOFError
 
-    rows = check_placed_dice(ScriptedSource([]), ScriptedRecognizer(plan), d6, ask=ask,
-                             clock=lambda: next(ticks) * 0.1, out=lambda *_: None)
+    rows = check_placed_dice(
+        ScriptedSource([]),
+        ScriptedRecognizer(plan),
+        d6,
+        ask=ask,
+        clock=lambda: next(ticks) * 0.1,
+        out=lambda *_: None,
+    )
     assert len(asked) == 1 and "d6 die" in asked[0]
     assert rows[0].read == "d6:5" and rows[0].ok and rows[0].confidence == pytest.approx(0.95)
 
 
 def test_check_placed_dice_times_out_when_nothing_is_read():
     from vision.dicesets import load
+
     ticks = iter(range(1000))
-    rows = check_placed_dice(ScriptedSource([]), ScriptedRecognizer([]), load("d6"),
-                             ask=lambda *_: "", wait_s=2.0, clock=lambda: next(ticks) * 0.1,
-                             out=lambda *_: None)
+    rows = check_placed_dice(
+        ScriptedSource([]),
+        ScriptedRecognizer([]),
+        load("d6"),
+        ask=lambda *_: "",
+        wait_s=2.0,
+        clock=lambda: next(ticks) * 0.1,
+        out=lambda *_: None,
+    )
     assert not rows[0].ok and rows[0].note == "no die found"
 
 
@@ -322,18 +377,30 @@ def test_real_pipeline_on_simulated_tray(tmp_path):
     pytest.importorskip("lab.render")
     pytest.importorskip("vision.pipeline")
     from vision.dicesets import load
+
     try:
         calibrate.make_recognizer(load("d6"))
     except CalibrationError as exc:
         pytest.skip(str(exc))
-    code, text = run(["--source", "sim", "--dice-set", "d6", "--faces", "one", "--config",
-                      str(tmp_path / "c.toml")])
+    code, text = run(
+        [
+            "--source",
+            "sim",
+            "--dice-set",
+            "d6",
+            "--faces",
+            "one",
+            "--config",
+            str(tmp_path / "c.toml"),
+        ]
+    )
     assert "Step 4/4" in text and "d6:" in text
     assert code in (0, 1)
 
 
 def test_docstring_examples():
     import doctest
+
     assert doctest.testmod(calibrate).failed == 0
 
 
@@ -348,11 +415,13 @@ def test_a_stale_taught_folder_is_said_when_the_dice_check_opens(tmp_path, capsy
     same = taught_copy(tmp_path / "same", shipped_sha256=file_sha256(model_paths("d6")[0]))
     calibrate.make_recognizer(load("d6"), same)
     assert capsys.readouterr().err == ""
-    rec = calibrate.make_recognizer(load("d6"), taught_copy(tmp_path / "old",
-                                                            shipped_sha256="0" * 64))
+    rec = calibrate.make_recognizer(
+        load("d6"), taught_copy(tmp_path / "old", shipped_sha256="0" * 64)
+    )
     err = capsys.readouterr().err
-    assert rec.classifier.stale and err.startswith("dicetray calibrate: the shipped d6 "
-                                                   "classifier has changed since")
+    assert rec.classifier.stale and err.startswith(
+        "dicetray calibrate: the shipped d6 classifier has changed since"
+    )
 
 
 def test_the_teaching_module_examples_run():

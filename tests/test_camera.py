@@ -37,7 +37,7 @@ def level(frame) -> int:
 def frames_dir(tmp_path):
     d = tmp_path / "seq"
     d.mkdir()
-    for i in range(12):      # names sort naturally: 2 before 10
+    for i in range(12):  # names sort naturally: 2 before 10
         cv2.imwrite(str(d / f"frame{i}.png"), np.full((480, 640, 3), 10 * i, np.uint8))
     (d / "expected.json").write_text(json.dumps({"dice_set": "d6", "fps": 10, "throws": []}))
     return d
@@ -58,6 +58,7 @@ class FakeClock:
 
 # --- replay ---------------------------------------------------------------------------------
 
+
 def test_replay_plays_every_frame_in_order_then_ends(frames_dir):
     src = ReplaySource(frames_dir, realtime=False)
     assert src.fps == 10 and len(src) == 12
@@ -71,7 +72,7 @@ def test_replay_keeps_the_recorded_pace(frames_dir):
     src = ReplaySource(frames_dir, clock=clock, sleep=clock.sleep)
     for _ in range(5):
         assert src.read() is not None
-    assert clock.slept == [0.1] * 4          # first frame at once, then one every 1/fps
+    assert clock.slept == [0.1] * 4  # first frame at once, then one every 1/fps
     assert clock.t == pytest.approx(0.4)
 
 
@@ -79,7 +80,7 @@ def test_replay_timeout_shorter_than_frame_gap_is_a_dropout(frames_dir):
     clock = FakeClock()
     src = ReplaySource(frames_dir, clock=clock, sleep=clock.sleep)
     src.read()
-    assert src.read(timeout=0.05) is None    # the next frame is 0.1 s away
+    assert src.read(timeout=0.05) is None  # the next frame is 0.1 s away
     assert level(src.read(timeout=1.0)) == 10
 
 
@@ -87,7 +88,7 @@ def test_replay_scripted_dropout_then_recovery(frames_dir):
     src = ReplaySource(frames_dir, realtime=False, dropouts=[(3, 2)])
     got = [src.read() for _ in range(7)]
     assert [g is None for g in got] == [False, False, False, True, True, False, False]
-    assert level(got[5]) == 50              # frames 3 and 4 were lost, frame 5 follows
+    assert level(got[5]) == 50  # frames 3 and 4 were lost, frame 5 follows
 
 
 def test_replay_loops(frames_dir):
@@ -131,6 +132,7 @@ def test_replay_of_a_video_file(tmp_path):
 
 # --- OpenCV camera --------------------------------------------------------------------------
 
+
 def test_opencv_camera_on_a_video_file(tmp_path):
     video = tmp_path / "cam.avi"
     write_video(video, n=6)
@@ -140,9 +142,9 @@ def test_opencv_camera_on_a_video_file(tmp_path):
         assert all(f is not None and f.shape == (480, 640, 3) for f in got)
         levels = [level(f) for f in got]
         assert all(abs(g - (20 + 25 * i)) <= 3 for i, g in enumerate(levels[:6]))
-        assert abs(levels[6] - 20) <= 3      # at the end the file is reopened
+        assert abs(levels[6] - 20) <= 3  # at the end the file is reopened
         assert cam.reconnects >= 1
-    assert cam.read(timeout=0.01) is None    # closed
+    assert cam.read(timeout=0.01) is None  # closed
 
 
 def test_opencv_camera_missing_device_message():
@@ -185,9 +187,8 @@ def test_opencv_camera_reconnects_after_unplug():
     # the reader could otherwise first look after the reconnection)
     first_seen = threading.Event()
     plan = [
-        FakeCapture([np.full((480, 640, 3), v, np.uint8) for v in (10, 20, 30)],
-                    hold=first_seen),
-        FakeCapture([], opened=False),       # still unplugged at the first retry
+        FakeCapture([np.full((480, 640, 3), v, np.uint8) for v in (10, 20, 30)], hold=first_seen),
+        FakeCapture([], opened=False),  # still unplugged at the first retry
         FakeCapture([np.full((240, 320, 3), v, np.uint8) for v in (40, 50)]),
     ]
     opened = []
@@ -199,7 +200,7 @@ def test_opencv_camera_reconnects_after_unplug():
 
     with OpenCVCamera(3, capture_factory=factory, reconnect_s=0.001) as cam:
         seen = []
-        for _ in range(200):                 # bounded: frames arrive as soon as the thread runs
+        for _ in range(200):  # bounded: frames arrive as soon as the thread runs
             f = cam.read(timeout=0.05)
             if f is not None:
                 seen.append(level(f))
@@ -207,15 +208,17 @@ def test_opencv_camera_reconnects_after_unplug():
                 first_seen.set()
             if 50 in seen:
                 break
-        assert 10 in seen or 20 in seen or 30 in seen     # newest-frame-wins may skip some
+        assert 10 in seen or 20 in seen or 30 in seen  # newest-frame-wins may skip some
         assert seen[-1] == 50
         assert cam.reconnects >= 1 and opened[:3] == [3, 3, 3]
 
 
 # --- Pi camera ------------------------------------------------------------------------------
 
-@pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None,
-                    reason="picamera2 is installed here")
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("picamera2") is not None, reason="picamera2 is installed here"
+)
 def test_picamera_missing_gives_install_hint():
     with pytest.raises(CameraError) as info:
         PiCamera()
@@ -274,13 +277,24 @@ class FakePicamera2:
         return np.full((480, 640, 3), self.n, np.uint8)
 
     def capture_metadata(self):
-        return {"ExposureTime": 9000, "AnalogueGain": 1.75, "ColourGains": (1.9, 1.4),
-                "Lux": 300.0, "SensorTimestamp": 1}
+        return {
+            "ExposureTime": 9000,
+            "AnalogueGain": 1.75,
+            "ColourGains": (1.9, 1.4),
+            "Lux": 300.0,
+            "SensorTimestamp": 1,
+        }
 
 
 def test_picamera_fixed_settings_and_dropout():
-    cam = PiCamera(fps=30, exposure_us=8000, analogue_gain=2.0, colour_gains=[1.8, 1.5],
-                   lens_position=2.5, picamera2_class=FakePicamera2)
+    cam = PiCamera(
+        fps=30,
+        exposure_us=8000,
+        analogue_gain=2.0,
+        colour_gains=[1.8, 1.5],
+        lens_position=2.5,
+        picamera2_class=FakePicamera2,
+    )
     fake = FakePicamera2.instances[-1]
     assert fake.config["main"] == {"size": (640, 480), "format": "RGB888"}
     assert fake.config["controls"]["FrameDurationLimits"] == (33333, 33333)
@@ -291,8 +305,8 @@ def test_picamera_fixed_settings_and_dropout():
     assert fake.controls[1]["LensPosition"] == 2.5
     assert level(cam.read()) == 1
     fake.timeouts = 2
-    assert cam.read(timeout=0.1) is None and cam.read(timeout=0.1) is None   # dropout
-    assert level(cam.read()) == 2                                            # recovery
+    assert cam.read(timeout=0.1) is None and cam.read(timeout=0.1) is None  # dropout
+    assert level(cam.read()) == 2  # recovery
     assert cam.metadata()["ColourGains"] == (1.9, 1.4)
     cam.set_auto()
     assert fake.controls[-1]["AeEnable"] is True and fake.controls[-1]["AwbEnable"] is True
@@ -307,6 +321,7 @@ def test_picamera_without_camera_says_check_cable(monkeypatch):
 
 
 # --- corrections ----------------------------------------------------------------------------
+
 
 class Pattern(cam_mod.FrameSource):
     def __init__(self):
@@ -327,13 +342,14 @@ def test_adjusted_crops_scales_and_gains():
     adj = Adjusted(src, crop=[320, 0, 320, 240], gains=[1.0, 1.1, 2.0])
     f = adj.read()
     assert f.shape == (480, 640, 3)
-    assert f[100, 10].tolist() == [100, 110, 200]     # only the right half, whole frame
+    assert f[100, 10].tolist() == [100, 110, 200]  # only the right half, whole frame
     assert adj.extra == "passed through"
     adj.close()
     assert src.closed
 
 
 # --- simulated tray (with a stand-in renderer; the real one is tested below) -------------
+
 
 def fake_render_module():
     mod = types.ModuleType("lab.render")
@@ -344,22 +360,33 @@ def fake_render_module():
     def render_scene(diceset, dice, rng, size=(640, 480), style=None):
         return np.full((size[1], size[0], 3), 5, np.uint8), []
 
-    def render_throw(diceset, dice, rng, size=(640, 480), style=None, fps=30, rest_frames=12,
-                     hand=True):
-        labels = [{"x": 10 * i, "y": 10, "w": 40, "h": 40, "die": d, "face": f}
-                  for i, (d, f) in enumerate(dice)]
+    def render_throw(
+        diceset, dice, rng, size=(640, 480), style=None, fps=30, rest_frames=12, hand=True
+    ):
+        labels = [
+            {"x": 10 * i, "y": 10, "w": 40, "h": 40, "die": d, "face": f}
+            for i, (d, f) in enumerate(dice)
+        ]
         for i in range(4):
-            yield np.full((size[1], size[0], 3), 100 + i, np.uint8), {
-                "phase": "moving", "labels": labels, "frame": i}
+            yield (
+                np.full((size[1], size[0], 3), 100 + i, np.uint8),
+                {"phase": "moving", "labels": labels, "frame": i},
+            )
         for i in range(rest_frames):
-            yield np.full((size[1], size[0], 3), 200, np.uint8), {
-                "phase": "rest", "labels": labels, "frame": 4 + i}
+            yield (
+                np.full((size[1], size[0], 3), 200, np.uint8),
+                {"phase": "rest", "labels": labels, "frame": 4 + i},
+            )
         if hand:
             for i in range(3):
-                yield np.full((size[1], size[0], 3), 150, np.uint8), {
-                    "phase": "hand", "labels": [], "frame": 4 + rest_frames + i}
-            yield np.full((size[1], size[0], 3), 5, np.uint8), {
-                "phase": "empty", "labels": [], "frame": 7 + rest_frames}
+                yield (
+                    np.full((size[1], size[0], 3), 150, np.uint8),
+                    {"phase": "hand", "labels": [], "frame": 4 + rest_frames + i},
+                )
+            yield (
+                np.full((size[1], size[0], 3), 5, np.uint8),
+                {"phase": "empty", "labels": [], "frame": 7 + rest_frames},
+            )
 
     mod.random_style, mod.render_scene, mod.render_throw = random_style, render_scene, render_throw
     return mod
@@ -368,6 +395,7 @@ def fake_render_module():
 @pytest.fixture
 def fake_render(monkeypatch):
     import lab
+
     mod = fake_render_module()
     monkeypatch.setitem(sys.modules, "lab.render", mod)
     monkeypatch.setattr(lab, "render", mod, raising=False)
@@ -389,7 +417,7 @@ def test_sim_throw_moves_then_rests_until_picked_up(fake_render):
     assert specs[0] == "red:star" and specs[1].startswith("blue:") and specs[2] == "up:x2"
     assert tray.diceset.allows("blue", specs[1].split(":")[1])
     got = phases(tray, 12)
-    assert got[:4] == ["moving"] * 4 and set(got[4:]) == {"rest"}   # stays until picked up
+    assert got[:4] == ["moving"] * 4 and set(got[4:]) == {"rest"}  # stays until picked up
     assert tray.truth["dice"] == specs and len(tray.truth["labels"]) == 3
     tray.pick_up()
     assert phases(tray, 2) == ["empty", "empty"] and tray.truth["dice"] == []
@@ -423,7 +451,7 @@ def test_sim_dropout_then_recovery(fake_render):
     tray.throw(["d6:1", "d6:6"])
     tray.drop_out(frames=3)
     assert [tray.read() is None for _ in range(4)] == [True, True, True, False]
-    assert tray.truth["frame"] == 3 and tray.truth["phase"] == "moving"   # the throw went on
+    assert tray.truth["frame"] == 3 and tray.truth["phase"] == "moving"  # the throw went on
 
 
 def test_sim_dropout_in_seconds_uses_its_clock(fake_render):
@@ -444,6 +472,7 @@ def test_sim_realtime_pace(fake_render):
 
 
 # --- open_source ----------------------------------------------------------------------------
+
 
 def test_open_source_strings(fake_render, frames_dir, monkeypatch):
     with open_source("sim:toss-up", realtime=False) as s:
@@ -469,6 +498,7 @@ def test_open_source_applies_calibration(frames_dir):
 
 # --- the real renderer (engineer V1), once it is on main ---------------------------------
 
+
 def test_sim_with_real_renderer_moves_then_rests():
     pytest.importorskip("lab.render")
     tray = SimulatedTray("d6", seed=0, realtime=False, rest_frames=4)
@@ -482,14 +512,15 @@ def test_sim_with_real_renderer_moves_then_rests():
             break
     assert "moving" in seen and seen[-1] == "rest"
     assert seen.index("moving") < seen.index("rest")
-    assert sorted(f"{lab['die']}:{lab['face']}" for lab in tray.truth["labels"]) == \
-        ["d6:3", "d6:5"]
+    assert sorted(f"{lab['die']}:{lab['face']}" for lab in tray.truth["labels"]) == ["d6:3", "d6:5"]
 
 
 # --- Pi helpers (hardware/pi.py) ------------------------------------------------------------
 
+
 def test_pi_model_and_display_env(tmp_path):
     from hardware import pi
+
     model = tmp_path / "model"
     model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\x00")
     assert pi.pi_model(model) == "Raspberry Pi 5 Model B Rev 1.0" and pi.is_raspberry_pi(model)
@@ -503,6 +534,7 @@ def test_pi_model_and_display_env(tmp_path):
 
 def test_pi_check_reports_a_bad_config(tmp_path, capsys):
     from hardware import pi
+
     bad = tmp_path / "c.toml"
     bad.write_text("[pins]\nbuttons = [99]\n", encoding="utf-8")
     assert pi.main(["--config", str(bad)]) == 1
@@ -512,8 +544,9 @@ def test_pi_check_reports_a_bad_config(tmp_path, capsys):
 
 def test_record_command_round_trip(frames_dir, tmp_path, capsys):
     rec = tmp_path / "rec"
-    assert cam_mod.main([f"replay:{frames_dir}", "--frames", "6", "--fast", "--save",
-                         str(rec)]) == 0
+    assert (
+        cam_mod.main([f"replay:{frames_dir}", "--frames", "6", "--fast", "--save", str(rec)]) == 0
+    )
     assert "6 frames, 0 dropouts" in capsys.readouterr().out
     meta = json.loads((rec / "expected.json").read_text())
     assert meta["fps"] == 10 and meta["frames"] == 6
@@ -525,12 +558,14 @@ def test_docstring_examples():
     import doctest
 
     from hardware import pi
+
     assert doctest.testmod(cam_mod).failed == 0
     assert doctest.testmod(pi).failed == 0
 
 
 def test_replay_of_the_committed_fixtures():
     from pathlib import Path
+
     root = Path(__file__).resolve().parents[1] / "fixtures" / "throws"
     seqs = sorted(p for p in root.glob("*") if (p / "expected.json").is_file())
     if not seqs:

@@ -26,13 +26,14 @@ from tray.table.app import Session
 from vision.types import FrameReading
 
 GOOD = np.full((480, 640, 3), 90, np.uint8)
-GOOD[200:260, 300:360] = 230   # something to see
+GOOD[200:260, 300:360] = 230  # something to see
 NOISE = np.random.default_rng(1).integers(0, 256, (480, 640, 3), dtype=np.uint8)
 
 
 def _raise(exc):
     def f():
         raise exc
+
     return f
 
 
@@ -47,11 +48,11 @@ FAULTS = [
     (lambda: NOISE, PICTURE_NOISE),
 ]
 CONVERTED = [
-    lambda: GOOD[:, :, 1],                                          # grey
-    lambda: cv2.cvtColor(GOOD, cv2.COLOR_BGR2BGRA),                 # BGRA
-    lambda: GOOD.astype(np.float32),                                # float 0..255
-    lambda: GOOD.astype(np.float64) / 255.0,                        # float 0..1
-    lambda: cv2.resize(GOOD, (320, 240)),                           # another size
+    lambda: GOOD[:, :, 1],  # grey
+    lambda: cv2.cvtColor(GOOD, cv2.COLOR_BGR2BGRA),  # BGRA
+    lambda: GOOD.astype(np.float32),  # float 0..255
+    lambda: GOOD.astype(np.float64) / 255.0,  # float 0..1
+    lambda: cv2.resize(GOOD, (320, 240)),  # another size
 ]
 
 
@@ -67,7 +68,7 @@ class Script(FrameSource):
 def test_a_fault_is_a_status_not_an_exception(make, status):
     cam = Guarded(Script([make, lambda: GOOD]))
     assert cam.read() is None and cam.status == status
-    assert cam.read() is not None and cam.status is None     # the picture came back
+    assert cam.read() is not None and cam.status is None  # the picture came back
 
 
 @pytest.mark.parametrize("make", CONVERTED)
@@ -111,10 +112,10 @@ def test_the_loop_survives_every_fault_and_shows_what_is_wrong(tmp_path):
             shown.add(table.message.text)
         t += 0.05
     assert shown == {status for _, status in FAULTS}
-    assert table.state["total"] == 70 and len(Journal.open(j.path).events) == 1   # game kept
-    assert len(rec.frames) == len(FAULTS)       # only the good frames were read
+    assert table.state["total"] == 70 and len(Journal.open(j.path).events) == 1  # game kept
+    assert len(rec.frames) == len(FAULTS)  # only the good frames were read
     assert all(f.shape == (480, 640, 3) and f.dtype == np.uint8 for f in rec.frames)
-    assert table.message is None                # the good frame cleared the camera message
+    assert table.message is None  # the good frame cleared the camera message
 
 
 def test_a_bad_frame_in_a_replay_folder_is_skipped_and_counted(tmp_path):
@@ -164,8 +165,9 @@ def test_a_shaking_camera_is_said_on_screen_and_play_goes_on_once_it_is_firm(tmp
     moves = [(step, 0), (0, step), (-step, 0), (0, -step)] * 10
 
     def shaken(dx, dy):
-        return cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), (640, 480),
-                              borderMode=cv2.BORDER_REPLICATE)
+        return cv2.warpAffine(
+            frame, np.float32([[1, 0, dx], [0, 1, dy]]), (640, 480), borderMode=cv2.BORDER_REPLICATE
+        )
 
     items = [lambda m=m: shaken(*m) for m in moves] + [lambda: frame] * 6
     table, s, settled = _bank_table(tmp_path, items, Recognizer("d6"))
@@ -193,12 +195,11 @@ def test_a_cup_left_in_the_tray_is_said_on_screen_and_play_goes_on_once_it_is_ou
     empty, _ = compose(ds, [], rng, style)
     thrown, _ = compose(ds, place_dice(ds, [("d6", "2"), ("d6", "6")], rng, style), rng, style)
     cup = empty.copy()
-    cv2.circle(cup, (200, 300), 70, (60, 60, 200), -1, cv2.LINE_AA)    # a red cup, seen from above
+    cv2.circle(cup, (200, 300), 70, (60, 60, 200), -1, cv2.LINE_AA)  # a red cup, seen from above
     cv2.circle(cup, (200, 300), 52, (30, 30, 120), -1, cv2.LINE_AA)
 
     steps = 24
-    items = ([lambda: empty] * 4 + [lambda: cup] * steps + [lambda: empty] * 3
-             + [lambda: thrown] * 6)
+    items = [lambda: empty] * 4 + [lambda: cup] * steps + [lambda: empty] * 3 + [lambda: thrown] * 6
     table, s, settled = _bank_table(tmp_path, items, Recognizer(ds))
     said, t = _steps(s, table, 4 + steps, 0.0, 1.5 * BLOCKED_S / steps)
     assert said[-1] == BLOCKED_TEXT and said[4] is None and not settled
@@ -232,8 +233,9 @@ def test_a_tray_unlike_the_calibration_is_said_once_and_its_dice_are_still_read(
     assert table.log.count("tray unlike calibration") == 1
     assert [sorted(d.face for d in r.dice) for r in settled] == [["1", "4"]]
 
-    table, s, settled = _bank_table(tmp_path / "b", items,
-                                    Recognizer(ds, first_light=tray_level(empty)))
+    table, s, settled = _bank_table(
+        tmp_path / "b", items, Recognizer(ds, first_light=tray_level(empty))
+    )
     said, _ = _steps(s, table, 10, 0.0, 0.1)
     assert UNLIKE_TEXT not in said and "tray unlike calibration" not in table.log
     assert [sorted(d.face for d in r.dice) for r in settled] == [["1", "4"]]

@@ -55,8 +55,7 @@ def steps_clock():
     return lambda: next(n) / 30.0
 
 
-def capture_setup(folder, diceset=TOSS, per_face=2, seed=3, recognizer=None, hold=None,
-                  log=None):
+def capture_setup(folder, diceset=TOSS, per_face=2, seed=3, recognizer=None, hold=None, log=None):
     truths = {}
     cap = Capture(CaptureFolder(folder, diceset), per_face=per_face)
     tray = SimulatedTray(diceset, seed=seed, realtime=False)
@@ -64,8 +63,9 @@ def capture_setup(folder, diceset=TOSS, per_face=2, seed=3, recognizer=None, hol
     def on_event(kind, text):
         if log is not None:
             log.append((kind, text))
-        if kind == "saved":                      # what was really in the tray
+        if kind == "saved":  # what was really in the tray
             truths[cap.saved[-1]] = [dict(lab) for lab in tray.truth["labels"]]
+
     cap.on_event = on_event
     session = CaptureSession(cap, tray, recognizer or Recognizer(diceset), Settler())
     roller = SimRoller(session, np.random.default_rng(seed), hold=hold)
@@ -86,22 +86,27 @@ def assert_rows_match_truth(rows, truths):
     assert set(by_file) == set(truths)
     for name, labels in truths.items():
         got = by_file[name]
-        assert sorted((r["die"], r["value"]) for r in got) == \
-            sorted((lab["die"], lab["face"]) for lab in labels)
-        for r in got:                            # each box sits on a thrown die of that face
+        assert sorted((r["die"], r["value"]) for r in got) == sorted(
+            (lab["die"], lab["face"]) for lab in labels
+        )
+        for r in got:  # each box sits on a thrown die of that face
             x, y, w, h = (int(r[k]) for k in "xywh")
             cx, cy = x + w / 2, y + h / 2
-            assert any(lab["face"] == r["value"] and abs(lab["x"] + lab["w"] / 2 - cx) < w / 2
-                       and abs(lab["y"] + lab["h"] / 2 - cy) < h / 2 for lab in labels), r
+            assert any(
+                lab["face"] == r["value"]
+                and abs(lab["x"] + lab["w"] / 2 - cx) < w / 2
+                and abs(lab["y"] + lab["h"] / 2 - cy) < h / 2
+                for lab in labels
+            ), r
         assert all(r["split"] == "capture" for r in got)
 
 
 # --------------------------------------------------------------------- the whole capture
 
+
 def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     rec = Misreading(TOSS)
-    cap, session, _, roller, truths = capture_setup(tmp_path / "cap", recognizer=rec,
-                                                       per_face=2)
+    cap, session, _, roller, truths = capture_setup(tmp_path / "cap", recognizer=rec, per_face=2)
     presses = []
     session.buttons.press = lambda long, t: presses.append(long) or cap.press(long, t)
     assert run_loop(session, steps_clock(), roller=roller, max_seconds=120) == "done"
@@ -109,7 +114,7 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     rows = read_rows(tmp_path / "cap")
     assert_rows_match_truth(rows, truths)
     # the misread dice were fixed with short presses; one long press accepted each die
-    assert presses.count(False) >= 2 * len(cap.saved)   # a wrong and an unsure die a throw
+    assert presses.count(False) >= 2 * len(cap.saved)  # a wrong and an unsure die a throw
     assert presses.count(True) == len(rows)
     for name in cap.saved:
         img = cv2.imread(str(tmp_path / "cap" / "images" / name))
@@ -125,6 +130,7 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
 
     # teaching's own reader takes the folder as it is
     from lab.labelled import read_folder
+
     photos = read_folder(tmp_path / "cap", TOSS)
     assert sorted(p.path.name for p in photos) == sorted(cap.saved)
     assert sum(len(p.labels) for p in photos) == len(rows)
@@ -135,17 +141,35 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     rc = teach_after(cap.folder, out=lines.append, teacher=quick_teacher())
     taught = tmp_path / "cap" / "taught"
     import importlib.util
-    if importlib.util.find_spec("torch") is not None:    # make test installs the extra
+
+    if importlib.util.find_spec("torch") is not None:  # make test installs the extra
         assert rc == 0, capsys.readouterr().err
     if rc == 0:
         assert taught.is_dir() and any(taught.iterdir())
         assert any("held out" in line for line in lines)
         capsys.readouterr()
         # the taught folder reads toss-up dice; for d6 dice it is refused in one line
-        assert calibrate.main(["--teach", "--out", str(tmp_path / "d6"), "--dice-set", "d6",
-                               "--taught", str(taught), "--source", "sim", "--sim-roller",
-                               "--headless", "--config", str(tmp_path / "x.toml")],
-                              out=lambda s: None) == 2
+        assert (
+            calibrate.main(
+                [
+                    "--teach",
+                    "--out",
+                    str(tmp_path / "d6"),
+                    "--dice-set",
+                    "d6",
+                    "--taught",
+                    str(taught),
+                    "--source",
+                    "sim",
+                    "--sim-roller",
+                    "--headless",
+                    "--config",
+                    str(tmp_path / "x.toml"),
+                ],
+                out=lambda s: None,
+            )
+            == 2
+        )
         err = capsys.readouterr().err
         assert "toss-up" in err and "Traceback" not in err, err
         assert not (tmp_path / "d6").exists()
@@ -181,35 +205,73 @@ def test_command_on_the_simulated_tray_with_a_simulated_roller(tmp_path, monkeyp
 
     monkeypatch.setattr(teaching, "load_teacher", lambda: (fake_teach, ValueError))
     out = []
-    rc = calibrate.main(["--teach", "--out", str(tmp_path / "cap"), "--source", "sim",
-                         "--dice-set", "toss-up", "--per-face", "1", "--sim-roller",
-                         "--headless", "--config", str(tmp_path / "none.toml")],
-                        out=out.append)
+    rc = calibrate.main(
+        [
+            "--teach",
+            "--out",
+            str(tmp_path / "cap"),
+            "--source",
+            "sim",
+            "--dice-set",
+            "toss-up",
+            "--per-face",
+            "1",
+            "--sim-roller",
+            "--headless",
+            "--config",
+            str(tmp_path / "none.toml"),
+        ],
+        out=out.append,
+    )
     assert rc == 0, capsys.readouterr().err
     assert taught == ["toss-up"] and (tmp_path / "cap" / "taught").is_dir()
     text = "\n".join(out)
-    assert "green" in text and "1/1" in text                 # the coverage table
+    assert "green" in text and "1/1" in text  # the coverage table
     assert "held out: face_right 1.000" in text
     assert "teaching: classifier" in capsys.readouterr().err  # the tqdm bar
 
 
 # ------------------------------------------------------------------- bad input, dropouts
 
+
 def test_out_that_is_a_file_is_refused_and_left_alone(tmp_path, capsys):
     f = tmp_path / "notes.txt"
     f.write_text("mine")
-    rc = calibrate.main(["--teach", "--out", str(f), "--source", "sim", "--dice-set",
-                         "toss-up", "--sim-roller", "--headless",
-                         "--config", str(tmp_path / "none.toml")], out=lambda s: None)
+    rc = calibrate.main(
+        [
+            "--teach",
+            "--out",
+            str(f),
+            "--source",
+            "sim",
+            "--dice-set",
+            "toss-up",
+            "--sim-roller",
+            "--headless",
+            "--config",
+            str(tmp_path / "none.toml"),
+        ],
+        out=lambda s: None,
+    )
     err = capsys.readouterr().err
     assert rc == 2 and "is a file" in err and "Traceback" not in err
     assert f.read_text() == "mine" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
 def test_nothing_is_written_before_the_first_photo(tmp_path, capsys):
-    rc = calibrate.main(["--teach", "--out", str(tmp_path / "cap"), "--source", "replay:"
-                         + str(tmp_path / "nothing"), "--headless",
-                         "--config", str(tmp_path / "none.toml")], out=lambda s: None)
+    rc = calibrate.main(
+        [
+            "--teach",
+            "--out",
+            str(tmp_path / "cap"),
+            "--source",
+            "replay:" + str(tmp_path / "nothing"),
+            "--headless",
+            "--config",
+            str(tmp_path / "none.toml"),
+        ],
+        out=lambda s: None,
+    )
     assert rc == 1 and "Traceback" not in capsys.readouterr().err
     assert not (tmp_path / "cap").exists()
 
@@ -217,9 +279,21 @@ def test_nothing_is_written_before_the_first_photo(tmp_path, capsys):
 def test_a_folder_that_is_no_taught_model_is_refused(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     for teach in (["--teach", "--out", str(tmp_path / "cap"), "--sim-roller"], ["--no-check"]):
-        rc = calibrate.main(teach + ["--taught", str(tmp_path / "empty"), "--source", "sim",
-                                     "--dice-set", "toss-up", "--headless",
-                                     "--config", str(tmp_path / "x.toml")], out=lambda s: None)
+        rc = calibrate.main(
+            teach
+            + [
+                "--taught",
+                str(tmp_path / "empty"),
+                "--source",
+                "sim",
+                "--dice-set",
+                "toss-up",
+                "--headless",
+                "--config",
+                str(tmp_path / "x.toml"),
+            ],
+            out=lambda s: None,
+        )
         err = capsys.readouterr().err
         assert rc == 2 and "empty" in err and "Traceback" not in err, err
     assert not (tmp_path / "cap").exists()
@@ -235,30 +309,38 @@ def test_missing_out_and_bad_per_face(tmp_path, capsys):
     base = ["--teach", "--source", "sim", "--headless", "--config", str(tmp_path / "x.toml")]
     assert calibrate.main(base, out=lambda s: None) == 2
     assert "--out" in capsys.readouterr().err
-    assert calibrate.main(base + ["--out", str(tmp_path / "c"), "--per-face", "0"],
-                          out=lambda s: None) == 2
+    assert (
+        calibrate.main(base + ["--out", str(tmp_path / "c"), "--per-face", "0"], out=lambda s: None)
+        == 2
+    )
     assert "--per-face" in capsys.readouterr().err
 
 
 def test_camera_dropout_during_a_throw_loses_nothing(tmp_path):
     log = []
     cap, session, tray, roller, truths = capture_setup(
-        tmp_path / "cap", per_face=1, seed=5, log=log,
-        hold=lambda: cap.camera_lost_since is not None)
+        tmp_path / "cap",
+        per_face=1,
+        seed=5,
+        log=log,
+        hold=lambda: cap.camera_lost_since is not None,
+    )
     reviewed = []
 
     def drop_on_first_review(kind, text, inner=cap.on_event):
         inner(kind, text)
         if kind == "review" and not reviewed:
             reviewed.append([dict(lab) for lab in tray.truth["labels"]])
-            tray.drop_out(frames=120)            # 4 s of no picture, mid-review
+            tray.drop_out(frames=120)  # 4 s of no picture, mid-review
+
     cap.on_event = drop_on_first_review
     assert run_loop(session, steps_clock(), roller=roller, max_seconds=90) == "done"
     kinds = [text for kind, text in log if kind == "camera"]
     assert kinds[:2] == ["camera lost: waiting for it", "camera back"]
     first = [r for r in read_rows(tmp_path / "cap") if r["file"] == cap.saved[0]]
-    assert sorted((r["die"], r["value"]) for r in first) == \
-        sorted((lab["die"], lab["face"]) for lab in reviewed[0])
+    assert sorted((r["die"], r["value"]) for r in first) == sorted(
+        (lab["die"], lab["face"]) for lab in reviewed[0]
+    )
     assert cap.dropped == 0
     assert_rows_match_truth(read_rows(tmp_path / "cap"), truths)
 
@@ -272,7 +354,7 @@ def test_a_folder_holding_a_capture_is_continued(tmp_path):
     assert cap2.folder.continued and cap2.coverage.count("toss", "red") >= 1
     assert run_loop(session, steps_clock(), roller=roller, max_seconds=60) == "done"
     rows2 = read_rows(folder)
-    assert rows2[:len(rows1)] == rows1                       # appended, not overwritten
+    assert rows2[: len(rows1)] == rows1  # appended, not overwritten
     assert (folder / "labels.csv").read_text().count("file,split") == 1
     n1 = len(cap1.saved)
     assert cap2.saved[0] == f"{n1 + 1:04d}.jpg"
@@ -284,13 +366,34 @@ def test_a_complete_folder_goes_straight_to_teaching(tmp_path, monkeypatch):
     folder = CaptureFolder(tmp_path, TOSS)
     folder.save(BLANK, [(0, 0, 40, 40, "toss", f) for f in ("green", "yellow", "red")])
     calls = []
-    monkeypatch.setattr(teaching, "load_teacher", lambda: (
-        lambda *a, **k: calls.append(a) or {"heldout": {}}, ValueError))
+    monkeypatch.setattr(
+        teaching,
+        "load_teacher",
+        lambda: (lambda *a, **k: calls.append(a) or {"heldout": {}}, ValueError),
+    )
     out = []
-    assert calibrate.main(["--teach", "--out", str(tmp_path), "--dice-set", "toss-up",
-                           "--per-face", "1", "--min-dice", "3", "--source", "sim",
-                           "--headless", "--config", str(tmp_path / "x.toml")],
-                          out=out.append) == 0
+    assert (
+        calibrate.main(
+            [
+                "--teach",
+                "--out",
+                str(tmp_path),
+                "--dice-set",
+                "toss-up",
+                "--per-face",
+                "1",
+                "--min-dice",
+                "3",
+                "--source",
+                "sim",
+                "--headless",
+                "--config",
+                str(tmp_path / "x.toml"),
+            ],
+            out=out.append,
+        )
+        == 0
+    )
     assert calls and "already seen 1 times, 3 dice in all" in "\n".join(out)
 
 
@@ -316,6 +419,7 @@ def test_teaching_failure_is_one_line_and_keeps_the_photos(tmp_path, capsys):
 
     def failing(*a, **k):
         raise ValueError("too few photos: capture at least 4")
+
     assert teach_after(folder, out=lambda s: None, teacher=failing) == 1
     err = capsys.readouterr().err
     assert "teaching failed: too few photos" in err and "Traceback" not in err
@@ -324,22 +428,29 @@ def test_teaching_failure_is_one_line_and_keeps_the_photos(tmp_path, capsys):
 
 # ---------------------------------------------------------------- presses, keys, taps
 
+
 def two_dice_roll():
-    return SettledRoll((DieReading(10, 10, 40, 40, "toss", "green", 0.99),
-                        DieReading(90, 10, 40, 40, "toss", None, 0.3)))
+    return SettledRoll(
+        (
+            DieReading(10, 10, 40, 40, "toss", "green", 0.99),
+            DieReading(90, 10, 40, 40, "toss", None, 0.3),
+        )
+    )
 
 
 def test_an_unsure_die_needs_a_face_before_it_is_accepted(tmp_path):
     cap = Capture(CaptureFolder(tmp_path, TOSS), per_face=3)
     assert cap.settled(two_dice_roll(), BLANK, 0.0) == "reviewing"
-    assert cap.correction.selected == 1                      # the unsure die first
+    assert cap.correction.selected == 1  # the unsure die first
     assert cap.press(True, 1.0) == "pick a face first" and not cap.saved
     assert cap.key("down", 2.0) == "cycled face" and cap.key("down", 2.1) == "cycled face"
     assert cap.key("return", 3.0) == "accepted"
     assert cap.correction.selected == 0 and cap.accepted == {1}
     assert cap.press(True, 4.0) == "saved"
-    assert [(r["die"], r["value"]) for r in cap.folder.rows] == [("toss", "green"),
-                                                                 ("toss", "yellow")]
+    assert [(r["die"], r["value"]) for r in cap.folder.rows] == [
+        ("toss", "green"),
+        ("toss", "yellow"),
+    ]
     assert cap.state == "throw"
 
 
@@ -361,14 +472,14 @@ def test_taps_and_rethrow(tmp_path):
     cap.accept(1.05)
     assert cap.accepted == {0} and cap.correction.selected == 1
     assert cap.tap(("die", 0), 1.08) == "selected die"
-    assert cap.tap(("die", 0), 1.1) == "cycled face"          # green -> yellow
+    assert cap.tap(("die", 0), 1.1) == "cycled face"  # green -> yellow
     assert cap.correction.slots[0].value == "toss:yellow" and cap.accepted == set()
     assert cap.key("escape", 1.5) == "dropped" and cap.state == "throw"
     cap.settled(two_dice_roll(), BLANK, 1.8)
     assert cap.tap(("button", "rethrow"), 2.0) == "dropped"
     assert cap.state == "throw" and cap.folder.rows == [] and cap.dropped == 2
     cap.settled(two_dice_roll(), BLANK, 3.0)
-    cap.settled(two_dice_roll(), BLANK, 4.0)                  # thrown again unsaved
+    cap.settled(two_dice_roll(), BLANK, 4.0)  # thrown again unsaved
     assert cap.dropped == 3 and cap.state == "review"
 
 
@@ -390,7 +501,7 @@ def test_buttons_tell_long_from_short():
     b.handle(ButtonRelease(0, 1.2, 0.2))
     b.handle(ButtonPress(0, 2.0))
     b.handle(ButtonRelease(0, 3.0, 1.0))
-    assert b.handle(ButtonRelease(1, 3.0, 1.0)) is None      # no press: ignored
+    assert b.handle(ButtonRelease(1, 3.0, 1.0)) is None  # no press: ignored
     assert got == [False, True]
 
 
@@ -402,7 +513,7 @@ def test_screens_draw_headless(tmp_path):
     cap.settled(two_dice_roll(), BLANK, 0.0)
     view = build_capture_view(cap, None, None)
     assert [b[4:] for b in view.boxes] == [("green", "read", False), ("?", "unsure", True)]
-    display = Display(size=(1600, 960), headless=True)     # twice the layout: taps scale
+    display = Display(size=(1600, 960), headless=True)  # twice the layout: taps scale
     screen = CaptureScreen(display)
     screen.draw_capture(view)
     assert screen.hit((2 * (5 + 100 * 0.8125), 2 * (5 + 25 * 0.8125))) == ("die", 1)
@@ -420,8 +531,7 @@ def test_docstring_examples_run():
     import tray.table.capture
     import tray.table.capture_folder
 
-    for module in (tray.table.capture, tray.table.capture_folder, teaching,
-                   tray.screen.capture):
+    for module in (tray.table.capture, tray.table.capture_folder, teaching, tray.screen.capture):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
@@ -434,9 +544,9 @@ def test_teaching_progress_shares_a_bar_across_stages_of_one_count():
     p("reading photos", 2, 2)
     first = p.bar
     p("cutting crops", 1, 6)
-    assert p.bar is not first and p.bar.n == 1              # a new count, a new bar
+    assert p.bar is not first and p.bar.n == 1  # a new count, a new bar
     second = p.bar
     p("teaching in folds", 3, 6)
-    assert p.bar is second and p.bar.n == 3                 # same count: same bar goes on
+    assert p.bar is second and p.bar.n == 3  # same count: same bar goes on
     p.close()
     assert "teaching: teaching in folds" in stream.getvalue()

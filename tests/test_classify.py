@@ -13,9 +13,11 @@ from vision.faceart import draw_face
 
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
 # the test still runs and reports xfail with the figure instead of hiding the shortfall.
-KNOWN_WEAK = {"tally-up": "tally-up model (session 20, thresholds 0.99 once / 0.97 at four "
-                          "turns) abstains on some faces, mostly the Up Die's, never reading "
-                          "one wrong (60 and 62 of 72 on felt, 129 of 150 augmented)"}
+KNOWN_WEAK = {
+    "tally-up": "tally-up model (session 20, thresholds 0.99 once / 0.97 at four "
+    "turns) abstains on some faces, mostly the Up Die's, never reading "
+    "one wrong (60 and 62 of 72 on felt, 129 of 150 augmented)"
+}
 
 
 def _require(ok: bool, set_id: str, what: str) -> None:
@@ -40,9 +42,11 @@ def test_models_are_small_and_described():
 # Read once (the camera loop's first read), a few faces on a near-white tray fall under a
 # threshold that four turns pass; the camera loop reads such a die again at four turns on a
 # still frame, so the four-turn read below is held to the full rate.
-ONCE_WEAK = {"rollers": "rollers model (session 20, threshold 0.93 read once) reads the black "
-                        "die's 4 and 5 on a near-white tray at 0.58 and 0.77; at four turns "
-                        "it reads all 36"}
+ONCE_WEAK = {
+    "rollers": "rollers model (session 20, threshold 0.93 read once) reads the black "
+    "die's 4 and 5 on a near-white tray at 0.58 and 0.77; at four turns "
+    "it reads all 36"
+}
 
 
 @pytest.mark.parametrize("turns", [1, TURNS])
@@ -72,8 +76,11 @@ def test_augmented_held_out_crops_are_read_or_abstained_never_wrong(clf):
     rng = np.random.default_rng(424242)
     samples = [synth.sample(rng, strength=0.6) for _ in range(150)]
     readings = clf.classify([s[0] for s in samples])
-    wrong = [(s[1:], (r.die, r.face)) for s, r in zip(samples, readings)
-             if r.face is not None and (r.die, r.face) != s[1:]]
+    wrong = [
+        (s[1:], (r.die, r.face))
+        for s, r in zip(samples, readings)
+        if r.face is not None and (r.die, r.face) != s[1:]
+    ]
     read = sum(r.face is not None for r in readings)
     _require(len(wrong) <= 1, clf.dice_set.id, f"wrong {wrong}")
     _require(read >= 0.9 * len(samples), clf.dice_set.id, f"read {read} of {len(samples)}")
@@ -88,9 +95,14 @@ def test_not_a_die_is_abstained_on(clf):
 def test_layout_edit_is_respected(tmp_path):
     """A die whose file no longer allows a face is never read with that face."""
     ds = load("tally-up")
-    text = Path(ds.path).read_text().replace(
-        'faces = ["star", "100", "100", "100", "100", "(100)"]',
-        'faces = ["star", "100", "100", "100", "100", "100"]')
+    text = (
+        Path(ds.path)
+        .read_text()
+        .replace(
+            'faces = ["star", "100", "100", "100", "100", "(100)"]',
+            'faces = ["star", "100", "100", "100", "100", "100"]',
+        )
+    )
     path = tmp_path / "tally.toml"
     path.write_text(text)
     clf = FaceClassifier(load(path))
@@ -101,9 +113,17 @@ def test_layout_edit_is_respected(tmp_path):
 
 
 def test_unknown_face_in_data_file_asks_for_retraining(tmp_path):
-    text = Path(load("d6").path).read_text().replace('"6" = { mark = "pips", count = 6 }',
-                                                     '"6" = { mark = "pips", count = 6 }\n"7" = { mark = "pips", count = 7 }')
-    text = text.replace('faces = ["1", "2", "3", "4", "5", "6"]', 'faces = ["1", "2", "3", "4", "5", "7"]')
+    text = (
+        Path(load("d6").path)
+        .read_text()
+        .replace(
+            '"6" = { mark = "pips", count = 6 }',
+            '"6" = { mark = "pips", count = 6 }\n"7" = { mark = "pips", count = 7 }',
+        )
+    )
+    text = text.replace(
+        'faces = ["1", "2", "3", "4", "5", "6"]', 'faces = ["1", "2", "3", "4", "5", "7"]'
+    )
     path = tmp_path / "d6.toml"
     path.write_text(text)
     with pytest.raises(ModelError, match="dicetray train --sets d6"):
@@ -151,7 +171,6 @@ def test_a_die_gets_its_own_lower_threshold_only_when_its_readings_are_safe():
     assert figures["holdout_rendered"]["wrong_when_read"] == 0
 
 
-
 def test_a_die_of_its_own_threshold_still_holds_the_real_photos():
     """``calibrate``: a die whose rendered and synthetic readings are safe down to 0.5 gets no
     threshold of its own under a real photo source's sure misread of it (0.8). d6 has one
@@ -164,7 +183,7 @@ def test_a_die_of_its_own_threshold_still_holds_the_real_photos():
     n = 400
     truth = np.arange(n) % 6
     real_truth = np.array([1, 2, 3, 4, 5, 0, 2])
-    real_read = np.array([1, 2, 3, 4, 5, 0, 1])         # the last one read as 1 at 0.8
+    real_read = np.array([1, 2, 3, 4, 5, 0, 1])  # the last one read as 1 at 0.8
 
     def predict(arr):
         sure = len(arr) == 7
@@ -177,8 +196,7 @@ def test_a_die_of_its_own_threshold_still_holds_the_real_photos():
 
     held = (np.zeros(n), np.zeros(n, np.int64), truth)
     real = (np.zeros(7), real_truth, ["photos found"] * 7)
-    threshold, per_die, figures = calibrate(ds, dice, faces, predict, held, held,
-                                            real_valid=real)
+    threshold, per_die, figures = calibrate(ds, dice, faces, predict, held, held, real_valid=real)
     assert threshold == 0.81 and per_die.get("d6", threshold) >= 0.81
     assert figures["real_valid/photos found"]["wrong_when_read"] == 0
     assert calibrate(ds, dice, faces, predict, held, held)[0] == 0.5
@@ -196,15 +214,14 @@ def test_each_real_set_left_out_says_whether_the_thresholds_hold_on_photos_not_s
     n = 400
     truth = np.arange(n) % 6
     real_truth = np.array([1, 2, 3, 4, 5, 0, 2, 3])
-    real_read = np.array([1, 2, 3, 4, 5, 0, 1, 3])      # A's last one read as 1 at 0.8
+    real_read = np.array([1, 2, 3, 4, 5, 0, 1, 3])  # A's last one read as 1 at 0.8
     sources = ["A", "A", "A", "A found", "B", "B", "A found", "B found"]
 
     def predict(arr):
-        real = arr[0] >= 0                              # real crops: their own index
+        real = arr[0] >= 0  # real crops: their own index
         idx = arr.astype(int) if real else None
         read = real_read[idx] if real else truth
-        conf = (np.where(real_read == real_truth, 0.99, 0.8)[idx] if real
-                else np.linspace(0.6, 1, n))
+        conf = np.where(real_read == real_truth, 0.99, 0.8)[idx] if real else np.linspace(0.6, 1, n)
         fp = np.full((len(read), len(faces)), 1e-4, np.float32)
         fp[np.arange(len(read)), read] = conf
         return np.ones((len(read), 1), np.float32), fp
@@ -232,7 +249,6 @@ def test_per_die_thresholds_are_used_and_an_explicit_threshold_overrides_them(tm
     assert own.classify([own.crop(img, (20, 20, 60, 60))])[0].face == "5"
     strict = FaceClassifier("d6", models_dir=tmp_path, threshold=0.999999)
     assert strict.classify([strict.crop(img, (20, 20, 60, 60))])[0].face is None
-
 
 
 def test_a_die_in_doubt_is_read_again_at_four_turns_with_its_own_threshold(tmp_path):
@@ -271,7 +287,7 @@ def test_the_threshold_allows_a_quarter_percent_of_held_out_misreads_and_no_fals
         die = np.zeros(n, np.int64)
         conf = np.full(n, 0.98, np.float32)
         conf[:misreads] = 0.965
-        for i, c in enumerate(negatives):          # crops that are no die at all
+        for i, c in enumerate(negatives):  # crops that are no die at all
             die[n - 1 - i], face[n - 1 - i], conf[n - 1 - i] = -1, len(faces) - 1, c
 
         def predict(_arr):
@@ -279,6 +295,7 @@ def test_the_threshold_allows_a_quarter_percent_of_held_out_misreads_and_no_fals
             fp = np.full((n, len(faces)), 1e-4, np.float32)
             fp[np.arange(n), read] = conf
             return dp, fp
+
         return predict, (np.zeros(n), die, face)
 
     predict, held = held_of(2)
@@ -311,14 +328,14 @@ def test_a_four_turn_read_takes_a_sure_upright_read_only_when_allowed_and_never_
         return np.ones((4, 1, 1), np.float32), face
 
     crop = [np.zeros((64, 64, 3), np.uint8)]
-    clf._turned = lambda crops, turns: heads(2, 2, 0.5)    # upright sure of '3', mean 0.625
+    clf._turned = lambda crops, turns: heads(2, 2, 0.5)  # upright sure of '3', mean 0.625
     assert clf.classify(crop, 4)[0].face == "3"
     clf.upright_alone = False
     assert clf.classify(crop, 4)[0].face is None
-    both = FaceClassifier("d6", threshold=0.5)               # both reads sure at 0.5
-    both._turned = lambda crops, turns: heads(2, 4, 1.0)   # upright '3', the mean '5' (0.75)
+    both = FaceClassifier("d6", threshold=0.5)  # both reads sure at 0.5
+    both._turned = lambda crops, turns: heads(2, 4, 1.0)  # upright '3', the mean '5' (0.75)
     assert both.classify(crop, 4)[0].face is None
-    both._turned = lambda crops, turns: heads(2, 2, 1.0)   # both '3'
+    both._turned = lambda crops, turns: heads(2, 2, 1.0)  # both '3'
     assert both.classify(crop, 4)[0].face == "3"
 
 
@@ -333,12 +350,12 @@ def test_a_four_turn_read_is_withdrawn_when_one_turn_is_fairly_sure_of_another_f
 
     def heads(odd_p: float):
         face = np.zeros((4, 1, n_faces), np.float32)
-        face[:, 0, 2] = 1.0                     # '3' at every turn ...
-        face[3, 0, 2], face[3, 0, 4] = 1.0 - odd_p, odd_p   # ... but the last: '5'
+        face[:, 0, 2] = 1.0  # '3' at every turn ...
+        face[3, 0, 2], face[3, 0, 4] = 1.0 - odd_p, odd_p  # ... but the last: '5'
         return np.ones((4, 1, 1), np.float32), face
 
     crop = [np.zeros((64, 64, 3), np.uint8)]
-    clf._turned = lambda crops, turns: heads(0.6)            # mean '3' at 0.85
+    clf._turned = lambda crops, turns: heads(0.6)  # mean '3' at 0.85
     assert clf.best_guesses(crop, 4) == [("d6", "3")]
     assert clf.classify(crop, 4)[0].face is None
     clf._turned = lambda crops, turns: heads(TURN_DOUBT - 0.05)
@@ -352,6 +369,7 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
     import shutil
 
     import onnxruntime as ort
+
     torch = pytest.importorskip("torch")
     from lab.train import _onnx_start, class_lists
     from vision.classify import model_paths
@@ -362,8 +380,9 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
     net = _onnx_start(onnx_path, dice, faces)
     x = np.random.default_rng(0).random((3, 3, 64, 64), np.float32)
     log_die, log_face = net(torch.from_numpy(x))
-    die_p, face_p = ort.InferenceSession(str(onnx_path)).run(["die_prob", "face_prob"],
-                                                             {"crops": x})
+    die_p, face_p = ort.InferenceSession(str(onnx_path)).run(
+        ["die_prob", "face_prob"], {"crops": x}
+    )
     assert np.allclose(np.exp(log_face.detach().numpy()), face_p, atol=1e-4)
     assert np.allclose(np.exp(log_die.detach().numpy()), die_p, atol=1e-4)
     assert any(p.requires_grad for p in net.parameters())
@@ -399,7 +418,7 @@ def test_fine_tuning_can_teach_away_an_answer_the_network_is_sure_of():
     logits = next(ins[0] for op, ins, outs, a in net.nodes if outs[0] == "face_prob")
     gemm = next(ins for op, ins, outs, a in net.nodes if outs[0] == logits)
     weight, face_bias = net.params[net._names[gemm[1]]], net.params[net._names[gemm[2]]]
-    with torch.no_grad():               # the face head gives face 0 about 1e-18
+    with torch.no_grad():  # the face head gives face 0 about 1e-18
         weight.zero_()
         face_bias.zero_()
         face_bias[0] = -40.0
@@ -428,17 +447,15 @@ def test_a_taught_network_is_backed_by_the_shipped_one(tmp_path, taught_copy):
     crop = [shipped.crop(img, (20, 20, 60, 60))]
     assert shipped.classify(crop)[0].face == "6"
 
-    never_sure = taught_copy(tmp_path / "unsure", threshold=1.01,
-                              turned={"threshold": 1.01})
+    never_sure = taught_copy(tmp_path / "unsure", threshold=1.01, turned={"threshold": 1.01})
     assert FaceClassifier("d6", taught=never_sure).classify(crop)[0].face == "6"
     assert FaceClassifier("d6", taught=never_sure).classify(crop, 4)[0].face == "6"
     alone = taught_copy(tmp_path / "alone", threshold=1.01, backed=False)
     assert FaceClassifier("d6", taught=alone).classify(crop)[0].face is None
-    assert FaceClassifier("d6", taught=never_sure, threshold=1.01).classify(crop)[0].face \
-        is None
+    assert FaceClassifier("d6", taught=never_sure, threshold=1.01).classify(crop)[0].face is None
 
     faces = json.loads(model_paths("d6", MODELS_DIR)[1].read_text())["faces"]
-    swapped = [{"6": "1", "1": "6"}.get(f, f) for f in faces]   # sure of a 1 where it is a 6
+    swapped = [{"6": "1", "1": "6"}.get(f, f) for f in faces]  # sure of a 1 where it is a 6
     other = taught_copy(tmp_path / "other", faces=swapped)
     r = FaceClassifier("d6", taught=other).classify(crop)[0]
     assert r.face is None and r.die == "d6"
@@ -452,14 +469,14 @@ def test_a_taught_card_can_stop_the_shipped_network_standing_in_at_one_read(tmp_
     img = np.full((100, 100, 3), (40, 90, 30), np.uint8)
     img[20:80, 20:80] = draw_face(ds, "d6", "6", 60)
     crop = [FaceClassifier("d6").crop(img, (20, 20, 60, 60))]
-    once = taught_copy(tmp_path / "once", threshold=1.01, shipped_backs=False,
-                        turned={"threshold": 1.01})
+    once = taught_copy(
+        tmp_path / "once", threshold=1.01, shipped_backs=False, turned={"threshold": 1.01}
+    )
     clf = FaceClassifier("d6", taught=once)
     assert clf.classify(crop)[0].face is None
     assert clf.classify(crop, 4)[0].face == "6"
     clf.use_thresholds(4, 1.01, backed=False)
     assert clf.classify(crop, 4)[0].face is None
-
 
 
 def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_path, taught_copy):
@@ -475,23 +492,33 @@ def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_pat
     img[20:80, 20:80] = draw_face(ds, "d6", "6", 60)
     shipped = FaceClassifier("d6")
     crop = [shipped.crop(img, (20, 20, 60, 60))]
-    same = taught_copy(tmp_path / "same", threshold=1.01, agree_threshold=0.0,
-                        shipped_sha256=file_sha256(shipped.model_path))
+    same = taught_copy(
+        tmp_path / "same",
+        threshold=1.01,
+        agree_threshold=0.0,
+        shipped_sha256=file_sha256(shipped.model_path),
+    )
     clf = FaceClassifier("d6", taught=same)
     assert clf.stale is None and clf.shipped is not None
-    assert clf.classify(crop)[0].face == "6"          # the shipped network stands in
-    changed = taught_copy(tmp_path / "changed", threshold=1.01, agree_threshold=0.0,
-                           turned={"threshold": 1.01, "agree_threshold": 0.0},
-                           shipped_sha256="0" * 64)
+    assert clf.classify(crop)[0].face == "6"  # the shipped network stands in
+    changed = taught_copy(
+        tmp_path / "changed",
+        threshold=1.01,
+        agree_threshold=0.0,
+        turned={"threshold": 1.01, "agree_threshold": 0.0},
+        shipped_sha256="0" * 64,
+    )
     clf = FaceClassifier("d6", taught=changed)
     assert clf.shipped is None and "has changed since" in clf.stale
-    assert clf.classify(crop)[0].face is None         # taught alone, never sure at 1.01
+    assert clf.classify(crop)[0].face is None  # taught alone, never sure at 1.01
     assert clf.classify(crop, 4)[0].face is None
     legacy = taught_copy(tmp_path / "legacy", threshold=1.01)
     assert FaceClassifier("d6", taught=legacy).classify(crop)[0].face == "6"
 
 
-def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tmp_path, taught_copy):
+def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(
+    tmp_path, taught_copy
+):
     """A taught card's ``agree_threshold`` (set by teaching's cross-validation): a die the
     taught network reads below its own threshold is taken when the shipped network's best
     guess is the same face and the taught confidence reaches the agree threshold; never when
@@ -514,9 +541,8 @@ def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(tm
     clf.shipped.use_thresholds(1, 1.01)
     assert clf.classify(crop)[0].face is None
     faces = json.loads(model_paths("d6", MODELS_DIR)[1].read_text())["faces"]
-    swapped = [{"4": "5", "5": "4"}.get(f, f) for f in faces]   # its best guess is a 5
-    other = taught_copy(tmp_path / "other", faces=swapped, threshold=1.01,
-                         agree_threshold=0.0)
+    swapped = [{"4": "5", "5": "4"}.get(f, f) for f in faces]  # its best guess is a 5
+    other = taught_copy(tmp_path / "other", faces=swapped, threshold=1.01, agree_threshold=0.0)
     clf = FaceClassifier("d6", taught=other)
     clf.shipped.use_thresholds(1, 1.01)
     assert clf.classify(crop)[0].face is None
@@ -537,11 +563,13 @@ def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_p
 
     def shipped_says(none):
         clf.shipped._classify = lambda crops, turns: (
-            [CropReading("d6", None, 0.21, 0.21, 1.0, not_a_die=none)], [("d6", "4")])
+            [CropReading("d6", None, 0.21, 0.21, 1.0, not_a_die=none)],
+            [("d6", "4")],
+        )
         return clf.classify(crop)[0].face
 
-    assert shipped_says(none=0.1) == "4"      # two networks agreeing: read
-    assert shipped_says(none=0.67) is None    # the shipped one sees no die: no agreement
+    assert shipped_says(none=0.1) == "4"  # two networks agreeing: read
+    assert shipped_says(none=0.67) is None  # the shipped one sees no die: no agreement
 
 
 def test_the_classifier_docstring_examples_run():
@@ -596,16 +624,20 @@ def test_the_d6_thresholds_are_checked_on_real_dice_at_the_detector_boxes_too(tm
     rows = ["file,split,x,y,w,h,value"]
     rng = np.random.default_rng(15)
     faces = {}
-    for k, (split, px) in enumerate([("valid", (50, 70)), ("valid", (50, 70)),
-                                     ("train", (50, 70)), ("valid", (12, 16))]):
+    for k, (split, px) in enumerate(
+        [("valid", (50, 70)), ("valid", (50, 70)), ("train", (50, 70)), ("valid", (12, 16))]
+    ):
         dice = [("d6", str(int(v))) for v in rng.integers(1, 7, 4)]
         frame, labels = render_scene(ds, dice, rng, style=random_style(rng, die_px=px))
         cv2.imwrite(str(root / "images" / f"p{k}.png"), frame)
         for lab in labels:
-            rows.append(f"p{k}.png,{split},{lab['x']:.1f},{lab['y']:.1f},{lab['w']:.1f},"
-                        f"{lab['h']:.1f},{lab['face']}")
-            faces[(k, round(lab["x"] + lab["w"] / 2), round(lab["y"] + lab["h"] / 2))] = \
-                int(lab["face"])
+            rows.append(
+                f"p{k}.png,{split},{lab['x']:.1f},{lab['y']:.1f},{lab['w']:.1f},"
+                f"{lab['h']:.1f},{lab['face']}"
+            )
+            faces[(k, round(lab["x"] + lab["w"] / 2), round(lab["y"] + lab["h"] / 2))] = int(
+                lab["face"]
+            )
     (root / "labels.csv").write_text("\n".join(rows) + "\n")
 
     crops, values, sources = real_d6_found(tmp_path / "realdice", size=64)
@@ -613,8 +645,11 @@ def test_the_d6_thresholds_are_checked_on_real_dice_at_the_detector_boxes_too(tm
     # none from the training photo, none from the photo of dice under SMALL_PX
     assert 8 <= len(crops) <= 16 and crops.shape[1:] == (64, 64, 3)
     assert set(sources) == {"matteop65_webcam found"}
-    small = [max(float(r.split(',')[4]), float(r.split(',')[5])) for r in rows[1:]
-             if r.startswith('p3.png')]
+    small = [
+        max(float(r.split(",")[4]), float(r.split(",")[5]))
+        for r in rows[1:]
+        if r.startswith("p3.png")
+    ]
     assert max(small) < SMALL_PX
     wanted = sorted(v - 1 for (k, _, _), v in faces.items() if k in (0, 1))
     assert sorted(set(values.tolist())) == sorted(set(wanted))

@@ -22,7 +22,7 @@ def play_says(capsys, *args) -> str:
 def test_a_missing_file_named_with_config_is_an_error(tmp_path, capsys):
     err = play_says(capsys, "--config", str(tmp_path / "nope.toml"))
     assert "nope.toml: no such file" in err and "config.example.toml" in err
-    assert load_config(tmp_path / "nope.toml").path is None   # unnamed: the defaults
+    assert load_config(tmp_path / "nope.toml").path is None  # unnamed: the defaults
 
 
 def test_a_path_under_a_file(tmp_path, capsys):
@@ -34,11 +34,15 @@ def test_a_path_under_a_file(tmp_path, capsys):
 def test_an_unreadable_file_any_user(tmp_path):
     p = tmp_path / "c.toml"
     p.write_text(GOOD)
-    with (mock.patch("pathlib.Path.read_bytes", side_effect=PermissionError(13, "denied")),
-          pytest.raises(ConfigError, match="no permission to read it")):
+    with (
+        mock.patch("pathlib.Path.read_bytes", side_effect=PermissionError(13, "denied")),
+        pytest.raises(ConfigError, match="no permission to read it"),
+    ):
         load_config(p)
-    with (mock.patch("pathlib.Path.read_bytes", side_effect=OSError(5, "Input/output error")),
-          pytest.raises(ConfigError, match="c.toml: cannot be read \\(Input/output error\\)")):
+    with (
+        mock.patch("pathlib.Path.read_bytes", side_effect=OSError(5, "Input/output error")),
+        pytest.raises(ConfigError, match="c.toml: cannot be read \\(Input/output error\\)"),
+    ):
         load_config(p)
 
 

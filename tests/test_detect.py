@@ -9,8 +9,9 @@ from lab.render import compose, place_dice, random_style
 from vision.detect import MODELS_DIR, Detector, _iou, decode, motion
 from vision.dicesets import load
 
-needs_model = pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").exists(),
-                                 reason="models/detector.onnx is not on main yet")
+needs_model = pytest.mark.skipif(
+    not (MODELS_DIR / "detector.onnx").exists(), reason="models/detector.onnx is not on main yet"
+)
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,7 @@ def detector():
 
 def test_decode_keeps_two_close_peaks_apart_and_drops_weak_ones():
     heat = np.zeros((60, 80), np.float32)
-    heat[20, 30], heat[20, 35], heat[40, 60] = 0.9, 0.8, 0.2   # 40 px dice touching
+    heat[20, 30], heat[20, 35], heat[40, 60] = 0.9, 0.8, 0.2  # 40 px dice touching
     size = np.full((2, 60, 80), math.log(40 / 16.0), np.float32)
     boxes, scores = decode(heat, size, 640, 480, threshold=0.35)
     assert len(boxes) == 2 and scores == sorted(scores, reverse=True)
@@ -34,8 +35,8 @@ def test_decode_gives_a_large_die_one_box_not_one_per_pip_cluster():
     heat = np.zeros((60, 80), np.float32)
     size = np.full((2, 60, 80), math.log(24 / 16.0), np.float32)
     heat[30, 40] = 0.9
-    size[:, 30, 40] = math.log(110 / 16.0)     # a 110 px die ...
-    heat[32, 42], heat[28, 39] = 0.6, 0.5      # ... and two weaker peaks on its pips
+    size[:, 30, 40] = math.log(110 / 16.0)  # a 110 px die ...
+    heat[32, 42], heat[28, 39] = 0.6, 0.5  # ... and two weaker peaks on its pips
     boxes, _ = decode(heat, size, 640, 480, threshold=0.35)
     assert len(boxes) == 1 and boxes[0][2] >= 100
 
@@ -43,9 +44,9 @@ def test_decode_gives_a_large_die_one_box_not_one_per_pip_cluster():
 def test_decode_finds_a_crowd_of_thirty_dice():
     heat = np.zeros((60, 80), np.float32)
     size = np.full((2, 60, 80), math.log(24 / 16.0), np.float32)
-    for i in range(30):                        # a 6 x 5 grid of 24 px dice, 48 px apart
+    for i in range(30):  # a 6 x 5 grid of 24 px dice, 48 px apart
         heat[8 + 10 * (i // 6), 8 + 12 * (i % 6)] = 0.9 - 0.01 * i
-        heat[9 + 10 * (i // 6), 8 + 12 * (i % 6)] = 0.85 - 0.01 * i   # a second peak each
+        heat[9 + 10 * (i // 6), 8 + 12 * (i % 6)] = 0.85 - 0.01 * i  # a second peak each
     boxes, _ = decode(heat, size, 640, 480, threshold=0.35)
     assert len(boxes) == 30
     assert len(decode(heat, size, 640, 480, threshold=0.35, max_dice=12)[0]) == 12
@@ -100,8 +101,7 @@ def test_boxes_scale_with_a_photo_larger_than_a_camera_frame(detector):
     rng = np.random.default_rng(3)
     ds = load("d6")
     style = random_style(rng, die_px=(60, 60))
-    frame, _labels = compose(ds, place_dice(ds, [("d6", "3"), ("d6", "6")], rng, style), rng,
-                            style)
+    frame, _labels = compose(ds, place_dice(ds, [("d6", "3"), ("d6", "6")], rng, style), rng, style)
     small = sorted(detector.detect(frame).boxes)
     big = sorted(detector.detect(cv2.resize(frame, (1280, 960))).boxes)
     assert len(small) == len(big) == 2
@@ -141,9 +141,10 @@ def test_a_portrait_photo_is_searched_in_windows_not_squeezed(detector):
     rng = np.random.default_rng(4)
     ds = load("d6")
     style = random_style(rng, die_px=(50, 56))
-    frame, labels = compose(ds, place_dice(ds, [("d6", "2"), ("d6", "5"), ("d6", "6")], rng,
-                                           style), rng, style)
-    portrait = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)      # (x, y) -> (479 - y, x)
+    frame, labels = compose(
+        ds, place_dice(ds, [("d6", "2"), ("d6", "5"), ("d6", "6")], rng, style), rng, style
+    )
+    portrait = cv2.rotate(frame, cv2.ROTATE_90_CLOCKWISE)  # (x, y) -> (479 - y, x)
     found = detector.detect_fine(portrait).boxes
     assert len(found) == len(labels)
     for lab in labels:
@@ -161,15 +162,15 @@ def test_fine_search_drops_specks_far_smaller_than_the_dice_found():
     from vision.detect import Detections
 
     class Seen(Detector):
-        def detect(self, frame_bgr, small=None):     # the whole-frame pass: three 50 px dice
+        def detect(self, frame_bgr, small=None):  # the whole-frame pass: three 50 px dice
             boxes = ((100, 100, 50, 50), (200, 100, 50, 50), (300, 100, 50, 50))
             return Detections(boxes, (0.9, 0.9, 0.9), False, 0.0)
 
-        def maps(self, tile):                          # every tile: one 12 px and one 40 px find
+        def maps(self, tile):  # every tile: one 12 px and one 40 px find
             heat = np.zeros((60, 80), np.float32)
             size = np.zeros((2, 60, 80), np.float32)
-            heat[40, 60], size[:, 40, 60] = 0.9, math.log(24 / 16.0)   # 12 px in the tile's frame
-            heat[20, 20], size[:, 20, 20] = 0.8, math.log(80 / 16.0)   # 40 px
+            heat[40, 60], size[:, 40, 60] = 0.9, math.log(24 / 16.0)  # 12 px in the tile's frame
+            heat[20, 20], size[:, 20, 20] = 0.8, math.log(80 / 16.0)  # 40 px
             return heat, size, np.zeros((60, 80), np.float32)
 
     found = Seen().detect_fine(np.zeros((480, 640, 3), np.uint8))
@@ -197,23 +198,23 @@ def test_small_dice_of_a_wide_photo_get_boxes_that_fit_them(detector):
         assert max(_iou(b, gt) for b in found) >= 0.6
         # a box guessed 2.5 times too large, on the die's centre, is placed on the die
         cx, cy, side = gt[0] + gt[2] / 2, gt[1] + gt[3] / 2, 2.5 * max(gt[2:])
-        assert _iou(detector.refine(frame, (cx - side / 2, cy - side / 2, side, side)),
-                    gt) >= 0.6
+        assert _iou(detector.refine(frame, (cx - side / 2, cy - side / 2, side, side)), gt) >= 0.6
 
 
 @needs_model
 def test_refine_leaves_camera_frames_and_large_dice_as_they_are(detector):
     frame, labels = _wide_photo(5, 40, size=(640, 480), n=2)
     box = (labels[0]["x"] - 20, labels[0]["y"] - 20, 90, 90)
-    assert detector.refine(frame, box) == box          # a 640x480 frame: seen at its pixels
+    assert detector.refine(frame, box) == box  # a 640x480 frame: seen at its pixels
     frame, labels = _wide_photo(6, 300, n=2)
     box = tuple(labels[0][k] for k in ("x", "y", "w", "h"))
-    assert detector.refine(frame, box) == box          # 95 px of a 640 view: large already
+    assert detector.refine(frame, box) == box  # 95 px of a 640 view: large already
 
 
 @needs_model
 def test_a_phone_photo_held_upright_finds_its_dice_seen_as_large_as_in_a_4_3_photo(
-        detector, tmp_path):
+    detector, tmp_path
+):
     """A 12 MP phone photo held upright (3024x4032, stored on its side with an EXIF tag) of
     24 see-through blue dice on a wood table, read as ``dicetray recognize`` reads it. Padded
     to 4:3, as until session 21, its dice were seen 1.8 times smaller and 7 of these 24 were
@@ -223,12 +224,16 @@ def test_a_phone_photo_held_upright_finds_its_dice_seen_as_large_as_in_a_4_3_pho
     from lab.teachbench import PHONE, phone_photos
 
     phone_photos(tmp_path / "p", 1, seed=3)
-    photo, = read_folder(tmp_path / "p", PHONE)
+    (photo,) = read_folder(tmp_path / "p", PHONE)
     img, seen = photo.decoded()
     assert photo.upright and img.shape[:2] == (2016, 1512)
     boxes = detector.detect_fine(img).boxes
-    found = [any(b[0] <= lab.x + lab.w / 2 <= b[0] + b[2]
-                 and b[1] <= lab.y + lab.h / 2 <= b[1] + b[3] for b in boxes)
-             for lab in seen.labels]
+    found = [
+        any(
+            b[0] <= lab.x + lab.w / 2 <= b[0] + b[2] and b[1] <= lab.y + lab.h / 2 <= b[1] + b[3]
+            for b in boxes
+        )
+        for lab in seen.labels
+    ]
     assert len(found) == 24 and sum(found) >= 23
     assert len(boxes) == sum(found)

@@ -49,7 +49,7 @@ def with_marks(state: dict, marks: dict[int, list[int]]) -> dict:
 
 
 def test_sheet_lists_sums_2_to_12_circled_2_and_12_three_rerolls():
-    """"each of the 4 rounds lists the sums 2..12; the two-circle (••) numbers are 2 and 12
+    """ "each of the 4 rounds lists the sums 2..12; the two-circle (••) numbers are 2 and 12
     (option); 3 rerolls per player per round." """
     s = g.new_game(["Ann", "Ben"], LAYOUT)
     assert g.OPTIONS == {"circled": [2, 12], "rerolls": 3, "rounds": 4}
@@ -62,7 +62,7 @@ def test_sheet_lists_sums_2_to_12_circled_2_and_12_three_rerolls():
 
 
 def test_start_every_player_rolls_both_dice_highest_total_goes_first():
-    """"Start: every player rolls both dice; highest total goes first" """
+    """ "Start: every player rolls both dice; highest total goes first" """
     s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
     rollers = []
     for total in (5, 11, 8):
@@ -76,7 +76,7 @@ def test_start_every_player_rolls_both_dice_highest_total_goes_first():
 
 
 def test_start_tie_among_the_highest_rolls_again_among_the_tied():
-    """"a tie among the highest rolls again among the tied players." """
+    """ "a tie among the highest rolls again among the tied players." """
     s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
     s = play(s, dice(10), dice(4), dice(10))
     assert s["last"]["kind"] == "start_tie" and s["last"]["tied"] == [0, 2]
@@ -89,7 +89,7 @@ def test_start_tie_among_the_highest_rolls_again_among_the_tied():
 
 
 def test_play_goes_left_clockwise():
-    """"Play goes left (clockwise)." (seat order: the next seat is to the left)"""
+    """ "Play goes left (clockwise)." (seat order: the next seat is to the left)"""
     s = started(4, first=2)
     order = []
     for total in (4, 5, 6, 7, 8):
@@ -102,7 +102,7 @@ def test_play_goes_left_clockwise():
 
 
 def test_unmarked_sum_is_marked_and_the_turn_ends():
-    """"A turn: roll both dice. An unmarked sum is marked and the turn ends." """
+    """ "A turn: roll both dice. An unmarked sum is marked and the turn ends." """
     s = started()
     s = g.apply(s, engine.roll("d6:3", "d6:4"))
     assert s["marks"][0] == [7]
@@ -111,12 +111,17 @@ def test_unmarked_sum_is_marked_and_the_turn_ends():
 
 
 def test_marked_sum_uses_a_reroll_automatically_in_the_same_turn():
-    """"A marked sum uses a reroll automatically, in the same turn, while rerolls remain." """
+    """ "A marked sum uses a reroll automatically, in the same turn, while rerolls remain." """
     s = with_marks(started(), {0: [7]})
     s = g.apply(s, dice(7))
     assert s["active"] == 0 and s["rerolls"][0] == 2
-    assert s["last"] == {"kind": "reroll", "player": 0, "dice": ["d6:1", "d6:6"], "sum": 7,
-                         "left": 2}
+    assert s["last"] == {
+        "kind": "reroll",
+        "player": 0,
+        "dice": ["d6:1", "d6:6"],
+        "sum": 7,
+        "left": 2,
+    }
     e = g.expect(s)
     assert e.roll.roller == 0 and e.roll.purpose == "reroll"
     assert e.prompt.startswith("P0 rolled a marked 7: reroll")
@@ -127,7 +132,7 @@ def test_marked_sum_uses_a_reroll_automatically_in_the_same_turn():
 
 
 def test_no_reroll_left_is_diced_out_scoring_unmarked_numbers_and_no_more_turns():
-    """"With none left the player is DICEDOUT! for the round: the round score is the sum of
+    """ "With none left the player is DICEDOUT! for the round: the round score is the sum of
     their unmarked numbers and they take no more turns this round." """
     s = with_marks(started(3), {0: [6, 7, 8]})
     s["rerolls"][0] = 0
@@ -142,7 +147,7 @@ def test_no_reroll_left_is_diced_out_scoring_unmarked_numbers_and_no_more_turns(
 
 
 def test_double_circle_number_marks_one_more_chosen_default_highest_unmarked():
-    """"Rolling a •• number marks it and then lets the player mark one more unmarked number of
+    """ "Rolling a •• number marks it and then lets the player mark one more unmarked number of
     their choice (the screen suggests the highest unmarked number; the player can pick
     another)." """
     s = with_marks(started(), {0: [11]})
@@ -162,7 +167,7 @@ def test_double_circle_number_marks_one_more_chosen_default_highest_unmarked():
 
 
 def test_double_circle_bonus_with_one_number_left_marks_it_at_once():
-    """"...mark one more unmarked number of their choice": with one left there is no choice."""
+    """ "...mark one more unmarked number of their choice": with one left there is no choice."""
     s = with_marks(started(), {0: [n for n in NUMBERS if n not in (2, 9)]})
     s = g.apply(s, dice(2))
     assert s["marks"][0] == NUMBERS and s["out"][0] == "complete"
@@ -170,7 +175,7 @@ def test_double_circle_bonus_with_one_number_left_marks_it_at_once():
 
 
 def test_player_who_marks_every_number_scores_zero_and_takes_no_more_turns():
-    """"A player who marks every number scores 0 for the round and takes no more turns in it." """
+    """ "A player who marks every number scores 0 for the round and takes no more turns in it." """
     s = with_marks(started(3), {0: [n for n in NUMBERS if n != 6]})
     s = g.apply(s, dice(6))
     assert s["out"][0] == "complete" and s["round_scores"][0] == [0]
@@ -193,7 +198,7 @@ def _finish_round(s: dict, marks: dict[int, list[int]], rolled: dict[int, int]) 
 
 
 def test_round_ends_when_every_player_is_diced_out_or_complete():
-    """"The round ends when every player is DICEDOUT! or complete." """
+    """ "The round ends when every player is DICEDOUT! or complete." """
     s = with_marks(started(3), {1: [n for n in NUMBERS if n != 5]})
     s["rerolls"] = [0, 0, 0]
     s = with_marks(s, {0: [7], 2: [7]})
@@ -208,7 +213,7 @@ def test_round_ends_when_every_player_is_diced_out_or_complete():
 
 
 def test_lowest_round_score_starts_next_round_and_picks_another_player_to_lose_a_reroll():
-    """"The lowest round score starts the next round and picks one player (any player,
+    """ "The lowest round score starts the next round and picks one player (any player,
     themselves excluded) to lose one reroll next round." """
     s = _finish_round(started(3), {0: [7], 1: [2, 3, 4, 7], 2: [7, 8]}, {0: 7, 1: 7, 2: 7})
     assert s["phase"] == "penalty" and s["active"] == 1 and s["round"] == 1
@@ -226,7 +231,7 @@ def test_lowest_round_score_starts_next_round_and_picks_another_player_to_lose_a
 
 
 def test_two_players_the_only_other_player_loses_the_reroll_at_once():
-    """"picks one player (any player, themselves excluded)": with two players there is one."""
+    """ "picks one player (any player, themselves excluded)": with two players there is one."""
     s = _finish_round(started(2), {0: [7], 1: [2, 7]}, {0: 7, 1: 7})
     assert s["round"] == 2 and s["active"] == 1 and s["rerolls"] == [2, 3]
     assert s["last"]["kind"] == "penalty" and s["last"]["auto"] is True
@@ -234,7 +239,7 @@ def test_two_players_the_only_other_player_loses_the_reroll_at_once():
 
 
 def test_tie_for_lowest_round_score_tied_players_roll_highest_total_wins_ties_again():
-    """"A tie for lowest: the tied players roll both dice, highest total wins (ties roll
+    """ "A tie for lowest: the tied players roll both dice, highest total wins (ties roll
     again)." """
     s = _finish_round(started(3), {0: [7, 12], 1: [7], 2: [7, 12]}, {0: 7, 1: 7, 2: 7})
     assert s["phase"] == "tiebreak" and s["last"]["round_end"]["lowest"] == [0, 2]
@@ -250,7 +255,7 @@ def test_tie_for_lowest_round_score_tied_players_roll_highest_total_wins_ties_ag
 
 
 def test_after_round_4_lowest_total_wins():
-    """"After round 4 the lowest total wins" """
+    """ "After round 4 the lowest total wins" """
     s = started(2)
     for rnd in range(1, 5):
         assert s["round"] == rnd and s["active"] == 0  # P0, lowest each round, starts
@@ -265,7 +270,7 @@ def test_after_round_4_lowest_total_wins():
 
 
 def test_after_last_round_lowest_total_wins_example():
-    """"After round 4 the lowest total wins": P1 with 0 beats P0 with 70 (rounds=1)."""
+    """ "After round 4 the lowest total wins": P1 with 0 beats P0 with 70 (rounds=1)."""
     s = started(2, options={"rounds": 1})
     s = with_marks(s, {0: [7], 1: [n for n in NUMBERS if n != 6]})
     s["rerolls"] = [0, 0]
@@ -278,7 +283,7 @@ def test_after_last_round_lowest_total_wins_example():
 
 
 def test_tie_for_lowest_total_is_a_shared_win():
-    """"a tie for lowest is a shared win." """
+    """ "a tie for lowest is a shared win." """
     s = started(3, options={"rounds": 1})
     s = _finish_round(s, {0: [7, 2], 1: [7], 2: [7, 2]}, {0: 7, 1: 7, 2: 7})
     assert s["finished"] and s["scores"] == [68, 70, 68]

@@ -51,7 +51,10 @@ def test_corrupt_file_is_reported_with_its_path(tmp_path):
     "mutate, message",
     [
         (lambda d: d["die"][0].update(faces=["1", "2"]), "exactly 6 face ids"),
-        (lambda d: d["die"][0].update(faces=["1", "2", "3", "4", "5", "9"]), "'9', which is not in"),
+        (
+            lambda d: d["die"][0].update(faces=["1", "2", "3", "4", "5", "9"]),
+            "'9', which is not in",
+        ),
         (lambda d: d["die"][0].update(body="red"), "body must look like"),
         (lambda d: d["faces"]["1"].update(mark="blob"), "faces.1.mark is 'blob'"),
         (lambda d: d["faces"]["2"].update(count=0), "faces.2.count"),
@@ -62,8 +65,9 @@ def test_bad_dice_set_names_the_key(mutate, message):
     data = {
         "id": "t",
         "faces": {str(i): {"mark": "pips", "count": i} for i in range(1, 7)},
-        "die": [{"id": "d", "body": "#ffffff", "ink": "#000000",
-                 "faces": [str(i) for i in range(1, 7)]}],
+        "die": [
+            {"id": "d", "body": "#ffffff", "ink": "#000000", "faces": [str(i) for i in range(1, 7)]}
+        ],
     }
     parse(data)  # the unmutated table is valid
     mutate(data)
@@ -73,8 +77,10 @@ def test_bad_dice_set_names_the_key(mutate, message):
 
 def test_edited_layout_is_used_without_code_changes(tmp_path):
     text = Path(load("tally-up").path).read_text()
-    text = text.replace('faces = ["star", "100", "100", "100", "100", "(100)"]',
-                        'faces = ["star", "star", "100", "100", "(100)", "(100)"]')
+    text = text.replace(
+        'faces = ["star", "100", "100", "100", "100", "(100)"]',
+        'faces = ["star", "star", "100", "100", "(100)", "(100)"]',
+    )
     path = tmp_path / "my-tally.toml"
     path.write_text(text)
     ds = load(path)

@@ -45,7 +45,7 @@ def test_play_screen_draws_and_saves_png(screen, tmp_path):
     assert path.exists() and path.stat().st_size > 2000
     img = pixels(screen)
     assert img.shape[:2] == (800, 480)
-    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20     # text, dice, panels
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 20  # text, dice, panels
 
 
 @pytest.mark.parametrize("size", [(1024, 600), (1920, 1080)])
@@ -69,16 +69,16 @@ def test_taps_hit_players_dice_and_buttons():
         assert d.hit(centre(targets[("player", 1)])) == ("player", 1)
         assert d.hit(centre(targets[("die", 0)])) == ("die", 0)
         undo = targets[("button", "undo")]
-        assert undo.right > size[0] * 0.8 and undo.bottom > size[1] * 0.85   # bottom right
+        assert undo.right > size[0] * 0.8 and undo.bottom > size[1] * 0.85  # bottom right
         assert d.hit(centre(undo)) == ("button", "undo")
-        assert d.hit((size[0] // 2, 5)) is None                            # the header
+        assert d.hit((size[0] // 2, 5)) is None  # the header
 
 
 def test_message_and_banner_change_the_picture(screen):
     t = bank_table()
     screen.draw(build_view(t, 0.0))
     plain = pixels(screen).copy()
-    t.roll(["d6:1"], 1.0)                     # a wrong roll: message
+    t.roll(["d6:1"], 1.0)  # a wrong roll: message
     screen.draw(build_view(t, 1.0))
     assert (pixels(screen) != plain).any()
     assert any("roll both dice" in d.text for d in screen.drawn)
@@ -88,21 +88,21 @@ def test_start_screen_taps_and_question(screen):
     menu = StartMenu(["Ana", "Ben", "Cy"])
     screen.draw(start_view(menu))
     words = " ".join(d.text for d in screen.drawn)
-    assert "First to reach the target score" in words      # choosing the game: how it is played
+    assert "First to reach the target score" in words  # choosing the game: how it is played
     menu.focus = 1
     screen.draw(start_view(menu))
-    assert "3 Cy" in [d.text for d in screen.drawn]           # else who plays, in seat order
+    assert "3 Cy" in [d.text for d in screen.drawn]  # else who plays, in seat order
     targets = {t: r for r, t in screen.hits}
-    assert screen.hit(centre(targets[("start", 1, 1)])) == ("start", 1, 1)   # ">" of players
+    assert screen.hit(centre(targets[("start", 1, 1)])) == ("start", 1, 1)  # ">" of players
     menu.offer_resume(Path("x.jsonl"), "Resume Bank (Ana, Ben), 12 events in")
     screen.draw(start_view(menu))
     words = " ".join(d.text for d in screen.drawn)
-    assert "12 events in" in words                   # the whole offer, not cut off
+    assert "12 events in" in words  # the whole offer, not cut off
     menu.do("discard")
     screen.draw(start_view(menu))
     targets = {t: r for r, t in screen.hits}
     assert ("confirm", 0) in targets and ("confirm", 1) in targets
-    assert ("start", 0, 1) not in targets            # the question covers the menu
+    assert ("start", 0, 1) not in targets  # the question covers the menu
 
 
 def test_setup_screen_shows_the_picture_and_numbers_the_dice(screen):
@@ -110,9 +110,9 @@ def test_setup_screen_shows_the_picture_and_numbers_the_dice(screen):
     boxes = [(100, 100, 50, 50, "d6:3", True), (130, 110, 50, 50, "d6:5", False)]
     screen.draw(SetupView(frame, boxes, "Tray: settled", "d6"))
     img = pixels(screen)
-    assert abs(img[40, 40].astype(int) - 90).max() <= 4      # the camera picture is shown
+    assert abs(img[40, 40].astype(int) - 90).max() <= 4  # the camera picture is shown
     texts = [d.text for d in screen.drawn]
-    assert "1 d6:3" in texts and "2 d6:5" in texts          # listed, not stacked on the picture
+    assert "1 d6:3" in texts and "2 d6:5" in texts  # listed, not stacked on the picture
 
 
 def test_how_to_page_draws_every_point(screen):
@@ -136,9 +136,9 @@ def test_a_cue_plays_once_per_new_event(monkeypatch):
     d.draw(build_view(t, 0.0))
     t.roll(["d6:6", "d6:1"], 0.0)
     d.draw(build_view(t, 0.1))
-    d.draw(build_view(t, 0.2))                    # same event: no second sound
+    d.draw(build_view(t, 0.2))  # same event: no second sound
     t.undo(0.3)
-    d.draw(build_view(t, 0.3))                    # an undo is not a roll
+    d.draw(build_view(t, 0.3))  # an undo is not a roll
     assert played == ["roll"]
     muted = Display(size=(800, 480), headless=True, sound=False)
     muted._sounds = Fake()
@@ -154,7 +154,7 @@ def test_sounds_are_synthesised_and_never_crash_without_a_device():
         assert s.dtype == np.int16 and 0.05 < len(s) / 22050 < 1.0 and np.abs(s).max() > 10000
     with pytest.raises(ValueError, match="the sounds are"):
         samples("trumpet")
-    sounds = Sounds()                             # SDL_AUDIODRIVER=dummy
+    sounds = Sounds()  # SDL_AUDIODRIVER=dummy
     assert sounds.error is None and set(sounds.sounds) == set(CUES)
     assert sounds.play("bust") is True and sounds.play("nope") is False
     assert Sounds(enabled=False).play("win") is False
@@ -171,12 +171,25 @@ def test_parse_size():
 def test_screenshots_command_draws_every_screen_of_a_game(tmp_path, capsys):
     from tray.cli import main
 
-    assert main(["screenshots", "--out", str(tmp_path), "--game", "bank", "--size", "1024x600"]) == 0
+    assert (
+        main(["screenshots", "--out", str(tmp_path), "--game", "bank", "--size", "1024x600"]) == 0
+    )
     names = {p.name for p in tmp_path.glob("*.png")}
-    for want in ("start.png", "start-resume.png", "start-discard-asked.png",
-                 "bank-how-to-play.png", "bank-01-first-prompt.png", "bank-moment-seven.png",
-                 "bank-wrong-roll.png", "bank-unread-dice.png", "bank-camera-lost.png",
-                 "bank-table-menu.png", "bank-after-undo.png", "bank-end.png", "bank-setup.png"):
+    for want in (
+        "start.png",
+        "start-resume.png",
+        "start-discard-asked.png",
+        "bank-how-to-play.png",
+        "bank-01-first-prompt.png",
+        "bank-moment-seven.png",
+        "bank-wrong-roll.png",
+        "bank-unread-dice.png",
+        "bank-camera-lost.png",
+        "bank-table-menu.png",
+        "bank-after-undo.png",
+        "bank-end.png",
+        "bank-setup.png",
+    ):
         assert want in names
     import pygame
 
@@ -204,8 +217,18 @@ def test_the_screen_modules_docstring_examples_run():
     import doctest
     import importlib
 
-    for name in ("display", "draw_play", "draw_menus", "draw_end", "howto", "sound", "story",
-                 "theme", "view", "screenshots"):
+    for name in (
+        "display",
+        "draw_play",
+        "draw_menus",
+        "draw_end",
+        "howto",
+        "sound",
+        "story",
+        "theme",
+        "view",
+        "screenshots",
+    ):
         module = importlib.import_module(f"tray.screen.{name}")
         assert doctest.testmod(module).failed == 0, name
 

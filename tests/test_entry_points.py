@@ -23,10 +23,36 @@ def where(tmp_path):
 CASES = [
     (["demo", "--out", "{t}/afile", "--max-seconds", "1"], "give a folder"),
     (["demo", "--out", "{t}/afile/sub", "--max-seconds", "1"], "afile/sub"),
-    (["play", "--config", "{t}/c.toml", "--source", "replay:{t}/none", "--headless", "--game",
-      "bank", "--max-seconds", "1"], "does not exist"),
-    (["play", "--config", "{t}/c.toml", "--source", "webcam", "--headless", "--game", "bank",
-      "--max-seconds", "1"], "unknown camera source"),
+    (
+        [
+            "play",
+            "--config",
+            "{t}/c.toml",
+            "--source",
+            "replay:{t}/none",
+            "--headless",
+            "--game",
+            "bank",
+            "--max-seconds",
+            "1",
+        ],
+        "does not exist",
+    ),
+    (
+        [
+            "play",
+            "--config",
+            "{t}/c.toml",
+            "--source",
+            "webcam",
+            "--headless",
+            "--game",
+            "bank",
+            "--max-seconds",
+            "1",
+        ],
+        "unknown camera source",
+    ),
     (["replay", "{t}/afile"], "afile, line 1"),
     (["replay", "{t}"], "this is a folder"),
     (["recognize", "{t}/afile"], "afile: not an image"),
@@ -42,7 +68,7 @@ def test_bad_input_is_one_line_and_exit_2(where, capsys, argv, words):
     argv = [a.format(t=where) for a in argv]
     try:
         code = dicetray(argv)
-    except SystemExit as exc:   # argparse's own errors: usage, then one line
+    except SystemExit as exc:  # argparse's own errors: usage, then one line
         code = exc.code
     err = capsys.readouterr().err
     assert code == 2, err

@@ -22,7 +22,7 @@ def test_every_face_renders_and_differs_from_its_siblings(set_id):
             assert img.shape == (48, 48, 3)
             assert img.std() > 8, f"{die.id}:{f} shows no mark"
         for i, a in enumerate(faces):
-            for b in faces[i + 1:]:
+            for b in faces[i + 1 :]:
                 differ = (np.abs(imgs[a] - imgs[b]).max(2) > 40).mean()
                 assert differ > 0.01, f"{set_id} {die.id}: faces {a} and {b} look the same"
 
@@ -35,16 +35,17 @@ def test_circled_number_differs_from_plain_mostly_at_the_ring():
     yy, xx = np.mgrid[0:64, 0:64]
     r = np.hypot(xx - 31.5, yy - 31.5)
     assert changed.any()
-    assert (r[changed] > 18).mean() > 0.8   # the change is the ring, not the number
+    assert (r[changed] > 18).mean() > 0.8  # the change is the ring, not the number
 
 
 def test_pips_count_matches_dark_blobs():
     import cv2
+
     ds = load("d6")
     for n in range(1, 7):
         img = draw_face(ds, "d6", str(n), 96)
         dark = (cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) < 80).astype(np.uint8)
-        dark[:8], dark[-8:], dark[:, :8], dark[:, -8:] = 0, 0, 0, 0   # ignore the edge
+        dark[:8], dark[-8:], dark[:, :8], dark[:, -8:] = 0, 0, 0, 0  # ignore the edge
         count, _ = cv2.connectedComponents(dark)
         assert count - 1 == n
 
@@ -69,7 +70,7 @@ faces = ["skull", "blue", "7", "(9)", "7", "7"]
     imgs = [draw_face(ds, "teal", f, 40).astype(int) for f in ("skull", "blue", "7", "(9)")]
     assert tuple(imgs[0][20, 2]) != tuple(draw_face(load("d6"), "d6", "1", 40)[20, 2])
     centre = imgs[1][16:24, 16:24].reshape(-1, 3).mean(0)
-    assert centre[0] > 150 and centre[2] < 90      # the blue light, in BGR
+    assert centre[0] > 150 and centre[2] < 90  # the blue light, in BGR
     for i in range(4):
         for j in range(i + 1, 4):
             assert (np.abs(imgs[i] - imgs[j]).max(2) > 40).mean() > 0.01
@@ -79,7 +80,7 @@ def test_cache_and_rng_variation():
     ds = load("rollers")
     a, _ = face_rgba(ds, "black", "zap", 32)
     b, _ = face_rgba(ds, "black", "zap", 32)
-    assert a is b                                  # cached
+    assert a is b  # cached
     assert not a.flags.writeable
     r1 = draw_face(ds, "black", "zap", 32, np.random.default_rng(1))
     r2 = draw_face(ds, "black", "zap", 32, np.random.default_rng(1))
@@ -101,8 +102,11 @@ def test_clear_errors_and_side_strip():
 
 
 def test_parse_is_the_only_source_of_looks():
-    data = {"id": "x", "faces": {"a": {"mark": "star", "color": "#ff0000"}},
-            "die": [{"id": "d", "body": "#000000", "ink": "#ffffff", "faces": ["a"] * 6}]}
+    data = {
+        "id": "x",
+        "faces": {"a": {"mark": "star", "color": "#ff0000"}},
+        "die": [{"id": "d", "body": "#000000", "ink": "#ffffff", "faces": ["a"] * 6}],
+    }
     ds = parse(data)
     img = draw_face(ds, "d", "a", 32)
-    assert img[16, 16, 2] > 200 and img[16, 16, 0] < 60   # red star in the middle
+    assert img[16, 16, 2] > 200 and img[16, 16, 0] < 60  # red star in the middle

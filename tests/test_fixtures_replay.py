@@ -62,16 +62,18 @@ def test_resting_frames_are_still_and_the_throw_before_them_moves(name):
         rest = [_frame(name, i).astype(np.int16) for i in range(a, b + 1)]
         for x, y in itertools.pairwise(rest):
             change = np.abs(x - y).max(axis=2)
-            assert change.mean() < 6 and (change > 60).mean() < 0.0005, \
+            assert change.mean() < 6 and (change > 60).mean() < 0.0005, (
                 f"{name}: frames {a}..{b} should be still (sensor noise only)"
-        if name != "hand-over-dice":   # its dice lie still from the start
-            before = _frame(name, a - 6).astype(np.int16)   # mid-throw
+            )
+        if name != "hand-over-dice":  # its dice lie still from the start
+            before = _frame(name, a - 6).astype(np.int16)  # mid-throw
             assert (np.abs(before - rest[0]).max(axis=2) > 60).mean() > 0.001
 
 
 def test_regenerating_gives_the_same_recording(tmp_path):
     from lab.fixtures import SEQUENCES as SPECS
     from lab.fixtures import make_throws
+
     set_id, throws = SPECS["d6"]
     meta = make_throws("d6", set_id, throws, 1000, tmp_path)
     assert meta == _meta("d6")
@@ -83,11 +85,13 @@ def test_regenerating_gives_the_same_recording(tmp_path):
 def test_coin_in_tray_replays_to_the_dice_only():
     from vision.classify import ModelError
     from vision.settle import Settler
+
     try:
         from vision.pipeline import Recognizer
+
         meta = _meta("coin-in-tray")
         rec = Recognizer(load(meta["dice_set"]))
-    except (ModelError, FileNotFoundError) as exc:   # models land separately: say why
+    except (ModelError, FileNotFoundError) as exc:  # models land separately: say why
         pytest.skip(f"vision pipeline cannot start here: {exc}")
     settler = Settler()
     rolls = []
@@ -100,8 +104,11 @@ def test_coin_in_tray_replays_to_the_dice_only():
     throw = meta["throws"][0]
     assert throw["rest_from"] <= frame < throw["rest_from"] + 5
     coin = meta["foreign"]
-    on_coin = [d for d in roll.dice
-               if coin["x"] <= d.centre[0] <= coin["x"] + coin["w"]
-               and coin["y"] <= d.centre[1] <= coin["y"] + coin["h"]]
+    on_coin = [
+        d
+        for d in roll.dice
+        if coin["x"] <= d.centre[0] <= coin["x"] + coin["w"]
+        and coin["y"] <= d.centre[1] <= coin["y"] + coin["h"]
+    ]
     assert all(not d.read for d in on_coin), "the coin was read as a die face"
     assert sorted(roll.specs()) == sorted(throw["dice"])

@@ -13,8 +13,9 @@ from tray.rules.engine import RuleError
 
 
 @pytest.mark.parametrize("game_id", games.GAME_IDS)
-@settings(max_examples=4, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=4, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_engines_answer_every_event_with_a_state_or_a_rule_error(game_id, seed):
     figures = fuzz_game(game_id, seed, actions=120, hostile_rate=0.4)
@@ -36,4 +37,3 @@ def test_every_kind_of_hostile_event_is_refused(game_id, kind):
     legal = choose(engine.expect(state), rng, layout)
     with pytest.raises(RuleError):
         engine.apply(state, hostile(legal, kind, rng))
-

@@ -69,8 +69,14 @@ def canon(value):
     """A state with the dice of every roll in one order: the camera reads a throw in the
     order it finds the dice, which the rules do not care about."""
     if isinstance(value, dict):
-        return {k: sorted(v) if k in ("roll", "last_roll", "dice") and isinstance(v, list)
-                and all(isinstance(x, str) for x in v) else canon(v) for k, v in value.items()}
+        return {
+            k: sorted(v)
+            if k in ("roll", "last_roll", "dice")
+            and isinstance(v, list)
+            and all(isinstance(x, str) for x in v)
+            else canon(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [canon(v) for v in value]
     return value
@@ -84,9 +90,18 @@ def expected_state(game, options, events):
 def test_scripted_game_through_vision_gives_the_rules_result(game, tmp_path):
     options, events = script_for(game)
     want = expected_state(game, options, events)
-    result = run_demo(game, len(PLAYERS), seed=11, out=tmp_path, options=options, quiet=True,
-                      screenshots=False, script=events, rest_frames=5,
-                      max_steps=400 * len(events) + 400)
+    result = run_demo(
+        game,
+        len(PLAYERS),
+        seed=11,
+        out=tmp_path,
+        options=options,
+        quiet=True,
+        screenshots=False,
+        script=events,
+        rest_frames=5,
+        max_steps=400 * len(events) + 400,
+    )
     got = result["state"]
     assert got["scores"] == want["scores"]
     assert canon(got) == canon(want)
@@ -99,9 +114,19 @@ def test_scripted_game_through_vision_gives_the_rules_result(game, tmp_path):
 def test_camera_drop_out_mid_game_keeps_the_game(tmp_path):
     options, events = script_for("bank")
     want = expected_state("bank", options, events)
-    result = run_demo("bank", len(PLAYERS), seed=12, out=tmp_path, options=options, quiet=True,
-                      screenshots=False, script=events, rest_frames=5, dropout=(3, 150),
-                      max_steps=400 * len(events) + 800)
+    result = run_demo(
+        "bank",
+        len(PLAYERS),
+        seed=12,
+        out=tmp_path,
+        options=options,
+        quiet=True,
+        screenshots=False,
+        script=events,
+        rest_frames=5,
+        dropout=(3, 150),
+        max_steps=400 * len(events) + 800,
+    )
     assert canon(result["state"]) == canon(want)
     assert result["finished"]
     assert any("camera lost" in line for line in result["log"])
@@ -109,15 +134,25 @@ def test_camera_drop_out_mid_game_keeps_the_game(tmp_path):
 
 
 def test_a_rematch_reads_with_the_same_models_and_says_a_stale_taught_folder_once(
-        tmp_path, capsys, taught_copy):
+    tmp_path, capsys, taught_copy
+):
     """``dicetray demo --rematch`` plays a game, chooses Rematch on the end screen and plays
     the same game with the same players and options to the end, both journals replaying to
     their games; one recognizer reads both, so a taught folder whose shipped network has
     changed is said once (it was said once a game until session 17)."""
     stale = taught_copy(tmp_path / "old", shipped_sha256="0" * 64)
-    result = run_demo("bank", len(PLAYERS), seed=12, out=tmp_path / "demo",
-                      options={"rounds": 10}, quiet=True, screenshots=False, rest_frames=5,
-                      rematch=True, taught=stale)
+    result = run_demo(
+        "bank",
+        len(PLAYERS),
+        seed=12,
+        out=tmp_path / "demo",
+        options={"rounds": 10},
+        quiet=True,
+        screenshots=False,
+        rest_frames=5,
+        rematch=True,
+        taught=stale,
+    )
     first, second = result["games"]
     assert first["finished"] and second["finished"]
     assert first["journal"] != second["journal"]

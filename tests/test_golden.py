@@ -27,11 +27,16 @@ DEFAULT_RATE = 0.7  # the golden players mostly follow the screen's suggestion
 
 # Per game: (players, options, seed) of each golden game.
 CASES = {
-    "tally-up": [(["Ann", "Ben"], {}, 1), (["Ann", "Ben", "Cy", "Dee"], {"target": 1000}, 2),
-                 (["Ann", "Ben", "Cy"], {"every_player_once": True, "high_stakes": True}, 3)],
+    "tally-up": [
+        (["Ann", "Ben"], {}, 1),
+        (["Ann", "Ben", "Cy", "Dee"], {"target": 1000}, 2),
+        (["Ann", "Ben", "Cy"], {"every_player_once": True, "high_stakes": True}, 3),
+    ],
     "toss-up": [(["Ann", "Ben"], {}, 1), (["Ann", "Ben", "Cy"], {"tie_break": True}, 2)],
-    "bank": [(["Ann", "Ben"], {"rounds": 10}, 1),
-             (["Ann", "Ben", "Cy", "Dee"], {"rounds": 10, "doubles_rule": "double_only"}, 2)],
+    "bank": [
+        (["Ann", "Ben"], {"rounds": 10}, 1),
+        (["Ann", "Ben", "Cy", "Dee"], {"rounds": 10, "doubles_rule": "double_only"}, 2),
+    ],
     "diced-out": [(["Ann", "Ben"], {}, 1), (["Ann", "Ben", "Cy"], {"rounds": 2}, 2)],
     "rollers": [(["Ann", "Ben"], {"target": 3}, 1), (["Ann", "Ben", "Cy"], {"target": 3}, 2)],
 }
@@ -71,13 +76,17 @@ def test_golden_games_play_the_same(game_id):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     if not path.exists():
-        pytest.fail(f"{path} is missing: create it with UPDATE_GOLDEN=1 "
-                    f".venv/bin/python -m pytest tests/test_golden.py, and review it")
+        pytest.fail(
+            f"{path} is missing: create it with UPDATE_GOLDEN=1 "
+            f".venv/bin/python -m pytest tests/test_golden.py, and review it"
+        )
     old = path.read_text(encoding="utf-8")
     if text != old:
-        pytest.fail(f"{game_id} plays differently from {path.name}, first at "
-                    f"{first_difference(text, old)}\nIf the change is intended, regenerate "
-                    "with UPDATE_GOLDEN=1 and review the diff.")
+        pytest.fail(
+            f"{game_id} plays differently from {path.name}, first at "
+            f"{first_difference(text, old)}\nIf the change is intended, regenerate "
+            "with UPDATE_GOLDEN=1 and review the diff."
+        )
     # every golden game was played to its end
     summaries = [line for line in text.splitlines() if line.startswith("summary: ")]
     assert len(summaries) == len(CASES[game_id])
@@ -93,8 +102,10 @@ def test_example_journal_replays_to_a_finished_game(game_id, tmp_path):
     if UPDATE:
         regenerate_examples(FIXTURES, (game_id,))
     if not path.exists():
-        pytest.fail(f"{path} is missing: create it with UPDATE_GOLDEN=1 "
-                    f".venv/bin/python -m pytest tests/test_golden.py")
+        pytest.fail(
+            f"{path} is missing: create it with UPDATE_GOLDEN=1 "
+            f".venv/bin/python -m pytest tests/test_golden.py"
+        )
     j = Journal.open(path)
     assert j.finished and j.game_id == game_id
     assert j.players == EXAMPLES[game_id][0]

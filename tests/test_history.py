@@ -53,7 +53,9 @@ def test_loaded_die_is_suspicious(tmp_path):
 
 
 def test_few_rolls_cannot_tell():
-    out = fairness({"1": 3, "2": 0, "3": 1, "4": 2, "5": 0, "6": 4}, {str(i): 1 / 6 for i in range(1, 7)})
+    out = fairness(
+        {"1": 3, "2": 0, "3": 1, "4": 2, "5": 0, "6": 4}, {str(i): 1 / 6 for i in range(1, 7)}
+    )
     assert out["verdict"] == "too few rolls to tell" and out["rolls_needed"] == 30
 
 

@@ -28,14 +28,22 @@ def r(a, b):
 
 
 def new(tmp_path, name="g.jsonl", options=None):
-    return Journal.create(tmp_path / name, "bank", PLAYERS, options or {"rounds": 10}, LAYOUT,
-                          time="2026-11-22T00:00:00+00:00")
+    return Journal.create(
+        tmp_path / name,
+        "bank",
+        PLAYERS,
+        options or {"rounds": 10},
+        LAYOUT,
+        time="2026-11-22T00:00:00+00:00",
+    )
 
 
 def lines(path):
     """The records of a journal file, without their checksums."""
-    return [{k: v for k, v in json.loads(x).items() if k != "crc"}
-            for x in path.read_text().splitlines()]
+    return [
+        {k: v for k, v in json.loads(x).items() if k != "crc"}
+        for x in path.read_text().splitlines()
+    ]
 
 
 def legacy(text):
@@ -46,9 +54,15 @@ def legacy(text):
 def test_create_writes_the_header_line(tmp_path):
     j = new(tmp_path)
     (header,) = lines(j.path)
-    assert header == {"type": "new_game", "v": 1, "game": "bank", "players": PLAYERS,
-                      "options": {"rounds": 10, "doubles_rule": "double_then_add"},
-                      "layout": LAYOUT, "time": "2026-11-22T00:00:00+00:00"}
+    assert header == {
+        "type": "new_game",
+        "v": 1,
+        "game": "bank",
+        "players": PLAYERS,
+        "options": {"rounds": 10, "doubles_rule": "double_then_add"},
+        "layout": LAYOUT,
+        "time": "2026-11-22T00:00:00+00:00",
+    }
     assert j.state["round"] == 1 and j.events == [] and not j.finished
     with pytest.raises(FileExistsError, match="already exists"):
         new(tmp_path)
@@ -201,16 +215,22 @@ def test_nul_bytes_left_by_a_crash_count_as_a_cut_off_line(tmp_path):
 @pytest.mark.parametrize(
     "damage, line, message",
     [
-        (lambda t: t.replace('"dice": ["d6:1", "d6:2"]}', '"dice": ["d6:1", "d6:2"'), 2,
-         "not a valid journal line"),
-        (lambda t: t.replace('"type": "roll"', '"type": "teleport"', 1), 2,
-         "unknown event type 'teleport'"),
+        (
+            lambda t: t.replace('"dice": ["d6:1", "d6:2"]}', '"dice": ["d6:1", "d6:2"'),
+            2,
+            "not a valid journal line",
+        ),
+        (
+            lambda t: t.replace('"type": "roll"', '"type": "teleport"', 1),
+            2,
+            "unknown event type 'teleport'",
+        ),
         (lambda t: t.replace('"d6:2", "d6:3"', '"d6:2", "d6:9"'), 3, "no face 9"),
         (lambda t: t.split("\n", 1)[1], 1, "no new_game header"),
         (lambda t: t.replace('"v": 1', '"v": 7'), 1, "version 7"),
         (lambda t: t.replace('"game": "bank"', '"game": "chess"'), 1, "unknown game 'chess'"),
         (lambda t: t + '{"type": "undo"}\n' * 4, 8, "nothing left to undo"),
-        (lambda t: t + '[1, 2]\n', 5, "must be a JSON object"),
+        (lambda t: t + "[1, 2]\n", 5, "must be a JSON object"),
     ],
 )
 def test_other_damage_raises_journal_error_naming_file_and_line(tmp_path, damage, line, message):

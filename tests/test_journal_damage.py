@@ -29,16 +29,17 @@ def game(tmp_path, n=5):
 
 
 def test_a_deeply_nested_line_is_a_clear_error_naming_the_file(tmp_path, capsys):
-    old = tmp_path / "old.jsonl"          # the issue's case: a finished (checksum-less) journal
-    old.write_bytes((FIXTURES / "bank.jsonl").read_bytes() + b"[" * 100_000 + b"]" * 100_000
-                    + b"\n")
+    old = tmp_path / "old.jsonl"  # the issue's case: a finished (checksum-less) journal
+    old.write_bytes(
+        (FIXTURES / "bank.jsonl").read_bytes() + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    )
     with pytest.raises(JournalError, match="nests .* too deeply") as info:
         Journal.open(old)
     assert str(old) in str(info.value)
     assert main_replay([str(old)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(old) in err and "Traceback" not in err
-    j = game(tmp_path)                    # a checksummed line that is deep all the same
+    j = game(tmp_path)  # a checksummed line that is deep all the same
     body = b'{"type": "roll", "dice": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
     with open(j.path, "ab") as f:
         f.write(body[:-1] + b', "crc": "%08x"}\n' % zlib.crc32(body))
@@ -51,7 +52,7 @@ def test_every_single_bit_flip_is_found(tmp_path):
     j = game(tmp_path, 6)
     data = j.path.read_bytes()
     header_end = data.index(b"\n") + 1
-    body = len(data) - header_end - 1   # the last newline: flipping it only cuts the line
+    body = len(data) - header_end - 1  # the last newline: flipping it only cuts the line
     rng = random.Random(7)
     for _ in range(300):
         pos = header_end + rng.randrange(body)
@@ -76,7 +77,7 @@ def test_a_damaged_middle_line_offers_the_good_prefix_and_keeps_the_file(tmp_pat
         Journal.open(j.path)
     k = Journal.open(j.path, salvage=True)
     assert k.damage is not None and k.damage.kept == 3 and k.events == j.events[:3]
-    assert j.path.read_bytes() == original            # opening changes nothing
+    assert j.path.read_bytes() == original  # opening changes nothing
     k.append(_next_event(k))
     assert (j.path.parent / "g.jsonl.damaged").read_bytes() == original
     again = Journal.open(j.path)
@@ -97,8 +98,13 @@ def test_errors_quote_a_short_excerpt_only(tmp_path):
         Journal.open(j.path)
     assert len(str(info.value)) < 600
     legacy = tmp_path / "old.jsonl"
-    legacy.write_text((FIXTURES / "bank.jsonl").read_text().splitlines()[0] + "\n"
-                      + '{"type": "' + "t" * 5000 + '"}\n')
+    legacy.write_text(
+        (FIXTURES / "bank.jsonl").read_text().splitlines()[0]
+        + "\n"
+        + '{"type": "'
+        + "t" * 5000
+        + '"}\n'
+    )
     with pytest.raises(JournalError, match="unknown event type") as info:
         Journal.open(legacy)
     assert len(str(info.value)) < 600
@@ -126,7 +132,7 @@ def test_a_utf16_journal_says_so(tmp_path):
     utf16.write_bytes(j.path.read_text().encode("utf-16"))
     with pytest.raises(JournalError, match="UTF-16"):
         Journal.open(utf16)
-    utf16.write_bytes(j.path.read_text().encode("utf-16-le"))   # no byte order mark
+    utf16.write_bytes(j.path.read_text().encode("utf-16-le"))  # no byte order mark
     with pytest.raises(JournalError, match="UTF-16"):
         Journal.open(utf16)
     bom = tmp_path / "bom.jsonl"
@@ -141,7 +147,7 @@ def test_journals_written_before_checksums_still_read(name, tmp_path):
     copy = tmp_path / name
     copy.write_bytes((FIXTURES / name).read_bytes())
     k = Journal.open(copy)
-    k.undo()    # writing to an old journal appends a checksummed line: both read back
+    k.undo()  # writing to an old journal appends a checksummed line: both read back
     assert len(Journal.open(copy).events) == len(j.events) - 1
 
 
@@ -165,29 +171,36 @@ def test_a_full_disk_loses_nothing_already_written(tmp_path, monkeypatch):
             self.f.seek(n)
 
         def write(self, data):
-            self.f.write(data[: len(data) // 2])   # half the line reaches the disk
+            self.f.write(data[: len(data) // 2])  # half the line reaches the disk
             self.f.flush()
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("builtins.open", lambda p, mode="r", *a, **k: Full(real_open(p, mode))
-                        if mode == "r+b" else real_open(p, mode, *a, **k))
+    monkeypatch.setattr(
+        "builtins.open",
+        lambda p, mode="r", *a, **k: (
+            Full(real_open(p, mode)) if mode == "r+b" else real_open(p, mode, *a, **k)
+        ),
+    )
     with pytest.raises(JournalWriteError, match="disk full"):
         j.append(_next_event(j))
     monkeypatch.undo()
     assert j.state == state and Journal.open(j.path).state == state
     assert j.path.read_bytes().startswith(before)
-    j.append(_next_event(j))                         # space again: the half line is replaced
+    j.append(_next_event(j))  # space again: the half line is replaced
     assert len(Journal.open(j.path).events) == 6
 
 
-@pytest.mark.parametrize("event, words", [
-    (action(True, "bank"), "seat number"),
-    (action(1.0, "bank"), "seat number"),
-    (action(0, "bank", note="x"), "no key 'note'"),
-    (action(0, "bank", note=float("nan")), "plain JSON"),
-    ({"type": "roll", "dice": ["d6:1", "d6:2"], "extra": 1}, "no key 'extra'"),
-    (roll("d6:1", "d6:9"), "no face 9"),
-])
+@pytest.mark.parametrize(
+    "event, words",
+    [
+        (action(True, "bank"), "seat number"),
+        (action(1.0, "bank"), "seat number"),
+        (action(0, "bank", note="x"), "no key 'note'"),
+        (action(0, "bank", note=float("nan")), "plain JSON"),
+        ({"type": "roll", "dice": ["d6:1", "d6:2"], "extra": 1}, "no key 'extra'"),
+        (roll("d6:1", "d6:9"), "no face 9"),
+    ],
+)
 def test_loose_events_are_refused_before_writing(tmp_path, event, words):
     j = game(tmp_path)
     before = j.path.read_bytes()
@@ -200,11 +213,13 @@ def test_nan_and_floats_are_refused_in_game_keys(tmp_path):
     from tray.rules.engine import check_event
 
     keys = {"mark": ("number",), "apply": ("stars",)}
-    for bad, words in ((action(0, "mark", number=6.0), "decimal"),
-                       (action(0, "mark", number=float("nan")), "not a number"),
-                       (action(0, "mark", number=float("inf")), "not a number"),
-                       (action(0, "mark", number=True), "true, false"),
-                       (action(0, "apply", stars=[5.0]), "decimal")):
+    for bad, words in (
+        (action(0, "mark", number=6.0), "decimal"),
+        (action(0, "mark", number=float("nan")), "not a number"),
+        (action(0, "mark", number=float("inf")), "not a number"),
+        (action(0, "mark", number=True), "true, false"),
+        (action(0, "apply", stars=[5.0]), "decimal"),
+    ):
         with pytest.raises(RuleError, match=words):
             check_event(bad, keys)
     check_event(action(0, "mark", number=6), keys)

@@ -101,7 +101,8 @@ def test_tally_up_reveal_before_the_up_die():
     # +3: all three: bust 116/216, 100/216 * 700;  -100: 250;  +100: 450;  x2: 700
     assert o["in"].p_bust == F(1, 6) * (F(1, 6) + F(11, 36) + F(116, 216))
     assert o["in"].expected_points == F(1, 6) * (
-        F(5, 6) * 450 + F(25, 36) * 550 + F(100, 216) * 700 + 250 + 450 + 700)
+        F(5, 6) * 450 + F(25, 36) * 550 + F(100, 216) * 700 + 250 + 450 + 700
+    )
     assert o["in"].extra["p_up_helps"] == F(5, 6)  # everything but -100
 
 
@@ -159,8 +160,13 @@ def test_rollers_last_die_closes_the_board_one_time_in_six():
     s = rollers.apply(s, roll("wild:5"))
     s = rollers.apply(s, roll("black:2"))  # Ann starts
     s["boards"][0] = ["empty", "closed", "closed", "closed", "closed"]
-    s["turn"] = {"rolls": 2, "saved": ["wild:1", "wild:2", "wild:3", "wild:4", "wild:5"],
-                 "last_roll": [], "zapped": False, "step": "roll"}
+    s["turn"] = {
+        "rolls": 2,
+        "saved": ["wild:1", "wild:2", "wild:3", "wild:4", "wild:5"],
+        "last_roll": [],
+        "zapped": False,
+        "step": "roll",
+    }
     o = by_choice(s)["roll"]
     # the saved 1 opens section 1; a black 1 closes it (and the board); a ZAP cancels the black
     assert o.p_bust == F(1, 6)
@@ -175,7 +181,9 @@ def test_rollers_save_options_name_the_zap_risk():
     s = rollers.apply(s, roll("wild:1", "wild:3", "wild:3", "wild:star", "wild:4", "black:5"))
     options = odds(s)["options"]
     assert options[-1].choice == "stop" and options[-1].p_bust == 0
-    keeps_black = [o for o in options[:-1] if "black:5" in str(o.event) or "5" in o.choice.split(";")[0]]
+    keeps_black = [
+        o for o in options[:-1] if "black:5" in str(o.event) or "5" in o.choice.split(";")[0]
+    ]
     assert keeps_black and all(o.p_bust == 0 for o in keeps_black)
     assert options[0].choice == "roll all 6 again" and options[0].p_bust == F(1, 6)
 

@@ -34,8 +34,18 @@ def _scene_folder(folder: Path, set_id: str, n: int, seed: int, splits=None) -> 
             name = f"{i:02d}.jpg"
             cv2.imwrite(str(folder / "images" / name), frame)
             for lab in labels:
-                w.writerow([name, splits[i] if splits else "all", lab["x"], lab["y"],
-                            lab["w"], lab["h"], lab["face"], lab["die"]])
+                w.writerow(
+                    [
+                        name,
+                        splits[i] if splits else "all",
+                        lab["x"],
+                        lab["y"],
+                        lab["w"],
+                        lab["h"],
+                        lab["face"],
+                        lab["die"],
+                    ]
+                )
                 dice_count += 1
     return dice_count
 
@@ -48,12 +58,15 @@ def realdice(tmp_path_factory):
     # die crops: each image one die filling it
     (root / "crops" / "images").mkdir(parents=True)
     rows = ["file,split,x,y,w,h,value"]
-    frame, labels = render_scene(load("d6"), [("d6", str(k)) for k in range(1, 7)],
-                                 np.random.default_rng(7))
+    frame, labels = render_scene(
+        load("d6"), [("d6", str(k)) for k in range(1, 7)], np.random.default_rng(7)
+    )
     for i, lab in enumerate(labels):
         x, y, w, h = lab["x"], lab["y"], lab["w"], lab["h"]
-        cv2.imwrite(str(root / "crops" / "images" / f"{i}.png"),
-                    frame[max(0, y - 4):y + h + 4, max(0, x - 4):x + w + 4])
+        cv2.imwrite(
+            str(root / "crops" / "images" / f"{i}.png"),
+            frame[max(0, y - 4) : y + h + 4, max(0, x - 4) : x + w + 4],
+        )
         rows.append(f"{i}.png,test,0,0,{w + 8},{h + 8},{lab['face']}")
     (root / "crops" / "labels.csv").write_text("\n".join(rows) + "\n")
     # a folder naming a face no dice set has, and a known set the project reads its own way
@@ -67,8 +80,12 @@ def realdice(tmp_path_factory):
 
 def test_every_labelled_folder_but_the_known_sets_is_found(realdice):
     root, _ = realdice
-    assert [n for n, _ in othersets.folders(root)] == ["blue_tray", "broken", "crops",
-                                                       "tally_photos"]
+    assert [n for n, _ in othersets.folders(root)] == [
+        "blue_tray",
+        "broken",
+        "crops",
+        "tally_photos",
+    ]
     # --realdice may also be one labelled folder itself
     assert othersets.folders(root / "blue_tray") == [("blue_tray", root / "blue_tray")]
 

@@ -13,8 +13,9 @@ from lab.render import compose, place_dice, random_hand, random_style, render_sc
 from vision.detect import MODELS_DIR
 from vision.dicesets import SET_IDS, load
 
-pytestmark = pytest.mark.skipif(not (MODELS_DIR / "detector.onnx").exists(),
-                                reason="models/detector.onnx is not on main yet")
+pytestmark = pytest.mark.skipif(
+    not (MODELS_DIR / "detector.onnx").exists(), reason="models/detector.onnx is not on main yet"
+)
 
 
 def _recognizer(ds):
@@ -33,9 +34,15 @@ def _recognizer(ds):
 SHORTFALL: dict[str, str] = {}
 
 
-@pytest.mark.parametrize("set_id", [
-    pytest.param(s, marks=pytest.mark.xfail(reason=SHORTFALL[s], strict=False))
-    if s in SHORTFALL else s for s in SET_IDS])
+@pytest.mark.parametrize(
+    "set_id",
+    [
+        pytest.param(s, marks=pytest.mark.xfail(reason=SHORTFALL[s], strict=False))
+        if s in SHORTFALL
+        else s
+        for s in SET_IDS
+    ],
+)
 def test_rendered_dice_are_found_and_never_misread(set_id):
     ds = load(set_id)
     rec = _recognizer(ds)
@@ -43,8 +50,10 @@ def test_rendered_dice_are_found_and_never_misread(set_id):
     labelled = found = read = wrong = 0
     pool = [d for d in ds.dice for _ in range(max(d.count, 3))]
     for _ in range(12):
-        dice = [(d.id, d.faces[int(rng.integers(0, 6))])
-                for d in (pool[int(i)] for i in rng.integers(0, len(pool), 5))]
+        dice = [
+            (d.id, d.faces[int(rng.integers(0, 6))])
+            for d in (pool[int(i)] for i in rng.integers(0, len(pool), 5))
+        ]
         frame, labels = render_scene(ds, dice, rng, style=random_style(rng, die_px=(40, 70)))
         rec.reset()
         dice_found = rec.read(frame).dice
@@ -76,8 +85,6 @@ def test_hand_and_empty_flags():
     assert reading.hand and not reading.empty
 
 
-
-
 def test_docstring_examples_run():
     import doctest
 
@@ -95,8 +102,12 @@ def test_a_photo_of_any_size_is_read_in_its_own_pixels():
     ds = load("toss-up")
     rec = _recognizer(ds)
     rng = np.random.default_rng(8)
-    frame, _labels = render_scene(ds, [("toss", "green"), ("toss", "red"), ("toss", "yellow")],
-                                 rng, style=random_style(rng, die_px=(50, 60)))
+    frame, _labels = render_scene(
+        ds,
+        [("toss", "green"), ("toss", "red"), ("toss", "yellow")],
+        rng,
+        style=random_style(rng, die_px=(50, 60)),
+    )
     base = rec.read(frame, fine=True).dice
     rec.reset()
     big = rec.read(cv2.resize(frame, (1280, 960)), fine=True).dice
@@ -104,8 +115,9 @@ def test_a_photo_of_any_size_is_read_in_its_own_pixels():
     square = rec.read(cv2.resize(frame, (640, 640)), fine=True).dice
     key = lambda d: (d.x, d.y)
     assert sorted(d.face for d in base) == ["green", "red", "yellow"]
-    assert sorted(d.face for d in big) == sorted(d.face for d in square) == ["green", "red",
-                                                                           "yellow"]
+    assert (
+        sorted(d.face for d in big) == sorted(d.face for d in square) == ["green", "red", "yellow"]
+    )
     for a, b in zip(sorted(base, key=key), sorted(big, key=key)):
         assert abs(b.x + b.w / 2 - 2 * (a.x + a.w / 2)) <= 8
         assert abs(b.w - 2 * a.w) <= 0.15 * b.w
@@ -118,8 +130,7 @@ def test_a_close_up_photo_of_huge_dice_is_read_whole_not_as_pips():
     rng = np.random.default_rng(180)
     ds = load("d6")
     style = random_style(rng, die_px=(170, 175))
-    frame, labels = compose(ds, place_dice(ds, [("d6", "5"), ("d6", "2")], rng, style), rng,
-                            style)
+    frame, labels = compose(ds, place_dice(ds, [("d6", "5"), ("d6", "2")], rng, style), rng, style)
     photo = rec.read(frame, fine=True).dice
     pairs = match(labels, photo)
     assert len(photo) == len(labels) and all(k is not None for _, k in pairs)
@@ -135,12 +146,13 @@ def test_a_large_die_found_only_in_part_is_not_read_as_that_part():
     ds = load("d6")
     rng = np.random.default_rng(3)
     dice = [("d6", str(int(rng.integers(1, 7)))) for _ in range(int(rng.integers(2, 6)))]
-    frame, labels = render_scene(ds, dice, rng, size=(2016, 1512),
-                                 style=random_style(rng, (300, 300)))
+    frame, labels = render_scene(
+        ds, dice, rng, size=(2016, 1512), style=random_style(rng, (300, 300))
+    )
     photo = rec.read(frame, fine=True).dice
     pairs = match(labels, photo)
-    assert all(k is not None for _, k in pairs)                    # every die found
-    assert all(photo[k].face in (None, labels[i]["face"]) for i, k in pairs)   # none misread
+    assert all(k is not None for _, k in pairs)  # every die found
+    assert all(photo[k].face in (None, labels[i]["face"]) for i, k in pairs)  # none misread
     assert len(photo) == len(labels)
 
 
@@ -150,11 +162,13 @@ def test_a_photo_box_of_no_die_s_shape_is_found_but_not_read_for_sure():
     from vision.pipeline import _doubt_odd_boxes
     from vision.types import DieReading
 
-    dice = [DieReading(0, 0, 100, 96, "d6", "3", 1.0),
-            DieReading(300, 0, 98, 100, "d6", "5", 1.0),
-            DieReading(600, 0, 104, 100, "d6", "4", 1.0),
-            DieReading(0, 300, 276, 216, "d6", "2", 0.99),     # two touching 1s
-            DieReading(600, 300, 100, 180, "d6", "1", 0.99)]   # a die and the tray
+    dice = [
+        DieReading(0, 0, 100, 96, "d6", "3", 1.0),
+        DieReading(300, 0, 98, 100, "d6", "5", 1.0),
+        DieReading(600, 0, 104, 100, "d6", "4", 1.0),
+        DieReading(0, 300, 276, 216, "d6", "2", 0.99),  # two touching 1s
+        DieReading(600, 300, 100, 180, "d6", "1", 0.99),
+    ]  # a die and the tray
     large = _doubt_odd_boxes(dice, large=True)
     assert [d.face for d in large] == ["3", "5", "4", None, None]
     assert [(d.x, d.y, d.w, d.h) for d in large] == [(d.x, d.y, d.w, d.h) for d in dice]
@@ -163,8 +177,7 @@ def test_a_photo_box_of_no_die_s_shape_is_found_but_not_read_for_sure():
     assert [d.face for d in _doubt_odd_boxes(dice, large=False)] == ["3", "5", "4", "2", None]
 
 
-def test_two_overlapping_dice_boxed_as_one_in_a_large_photo_are_not_read_as_one_die(
-        tmp_path):
+def test_two_overlapping_dice_boxed_as_one_in_a_large_photo_are_not_read_as_one_die(tmp_path):
     """A rendered 4032x3024 photo (dice about 60 px) in which two 4s overlap: the detector
     boxes them as one die, about 1.2 times the median die's side, which was read as a 6 at
     0.89 until session 12. A large photo's box that much larger than its dice is read again at
@@ -176,10 +189,11 @@ def test_two_overlapping_dice_boxed_as_one_in_a_large_photo_are_not_read_as_one_
     ds = load("d6")
     rng = np.random.default_rng(3 * 31 + 60)
     dice = [("d6", str(rng.integers(1, 7))) for _ in range(int(rng.integers(2, 7)))]
-    frame, labels = render_scene(ds, dice, rng, size=(4032, 3024),
-                                 style=random_style(rng, (60, 69)))
+    frame, labels = render_scene(
+        ds, dice, rng, size=(4032, 3024), style=random_style(rng, (60, 69))
+    )
     fours = [lab for lab in labels if lab["face"] == "4"]
-    assert len(fours) == 2 and abs(fours[0]["x"] - fours[1]["x"]) < 40   # the scene itself
+    assert len(fours) == 2 and abs(fours[0]["x"] - fours[1]["x"]) < 40  # the scene itself
     path = tmp_path / "photo.jpg"
     cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
     img, scale = read_photo(str(path))
@@ -187,7 +201,7 @@ def test_two_overlapping_dice_boxed_as_one_in_a_large_photo_are_not_read_as_one_
     x0 = min(lab["x"] for lab in fours) / scale
     y0 = min(lab["y"] for lab in fours) / scale
     on_fours = [d for d in got if abs(d.x - x0) < 60 / scale and abs(d.y - y0) < 80 / scale]
-    assert on_fours                                    # found, as one die or two
+    assert on_fours  # found, as one die or two
     assert all(d.face in (None, "4") for d in on_fours)
 
 
@@ -205,7 +219,8 @@ def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_ta
 
     def calls(nones):
         def read_boxes(_frame, bxs, **_kw):
-            return [CropReading("d6", None, 0.4, 0.4, 1.0, n) for n in nones][:len(bxs)]
+            return [CropReading("d6", None, 0.4, 0.4, 1.0, n) for n in nones][: len(bxs)]
+
         return read_boxes
 
     rec.classifier.read_boxes = calls([0.7, 0.95])
@@ -252,12 +267,14 @@ def test_a_small_die_is_read_for_sure_only_when_the_classifier_is_very_sure():
         return [CropReading("d6", "4", sure["conf"], sure["conf"], 1.0, 0.0) for _ in bxs]
 
     rec.classifier.read_boxes = read_boxes
-    for px, conf in ((MIN_READ_PX + 2, SMALL_SURE - 0.05), (MIN_READ_PX + 2, SMALL_SURE),
-                     (SMALL_PX + 10, SMALL_SURE - 0.05)):
+    for px, conf in (
+        (MIN_READ_PX + 2, SMALL_SURE - 0.05),
+        (MIN_READ_PX + 2, SMALL_SURE),
+        (SMALL_PX + 10, SMALL_SURE - 0.05),
+    ):
         rng = np.random.default_rng(6)
         style = random_style(rng, die_px=(px, px + 2))
-        frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng,
-                           style)
+        frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style)
         sure["conf"] = conf
         rec.reset()
         dice = rec.read(frame).dice
@@ -297,8 +314,9 @@ def test_a_camera_shaken_by_a_pixel_still_gives_each_throw_its_roll_at_rest(monk
     assert rolls(3) == []
 
 
-@pytest.mark.parametrize("lamp", [(1.5, 1.5, 1.5), (0.6, 0.8, 1.3)],
-                         ids=["brighter", "dimmer-and-warmer"])
+@pytest.mark.parametrize(
+    "lamp", [(1.5, 1.5, 1.5), (0.6, 0.8, 1.3)], ids=["brighter", "dimmer-and-warmer"]
+)
 def test_a_lamp_switched_on_between_throws_is_no_hand_and_each_throw_gives_its_roll(lamp):
     """The tray model learns the empty tray to spot a hand. A lamp switched on (all of the
     tray half as bright again, some of it saturated) or a warm dimmer light, for the second of
@@ -325,7 +343,7 @@ def test_a_lamp_switched_on_between_throws_is_no_hand_and_each_throw_gives_its_r
                 got.append((k, truth["phase"], sorted(str(d.face) for d in roll.dice)))
     assert got == [(k, "rest", ["1", "3", "6"]) for k in range(3)]
     assert hands_at_rest == 0
-    assert rec.tray.light == pytest.approx([1.0, 1.0, 1.0], abs=0.05)   # back as it was
+    assert rec.tray.light == pytest.approx([1.0, 1.0, 1.0], abs=0.05)  # back as it was
 
 
 def test_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_light(monkeypatch):
@@ -368,7 +386,7 @@ def test_a_calibrated_tray_light_is_the_first_light_unless_the_tray_is_another()
     uncalibrated.foreign(lamp, [], still=True)
     assert uncalibrated.light == [1.0, 1.0, 1.0] and uncalibrated.lut() is None
     assert calibrated.unlike_calibration is None and uncalibrated.unlike_calibration is None
-    other = TrayModel(first_light=[200.0, 200.0, 200.0])     # a white cloth at calibration
+    other = TrayModel(first_light=[200.0, 200.0, 200.0])  # a white cloth at calibration
     other.foreign(felt, [], still=True)
     assert other.light == [1.0, 1.0, 1.0] and other.lut() is None
     # ... and says so, for the table to tell (``tray.table.moments.watch_calibration``)
@@ -387,14 +405,15 @@ def test_a_rolling_shutter_shaken_mid_frame_is_still_a_camera_shift():
     felt = cv2.GaussianBlur(rng.normal(90, 12, (480, 640)).astype(np.float32), (0, 0), 1.2)
     boxes = [(100, 80, 60, 60), (420, 330, 60, 60)]
     for x, y, w, h in boxes:
-        felt[y:y + h, x:x + w] = 230
+        felt[y : y + h, x : x + w] = 230
         for px, py in ((15, 15), (45, 45), (30, 30)):
             cv2.circle(felt, (x + px, y + py), 6, 20, -1, cv2.LINE_AA)
 
     def moved(img, dx, dy):
         m = np.float32([[1, 0, dx], [0, 1, dy]])
-        return cv2.warpAffine(img, m, (640, 480), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
+        return cv2.warpAffine(
+            img, m, (640, 480), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
 
     before = np.clip(felt, 0, 255).astype(np.uint8)
     skewed = np.vstack([moved(felt, 1.0, 0.0)[:240], moved(felt, 1.6, 0.0)[240:]])

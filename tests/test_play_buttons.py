@@ -34,8 +34,9 @@ class Tray:
         self.shown: list[FrameReading] = []
 
     def put(self, *specs: str) -> None:
-        dice = tuple(DieReading(40 + 60 * i, 100, 40, 40, *s.split(":"), 0.95)
-                     for i, s in enumerate(specs))
+        dice = tuple(
+            DieReading(40 + 60 * i, 100, 40, 40, *s.split(":"), 0.95) for i, s in enumerate(specs)
+        )
         self.frames += [FrameReading(dice, motion=0.0)] * 4 + [EMPTY]
 
     def read(self, timeout=1.0):
@@ -101,6 +102,7 @@ class Hands:
                 pin.drive_high()
                 state["up"] = t
             return "up" in state and t >= state["up"] + 0.1
+
         self.steps.append(step)
 
     def presses(self, seat: int, *longs: bool):
@@ -113,6 +115,7 @@ class Hands:
         def step(play, t):
             left[0] -= 1
             return left[0] < 0
+
         self.steps.append(step)
 
     def until(self, cond):
@@ -143,7 +146,7 @@ leds = {LEDS}
 [game]
 default = "bank"
 [journal]
-directory = "{tmp_path / 'journals'}"
+directory = "{tmp_path / "journals"}"
 """)
     return load_config(path)
 
@@ -169,6 +172,7 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
             n = tables[-1].rolls_taken
             tray.put(*specs)
             hands.steps.insert(1, lambda play, t: tables[-1].rolls_taken == n + 1)
+
         hands.do(go)
 
     leds = []
@@ -176,25 +180,28 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     def look_at_leds(play):
         leds.append([bool(factory.pin(p).state) for p in LEDS])
 
-    hands.do(look_at_leds)                          # the start screen: every button lit
+    hands.do(look_at_leds)  # the start screen: every button lit
     # a stray Esc on the start screen leaves nothing
-    hands.do(lambda play: pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE,
-                                                               mod=0)))
+    hands.do(
+        lambda play: pygame.event.post(
+            pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0)
+        )
+    )
     # start screen: Bank (the config's default), 2 players; rounds 20 -> 15; Start
-    hands.presses(1, False, False)                 # Bo: game -> players -> rounds
-    hands.presses(1, True, False, True)            # change it: 20 wraps round to 10
+    hands.presses(1, False, False)  # Bo: game -> players -> rounds
+    hands.presses(1, True, False, True)  # change it: 20 wraps round to 10
     hands.until(lambda play: play.menu.value("rounds") == 10)
-    hands.presses(0, True, False, True)            # Ann: again: 10 -> 15
+    hands.presses(0, True, False, True)  # Ann: again: 10 -> 15
     hands.until(lambda play: play.menu.value("rounds") == 15)
-    hands.presses(0, False, False, True)           # doubles rule -> Start, OK
+    hands.presses(0, False, False, True)  # doubles rule -> Start, OK
     hands.until(lambda play: len(tables) == 1)
-    hands.wait(3)                                   # a few loop turns into the game
-    hands.do(look_at_leds)                          # game 1: only Ann's (she rolls first)
+    hands.wait(3)  # a few loop turns into the game
+    hands.do(look_at_leds)  # game 1: only Ann's (she rolls first)
     # game 1: three rolls, Ann banks 78, a 7 ends round 1
     roll("d6:3", "d6:4")
     roll("d6:2", "d6:3")
     roll("d6:1", "d6:2")
-    hands.press(0)                                 # Ann banks at once
+    hands.press(0)  # Ann banks at once
     hands.until(lambda play: tables[-1].state["banked"][0])
     roll("d6:3", "d6:4")
     hands.until(lambda play: tables[-1].state["round"] == 2)
@@ -210,31 +217,39 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     # end screen: Another game -> the start screen with the game line ready to change
     hands.presses(1, False, True)
     hands.until(lambda play: play.menu.editing and play.menu.focus == 0)
-    for _ in range(4):                             # bank -> diced-out -> rollers -> tally -> toss
+    for _ in range(4):  # bank -> diced-out -> rollers -> tally -> toss
         hands.press(1)
     hands.until(lambda play: play.menu.game_id == "toss-up")
-    hands.press(1, True)                           # done changing the game
-    hands.do(lambda play: hands.steps.__setitem__(
-        slice(1, 1), [_goto(hands, play.menu.rows())]))
-    hands.press(1, True)                           # Start
+    hands.press(1, True)  # done changing the game
+    hands.do(lambda play: hands.steps.__setitem__(slice(1, 1), [_goto(hands, play.menu.rows())]))
+    hands.press(1, True)  # Start
     hands.until(lambda play: len(tables) == 3)
     # game 3: Toss Up!, Ann rolls, then Bo leaves it from the table menu (the game is kept)
     roll(*(["toss:green"] * 3 + ["toss:yellow"] * 7))
-    hands.presses(1, True, False, False, True)     # table menu: Undo, Correct, Leave: OK
+    hands.presses(1, True, False, False, True)  # table menu: Undo, Correct, Leave: OK
     hands.until(lambda play: play.menu.resume_path is not None)
     # start screen: Resume is highlighted; Discard (asks: Yes), then Quit the table (asks: Yes)
     hands.presses(0, False, True, False, True)
     hands.until(lambda play: play.menu.resume_path is None)
-    hands.do(lambda play: hands.steps.__setitem__(
-        slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index("quit"))]))
+    hands.do(
+        lambda play: hands.steps.__setitem__(
+            slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index("quit"))]
+        )
+    )
     hands.presses(0, True, False, True)
 
     play_mod.Table = keep_table
     try:
-        code = run_play(cfg, headless=True, max_seconds=1200, clock=hands.clock,
-                        pin_factory=factory, on_step=hands.on_step,
-                        open_source=lambda dice_set: tray,
-                        open_vision=lambda diceset: (Reader(tray), Settler()))
+        code = run_play(
+            cfg,
+            headless=True,
+            max_seconds=1200,
+            clock=hands.clock,
+            pin_factory=factory,
+            on_step=hands.on_step,
+            open_source=lambda dice_set: tray,
+            open_vision=lambda diceset: (Reader(tray), Settler()),
+        )
     finally:
         play_mod.Table = real_table
     # quit from the menu (exit 0); the last release ends the loop before its step can finish
@@ -243,12 +258,12 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     first, rematch, toss = (t.journal for t in tables)
     assert first.game_id == rematch.game_id == "bank"
     assert first.header["options"]["rounds"] == 15
-    assert rematch.header["options"] == first.header["options"]          # same options
+    assert rematch.header["options"] == first.header["options"]  # same options
     assert rematch.players == first.players == ["Ann", "Bo"]
     assert Journal.open(first.path).finished and Journal.open(rematch.path).finished
     assert first.summary()["players"][0]["score"] == 78
-    assert toss.game_id == "toss-up" and not toss.path.exists()          # discarded...
-    assert toss.path.with_name(toss.path.name + ".discarded").exists()   # ...put aside
+    assert toss.game_id == "toss-up" and not toss.path.exists()  # discarded...
+    assert toss.path.with_name(toss.path.name + ".discarded").exists()  # ...put aside
 
 
 def _goto(hands, line):
@@ -264,6 +279,7 @@ def _goto(hands, line):
         if state["pending"](play, t):
             state["pending"] = None
         return False
+
     return step
 
 
@@ -284,29 +300,39 @@ def test_how_to_play_is_one_line_of_the_start_screen_and_a_press_comes_back(cfg)
         def draw(view):
             drawn.append(type(view))
             return real(view)
+
         play.display.draw = draw
 
     def goto(action):
-        hands.do(lambda play: hands.steps.__setitem__(
-            slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index(action))]))
+        hands.do(
+            lambda play: hands.steps.__setitem__(
+                slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index(action))]
+            )
+        )
 
     hands.do(watch)
     goto("howto")
     hands.press(0, long=True)
     hands.until(lambda play: HowToView in drawn)
-    hands.press(0)                                  # back
+    hands.press(0)  # back
     hands.until(lambda play: drawn[-1] is StartView)
-    goto("history")                                 # the table's history: the same pages
+    goto("history")  # the table's history: the same pages
     hands.press(0, long=True)
     hands.until(lambda play: drawn[-1] not in (StartView, HowToView))
-    hands.press(0, long=True)                       # a long press goes back
+    hands.press(0, long=True)  # a long press goes back
     hands.until(lambda play: drawn[-1] is StartView)
     goto("quit")
-    hands.presses(0, True, False, True)            # Quit the table? Yes
-    code = run_play(cfg, headless=True, max_seconds=600, clock=hands.clock,
-                    pin_factory=factory, on_step=hands.on_step,
-                    open_source=lambda dice_set: tray,
-                    open_vision=lambda diceset: (Reader(tray), Settler()))
+    hands.presses(0, True, False, True)  # Quit the table? Yes
+    code = run_play(
+        cfg,
+        headless=True,
+        max_seconds=600,
+        clock=hands.clock,
+        pin_factory=factory,
+        on_step=hands.on_step,
+        open_source=lambda dice_set: tray,
+        open_vision=lambda diceset: (Reader(tray), Settler()),
+    )
     assert code == 0 and len(hands.steps) <= 1
     first = drawn.index(HowToView)
-    assert StartView in drawn[first:]               # the start screen again after the page
+    assert StartView in drawn[first:]  # the start screen again after the page

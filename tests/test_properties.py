@@ -25,11 +25,17 @@ SUMMARY_KEYS = {"game", "players", "round", "active", "finished", "winner"}
 # Values each option is tried with (keys an engine does not have are left out).
 OPTION_CHOICES = {
     "bank": {"rounds": [10, 15, 20], "doubles_rule": ["double_then_add", "double_only"]},
-    "tally-up": {"target": [300, 1000, 2500], "every_player_once": [False, True],
-                 "high_stakes": [False, True]},
+    "tally-up": {
+        "target": [300, 1000, 2500],
+        "every_player_once": [False, True],
+        "high_stakes": [False, True],
+    },
     "toss-up": {"tie_break": [False, True]},
-    "diced-out": {"circled": [[2, 12], [], [7], [2, 3, 11, 12]], "rerolls": [0, 1, 3],
-                  "rounds": [1, 2, 4]},
+    "diced-out": {
+        "circled": [[2, 12], [], [7], [2, 3, 11, 12]],
+        "rerolls": [0, 1, 3],
+        "rounds": [1, 2, 4],
+    },
     "rollers": {"target": [3, 4, 5]},
 }
 # How often the random players take the engine's suggested choice: Rollers games played with
@@ -116,7 +122,8 @@ def check_summary(engine, state):
     else:
         win = summ["winner"]
         assert win in state["players"] or (
-            isinstance(win, list) and win and set(win) <= set(state["players"]))
+            isinstance(win, list) and win and set(win) <= set(state["players"])
+        )
     assert json.loads(json.dumps(summ)) == summ
     return summ
 
@@ -160,8 +167,14 @@ def run_game(game_id, setup):
             assert state == before, f"refused {bad} changed the state"
         if e.roll is not None:
             last_spec = e.roll
-        ev = choose(e, rng, state["layout"], roll_rate=setup["roll_rate"],
-                    table_rate=setup["table_rate"], default_rate=setup["default_rate"])
+        ev = choose(
+            e,
+            rng,
+            state["layout"],
+            roll_rate=setup["roll_rate"],
+            table_rate=setup["table_rate"],
+            default_rate=setup["default_rate"],
+        )
         before = copy.deepcopy(state)
         new = engine.apply(state, ev)
         assert state == before, "apply() changed its input"
@@ -185,8 +198,9 @@ def check_journal(game_id, setup, events, states):
     detour_at = rng.randrange(len(events)) if events else -1
     with tempfile.TemporaryDirectory() as tmp, mock.patch("tray.rules.journal.os.fsync"):
         path = Path(tmp) / "game.jsonl"
-        j = Journal.create(path, game_id, setup["players"], setup["options"],
-                           default_layout(game_id))
+        j = Journal.create(
+            path, game_id, setup["players"], setup["options"], default_layout(game_id)
+        )
         assert j.state == states[0]
         for i, ev in enumerate(events):
             if i == detour_at:
@@ -200,8 +214,10 @@ def check_journal(game_id, setup, events, states):
             return
         k = rng.choice(rolls)
         layout = states[0]["layout"]
-        dice = [f"{d.split(':')[0]}:{rng.choice(layout[d.split(':')[0]])}"
-                for d in events[k - 1]["dice"]]
+        dice = [
+            f"{d.split(':')[0]}:{rng.choice(layout[d.split(':')[0]])}"
+            for d in events[k - 1]["dice"]
+        ]
         size = path.stat().st_size
         before = j.state
         try:
@@ -218,9 +234,13 @@ def test_random_legal_play_keeps_every_invariant(game_id):
     engine_or_skip(game_id)
 
     # no shrinking: a failing game is reported as drawn (shrinking whole games takes minutes)
-    @settings(max_examples=MAX_EXAMPLES.get(game_id, 30), deadline=None, database=None,
-              phases=[Phase.explicit, Phase.generate],
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=MAX_EXAMPLES.get(game_id, 30),
+        deadline=None,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(setup=setups(game_id))
     def prop(setup):
         events, states = run_game(game_id, setup)
@@ -233,15 +253,33 @@ def test_random_legal_play_keeps_every_invariant(game_id):
 @pytest.mark.parametrize("game_id", games.GAME_IDS)
 def test_the_engine_module_has_the_interface(game_id):
     engine = engine_or_skip(game_id)
-    for name in ("GAME_ID", "TITLE", "DICE_SET", "MIN_PLAYERS", "MAX_PLAYERS", "OPTIONS",
-                 "new_game", "expect", "apply", "summary"):
+    for name in (
+        "GAME_ID",
+        "TITLE",
+        "DICE_SET",
+        "MIN_PLAYERS",
+        "MAX_PLAYERS",
+        "OPTIONS",
+        "new_game",
+        "expect",
+        "apply",
+        "summary",
+    ):
         assert hasattr(engine, name), f"{game_id} has no {name}"
     assert engine.GAME_ID == game_id
     assert 2 <= engine.MIN_PLAYERS <= engine.MAX_PLAYERS
-    state = engine.new_game([f"P{i}" for i in range(engine.MIN_PLAYERS)],
-                            default_layout(game_id))
-    for key in ("game", "players", "scores", "round", "active", "finished", "layout", "options",
-                "last"):
+    state = engine.new_game([f"P{i}" for i in range(engine.MIN_PLAYERS)], default_layout(game_id))
+    for key in (
+        "game",
+        "players",
+        "scores",
+        "round",
+        "active",
+        "finished",
+        "layout",
+        "options",
+        "last",
+    ):
         assert key in state, f"{game_id} state has no {key!r}"
     assert state["options"] == {**engine.OPTIONS, **state["options"]}
     with pytest.raises(RuleError):
@@ -263,8 +301,7 @@ def test_throw_takes_distinct_dice_from_choose_from_and_faces_from_the_layout():
     from tray.rules.engine import RollSpec, check_roll, parse_die
 
     layout = {"red": ["star", "200"], "blue": ["100"], "green": ["150"], "up": ["x2"]}
-    spec = RollSpec(roller=0, count=3, dice_set="tally-up",
-                    choose_from=("red", "blue", "green"))
+    spec = RollSpec(roller=0, count=3, dice_set="tally-up", choose_from=("red", "blue", "green"))
     rng = random.Random(0)
     for _ in range(50):
         ev = throw(spec, rng, layout)
@@ -305,8 +342,9 @@ def test_format_playthrough_lists_every_event_with_what_follows():
     from tray.rules.playthrough import format_playthrough, play
 
     events = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=4)
-    text = format_playthrough("bank", {"players": ["Ann", "Ben"], "options": {"rounds": 10},
-                                       "seed": 4}, events)
+    text = format_playthrough(
+        "bank", {"players": ["Ann", "Ben"], "options": {"rounds": 10}, "seed": 4}, events
+    )
     lines = text.splitlines()
     assert lines[0] == '# Bank (bank): players Ann, Ben; options {"rounds":10}; seed 4'
     assert sum(1 for x in lines if x[:1].isdigit()) == len(events)

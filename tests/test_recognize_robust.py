@@ -16,8 +16,9 @@ from vision.dicesets import DiceSetError, load
 
 def _scene(tmp_path, name="scene.jpg"):
     rng = np.random.default_rng(5)
-    frame, _ = render_scene(load("d6"), [("d6", "3"), ("d6", "5")], rng,
-                            style=random_style(rng, (45, 60)))
+    frame, _ = render_scene(
+        load("d6"), [("d6", "3"), ("d6", "5")], rng, style=random_style(rng, (45, 60))
+    )
     path = tmp_path / name
     cv2.imwrite(str(path), frame)
     return path, frame
@@ -28,7 +29,7 @@ def _claiming(tmp_path, w, h):
     _, data = cv2.imencode(".jpg", np.full((16, 16, 3), 128, np.uint8))
     data = bytearray(data.tobytes())
     sof = data.index(b"\xff\xc0")
-    data[sof + 5:sof + 9] = h.to_bytes(2, "big") + w.to_bytes(2, "big")
+    data[sof + 5 : sof + 9] = h.to_bytes(2, "big") + w.to_bytes(2, "big")
     path = tmp_path / f"claims-{w}x{h}.jpg"
     path.write_bytes(bytes(data))
     return path
@@ -56,8 +57,7 @@ def test_bad_photos_get_an_error_entry_and_the_others_are_read(tmp_path, capsys)
     assert "Traceback" not in out.err and out.err.count("\n") == len(bad)
 
 
-def test_a_large_photo_is_decoded_reduced_and_boxes_come_back_in_its_pixels(tmp_path,
-                                                                           monkeypatch):
+def test_a_large_photo_is_decoded_reduced_and_boxes_come_back_in_its_pixels(tmp_path, monkeypatch):
     path, frame = _scene(tmp_path)
     big = cv2.resize(frame, (frame.shape[1] * 4, frame.shape[0] * 4))
     cv2.imwrite(str(path), big)
@@ -66,14 +66,21 @@ def test_a_large_photo_is_decoded_reduced_and_boxes_come_back_in_its_pixels(tmp_
     assert decoded.shape[:2] == frame.shape[:2] and scale == 4.0
 
 
-@pytest.mark.parametrize("text, words", [
-    ('id = "x"\ndie = [1, 2]\n[faces]\none = { mark = "pips", count = 1 }\n', "[[die]] table"),
-    (('id = "x"\n[faces]\none = { mark = "pips", count = 1 }\n[[die]]\nid = "a"\n'
-      'body = "#ffffff"\nink = "#000000"\nfaces = [[1], "one", "one", "one", "one", "one"]\n'),
-     "not in [faces]"),
-    ('id = "x"\n[faces]\none = { mark = "pips", count = true }\n', "count must be"),
-    ("x = " + "[" * 50_000 + "]" * 50_000 + "\n", "nest far too deeply"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('id = "x"\ndie = [1, 2]\n[faces]\none = { mark = "pips", count = 1 }\n', "[[die]] table"),
+        (
+            (
+                'id = "x"\n[faces]\none = { mark = "pips", count = 1 }\n[[die]]\nid = "a"\n'
+                'body = "#ffffff"\nink = "#000000"\nfaces = [[1], "one", "one", "one", "one", "one"]\n'
+            ),
+            "not in [faces]",
+        ),
+        ('id = "x"\n[faces]\none = { mark = "pips", count = true }\n', "count must be"),
+        ("x = " + "[" * 50_000 + "]" * 50_000 + "\n", "nest far too deeply"),
+    ],
+)
 def test_bad_dice_set_files_are_a_clear_error(tmp_path, capsys, text, words):
     p = tmp_path / "mine.toml"
     p.write_text(text)

@@ -43,14 +43,16 @@ def test_labels_in_order_inside_frame_and_on_the_dice(set_id):
         x, y, w, h = lab["x"], lab["y"], lab["w"], lab["h"]
         assert 0 <= x and 0 <= y and x + w <= 640 and y + h <= 480
         assert 30 <= w <= 90 and 30 <= h <= 90
-        inner = changed[y + h // 4:y + 3 * h // 4, x + w // 4:x + 3 * w // 4]
+        inner = changed[y + h // 4 : y + 3 * h // 4, x + w // 4 : x + 3 * w // 4]
         assert inner.mean() > 0.5, f"nothing drawn inside the box of {lab}"
     # outside every (slightly grown) box, the dice change little (only shadows)
     outside = np.ones_like(changed)
     for lab in labels:
         g = int(0.3 * lab["w"]) + 4
-        outside[max(0, lab["y"] - g):lab["y"] + lab["h"] + g,
-                max(0, lab["x"] - g):lab["x"] + lab["w"] + g] = False
+        outside[
+            max(0, lab["y"] - g) : lab["y"] + lab["h"] + g,
+            max(0, lab["x"] - g) : lab["x"] + lab["w"] + g,
+        ] = False
     assert changed[outside].mean() < 0.01
 
 
@@ -64,7 +66,7 @@ def test_dice_do_not_overlap():
     for i in range(10):
         for j in range(i + 1, 10):
             d = np.hypot(centres[i][0] - centres[j][0], centres[i][1] - centres[j][1])
-            assert d > 40   # sides are at least 50 px: centres cannot come closer than that
+            assert d > 40  # sides are at least 50 px: centres cannot come closer than that
 
 
 def test_unknown_die_is_a_clear_error():
@@ -84,19 +86,21 @@ def test_throw_phases_in_order_and_rest_frames_still():
     assert phases.count("rest") == 5
     rest = [(f, t) for f, t in seq if t["phase"] == "rest"]
     assert all(t["labels"] == rest[0][1]["labels"] for _, t in rest)
-    assert [(lab["die"], lab["face"]) for lab in rest[0][1]["labels"]] == [("d6", "2"),
-                                                                          ("d6", "6")]
+    assert [(lab["die"], lab["face"]) for lab in rest[0][1]["labels"]] == [("d6", "2"), ("d6", "6")]
     assert max(np.abs(f.astype(int) - rest[0][0]).max() for f, _ in rest) == 0
     moving = [f for f, t in seq if t["phase"] == "moving"]
     steps = [np.abs(a.astype(int) - b.astype(int)).mean() for a, b in itertools.pairwise(moving)]
-    assert max(steps) > 1.0                     # the dice really move
+    assert max(steps) > 1.0  # the dice really move
     assert seq[-1][1]["labels"] == []
     assert np.abs(seq[-1][0].astype(int) - seq[0][0].astype(int)).max() == 0  # tray empty again
 
 
 def test_throw_without_hand_ends_at_rest():
-    seq = list(render_throw(load("toss-up"), [("toss", "red")], np.random.default_rng(1),
-                            rest_frames=3, hand=False))
+    seq = list(
+        render_throw(
+            load("toss-up"), [("toss", "red")], np.random.default_rng(1), rest_frames=3, hand=False
+        )
+    )
     assert seq[-1][1]["phase"] == "rest"
     assert "hand" not in {t["phase"] for _, t in seq}
 
@@ -110,9 +114,11 @@ def test_odd_floors_are_drawn_only_when_asked_for():
     from lab.render import ODD_FLOORS, Style, _floor, odd_floor_style, random_style
 
     rng = np.random.default_rng(0)
-    assert not {random_style(rng, wide=w).floor for w in (True, False) for _ in range(300)
-                } & set(ODD_FLOORS)
-    def texture(style):       # the floor's spread of levels against its level, per colour
+    assert not {random_style(rng, wide=w).floor for w in (True, False) for _ in range(300)} & set(
+        ODD_FLOORS
+    )
+
+    def texture(style):  # the floor's spread of levels against its level, per colour
         f = _floor(replace(style, rim=0, gradient=(0.0, 0.0)), 320, 240)
         return float((f.std(axis=(0, 1)) / f.mean(axis=(0, 1))).mean())
 

@@ -32,8 +32,10 @@ def check_summary(engine, state, game_id):
     assert s["active"] is None or s["active"] in state["players"]
     assert isinstance(s["finished"], bool)
     w = s["winner"]
-    assert w is None or w in state["players"] or (
-        isinstance(w, list) and len(w) >= 2 and all(n in state["players"] for n in w)
+    assert (
+        w is None
+        or w in state["players"]
+        or (isinstance(w, list) and len(w) >= 2 and all(n in state["players"] for n in w))
     )
     if not s["finished"]:
         assert w is None
@@ -154,11 +156,14 @@ def test_tu_two_stars_on_the_first_roll_bust_everyone():
     assert TU.summary(s)["active"] == "Ben"
 
 
-@pytest.mark.parametrize("presser, expected", [
-    (1, [100, 200, 100]),   # Ben is OUT: +200 anyway; Ana and Cy still IN: +100
-    (0, [200, 0, 100]),     # the active player (IN) presses first: +200 only
-    (2, [100, 0, 200]),
-])
+@pytest.mark.parametrize(
+    "presser, expected",
+    [
+        (1, [100, 200, 100]),  # Ben is OUT: +200 anyway; Ana and Cy still IN: +100
+        (0, [200, 0, 100]),  # the active player (IN) presses first: +200 only
+        (2, [100, 0, 200]),
+    ],
+)
 def test_tu_tally_up_first_press_scores_200_others_in_100(presser, expected):
     s = tu_new()
     s = TU.apply(s, roll("red:200", "blue:100", "green:150"))
@@ -757,7 +762,9 @@ def test_bk_rounds_option_and_the_winner():
     total = sum(scores_of(BK, s))
     assert total == 10 * 77
     sc = scores_of(BK, s)
-    assert summ["winner"] == (["Ana", "Ben"] if sc[0] == sc[1] else ["Ana", "Ben"][sc.index(max(sc))])
+    assert summ["winner"] == (
+        ["Ana", "Ben"] if sc[0] == sc[1] else ["Ana", "Ben"][sc.index(max(sc))]
+    )
     refused(BK, s, d6(1, 2))
 
 
@@ -809,8 +816,19 @@ def test_bk_two_players_last_unbanked_rolls_alone_until_a_seven():
 # =============================================================================================
 
 DO = get("diced-out")
-PAIRS = {2: (1, 1), 3: (1, 2), 4: (1, 3), 5: (1, 4), 6: (1, 5), 7: (1, 6), 8: (2, 6), 9: (3, 6),
-         10: (4, 6), 11: (5, 6), 12: (6, 6)}
+PAIRS = {
+    2: (1, 1),
+    3: (1, 2),
+    4: (1, 3),
+    5: (1, 4),
+    6: (1, 5),
+    7: (1, 6),
+    8: (2, 6),
+    9: (3, 6),
+    10: (4, 6),
+    11: (5, 6),
+    12: (6, 6),
+}
 
 
 def do_new(players=("Ana", "Ben"), **options):
@@ -1045,10 +1063,10 @@ RO_LAYOUT = {"wild": ["1", "2", "3", "4", "5", "star"], "black": ["1", "2", "3",
 ZAP = ("wild:1", "wild:2", "wild:3", "wild:4", "wild:5", "black:zap")
 # four turns that open and close all five sections, with no chips collected on an empty board
 CLOSE_ALL = (
-    ("wild:1", "wild:1", "wild:2", "wild:2", "wild:2", "black:4"),   # 1s, 2s open+close
-    ("wild:3", "wild:3", "wild:3", "wild:3", "wild:4", "black:4"),   # 3s open+close
-    ("wild:4", "wild:4", "wild:4", "wild:4", "wild:4", "black:5"),   # 4s open+close
-    ("wild:5", "wild:5", "wild:5", "wild:5", "wild:5", "black:5"),   # 5s open+close
+    ("wild:1", "wild:1", "wild:2", "wild:2", "wild:2", "black:4"),  # 1s, 2s open+close
+    ("wild:3", "wild:3", "wild:3", "wild:3", "wild:4", "black:4"),  # 3s open+close
+    ("wild:4", "wild:4", "wild:4", "wild:4", "wild:4", "black:5"),  # 4s open+close
+    ("wild:5", "wild:5", "wild:5", "wild:5", "wild:5", "black:5"),  # 5s open+close
 )
 
 
@@ -1118,7 +1136,13 @@ def test_ro_open_with_k_close_with_one_open_and_close_with_k_plus_1():
     s = ro_turn(s, ("wild:2", "wild:2", "wild:2", "wild:5", "wild:5", "black:4"))
     assert boards(s)["Ben"]["2"] == "closed"
     s = ro_turn(s, ("wild:1", "wild:3", "wild:2", "wild:2", "wild:2", "black:4"))
-    assert boards(s)["Ana"] == {"1": "closed", "2": "closed", "3": "closed", "4": "empty", "5": "empty"}
+    assert boards(s)["Ana"] == {
+        "1": "closed",
+        "2": "closed",
+        "3": "closed",
+        "4": "empty",
+        "5": "empty",
+    }
     assert chips(s) == {"Ana": 55, "Ben": 55}
 
 
@@ -1130,7 +1154,13 @@ def test_ro_star_value_chosen_when_applying():
     (d,) = [d for d in e.decisions if d.player == 0]
     assert "apply" in d.actions
     s = RO.apply(s, action(0, "apply", stars=[3, 3]))
-    assert boards(s)["Ana"] == {"1": "open", "2": "empty", "3": "closed", "4": "empty", "5": "empty"}
+    assert boards(s)["Ana"] == {
+        "1": "open",
+        "2": "empty",
+        "3": "closed",
+        "4": "empty",
+        "5": "empty",
+    }
 
 
 def test_ro_star_as_2_opens_and_closes_twos():
@@ -1219,7 +1249,13 @@ def test_ro_three_rolls_at_most_then_apply():
     s = RO.apply(s, action(0, "save", dice=[0]))
     s = RO.apply(s, roll("wild:4", "wild:2", "wild:4", "black:4"))
     # the third roll is applied at once: 1, 1 open+close 1s; three 4s do not open the 4s
-    assert boards(s)["Ana"] == {"1": "closed", "2": "empty", "3": "empty", "4": "empty", "5": "empty"}
+    assert boards(s)["Ana"] == {
+        "1": "closed",
+        "2": "empty",
+        "3": "empty",
+        "4": "empty",
+        "5": "empty",
+    }
     assert ro_roller(s) == 1
 
 
@@ -1260,9 +1296,11 @@ def test_ro_round_end_points_reset_and_next_starter_to_the_right():
 
 def test_ro_highest_chips_point_and_closer_with_no_chips_scores_1():
     s = ro_started()
+
     # Ben drains Ana with 5s, then Ana closes her board with 0 chips
     def ben_plays(s):
         return ("wild:5",) * 5 + ("black:5",)
+
     s = ro_turn(s, ZAP)  # Ana
     s = ro_turn(s, ben_plays(s))  # Ben: 5s open+close
     s = ro_turn(s, ZAP)
@@ -1478,18 +1516,46 @@ def test_do_no_penalty_or_roll_off_after_the_last_round():
 
 
 SEQUENCES = {
-    "tally-up": (tu_new, [roll("red:(200)", "blue:100", "green:150"), action(0, "in"),
-                          action(1, "out"), action(2, "in"), roll("up:+1"), roll("yellow:150"),
-                          action(0, "in"), action(2, "in"), roll("red:star", "blue:star", "green:star"),
-                          action(1, "tally_up")]),
+    "tally-up": (
+        tu_new,
+        [
+            roll("red:(200)", "blue:100", "green:150"),
+            action(0, "in"),
+            action(1, "out"),
+            action(2, "in"),
+            roll("up:+1"),
+            roll("yellow:150"),
+            action(0, "in"),
+            action(2, "in"),
+            roll("red:star", "blue:star", "green:star"),
+            action(1, "tally_up"),
+        ],
+    ),
     "toss-up": (to_new, [toss(4, 5, 1), toss(2, 2, 2), action(0, "stop"), toss(0, 0, 10)]),
     "bank": (bk_new, [d6(1, 2), d6(3, 3), d6(3, 4), action(1, "bank"), d6(2, 2), d6(3, 4)]),
-    "diced-out": (do_new, [sum_roll(11), sum_roll(3), sum_roll(12), action(0, "mark", number=2),
-                           sum_roll(7), sum_roll(12)]),
-    "rollers": (ro_new, [roll("wild:5"), roll("black:2"),
-                         roll("wild:3", "wild:3", "wild:star", "wild:star", "wild:2", "black:1"),
-                         action(0, "save", dice=[0, 1, 2, 3]), roll("wild:2", "black:zap"),
-                         action(0, "stop"), action(0, "apply", stars=[3, 3])]),
+    "diced-out": (
+        do_new,
+        [
+            sum_roll(11),
+            sum_roll(3),
+            sum_roll(12),
+            action(0, "mark", number=2),
+            sum_roll(7),
+            sum_roll(12),
+        ],
+    ),
+    "rollers": (
+        ro_new,
+        [
+            roll("wild:5"),
+            roll("black:2"),
+            roll("wild:3", "wild:3", "wild:star", "wild:star", "wild:2", "black:1"),
+            action(0, "save", dice=[0, 1, 2, 3]),
+            roll("wild:2", "black:zap"),
+            action(0, "stop"),
+            action(0, "apply", stars=[3, 3]),
+        ],
+    ),
 }
 
 
@@ -1569,10 +1635,16 @@ def test_ro_collect_from_two_players_one_short_of_chips():
     assert boards(s)["Ben"]["5"] == "closed"
 
 
-@pytest.mark.parametrize("game_id, low, high", [
-    ("tally-up", 2, None), ("toss-up", 2, 6), ("bank", 2, None), ("diced-out", 2, None),
-    ("rollers", 2, 5),
-])
+@pytest.mark.parametrize(
+    "game_id, low, high",
+    [
+        ("tally-up", 2, None),
+        ("toss-up", 2, 6),
+        ("bank", 2, None),
+        ("diced-out", 2, None),
+        ("rollers", 2, 5),
+    ],
+)
 def test_player_counts_from_the_rulebooks(game_id, low, high):
     engine = get(game_id)
     layout = {"tally-up": TU_LAYOUT, "toss-up": TO_LAYOUT, "rollers": RO_LAYOUT}.get(game_id, D6)

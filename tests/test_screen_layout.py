@@ -34,7 +34,7 @@ def views():
     menu.do("discard")
     out.append(("start-discard", start_view(menu)))
     bank = StartMenu([f"P{i}" for i in range(10)], default_game="bank")
-    bank.focus = 3                       # editing "double then add": two lines
+    bank.focus = 3  # editing "double then add": two lines
     editing = start_view(bank)
     editing.editing = True
     out.append(("start-bank-editing", editing))
@@ -58,12 +58,14 @@ def problems(d: Display, name: str) -> list[str]:
         if t.cap < round(MIN_CAP * d.k):
             found.append(f"{name}: {t.text!r} has capitals {t.cap} px < {MIN_CAP * d.k:.0f}")
     for i, a in enumerate(d.drawn):
-        for b in d.drawn[i + 1:]:
+        for b in d.drawn[i + 1 :]:
             if a.rect.colliderect(b.rect):
                 found.append(f"{name}: {a.text!r} overlaps {b.text!r}")
     for r, target in d.hits:
-        if target[0] in ("button", "choice", "menu", "confirm", "start") \
-                and min(r.w, r.h) < round(TOUCH * d.k) - 1:
+        if (
+            target[0] in ("button", "choice", "menu", "confirm", "start")
+            and min(r.w, r.h) < round(TOUCH * d.k) - 1
+        ):
             found.append(f"{name}: tap target {target} is {r.w}x{r.h} px")
     return found
 
@@ -81,8 +83,12 @@ def test_text_is_big_inside_and_apart_and_targets_finger_sized(views, size):
 
 def test_the_minimums_in_real_pixels():
     """What MIN_CAP and TOUCH come to on each panel (the figures the theme explains)."""
-    want = {(800, 480): (16, 48), (1024, 600): (20, 60), (1280, 720): (24, 72),
-            (1920, 1080): (36, 108)}
+    want = {
+        (800, 480): (16, 48),
+        (1024, 600): (20, 60),
+        (1280, 720): (24, 72),
+        (1920, 1080): (36, 108),
+    }
     for size, (cap, touch) in want.items():
         d = Display(size=size, headless=True)
         f = d.font(MIN_CAP)

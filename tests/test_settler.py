@@ -23,7 +23,7 @@ def test_roll_comes_on_the_third_still_frame_and_only_once():
     out = feed(s, [EMPTY, MOVING, MOVING, STILL, STILL, STILL, STILL, STILL])
     rolls = [r for r in out if r is not None]
     assert len(rolls) == 1
-    assert out.index(rolls[0]) == 5          # rest began at frame 3: roll 3 frames later
+    assert out.index(rolls[0]) == 5  # rest began at frame 3: roll 3 frames later
     assert rolls[0].specs() == ["d6:4", "d6:2"]
     assert s.status == "waiting_pickup"
 
@@ -43,8 +43,17 @@ def test_hand_in_the_middle_of_settling_restarts_the_count():
 def test_ready_again_after_the_dice_are_picked_up():
     s = Settler(still_frames=2)
     out = feed(s, [STILL, STILL, HAND, STILL, STILL, EMPTY, MOVING, STILL, STILL])
-    assert [r is not None for r in out] == [False, True, False, False, False, False, False,
-                                            False, True]
+    assert [r is not None for r in out] == [
+        False,
+        True,
+        False,
+        False,
+        False,
+        False,
+        False,
+        False,
+        True,
+    ]
 
 
 def test_a_rethrow_without_emptying_the_tray_gives_a_new_roll():
@@ -107,5 +116,5 @@ def test_flickering_detection_never_delays_the_roll_past_patience():
     s = Settler(still_frames=3, patience=4)
     out = feed(s, [missed, STILL, unread, missed, STILL, unread, STILL])
     rolls = [i for i, r in enumerate(out) if r is not None]
-    assert rolls == [3]                      # the 4th still frame, not later
+    assert rolls == [3]  # the 4th still frame, not later
     assert [d.face for d in out[3].dice] == ["4", None] and not out[3].complete

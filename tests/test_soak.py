@@ -44,29 +44,54 @@ def test_a_lost_acknowledged_event_is_counted(tmp_path):
     tally.verify(tmp_path)
     assert tally.lost == 0
     data = j.path.read_bytes()
-    j.path.write_bytes(data[:-10])          # the last acknowledged line did not survive
+    j.path.write_bytes(data[:-10])  # the last acknowledged line did not survive
     tally.verify(tmp_path)
     assert tally.lost == 1
 
 
 def test_each_wrong_score_is_listed_with_what_was_thrown():
     tally = Tally()
-    tally.take({"checked": "bank-1.jsonl", "rolls": 4, "wrong": 1,
-                "wrong_rolls": [{"event": 3, "scored": ["d6:1", "d6:2"],
-                                 "thrown": ["d6:1", "d6:5"]}]})
+    tally.take(
+        {
+            "checked": "bank-1.jsonl",
+            "rolls": 4,
+            "wrong": 1,
+            "wrong_rolls": [{"event": 3, "scored": ["d6:1", "d6:2"], "thrown": ["d6:1", "d6:5"]}],
+        }
+    )
     tally.take({"checked": "rollers-2.jsonl", "rolls": 2, "wrong": 0, "wrong_rolls": []})
     result = tally.result(1.0)
     assert result["wrong_scores"] == 1 and result["scored_rolls"] == 6
-    assert result["wrong_rolls"] == [{"journal": "bank-1.jsonl", "event": 3,
-                                      "scored": ["d6:1", "d6:2"], "thrown": ["d6:1", "d6:5"]}]
+    assert result["wrong_rolls"] == [
+        {
+            "journal": "bank-1.jsonl",
+            "event": 3,
+            "scored": ["d6:1", "d6:2"],
+            "thrown": ["d6:1", "d6:5"],
+        }
+    ]
 
 
 def test_a_roll_taken_misread_and_corrected_is_listed():
     tally = Tally()
-    tally.take({"correction": "misread:none",
-                "misread": {"journal": "bank-1.jsonl", "read": ["d6:1", "d6:4"],
-                            "thrown": ["d6:1", "d6:6"], "fault": "none"}})
+    tally.take(
+        {
+            "correction": "misread:none",
+            "misread": {
+                "journal": "bank-1.jsonl",
+                "read": ["d6:1", "d6:4"],
+                "thrown": ["d6:1", "d6:6"],
+                "fault": "none",
+            },
+        }
+    )
     result = tally.result(1.0)
     assert result["corrections"] == {"misread:none": 1}
-    assert result["misread_rolls"] == [{"journal": "bank-1.jsonl", "read": ["d6:1", "d6:4"],
-                                        "thrown": ["d6:1", "d6:6"], "fault": "none"}]
+    assert result["misread_rolls"] == [
+        {
+            "journal": "bank-1.jsonl",
+            "read": ["d6:1", "d6:4"],
+            "thrown": ["d6:1", "d6:6"],
+            "fault": "none",
+        }
+    ]

@@ -56,17 +56,16 @@ def test_warm_light_lifts_red_and_lowers_blue_mostly_moderately_sometimes_far():
     rng = np.random.default_rng(0)
     warm, cold = light_cast(rng, warmth=1.0), light_cast(rng, warmth=-1.0)
     assert warm[2] > 1.05 and warm[0] < 0.9 and cold[0] > 1.05 and cold[2] < 0.9
-    lamp = light_cast(rng, warmth=3.0)            # a tungsten lamp, white balance by daylight
+    lamp = light_cast(rng, warmth=3.0)  # a tungsten lamp, white balance by daylight
     assert lamp[0] < 0.6 and lamp[2] > 1.3
     # drawn: moderate, as in earlier sessions (the same draws: held-out scenes keep their
     # seeds) unless far lights are asked for, as training does
     assert max(abs(np.array(light_cast(rng)) - 1).max() for _ in range(500)) < 0.2
     a, b = np.random.default_rng(5), np.random.default_rng(5)
     assert np.array_equal(light_cast(a), light_cast(b, far=0.0))
-    off = np.array([abs(np.array(light_cast(rng, far=FAR_LIGHTS)) - 1).max()
-                    for _ in range(2000)])
-    assert 0.6 < (off < 0.2).mean() < 0.85       # most lights moderate
-    assert (off > 0.3).mean() > 0.08 and off.max() < 0.5   # some far, none beyond the lamp
+    off = np.array([abs(np.array(light_cast(rng, far=FAR_LIGHTS)) - 1).max() for _ in range(2000)])
+    assert 0.6 < (off < 0.2).mean() < 0.85  # most lights moderate
+    assert (off > 0.3).mean() > 0.08 and off.max() < 0.5  # some far, none beyond the lamp
 
 
 def test_pip_faces_printed_as_digits_differ_from_pips():
@@ -87,32 +86,36 @@ def test_looks_print_in_outline_fonts_about_half_the_time_and_centre_the_digit()
     # (pygame-ce ships one font, so there is always one; Debian's DejaVu adds 21)
     assert ttf_fonts() and 0.4 < share < 0.6
     assert len({look.ttf for look in looks} - {""}) >= min(6, len(ttf_fonts()))
-    assert not OTHER_LOOK.ttf                  # the held-out look stays a Hershey font
+    assert not OTHER_LOOK.ttf  # the held-out look stays a Hershey font
     face = load("rollers").faces["3"]
     hershey = draw_face_mask(face, 64, np.random.default_rng(1), look=Look(digits=True))[0][0]
     for path in ttf_fonts()[:3]:
-        m = draw_face_mask(face, 64, np.random.default_rng(1),
-                           look=Look(digits=True, ttf=path))[0][0]
+        m = draw_face_mask(face, 64, np.random.default_rng(1), look=Look(digits=True, ttf=path))[0][
+            0
+        ]
         ys, xs = np.nonzero(m > 0.5)
         # one digit, centred, a little under half the face tall, and not the Hershey glyph
         assert abs(ys.mean() - 32) < 4 and abs(xs.mean() - 32) < 4
         assert 20 <= ys.max() - ys.min() + 1 <= 32 and np.abs(m - hershey).mean() > 0.02
     # a number too wide for the face is shrunk to fit inside it
-    wide = draw_face_mask(load("tally-up").faces["-100"], 48, np.random.default_rng(0),
-                          look=Look(ttf=ttf_fonts()[0]))[0][0]
+    wide = draw_face_mask(
+        load("tally-up").faces["-100"], 48, np.random.default_rng(0), look=Look(ttf=ttf_fonts()[0])
+    )[0][0]
     assert wide[:, 0].max() < 0.5 and wide[:, -1].max() < 0.5 and wide.sum() > 50
 
 
 def test_look_faces_and_the_other_style_render():
     ds = load("tally-up")
-    img, alpha = look_face_rgba(ds.faces["-100"], 48, (40, 40, 200), (240, 240, 240),
-                                OTHER_LOOK, np.random.default_rng(0))
+    img, alpha = look_face_rgba(
+        ds.faces["-100"], 48, (40, 40, 200), (240, 240, 240), OTHER_LOOK, np.random.default_rng(0)
+    )
     assert img.shape == (48, 48, 3) and alpha[24, 24] == 255 and alpha[0, 0] < 128
     rng = np.random.default_rng(5)
     style = other_style(rng, digits=True)
     assert style.floor == "check" and style.cast == OTHER_LIGHT and style.look.digits
-    frame, labels = render_scene(load("rollers"), [("wild", "3"), ("black", "zap")], rng,
-                                 style=style)
+    frame, labels = render_scene(
+        load("rollers"), [("wild", "3"), ("black", "zap")], rng, style=style
+    )
     assert frame.shape == (480, 640, 3) and [lab["face"] for lab in labels] == ["3", "zap"]
 
 
@@ -122,12 +125,19 @@ def test_see_through_dice_show_the_floor_through_their_body():
 
     checked = 0
     for seed in range(10):
-        crops = [synth.draw(np.random.default_rng(seed), ds.faces["2"],
-                            DieStyle((235, 235, 235), (20, 20, 20)), strength=0.0,
-                            look=Look(translucent=t)) for t in (0.0, 0.6)]
+        crops = [
+            synth.draw(
+                np.random.default_rng(seed),
+                ds.faces["2"],
+                DieStyle((235, 235, 235), (20, 20, 20)),
+                strength=0.0,
+                look=Look(translucent=t),
+            )
+            for t in (0.0, 0.6)
+        ]
         floor = [c[:4, :4].reshape(-1, 3).mean(0) for c in crops]
         centre = [c[29:35, 29:35].reshape(-1, 3).mean(0) for c in crops]
-        assert np.allclose(floor[0], floor[1], atol=2)    # the same floor, drawn first
+        assert np.allclose(floor[0], floor[1], atol=2)  # the same floor, drawn first
         if np.abs(floor[0] - 235).max() > 60:
             # on a floor unlike the body, the see-through centre lies nearer the floor
             checked += 1
@@ -135,8 +145,9 @@ def test_see_through_dice_show_the_floor_through_their_body():
     assert checked >= 3
 
 
-@pytest.mark.skipif(not (photos.REALDICE_DIR / "chase_casino_crops").exists(),
-                    reason="../shared/realdice not here")
+@pytest.mark.skipif(
+    not (photos.REALDICE_DIR / "chase_casino_crops").exists(), reason="../shared/realdice not here"
+)
 def test_casino_crops_keep_val_and_test_out_of_training():
     crops = photos.read_chase(size=32)
     splits = {s: sum(c.split == s for c in crops) for s in ("train", "valid", "test")}
@@ -163,8 +174,10 @@ def _read_rows(folder: Path, rows: list[str]) -> list[str]:
     """The values lab.photos reads from a labels.csv of ``rows`` (file,x,y,value) in
     ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "labels.csv").write_text("file,split,x,y,w,h,value\n" + "".join(
-        f"{f},val,{x},{y},60,60,{v}\n" for f, x, y, v in rows))
+    (folder / "labels.csv").write_text(
+        "file,split,x,y,w,h,value\n"
+        + "".join(f"{f},val,{x},{y},60,60,{v}\n" for f, x, y, v in rows)
+    )
     return [r["value"] for r in photos.read_label_rows(folder / "labels.csv")]
 
 
@@ -186,10 +199,11 @@ def test_rollers_training_prints_digits_more_often_than_d6():
     rng = np.random.default_rng(3)
     rollers = SyntheticDice(load("rollers"), wide=True)
     d6 = SyntheticDice(load("d6"), wide=True)
-    tally = SyntheticDice(load("tally-up"), wide=True)     # no pip faces: never digits
+    tally = SyntheticDice(load("tally-up"), wide=True)  # no pip faces: never digits
     assert rollers.digits == synth.digit_share("rollers") > d6.digits > tally.digits == 0.0
-    looks = [random_style(rng, wide=True, digits=synth.digit_share("rollers")).look
-             for _ in range(600)]
+    looks = [
+        random_style(rng, wide=True, digits=synth.digit_share("rollers")).look for _ in range(600)
+    ]
     share = np.mean([lk.digits for lk in looks if lk is not None])
     assert 0.4 < share < 0.6
     looks = [random_style(rng, wide=True).look for _ in range(600)]
@@ -205,10 +219,10 @@ def test_a_forked_training_worker_opens_the_fonts_again(monkeypatch):
     fonts = synth.ttf_fonts()
     assert fonts
     parent = synth.ttf_font(fonts[0])
-    assert synth.ttf_font(fonts[0]) is parent                # once in a process
+    assert synth.ttf_font(fonts[0]) is parent  # once in a process
     pid = synth.os.getpid()
     monkeypatch.setattr(synth.os, "getpid", lambda: pid + 1)
-    assert synth.ttf_font(fonts[0]) is not parent            # another process: its own
+    assert synth.ttf_font(fonts[0]) is not parent  # another process: its own
 
 
 def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monkeypatch):
@@ -246,10 +260,14 @@ def test_frames_of_a_throw_have_sensor_noise_of_their_own():
     ds = load("d6")
     rng = np.random.default_rng(3)
     style = replace(random_style(rng), noise=8.0, jpeg=0, blur=0.0)
-    rest = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY).astype(np.float32)
-            for f, t in render_throw(ds, [("d6", "1"), ("d6", "6")], rng, style=style,
-                                     rest_frames=8, hand=False) if t["phase"] == "rest"]
-    still = np.mean(rest, axis=0)                 # the scene, nearly without its noise
-    a, b = rest[0] - still, rest[1] - still       # two frames' noise
+    rest = [
+        cv2.cvtColor(f, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        for f, t in render_throw(
+            ds, [("d6", "1"), ("d6", "6")], rng, style=style, rest_frames=8, hand=False
+        )
+        if t["phase"] == "rest"
+    ]
+    still = np.mean(rest, axis=0)  # the scene, nearly without its noise
+    a, b = rest[0] - still, rest[1] - still  # two frames' noise
     (dx, dy), response = cv2.phaseCorrelate(a, b)
     assert response < 0.1, (dx, dy, response)

@@ -42,11 +42,11 @@ def test_start_menu_by_one_button_chooses_game_players_options_and_starts():
 def test_start_menu_short_press_walks_the_lines_long_press_changes_a_value():
     m = StartMenu(["Ana", "Ben"], default_game="bank")
     assert m.focus == 0 and m.press(False) is None and m.focus == 1
-    m.press(False)                       # rounds
-    m.press(True)                        # change it
+    m.press(False)  # rounds
+    m.press(True)  # change it
     assert m.editing
     m.press(False)
-    assert m.value("rounds") == 10       # 20 wraps round to 10
+    assert m.value("rounds") == 10  # 20 wraps round to 10
     m.press(True)
     assert not m.editing and m.focus == 2 and m.outcome is None
 
@@ -55,14 +55,14 @@ def test_quit_and_discard_ask_first_and_no_is_highlighted():
     m = StartMenu(["Ana", "Ben"], default_game="bank")
     m.offer_resume("old.jsonl", "Resume Bank (Ana, Ben), 3 events in")
     assert m.actions() == ["start", "resume", "discard", "quit", "history", "howto"]
-    assert m.action_at(m.focus) == "resume"         # an unfinished game: Resume first
+    assert m.action_at(m.focus) == "resume"  # an unfinished game: Resume first
     m.press(False)
     assert m.press(True) is None and m.confirm.question.startswith("Discard")
-    assert m.press(True) is None and m.confirm is None and m.outcome is None   # No: kept
-    m.press(False)                                   # Quit the table
+    assert m.press(True) is None and m.confirm is None and m.outcome is None  # No: kept
+    m.press(False)  # Quit the table
     assert m.action_at(m.focus) == "quit"
     m.press(True)
-    m.key("escape")                                  # Esc steps back out of the question
+    m.key("escape")  # Esc steps back out of the question
     assert m.confirm is None and m.outcome is None
     m.press(True)
     assert m.press(False) is None and m.press(True) == "quit"
@@ -72,8 +72,8 @@ def test_menu_buttons_tell_short_from_long_at_the_release_keys_at_once():
     m = StartMenu(["Ana", "Ben"], default_game="bank")
     mb = MenuButtons(m, releases=True, long_s=0.8)
     assert mb.handle(ButtonPress(0, 0.0)) is None
-    assert mb.handle(ButtonRelease(0, 0.9, 0.9)) == "moved" and m.editing      # long
-    assert mb.handle(ButtonPress(1, 1.0, "key")) == "moved"                    # a key: short
+    assert mb.handle(ButtonRelease(0, 0.9, 0.9)) == "moved" and m.editing  # long
+    assert mb.handle(ButtonPress(1, 1.0, "key")) == "moved"  # a key: short
     assert m.game_id == "diced-out"
 
 
@@ -97,21 +97,21 @@ def test_resume_offer_counts_events_and_discard_puts_the_game_aside(tmp_path):
 # ------------------------------------------------------------------------------ the table
 def test_table_menu_ends_the_game_only_after_yes():
     t = table_for("bank")
-    assert t.press(1, 0.0, long=True) == "undo asked"      # nothing to decide: the menu
-    assert t.press(1, 0.5) == "moved"                       # -> End the game now
+    assert t.press(1, 0.0, long=True) == "undo asked"  # nothing to decide: the menu
+    assert t.press(1, 0.5) == "moved"  # -> End the game now
     assert t.press(1, 1.0, long=True) == "asked"
-    assert t.press(1, 1.5, long=True) == "kept"             # "No, go back"
+    assert t.press(1, 1.5, long=True) == "kept"  # "No, go back"
     assert not t.expect().finished
     t.press(1, 2.0, long=True)
-    t.press(1, 2.5)                                         # -> Yes
+    t.press(1, 2.5)  # -> Yes
     assert t.press(1, 3.0, long=True) == "sent" and t.expect().finished
 
 
 def test_only_the_opener_works_the_table_menu_and_it_closes_when_left_alone():
     t = table_for("toss-up")
-    t.roll(["toss:green"] * 2 + ["toss:yellow"] * 8, 0.0)   # Ana may stop
-    assert t.press(1, 1.0, long=True) == "undo asked"        # Ben opens the menu
-    assert t.press(0, 1.5) == "sent"                         # Ana's press still stops
+    t.roll(["toss:green"] * 2 + ["toss:yellow"] * 8, 0.0)  # Ana may stop
+    assert t.press(1, 1.0, long=True) == "undo asked"  # Ben opens the menu
+    assert t.press(0, 1.5) == "sent"  # Ana's press still stops
     t.tick(30.0)
     assert t.menu is None
 
@@ -130,7 +130,7 @@ def test_end_screen_rematch_another_game_or_start_screen():
     t.roll(["d6:2", "d6:3"], 0.0)
     t.table_action("end_game", 1.0)
     assert t.menu.shown()[1][0].startswith("Rematch")
-    assert t.press(0, 2.0) == "moved" and t.outcome is None        # a short press only moves
+    assert t.press(0, 2.0) == "moved" and t.outcome is None  # a short press only moves
     assert t.press(1, 3.0, long=True) == "another"
     t.outcome = None
     assert handle_key(t, "down", 4.0) == "moved" and handle_key(t, "return", 4.1) == "menu"
@@ -142,30 +142,30 @@ def test_keys_1_to_0_act_at_once_when_gpio_buttons_report_releases():
     t = table_for("tally-up", ("Ana", "Ben", "Cy"))
     t.roll(["red:200", "blue:100", "yellow:150"], 0.0)
     m = ButtonMapper(t, releases=True)
-    assert m.handle(ButtonPress(0, 1.0, "key")) == "chose"       # Ana is the active player
+    assert m.handle(ButtonPress(0, 1.0, "key")) == "chose"  # Ana is the active player
     assert t.chosen() == [0]
-    assert m.handle(ButtonPress(1, 1.1, "gpio")) == "chose"      # not active: at once too
-    assert m.handle(ButtonPress(0, 1.2, "gpio")) is None          # active, GPIO: the release
+    assert m.handle(ButtonPress(1, 1.1, "gpio")) == "chose"  # not active: at once too
+    assert m.handle(ButtonPress(0, 1.2, "gpio")) is None  # active, GPIO: the release
 
 
 # ------------------------------------------------------------------------ Rollers' saves
 def rollers_saving() -> Table:
     t = table_for("rollers")
-    t.roll(["wild:5"], 0.0)          # start roll-off: Ana 5, Ben 2
+    t.roll(["wild:5"], 0.0)  # start roll-off: Ana 5, Ben 2
     t.roll(["wild:2"], 0.1)
     assert t.roll(["wild:1", "wild:2", "wild:3", "wild:4", "wild:5", "black:1"], 0.2)
-    assert len(t.decision_of(0).choices) == 64                   # 63 save sets + stop
+    assert len(t.decision_of(0).choices) == 64  # 63 save sets + stop
     return t
 
 
 def test_rollers_saves_die_by_die_with_a_way_back():
     t = rollers_saving()
     b = t.save_builder(0)
-    b.keep = set()                        # start from nothing kept
-    assert t.press(0, 1.0, long=True) == "kept" and b.keep == {0}     # keep the 1
+    b.keep = set()  # start from nothing kept
+    assert t.press(0, 1.0, long=True) == "kept" and b.keep == {0}  # keep the 1
     assert t.press(0, 1.1) == "cycled" and t.press(0, 1.2, long=True) == "kept"
-    assert t.press(0, 1.3, long=True) == "kept" and b.keep == {0}     # the way back
-    for _ in range(5):                                                 # -> Roll the others
+    assert t.press(0, 1.3, long=True) == "kept" and b.keep == {0}  # the way back
+    for _ in range(5):  # -> Roll the others
         t.press(0, 1.4)
     assert b.labels()[b.focus] == "Roll the others"
     assert t.press(0, 1.5, long=True) == "sent"
@@ -176,7 +176,7 @@ def test_rollers_save_plan_takes_few_presses():
     t = rollers_saving()
     want = {"type": "action", "player": 0, "action": "save", "dice": [1, 3, 5]}
     plan = press_plan(t, want)
-    assert len(plan) <= 2 * 8                # not up to 63 steps through every save set
+    assert len(plan) <= 2 * 8  # not up to 63 steps through every save set
     for seat, long in plan:
         t.press(seat, 2.0, long=long)
     assert t.journal.events[-1] == want
@@ -189,7 +189,7 @@ def test_demo_log_labels_the_round_an_event_was_made_in():
     t.on_event = lambda kind, text: lines.append(log_line(t, kind, text))
     for dice in (["d6:2", "d6:3"], ["d6:1", "d6:2"], ["d6:1", "d6:3"], ["d6:3", "d6:4"]):
         t.roll(dice, 0.0)
-    assert t.state["round"] == 2                  # the seven ended round 1
+    assert t.state["round"] == 2  # the seven ended round 1
     assert lines[-2].startswith("[round 1]") and "rolled d6:3, d6:4" in lines[-2]
     assert all(line.startswith("[round 1]") for line in lines if line)
 
@@ -209,12 +209,12 @@ def test_end_screen_taps_pick_a_line_and_undo_reopens_the_game():
 
 def test_the_last_roll_is_corrected_with_a_button_from_the_table_menu():
     t = table_for("toss-up")
-    t.roll(["toss:green"] * 2 + ["toss:yellow"] * 8, 0.0)    # Ana may stop; Ben is free
+    t.roll(["toss:green"] * 2 + ["toss:yellow"] * 8, 0.0)  # Ana may stop; Ben is free
     for seat, long in menu_plan(t, "correct", seat=1):
         t.press(seat, 1.0, long=long)
     c = t.correction
     assert c is not None and c.event == 1 and t.correction_owner == 1
-    assert t.press(0, 1.1) == "sent"                          # Ana's own press still stops
+    assert t.press(0, 1.1) == "sent"  # Ana's own press still stops
     t.undo(1.2)
     for seat, long in menu_plan(t, "correct", seat=1):
         t.press(seat, 1.3, long=long)
@@ -224,7 +224,7 @@ def test_the_last_roll_is_corrected_with_a_button_from_the_table_menu():
     for _ in range(len(c.slots) - 1):
         assert t.press(1, 1.5, long=True) == "next die"
     assert t.press(1, 1.6, long=True) == "corrected"
-    assert t.journal.events[0]["dice"].count("toss:green") == 1     # green -> yellow
+    assert t.journal.events[0]["dice"].count("toss:green") == 1  # green -> yellow
     assert t.state["turn_points"] == 1
 
 
@@ -233,10 +233,13 @@ def test_the_table_logic_imports_nothing_of_the_screen():
     import subprocess
     import sys
 
-    code = ("import sys, tray.table.actions, tray.table.menu, tray.table.session; "
-            "print(sorted(m for m in sys.modules if m.startswith('tray.screen')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    code = (
+        "import sys, tray.table.actions, tray.table.menu, tray.table.session; "
+        "print(sorted(m for m in sys.modules if m.startswith('tray.screen')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"
 
 
@@ -251,7 +254,17 @@ def test_docstring_examples_of_the_table_modules_run():
     import doctest
     import importlib
 
-    for name in ("choices", "correction", "demo", "memory", "menu", "moments", "presses",
-                 "session", "table", "table_menu"):
+    for name in (
+        "choices",
+        "correction",
+        "demo",
+        "memory",
+        "menu",
+        "moments",
+        "presses",
+        "session",
+        "table",
+        "table_menu",
+    ):
         module = importlib.import_module(f"tray.table.{name}")
         assert doctest.testmod(module).failed == 0, name

@@ -54,8 +54,12 @@ def test_registry_and_module_constants():
     assert get("tally-up") is T
     assert (T.GAME_ID, T.TITLE, T.DICE_SET) == ("tally-up", "Tally Up!", "tally-up")
     assert (T.MIN_PLAYERS, T.MAX_PLAYERS) == (2, 10)
-    assert T.OPTIONS == {"target": 2500, "every_player_once": False, "high_stakes": False,
-                         "press_window_s": 5}
+    assert T.OPTIONS == {
+        "target": 2500,
+        "every_player_once": False,
+        "high_stakes": False,
+        "press_window_s": 5,
+    }
 
 
 def test_new_game_state_is_plain_data_with_required_keys():
@@ -63,7 +67,17 @@ def test_new_game_state_is_plain_data_with_required_keys():
     options and last."""
     s = game(3)
     assert json.loads(json.dumps(s)) == s
-    for key in ("game", "players", "scores", "round", "active", "finished", "layout", "options", "last"):
+    for key in (
+        "game",
+        "players",
+        "scores",
+        "round",
+        "active",
+        "finished",
+        "layout",
+        "options",
+        "last",
+    ):
         assert key in s
     assert s["round"] == 1 and s["active"] == 0 and s["scores"] == [0, 0, 0]
 
@@ -97,7 +111,7 @@ def test_apply_never_mutates_input():
 
 
 def test_first_main_roll_has_no_reveal_before_it():
-    """"The first Main Roll of a round has no IN/OUT reveal before it (the running total is 0).\""""
+    """ "The first Main Roll of a round has no IN/OUT reveal before it (the running total is 0).\""""
     e = T.expect(game())
     assert e.decisions == ()
     assert e.roll.purpose == "main" and e.roll.roller == 0
@@ -105,7 +119,7 @@ def test_first_main_roll_has_no_reveal_before_it():
 
 
 def test_reveal_after_every_resolved_roll_among_in_players():
-    """"After every resolved roll the IN players choose in secret and reveal together.\""""
+    """ "After every resolved roll the IN players choose in secret and reveal together.\""""
     s = T.apply(game(3), PLAIN)
     e = T.expect(s)
     assert e.roll is None
@@ -122,7 +136,7 @@ def test_reveal_after_every_resolved_roll_among_in_players():
 
 
 def test_in_out_choices_stay_secret_until_the_last_one():
-    """"The IN players choose in secret and reveal together": the state shows who has chosen,
+    """ "The IN players choose in secret and reveal together": the state shows who has chosen,
     never what, and resolves the reveal when the last awaited choice arrives."""
     s = T.apply(game(3), PLAIN)
     s = T.apply(s, action(1, "out"))
@@ -141,7 +155,7 @@ def test_in_out_choices_stay_secret_until_the_last_one():
 
 
 def test_out_banks_running_total_at_that_moment():
-    """"OUT players bank the running total at that moment."""
+    """ "OUT players bank the running total at that moment."""
     s = T.apply(game(3), PLAIN)  # 450
     s = choose(s, p2="out")
     assert s["scores"] == [0, 0, 450] and s["in"] == [True, True, False]
@@ -152,14 +166,14 @@ def test_out_banks_running_total_at_that_moment():
 
 
 def test_out_player_stays_out_for_the_round():
-    """"Once you are OUT, you are OUT for the rest of that round": an OUT player's choice is refused."""
+    """ "Once you are OUT, you are OUT for the rest of that round": an OUT player's choice is refused."""
     s = choose(T.apply(game(3), PLAIN), p1="out")
     s = T.apply(s, PLAIN)
     refused(s, action(1, "in"), "Ben is OUT for the rest of this round")
 
 
 def test_reveal_before_up_die_roll():
-    """"Before an Up Die roll the IN players choose again": a circle leads to a reveal, then the
+    """ "Before an Up Die roll the IN players choose again": a circle leads to a reveal, then the
     Up Die."""
     s = T.apply(game(3), CIRCLE)
     e = T.expect(s)
@@ -173,7 +187,7 @@ def test_reveal_before_up_die_roll():
 
 
 def test_reveal_follows_up_die_points_face():
-    """"After every resolved roll the IN players choose": the Up Die roll (-100/+100/x2) is
+    """ "After every resolved roll the IN players choose": the Up Die roll (-100/+100/x2) is
     followed by a reveal, then the next Main Roll."""
     s = choose(T.apply(game(2), CIRCLE))
     s = T.apply(s, roll("up:+100"))
@@ -212,7 +226,7 @@ def test_high_stakes_chooses_before_each_main_roll_but_not_the_first():
 
 
 def test_first_main_roll_any_three_tally_dice():
-    """"The active player picks any three Tally Dice by rolling them.\""""
+    """ "The active player picks any three Tally Dice by rolling them.\""""
     spec = T.expect(game()).roll
     assert spec.choose_from == ALL_TALLY and spec.count == 3 and spec.dice is None
     s = game()
@@ -225,19 +239,22 @@ def test_first_main_roll_any_three_tally_dice():
 
 
 def test_locked_colours_refused_with_message():
-    """"The colours seen in the round's first Main Roll are locked for the round. A later Main Roll
+    """ "The colours seen in the round's first Main Roll are locked for the round. A later Main Roll
     with other colours ... is refused with a message naming the locked dice; nothing is scored.\""""
     s = choose(T.apply(game(2), roll("red:200", "blue:100", "green:150")))
     assert T.expect(s).roll.dice == ("red", "green", "blue")
-    msg = refused(s, roll("red:200", "blue:100", "yellow:150"),
-                  "Roll the red, green and blue dice: those are locked for this round")
+    msg = refused(
+        s,
+        roll("red:200", "blue:100", "yellow:150"),
+        "Roll the red, green and blue dice: those are locked for this round",
+    )
     assert "yellow" in msg
     s = T.apply(s, roll("blue:100", "green:150", "red:200"))  # any order is fine
     assert s["running"] == 900
 
 
 def test_wrong_number_of_dice_refused_naming_locked_dice():
-    """"A later Main Roll with ... another number of dice, is refused with a message naming the
+    """ "A later Main Roll with ... another number of dice, is refused with a message naming the
     locked dice; nothing is scored.\""""
     s = choose(T.apply(game(2), PLAIN))
     refused(s, roll("red:200", "yellow:150"), "Roll the red, yellow and blue dice", "2 dice seen")
@@ -249,14 +266,14 @@ def test_wrong_number_of_dice_refused_naming_locked_dice():
 
 
 def test_main_roll_points_add_to_running_total():
-    """"0 or 1 star: Add the numbers shown on the dice to the Running Total" (circled numbers count
+    """ "0 or 1 star: Add the numbers shown on the dice to the Running Total" (circled numbers count
     their points too)."""
     s = T.apply(game(2), roll("red:star", "orange:(200)", "blue:100"))
     assert s["running"] == 300 and s["last"]["stars"] == 1
 
 
 def test_running_total_never_below_zero():
-    """"The running total never goes below 0 (a -100 on 60 leaves 0).\""""
+    """ "The running total never goes below 0 (a -100 on 60 leaves 0).\""""
     layout = dict(LAYOUT)
     layout["blue"] = ["star", "20", "20", "20", "(20)", "(20)"]
     layout["purple"] = ["star", "40", "40", "40", "(40)", "(40)"]
@@ -272,7 +289,7 @@ def test_running_total_never_below_zero():
 
 
 def test_x2_doubles_after_main_points_added():
-    """"x2 doubles the running total after the Main Roll's points were added.\""""
+    """ "x2 doubles the running total after the Main Roll's points were added.\""""
     s = choose(T.apply(game(2), PLAIN))  # 450
     s = T.apply(s, roll("red:(200)", "yellow:150", "blue:100"))  # 900, circle
     s = choose(s)
@@ -281,7 +298,7 @@ def test_x2_doubles_after_main_points_added():
 
 
 def test_up_die_rolled_once_even_with_several_circles():
-    """"The Up Die is only rolled once, even if multiple numbers are circled.\""""
+    """ "The Up Die is only rolled once, even if multiple numbers are circled.\""""
     s = T.apply(game(2), roll("red:(200)", "orange:(200)", "blue:(100)"))
     s = choose(s)
     s = T.apply(s, roll("up:+100"))
@@ -290,7 +307,7 @@ def test_up_die_rolled_once_even_with_several_circles():
 
 
 def test_main_roll_two_stars_busts_in_players():
-    """"2 stars = Bust! The round ends immediately ... Everyone still IN scores no points.\""""
+    """ "2 stars = Bust! The round ends immediately ... Everyone still IN scores no points.\""""
     s = T.apply(game(3), PLAIN)
     s = choose(s, p2="out")
     s = T.apply(s, roll("red:star", "yellow:star", "blue:100"))
@@ -319,7 +336,7 @@ def _bonus_state(up_face, main=("red:star", "yellow:(150)", "blue:100")):
 
 
 def test_bonus_roll_uses_n_of_the_dice_not_rolled():
-    """"Bonus Roll (+1/+2/+3): that many dice from the three not rolled in the Main Roll.\""""
+    """ "Bonus Roll (+1/+2/+3): that many dice from the three not rolled in the Main Roll.\""""
     s = _bonus_state("+2")
     spec = T.expect(s).roll
     assert spec.purpose == "bonus" and spec.count == 2 and spec.dice is None
@@ -333,7 +350,7 @@ def test_bonus_roll_uses_n_of_the_dice_not_rolled():
 
 
 def test_no_reveal_between_up_die_and_bonus_roll():
-    """"No reveal between the Up Die and its Bonus Roll; the reveal follows the Bonus Roll.\""""
+    """ "No reveal between the Up Die and its Bonus Roll; the reveal follows the Bonus Roll.\""""
     s = _bonus_state("+1")
     e = T.expect(s)
     assert e.decisions == () and e.roll.purpose == "bonus"
@@ -343,14 +360,14 @@ def test_no_reveal_between_up_die_and_bonus_roll():
 
 
 def test_bonus_roll_adds_points_when_fewer_than_two_stars():
-    """"Otherwise add the Bonus Roll's points.\""""
+    """ "Otherwise add the Bonus Roll's points.\""""
     s = _bonus_state("+2")  # running 250, one star on the Main Roll
     s = T.apply(s, roll("orange:200", "green:150"))
     assert s["running"] == 600 and s["last"]["kind"] == "bonus" and s["last"]["points"] == 350
 
 
 def test_bonus_roll_bust_counts_main_and_bonus_stars():
-    """"Bust if two or more stars show across the Main Roll and Bonus Roll dice together.\""""
+    """ "Bust if two or more stars show across the Main Roll and Bonus Roll dice together.\""""
     s = _bonus_state("+2")  # one star on the Main Roll
     s = T.apply(s, roll("orange:200", "green:star"))
     assert s["last"]["kind"] == "bust" and s["last"]["on"] == "bonus" and s["last"]["stars"] == 2
@@ -362,7 +379,7 @@ def test_bonus_roll_bust_counts_main_and_bonus_stars():
 
 
 def test_circles_on_bonus_roll_do_nothing():
-    """"Circles on a Bonus Roll do nothing" ("You do not roll the Up Die again if a circle appears
+    """ "Circles on a Bonus Roll do nothing" ("You do not roll the Up Die again if a circle appears
     on a Bonus Roll")."""
     s = _bonus_state("+1")
     s = T.apply(s, roll("orange:(200)"))
@@ -373,7 +390,7 @@ def test_circles_on_bonus_roll_do_nothing():
 
 
 def test_stars_on_bonus_roll_never_tally_up():
-    """"Stars on it never make a Tally Up!": three stars on a Bonus Roll are a bust."""
+    """ "Stars on it never make a Tally Up!": three stars on a Bonus Roll are a bust."""
     s = _bonus_state("+3", main=("red:200", "yellow:(150)", "blue:100"))
     s = T.apply(s, roll("orange:star", "green:star", "purple:star"))
     assert s["last"]["kind"] == "bust"
@@ -391,7 +408,7 @@ def _tally_state(n=3, out=()):
 
 
 def test_tally_up_ends_round_as_bust():
-    """"Three stars on a Main Roll = Tally Up!: the round ends as a bust (the running total is lost
+    """ "Three stars on a Main Roll = Tally Up!: the round ends as a bust (the running total is lost
     for everyone still IN)."""
     s = _tally_state(3, out=(2,))
     assert s["last"]["kind"] == "tally_up" and s["last"]["lost"] == 450
@@ -403,7 +420,7 @@ def test_tally_up_ends_round_as_bust():
 
 
 def test_tally_up_first_press_gets_200_others_in_get_100():
-    """"The first player to press their button after the roll is shown scores +200 ...; every
+    """ "The first player to press their button after the roll is shown scores +200 ...; every
     other player still IN scores +100" (the first presser does not also get +100)."""
     s = _tally_state(4, out=(3,))
     e = T.expect(s)
@@ -418,7 +435,7 @@ def test_tally_up_first_press_gets_200_others_in_get_100():
 
 
 def test_tally_up_out_player_can_press_first():
-    """"The first player to press ... scores +200, IN or OUT": an OUT player pressing first gets
+    """ "The first player to press ... scores +200, IN or OUT": an OUT player pressing first gets
     +200 on top of what they banked."""
     s = _tally_state(3, out=(2,))
     s = T.apply(s, action(2, "tally_up"))
@@ -426,13 +443,13 @@ def test_tally_up_out_player_can_press_first():
 
 
 def test_tally_up_active_player_can_press_first():
-    """"The first player to press ... scores +200, IN or OUT, active player included.\""""
+    """ "The first player to press ... scores +200, IN or OUT, active player included.\""""
     s = T.apply(_tally_state(2), action(0, "tally_up"))
     assert s["scores"] == [200, 100]
 
 
 def test_tally_up_window_closed_nobody_gets_200():
-    """"If nobody presses within a configurable window (default 5 s), nobody gets the +200"; the
+    """ "If nobody presses within a configurable window (default 5 s), nobody gets the +200"; the
     players still IN get their +100. The app sends action(-1, "window_closed")."""
     s = _tally_state(3, out=(0,))
     d = T.expect(s).decisions[-1]
@@ -449,7 +466,7 @@ def test_tally_up_window_closed_nobody_gets_200():
 
 
 def test_active_player_keeps_rolling_while_out():
-    """"The active player keeps rolling while OUT.\""""
+    """ "The active player keeps rolling while OUT.\""""
     s = choose(T.apply(game(3), PLAIN), p0="out")
     e = T.expect(s)
     assert e.roll.roller == 0 and e.roll.purpose == "main"
@@ -460,7 +477,7 @@ def test_active_player_keeps_rolling_while_out():
 
 
 def test_round_ends_when_everyone_out_next_player_clockwise():
-    """"The round ends on a bust, a Tally Up!, or when every player is OUT; then the next player
+    """ "The round ends on a bust, a Tally Up!, or when every player is OUT; then the next player
     clockwise is active.\""""
     s = choose(T.apply(game(3), PLAIN), p0="out")
     s = T.apply(s, PLAIN)
@@ -480,7 +497,7 @@ def test_everyone_out_before_up_die_ends_round():
 
 
 def test_next_player_clockwise_wraps_around():
-    """"Pass the dice to the next player clockwise": after the last seat comes seat 0."""
+    """ "Pass the dice to the next player clockwise": after the last seat comes seat 0."""
     s = game(2)
     s = T.apply(s, roll("red:star", "orange:star", "blue:100"))
     assert s["active"] == 1
@@ -493,7 +510,7 @@ def test_next_player_clockwise_wraps_around():
 
 
 def test_end_checked_at_end_of_round_not_before():
-    """"End: checked at the end of a round. A player at or over the target ends the game.\""""
+    """ "End: checked at the end of a round. A player at or over the target ends the game.\""""
     s = game(2, target=800)
     s = choose(T.apply(s, PLAIN))
     s = T.apply(s, PLAIN)  # 900
@@ -508,7 +525,7 @@ def test_end_checked_at_end_of_round_not_before():
 
 
 def test_target_reached_highest_score_wins():
-    """"A player at or over the target ends the game; the highest score wins" (several over the
+    """ "A player at or over the target ends the game; the highest score wins" (several over the
     target: the highest, not the first, wins)."""
     # Ben reaches the target first (450), Cy passes him later in the same round.
     s = game(3, target=400)
@@ -521,7 +538,7 @@ def test_target_reached_highest_score_wins():
 
 
 def test_tie_for_highest_plays_one_more_round_and_repeats():
-    """"A tie for highest plays one more full round, and this repeats while the tie lasts.\""""
+    """ "A tie for highest plays one more full round, and this repeats while the tie lasts.\""""
     s = game(2, target=400)
     s = choose(T.apply(s, PLAIN), p0="out", p1="out")  # 450 each: tied, over the target
     assert not s["finished"] and s["tie"] and s["active"] == 1 and s["round"] == 2

@@ -39,8 +39,9 @@ def taught(tmp_path_factory):
     # a short teaching (teach's own: 48 copies, 20 epochs): 4 epochs taught session 10's
     # shipped network the star, session 15's reads 2 of the 4 fresh stars under the taught
     # threshold after 4 epochs, all 4 after 6
-    record = teach(root / "photos", "d6", root / "taught", seed=1, copies=8, clf_epochs=6,
-                   det_epochs=2)
+    record = teach(
+        root / "photos", "d6", root / "taught", seed=1, copies=8, clf_epochs=6, det_epochs=2
+    )
     print("held-out:", record["heldout"], "seconds:", record["seconds"])
     return root, record
 
@@ -98,8 +99,8 @@ def test_fresh_photos_of_the_owners_dice_are_read_and_the_star_is_a_six(taught, 
                 stars += 1
                 stars_before += _face_at(before, cx, cy) == "6"
                 stars_after += got == "6"
-    assert wrong == 0                       # never sure and wrong
-    assert right >= 0.8 * 24                # 24 dice in 6 fresh photos
+    assert wrong == 0  # never sure and wrong
+    assert right >= 0.8 * 24  # 24 dice in 6 fresh photos
     assert stars_after >= 0.75 * stars > stars_before
 
 
@@ -116,25 +117,31 @@ def _folder(tmp_path: Path, rows: list[str], image=True) -> Path:
     (folder / "images").mkdir(parents=True)
     if image:
         cv2.imwrite(str(folder / "images" / "a.jpg"), np.full((240, 320, 3), 90, np.uint8))
-    (folder / "labels.csv").write_text("file,split,x,y,w,h,value,die\n" + "".join(
-        r + "\n" for r in rows), encoding="utf-8")
+    (folder / "labels.csv").write_text(
+        "file,split,x,y,w,h,value,die\n" + "".join(r + "\n" for r in rows), encoding="utf-8"
+    )
     return folder
 
 
-@pytest.mark.parametrize("rows, set_id, message", [
-    (["a.jpg,s,10,10,40,40,7,d6"], "d6", "has no face '7'"),
-    (["a.jpg,s,10,10,40,40,6,red"], "d6", "die 'red' is not a die of the d6 set"),
-    (["a.jpg,s,300,200,60,60,6,d6"], "d6", "lies outside images/a.jpg (320x240)"),
-    (["a.jpg,s,10,10,-4,40,6,d6"], "d6", "positive width and height"),
-    (["a.jpg,s,ten,10,40,40,6,d6"], "d6", "must be numbers"),
-    (["b.jpg,s,10,10,40,40,6,d6"], "d6", "images/b.jpg is not there"),
-    (["a.jpg,s,10,10,40,40,1,"], "rollers", "face '1' is on several dice"),
-    ([], "d6", "no labelled dice"),
-    (["a.jpg,s,10,10,40,40,6,d6", "a.jpg,s,60,10,40,40,6,d6"], "d6",
-     "face '1' 0 times, face '2' 0 times"),
-])
-def test_bad_labels_get_one_clear_line_and_write_nothing(tmp_path, capsys, rows, set_id,
-                                                          message):
+@pytest.mark.parametrize(
+    "rows, set_id, message",
+    [
+        (["a.jpg,s,10,10,40,40,7,d6"], "d6", "has no face '7'"),
+        (["a.jpg,s,10,10,40,40,6,red"], "d6", "die 'red' is not a die of the d6 set"),
+        (["a.jpg,s,300,200,60,60,6,d6"], "d6", "lies outside images/a.jpg (320x240)"),
+        (["a.jpg,s,10,10,-4,40,6,d6"], "d6", "positive width and height"),
+        (["a.jpg,s,ten,10,40,40,6,d6"], "d6", "must be numbers"),
+        (["b.jpg,s,10,10,40,40,6,d6"], "d6", "images/b.jpg is not there"),
+        (["a.jpg,s,10,10,40,40,1,"], "rollers", "face '1' is on several dice"),
+        ([], "d6", "no labelled dice"),
+        (
+            ["a.jpg,s,10,10,40,40,6,d6", "a.jpg,s,60,10,40,40,6,d6"],
+            "d6",
+            "face '1' 0 times, face '2' 0 times",
+        ),
+    ],
+)
+def test_bad_labels_get_one_clear_line_and_write_nothing(tmp_path, capsys, rows, set_id, message):
     folder = _folder(tmp_path, rows)
     out = tmp_path / "taught"
     assert main([str(folder), "--dice-set", set_id, "--out", str(out)]) == 2
@@ -160,7 +167,8 @@ def test_an_unreadable_image_an_empty_folder_and_a_file_as_out_are_refused(tmp_p
 
 
 def test_the_config_names_taught_folders_and_the_table_refuses_one_for_another_set(
-        taught, tmp_path, capsys):
+    taught, tmp_path, capsys
+):
     from tray.table.config import ConfigError, load_config
     from tray.table.demo import main_demo as demo_main
 
@@ -169,34 +177,48 @@ def test_the_config_names_taught_folders_and_the_table_refuses_one_for_another_s
     cfg_path.write_text(f'[vision]\ntaught = "{root / "taught"}"\n', encoding="utf-8")
     cfg = load_config(cfg_path)
     assert cfg.vision.taught_for("d6") == root / "taught"
-    assert cfg.vision.taught_for("tally-up") is None      # taught for d6: not used there
+    assert cfg.vision.taught_for("tally-up") is None  # taught for d6: not used there
     cfg_path.write_text('[vision]\ntaught = { toss-up = "/nowhere" }\n', encoding="utf-8")
     assert load_config(cfg_path).vision.taught_for("toss-up").name == "nowhere"
     cfg_path.write_text("[vision]\ntaught = 3\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="vision.taught must be a taught folder"):
         load_config(cfg_path)
     # a demo of Tally Up! read with a d6 taught folder: one clear line, exit 2
-    code = demo_main(["--game", "tally-up", "--headless", "--out", str(tmp_path / "demo"),
-                      "--taught", str(root / "taught"), "--max-seconds", "5"])
+    code = demo_main(
+        [
+            "--game",
+            "tally-up",
+            "--headless",
+            "--out",
+            str(tmp_path / "demo"),
+            "--taught",
+            str(root / "taught"),
+            "--max-seconds",
+            "5",
+        ]
+    )
     assert code == 2
     assert "taught for the 'd6' dice set, not 'tally-up'" in capsys.readouterr().err
 
 
-def test_eval_reports_a_real_set_its_photos_cannot_teach_instead_of_crashing(monkeypatch,
-                                                                             tmp_path):
+def test_eval_reports_a_real_set_its_photos_cannot_teach_instead_of_crashing(monkeypatch, tmp_path):
     """``dicetray eval``'s teaching of each real set: a set whose teaching photos miss a face
     gets its zero-shot figures and the reason, and the other sets go on."""
     from lab import evalteach
     from lab import teach as teach_mod
 
     figures = {"recall": 1.0, "face_accuracy": 0.5, "abstained": 0.5, "wrong": 0.0}
-    monkeypatch.setattr(evalteach, "real_setups", lambda _root: [
-        ("few_photos", {}, tmp_path, ["a.jpg"], ["b.jpg"], False)])
+    monkeypatch.setattr(
+        evalteach,
+        "real_setups",
+        lambda _root: [("few_photos", {}, tmp_path, ["a.jpg"], ["b.jpg"], False)],
+    )
     monkeypatch.setattr(evalteach, "write_folder", lambda out, *a: out)
     monkeypatch.setattr(evalteach, "_score", lambda *a: dict(figures))
 
     def refuse(*_a, **_k):
         raise teach_mod.TeachError("the photos show face '5' 0 times")
+
     monkeypatch.setattr(teach_mod, "teach", refuse)
     report = evalteach.run(tmp_path)
     assert report["few_photos"]["not_taught"] == "the photos show face '5' 0 times"
@@ -246,9 +268,10 @@ def test_a_weak_taught_network_gets_no_say(taught, tmp_path, monkeypatch):
 
     root, strong = taught
     assert strong["heldout"]["face_right"] > strong["heldout"]["shipped_models"]["face_right"]
-    monkeypatch.setattr(teaching, "WEAK", 1.01)      # every best guess counts as weak
-    record = teach(root / "photos", "d6", tmp_path / "taught", seed=1, copies=8,
-                   clf_epochs=4, det_epochs=0)
+    monkeypatch.setattr(teaching, "WEAK", 1.01)  # every best guess counts as weak
+    record = teach(
+        root / "photos", "d6", tmp_path / "taught", seed=1, copies=8, clf_epochs=4, det_epochs=0
+    )
     held = record["heldout"]
     assert held["face_right"] == held["shipped_models"]["face_right"]
     assert held["wrong_count"] == held["shipped_models"]["wrong_count"]
@@ -266,9 +289,11 @@ def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp
     root = tmp_path / "rune55_gray"
     root.mkdir()
     names = [f"{i:05d}_jpg.rf.{c}.jpg" for i in range(60) for c in "ab"]
-    rows = ["file,source,x,y,w,h,value"] + [   # photo k holds 1 + k % 4 dice
+    rows = ["file,source,x,y,w,h,value"] + [  # photo k holds 1 + k % 4 dice
         f"{n},numeric_tube,{60 * d},0,50,50,{1 + (i + d) % 6}"
-        for i, n in enumerate(names) for d in range(1 + (i // 2) % 4)]
+        for i, n in enumerate(names)
+        for d in range(1 + (i // 2) % 4)
+    ]
     (root / "labels.csv").write_text("\n".join(rows) + "\n")
     [(name, by, _images, teach, test, _pip)] = list(evalteach.real_setups(tmp_path))
     held = [n for n in names if rune55_split(n) != "train"]
@@ -278,7 +303,7 @@ def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp
     assert not bases(teach) & bases(test)
     assert len(teach) <= len(bases(held)) // 2
     assert bases(teach) | bases(test) == bases(held)
-    most = max(len(by[f]) for f in held)       # most teaching photos hold the most dice
+    most = max(len(by[f]) for f in held)  # most teaching photos hold the most dice
     assert sum(len(by[f]) == most for f in teach) > len(teach) // 2
 
 
@@ -289,9 +314,10 @@ def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, mo
     import lab.teach as teaching
 
     root, _ = taught
-    monkeypatch.setattr(teaching, "MIN_CV", 49)        # the fixture's photos hold 48 dice
-    record = teach(root / "photos", "d6", tmp_path / "taught", seed=1, copies=8,
-                   clf_epochs=4, det_epochs=0)
+    monkeypatch.setattr(teaching, "MIN_CV", 49)  # the fixture's photos hold 48 dice
+    record = teach(
+        root / "photos", "d6", tmp_path / "taught", seed=1, copies=8, clf_epochs=4, det_epochs=0
+    )
     held = record["heldout"]
     assert held["photos"] == 12 and held["dice"] == 48 and record["taught_with"]["folds"] == 0
     assert "the photos hold 48 dice" in held["kept_shipped_models"]
@@ -307,23 +333,33 @@ def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
     from lab.render import random_style, render_scene
 
     rng = np.random.default_rng(4)
-    frame, labels = render_scene(load("d6"), [("d6", "5"), ("d6", "2")], rng, size=(4032, 3024),
-                                 style=random_style(rng, (240, 240)))
+    frame, labels = render_scene(
+        load("d6"),
+        [("d6", "5"), ("d6", "2")],
+        rng,
+        size=(4032, 3024),
+        style=random_style(rng, (240, 240)),
+    )
     (tmp_path / "images").mkdir()
     cv2.imwrite(str(tmp_path / "images" / "big.jpg"), frame)
-    (tmp_path / "labels.csv").write_text("file,split,x,y,w,h,value\n" + "".join(
-        f"big.jpg,t,{lab['x']:.1f},{lab['y']:.1f},{lab['w']:.1f},{lab['h']:.1f},{lab['face']}\n"
-        for lab in labels))
+    (tmp_path / "labels.csv").write_text(
+        "file,split,x,y,w,h,value\n"
+        + "".join(
+            f"big.jpg,t,{lab['x']:.1f},{lab['y']:.1f},{lab['w']:.1f},{lab['h']:.1f},{lab['face']}\n"
+            for lab in labels
+        )
+    )
     photo = read_folder(tmp_path, "d6")[0]
     img, half = photo.decoded()
     assert img.shape[:2] == (1512, 2016) and half.size == (2016, 1512)
     for full, small in zip(photo.labels, half.labels):
         assert (small.x, small.y, small.w, small.h) == pytest.approx(
-            (full.x / 2, full.y / 2, full.w / 2, full.h / 2))
+            (full.x / 2, full.y / 2, full.w / 2, full.h / 2)
+        )
         assert small.face == full.face
         # the die is where the label says: the crop there is mostly die, not tray
-        cut = img[int(small.y):int(small.y + small.h), int(small.x):int(small.x + small.w)]
-        full_cut = frame[int(full.y):int(full.y + full.h), int(full.x):int(full.x + full.w)]
+        cut = img[int(small.y) : int(small.y + small.h), int(small.x) : int(small.x + small.w)]
+        full_cut = frame[int(full.y) : int(full.y + full.h), int(full.x) : int(full.x + full.w)]
         assert abs(float(cut.mean()) - float(full_cut.mean())) < 6
 
 
@@ -342,7 +378,7 @@ class _FakeHeld:
             if conf >= alone or (backed and agree is not None and agrees and agree <= conf):
                 right += ok
                 wrong += not ok
-            elif backed and shipped_sure is not None:   # the shipped network stands in
+            elif backed and shipped_sure is not None:  # the shipped network stands in
                 right += shipped_sure
                 wrong += not shipped_sure
         return right, wrong, len(self.dice) - right - wrong
@@ -355,15 +391,30 @@ def test_teaching_chooses_a_taught_threshold_under_the_agree_floor_when_it_reads
     read 60, because no agree value could go with 0.85."""
     from lab.teach import _choose
 
-    held = [_FakeHeld([(0.86, True, False), (0.88, True, False), (0.95, True, False),
-                       (0.999, True, True), (0.6, False, False)])]
-    assert _choose(held, 4, (0.85, 0.9)) == {"threshold": 0.85, "die_thresholds": {},
-                                             "agree_threshold": None}
+    held = [
+        _FakeHeld(
+            [
+                (0.86, True, False),
+                (0.88, True, False),
+                (0.95, True, False),
+                (0.999, True, True),
+                (0.6, False, False),
+            ]
+        )
+    ]
+    assert _choose(held, 4, (0.85, 0.9)) == {
+        "threshold": 0.85,
+        "die_thresholds": {},
+        "agree_threshold": None,
+    }
     # a wrong die at 0.9 keeps the taught network alone above it (the highest threshold that
     # reads as many), and a die both networks agree on is read from the agree floor
     held = [_FakeHeld([(0.9, False, False), (0.91, True, True), (0.97, True, False)])]
-    assert _choose(held, 4, (0.85, 0.9)) == {"threshold": 0.97, "die_thresholds": {},
-                                             "agree_threshold": 0.9}
+    assert _choose(held, 4, (0.85, 0.9)) == {
+        "threshold": 0.97,
+        "die_thresholds": {},
+        "agree_threshold": 0.9,
+    }
 
 
 def test_teaching_stops_the_shipped_network_standing_in_where_it_was_sure_and_wrong():
@@ -375,22 +426,38 @@ def test_teaching_stops_the_shipped_network_standing_in_where_it_was_sure_and_wr
     alone."""
     from lab.teach import _choose
 
-    dice = [(0.99, True, True, True), (0.97, True, True, None), (0.6, True, False, False),
-            (0.3, False, False, True)]
+    dice = [
+        (0.99, True, True, True),
+        (0.97, True, True, None),
+        (0.6, True, False, False),
+        (0.3, False, False, True),
+    ]
     assert _choose([_FakeHeld(dice)], 1, (0.94, 0.9)) == {
-        "threshold": 0.97, "die_thresholds": {}, "agree_threshold": None,
-        "shipped_backs": False}
-    safe = [d[:3] + (True,) if d[3] is False else d for d in dice]   # the shipped one right
+        "threshold": 0.97,
+        "die_thresholds": {},
+        "agree_threshold": None,
+        "shipped_backs": False,
+    }
+    safe = [d[:3] + (True,) if d[3] is False else d for d in dice]  # the shipped one right
     assert _choose([_FakeHeld(safe)], 1, (0.94, 0.9)) == {
-        "threshold": 0.99, "die_thresholds": {}, "agree_threshold": 0.97}
+        "threshold": 0.99,
+        "die_thresholds": {},
+        "agree_threshold": 0.97,
+    }
     # the taught network wrong at the top as well: it never reads alone, and the shipped one
     # stands in only where it was never wrong
     worst = [(0.999, False, False, None)]
     assert _choose([_FakeHeld(dice + worst)], 1, (0.94, 0.9)) == {
-        "threshold": 1.01, "die_thresholds": {}, "agree_threshold": None,
-        "shipped_backs": False}
+        "threshold": 1.01,
+        "die_thresholds": {},
+        "agree_threshold": None,
+        "shipped_backs": False,
+    }
     assert _choose([_FakeHeld(safe + worst)], 1, (0.94, 0.9)) == {
-        "threshold": 1.01, "die_thresholds": {}, "agree_threshold": None}
+        "threshold": 1.01,
+        "die_thresholds": {},
+        "agree_threshold": None,
+    }
 
 
 def test_a_taught_network_better_at_the_camera_and_as_good_on_photos_is_kept():
@@ -403,16 +470,19 @@ def test_a_taught_network_better_at_the_camera_and_as_good_on_photos_is_kept():
 
     def held(photo, camera, shipped_photo, shipped_camera):
         f = lambda right, wrong: {"face_right": right, "wrong_count": wrong}
-        return {**f(*photo), "shipped_models": f(*shipped_photo),
-                "camera_path": {**f(*camera), "shipped_models": f(*shipped_camera)}}
+        return {
+            **f(*photo),
+            "shipped_models": f(*shipped_photo),
+            "camera_path": {**f(*camera), "shipped_models": f(*shipped_camera)},
+        }
 
     assert _beats_shipped(held((0.875, 0), (0.958, 0), (0.875, 0), (0.875, 0)))
-    assert _beats_shipped(held((0.95, 0), (0.80, 0), (0.90, 0), (0.85, 0)))      # as before
+    assert _beats_shipped(held((0.95, 0), (0.80, 0), (0.90, 0), (0.85, 0)))  # as before
     assert not _beats_shipped(held((0.875, 0), (0.875, 0), (0.875, 0), (0.875, 0)))
     assert not _beats_shipped(held((0.85, 0), (0.958, 0), (0.875, 0), (0.875, 0)))
     assert not _beats_shipped(held((0.875, 0), (0.958, 1), (0.875, 0), (0.875, 0)))
     assert not _beats_shipped(held((0.95, 1), (0.958, 0), (0.90, 0), (0.875, 0)))
-    assert _beats_shipped({"face_right": 0.9, "wrong_count": 0})    # nothing to compare with
+    assert _beats_shipped({"face_right": 0.9, "wrong_count": 0})  # nothing to compare with
 
 
 def test_a_taught_network_weak_at_four_turns_reads_photos_once(taught, tmp_path):
@@ -434,7 +504,7 @@ def test_a_taught_network_weak_at_four_turns_reads_photos_once(taught, tmp_path)
     card.write_text(json.dumps(meta))
     img = cv2.imread(str(next((root / "photos" / "images").iterdir())))
     h, w = img.shape[:2]
-    crops = [img[y:y + h // 2, x:x + w // 2] for y in (0, h // 2) for x in (0, w // 2)]
+    crops = [img[y : y + h // 2, x : x + w // 2] for y in (0, h // 2) for x in (0, w // 2)]
     crops = [cv2.resize(c, (64, 64)) for c in crops]
 
     once = FaceClassifier("d6", taught=folder)
@@ -446,7 +516,7 @@ def test_a_taught_network_weak_at_four_turns_reads_photos_once(taught, tmp_path)
     assert calls == [1, 1]
     assert not FaceClassifier("d6", taught=root / "taught").photos_once
     assert not FaceClassifier("d6").photos_once
-    once.use_thresholds(TURNS, 0.9)       # teaching trying thresholds: read as asked
+    once.use_thresholds(TURNS, 0.9)  # teaching trying thresholds: read as asked
     assert not once.photos_once
 
 
@@ -457,4 +527,4 @@ def test_photos_of_many_dice_teach_with_fewer_crops_of_each():
 
     assert [copies_for(n) for n in (1, 80, 100)] == [48, 48, 48]
     assert copies_for(336) == 14 and copies_for(336) * 336 <= CROP_BUDGET
-    assert copies_for(5000) == 12          # never under MIN_COPIES
+    assert copies_for(5000) == 12  # never under MIN_COPIES

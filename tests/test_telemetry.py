@@ -14,8 +14,9 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 
 def test_every_session_is_opened_with_telemetry_off(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with mock.patch.object(ort, "disable_telemetry_events",
-                           wraps=ort.disable_telemetry_events) as off:
+    with mock.patch.object(
+        ort, "disable_telemetry_events", wraps=ort.disable_telemetry_events
+    ) as off:
         for name in ("detector.onnx", "classifier-d6.onnx"):
             open_session(MODELS / name).run(None, _feed(open_session(MODELS / name)))
     assert off.call_count == 4
@@ -42,8 +43,10 @@ def test_opening_a_model_writes_no_device_id_and_no_cache(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ORT_")}
     env["HOME"] = str(tmp_path / "home")
     (tmp_path / "home").mkdir()
-    code = ("from pathlib import Path; from vision.onnx import open_session; "
-            f"open_session(Path({str(MODELS / 'detector.onnx')!r}))")
+    code = (
+        "from pathlib import Path; from vision.onnx import open_session; "
+        f"open_session(Path({str(MODELS / 'detector.onnx')!r}))"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=True)
     assert not (tmp_path / "home" / ".cache").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]

@@ -13,8 +13,12 @@ from vision.settle import Settler
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "throws"
 # every recorded throw sequence; the coin-in-tray trouble case has its own rule
 # (tests/test_fixtures_replay.py)
-SEQUENCES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expected.json").exists()
-                   and "foreign" not in json.loads((p / "expected.json").read_text()))
+SEQUENCES = sorted(
+    p.name
+    for p in FIXTURES.iterdir()
+    if (p / "expected.json").exists()
+    and "foreign" not in json.loads((p / "expected.json").read_text())
+)
 
 
 def replay(folder: Path):
@@ -34,18 +38,22 @@ def replay(folder: Path):
 
 
 def test_every_dice_set_has_a_recording():
-    sets = {json.loads((FIXTURES / s / "expected.json").read_text())["dice_set"]
-            for s in SEQUENCES}
+    sets = {json.loads((FIXTURES / s / "expected.json").read_text())["dice_set"] for s in SEQUENCES}
     assert {"d6", "tally-up", "toss-up", "rollers"} <= sets
 
 
 # Known shortfalls of the committed models, kept visible (strict: a fix makes them fail until
 # the mark is removed). See models/README.md "Limits".
-KNOWN: dict[str, str] = {}   # sequences a model is known to get wrong, with why
+KNOWN: dict[str, str] = {}  # sequences a model is known to get wrong, with why
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason=KNOWN[n])) if n in KNOWN else n for n in SEQUENCES])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n])) if n in KNOWN else n
+        for n in SEQUENCES
+    ],
+)
 def test_replay_gives_exactly_the_expected_rolls(name):
     meta, rolls, _ = replay(FIXTURES / name)
     assert len(rolls) == len(meta["throws"]), [r.specs() for _, r in rolls]

@@ -67,7 +67,17 @@ def test_new_game_state_and_option_checks():
     """State is plain JSON-able data with the shared keys; players 2..6; options checked."""
     s = game(3)
     assert json.loads(json.dumps(s)) == s
-    for key in ("game", "players", "scores", "round", "active", "finished", "layout", "options", "last"):
+    for key in (
+        "game",
+        "players",
+        "scores",
+        "round",
+        "active",
+        "finished",
+        "layout",
+        "options",
+        "last",
+    ):
         assert key in s
     with pytest.raises(RuleError, match="2 to 6 players"):
         U.new_game([f"P{i}" for i in range(7)], LAYOUT)
@@ -92,7 +102,7 @@ def test_apply_never_mutates_input():
 
 
 def test_first_roll_uses_all_ten_dice():
-    """"A turn's first roll uses all 10 dice.\""""
+    """ "A turn's first roll uses all 10 dice.\""""
     e = U.expect(game())
     assert e.roll.dice == ("toss",) * 10 and e.roll.count == 10 and e.roll.roller == 0
     assert e.decisions == () and e.prompt == "Ana: roll all 10 dice"
@@ -100,7 +110,7 @@ def test_first_roll_uses_all_ten_dice():
 
 
 def test_greens_set_aside_and_counted():
-    """"After each roll the greens are set aside (removed from the tray by the player) and counted
+    """ "After each roll the greens are set aside (removed from the tray by the player) and counted
     as points for the turn.\""""
     s = U.apply(game(), toss(green=4, yellow=4, red=2))
     assert s["turn_points"] == 4 and s["left"] == 6
@@ -111,7 +121,7 @@ def test_greens_set_aside_and_counted():
 
 
 def test_no_green_and_a_red_busts_turn_scores_zero():
-    """"A roll with no green and at least one red busts: the turn scores 0 and ends.\""""
+    """ "A roll with no green and at least one red busts: the turn scores 0 and ends.\""""
     s = U.apply(game(), toss(green=7, yellow=3))
     s = U.apply(s, toss(yellow=2, red=1))
     assert s["last"]["kind"] == "bust" and s["last"]["lost"] == 7
@@ -128,7 +138,7 @@ def test_one_green_with_reds_is_not_a_bust():
 
 
 def test_only_yellows_changes_nothing():
-    """"A roll of only yellows changes nothing" (the player may still roll again or stop)."""
+    """ "A roll of only yellows changes nothing" (the player may still roll again or stop)."""
     s = U.apply(game(), toss(green=3, yellow=7))
     s2 = U.apply(s, toss(yellow=7))
     assert s2["turn_points"] == 3 and s2["left"] == 7 and s2["last"]["all_yellow"]
@@ -140,7 +150,7 @@ def test_only_yellows_changes_nothing():
 
 
 def test_after_roll_player_may_stop_or_roll_the_rest():
-    """"After any roll that did not bust, the player may stop (bank the turn's points) or roll the
+    """ "After any roll that did not bust, the player may stop (bank the turn's points) or roll the
     dice that are left.\""""
     s = U.apply(game(), toss(green=6, yellow=3, red=1))
     e = U.expect(s)
@@ -157,7 +167,7 @@ def test_after_roll_player_may_stop_or_roll_the_rest():
 
 
 def test_wrong_count_refused_with_message():
-    """"A roll must show exactly the dice that are left: a different count is refused with a
+    """ "A roll must show exactly the dice that are left: a different count is refused with a
     message ("remove the greens set aside: roll 4 dice"), nothing scored.\""""
     s = U.apply(game(), toss(green=6, yellow=4))
     refused(s, toss(green=6, yellow=4), "10 dice seen: remove the greens set aside: roll 4 dice")
@@ -167,7 +177,7 @@ def test_wrong_count_refused_with_message():
 
 
 def test_all_ten_green_come_back():
-    """"When all 10 dice are green, they all come back and the turn goes on with 10 dice.\""""
+    """ "When all 10 dice are green, they all come back and the turn goes on with 10 dice.\""""
     s = U.apply(game(), toss(green=8, yellow=2))
     s = U.apply(s, toss(green=2))
     assert s["turn_points"] == 10 and s["left"] == 10 and s["last"]["all_back"]
@@ -205,7 +215,7 @@ def test_play_passes_to_the_left():
 
 
 def test_over_100_at_end_of_turn_gives_others_one_last_turn():
-    """"When a player's total is over 100 (strictly) at the end of their turn, every other player
+    """ "When a player's total is over 100 (strictly) at the end of their turn, every other player
     gets one last turn, in turn order; then the highest score over 100 wins.\""""
     s = game(3)
     s["scores"] = [40, 95, 60]
@@ -226,7 +236,7 @@ def test_over_100_at_end_of_turn_gives_others_one_last_turn():
 
 
 def test_exactly_100_does_not_end_the_game():
-    """"Over 100 (strictly)": a total of exactly 100 does not start the last turns."""
+    """ "Over 100 (strictly)": a total of exactly 100 does not start the last turns."""
     s = game(2)
     s["scores"] = [95, 0]
     s = turn(s, 5)
@@ -234,7 +244,7 @@ def test_exactly_100_does_not_end_the_game():
 
 
 def test_highest_score_over_100_wins_even_if_not_first():
-    """"Then the highest score over 100 wins": a player passing the first one in a last turn wins."""
+    """ "Then the highest score over 100 wins": a player passing the first one in a last turn wins."""
     s = game(3)
     s["scores"] = [101, 90, 80]
     s = U.apply(s, toss(green=1, yellow=9))
@@ -248,7 +258,7 @@ def test_highest_score_over_100_wins_even_if_not_first():
 
 
 def test_tie_for_highest_shares_the_win():
-    """"Players tied for highest share the win" (tie_break off, the default)."""
+    """ "Players tied for highest share the win" (tie_break off, the default)."""
     s = game(2)
     s["scores"] = [98, 97]
     s = turn(s, 6)  # Ana 104

@@ -19,7 +19,10 @@ def test_prompt_and_scores_come_from_the_game():
     v = build_view(t, 0.0)
     assert v.prompt == t.expect().prompt
     assert v.title == "Bank" and v.screen == "play"
-    assert [(r.name, r.score, r.active) for r in v.players] == [("Ana", "0", True), ("Ben", "0", False)]
+    assert [(r.name, r.score, r.active) for r in v.players] == [
+        ("Ana", "0", True),
+        ("Ben", "0", False),
+    ]
     for i, dice in enumerate((["d6:2", "d6:3"], ["d6:4", "d6:1"], ["d6:6", "d6:2"])):
         t.roll(dice, float(i))
     t.press(1, 4.0)
@@ -32,7 +35,7 @@ def test_prompt_and_scores_come_from_the_game():
 def test_who_has_chosen_is_shown_never_what():
     """IN/OUT in secret: the screen shows who has chosen, not what."""
     views = []
-    for ben_presses in (1, 2):            # Ben IN, then a game where Ben is OUT
+    for ben_presses in (1, 2):  # Ben IN, then a game where Ben is OUT
         t = table_for("tally-up")
         t.roll(["red:200", "blue:100", "yellow:150"], 0.0)
         t.press(0, 1.0)
@@ -67,7 +70,7 @@ def test_countdown_then_reveal_shows_everyone_at_once():
 
 def test_banner_for_big_moments_then_it_goes():
     t = table_for("tally-up", ("Ana", "Ben"))
-    t.roll(["red:star", "orange:star", "blue:100"], 0.0)     # two stars: bust
+    t.roll(["red:star", "orange:star", "blue:100"], 0.0)  # two stars: bust
     v = build_view(t, 0.5)
     assert v.banner == "BUST!" and v.banner_kind == "bust"
     t.tick(10.0)
@@ -93,11 +96,17 @@ def test_wrong_roll_message_shown_nothing_scored():
 
 def test_unread_dice_are_drawn_marked_with_the_selected_one():
     t = table_for("bank", ("Ana", "Ben"))
-    t.settled(SettledRoll((DieReading(0, 0, 40, 40, "d6", "6", 0.9),
-                           DieReading(60, 0, 40, 40, None, None, 0.1))), 0.0)
+    t.settled(
+        SettledRoll(
+            (DieReading(0, 0, 40, 40, "d6", "6", 0.9), DieReading(60, 0, 40, 40, None, None, 0.1))
+        ),
+        0.0,
+    )
     v = build_view(t, 0.0)
-    assert [(d.face, d.unsure, d.selected) for d in v.roll] == [("6", False, False),
-                                                               (None, True, True)]
+    assert [(d.face, d.unsure, d.selected) for d in v.roll] == [
+        ("6", False, False),
+        (None, True, True),
+    ]
     assert v.message_kind == "unreadable" and v.confirm == "OK"
 
 
@@ -107,14 +116,14 @@ def test_camera_lost_overlay():
     t.camera(False, 3.0)
     v = build_view(t, 3.0)
     assert v.camera_lost and "Camera lost" in v.message
-    assert v.prompt == t.expect().prompt      # the game is still there
+    assert v.prompt == t.expect().prompt  # the game is still there
 
 
 def test_choices_offer_the_default_highlighted_with_words():
     t = table_for("diced-out", ("Ana", "Ben"))
     t.roll(["d6:6", "d6:6"], 0.0)
     t.roll(["d6:1", "d6:2"], 1.0)
-    t.roll(["d6:6", "d6:6"], 2.0)       # Ana rolls 12: an extra mark
+    t.roll(["d6:6", "d6:6"], 2.0)  # Ana rolls 12: an extra mark
     v = build_view(t, 2.0)
     assert v.chooser == "Ana"
     labels = [c.label for c in v.choices]
@@ -148,12 +157,12 @@ def tally_round_with_two_outs():
     """Tally Up!, four players: Ben goes OUT after the first roll, Cy after the second."""
     t = table_for("tally-up", ("Ana", "Ben", "Cy", "Dee"))
     t.roll(["red:200", "blue:100", "yellow:150"], 0.0)
-    for p, presses in ((0, 1), (1, 2), (2, 1), (3, 1)):       # Ben OUT
+    for p, presses in ((0, 1), (1, 2), (2, 1), (3, 1)):  # Ben OUT
         for _ in range(presses):
             t.press(p, 1.0)
     t.tick(5.0)
     t.roll(["red:200", "blue:100", "yellow:150"], 6.0)
-    for p, presses in ((0, 1), (2, 2), (3, 1)):               # Cy OUT
+    for p, presses in ((0, 1), (2, 2), (3, 1)):  # Cy OUT
         for _ in range(presses):
             t.press(p, 7.0)
     t.tick(11.0)
@@ -180,7 +189,7 @@ def test_tally_up_after_a_bust_everyone_sees_who_lost_what():
     t = tally_round_with_two_outs()
     running = t.state["running"]
     assert running > 0
-    t.roll(["red:star", "blue:star", "yellow:150"], 12.0)     # two stars: bust
+    t.roll(["red:star", "blue:star", "yellow:150"], 12.0)  # two stars: bust
     v = build_view(t, 12.5)
     assert v.banner == "BUST!"
     lost = {r.name: r.lost for r in v.players}
@@ -200,7 +209,7 @@ def test_everyone_in_only_when_more_than_one_is_in():
     t = tally_round_with_two_outs()
     t.roll(["red:200", "blue:100", "yellow:150"], 12.0)
     t.press(0, 13.0)
-    t.press(0, 13.0)          # Ana OUT, Dee IN: one player left IN
+    t.press(0, 13.0)  # Ana OUT, Dee IN: one player left IN
     t.press(3, 13.0)
     t.tick(17.0)
     t.roll(["red:200", "blue:100", "yellow:150"], 18.0)
@@ -250,8 +259,8 @@ def test_per_round_score_history_and_last_round_notes():
     t = table_for("bank", ("Ana", "Ben"), {"rounds": 10})
     for i, dice in enumerate((["d6:2", "d6:3"], ["d6:4", "d6:1"], ["d6:6", "d6:2"])):
         t.roll(dice, float(i))
-    t.press(0, 3.0)                                # Ana banks 18
-    t.roll(["d6:5", "d6:2"], 4.0)                  # a seven: Ben scores nothing
+    t.press(0, 3.0)  # Ana banks 18
+    t.roll(["d6:5", "d6:2"], 4.0)  # a seven: Ben scores nothing
     v = build_view(t, 4.0)
     assert v.history == [("Round 1", ["18", "0"])]
     assert v.players[0].note == "+18 last round" and v.players[1].note == ""
@@ -282,7 +291,7 @@ def test_how_to_play_page_for_every_game():
 
 def test_a_players_big_moment_names_them():
     t = table_for("toss-up", ("Ana", "Ben"))
-    t.roll(["toss:red"] * 3 + ["toss:yellow"] * 7, 0.0)        # no green, a red: bust
+    t.roll(["toss:red"] * 3 + ["toss:yellow"] * 7, 0.0)  # no green, a red: bust
     v = build_view(t, 0.5)
     assert v.banner == "Ana: BUST!" and v.banner_kind == "bust"
     assert v.players[0].lost == "" and v.roll_caption == "Bust: nothing was at stake"

@@ -18,8 +18,11 @@ REALDICE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "reald
 
 
 def _models(*sets):
-    missing = [p for p in [MODELS_DIR / "detector.onnx"] + [model_paths(s)[0] for s in sets]
-               if not p.exists()]
+    missing = [
+        p
+        for p in [MODELS_DIR / "detector.onnx"] + [model_paths(s)[0] for s in sets]
+        if not p.exists()
+    ]
     return pytest.mark.skipif(bool(missing), reason=f"models not on main yet: {missing}")
 
 
@@ -63,8 +66,7 @@ def test_recognize_reports_a_bad_image_and_still_reads_the_others(tmp_path, caps
 
 
 @_models("d6")
-def test_recognize_reads_a_folder_of_photos_and_says_when_a_folder_has_none(tmp_path,
-                                                                          capsys):
+def test_recognize_reads_a_folder_of_photos_and_says_when_a_folder_has_none(tmp_path, capsys):
     (tmp_path / "tray" / "images").mkdir(parents=True)
     two, _ = _image(tmp_path / "tray" / "images", "d6", [("d6", "3"), ("d6", "5")], "b.jpg")
     one, _ = _image(tmp_path / "tray" / "images", "d6", [("d6", "2")], "a.png", seed=6)
@@ -87,21 +89,23 @@ def test_recognize_unknown_dice_set_is_a_clear_error(tmp_path, capsys):
 
 @_models("toss-up")
 def test_eval_prints_its_figures(capsys):
-    assert main(["eval", "--sets", "toss-up", "--n", "3", "--throws", "1", "--no-real",
-                 "--json"]) == 0
+    assert (
+        main(["eval", "--sets", "toss-up", "--n", "3", "--throws", "1", "--no-real", "--json"]) == 0
+    )
     report = json.loads(capsys.readouterr().out)
     for path in ("rendered", "rendered_photo"):
         fig = report[path]["toss-up"]
         assert {"recall", "precision", "face_accuracy", "abstained", "confusion"} <= set(fig)
         assert fig["labelled"] > 0
     assert {"rolls", "wrong_faces_when_sure", "frames_rest_to_roll_median"} <= set(
-        report["throws"]["toss-up"])
-    lamp = report["lamp"]["toss-up"]      # the same throw with a lamp switched on mid-throw
+        report["throws"]["toss-up"]
+    )
+    lamp = report["lamp"]["toss-up"]  # the same throw with a lamp switched on mid-throw
     assert lamp["throws"] == 1 and lamp["wrong_faces_when_sure"] == 0
-    lights = report["far_light"]["toss-up"]      # a lamp far from the white balance, both ways
+    lights = report["far_light"]["toss-up"]  # a lamp far from the white balance, both ways
     assert set(lights) == {"warm lamp (warmth 3)", "cold light (warmth -3)"}
     assert all(f["labelled"] > 0 and f["wrong_count"] == 0 for f in lights.values())
-    odd = report["odd_floor"]["toss-up"]   # trays unlike the named floors
+    odd = report["odd_floor"]["toss-up"]  # trays unlike the named floors
     assert odd["labelled"] > 0 and odd["wrong_count"] == 0
 
 
@@ -133,6 +137,8 @@ def test_recognize_real_photos_json_form_finds_the_labelled_dice(capsys):
             cx = float(row["x"]) + float(row["w"]) / 2
             cy = float(row["y"]) + float(row["h"]) / 2
             total += 1
-            found += any(d["x"] <= cx <= d["x"] + d["w"] and d["y"] <= cy <= d["y"] + d["h"]
-                         for d in obj["dice"])
+            found += any(
+                d["x"] <= cx <= d["x"] + d["w"] and d["y"] <= cy <= d["y"] + d["h"]
+                for d in obj["dice"]
+            )
     assert total == 5 and found >= 4

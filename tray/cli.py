@@ -1,19 +1,19 @@
 """The ``dicetray`` command: one sub-command a job, each implemented in its own module.
 
-    dicetray demo [--game G] [--out DIR]     a whole game on the simulated tray
-    dicetray play                            the real table: camera, buttons, screen
-    dicetray calibrate                       tray, exposure, white balance, dice check
-    dicetray replay JOURNAL [--json]         the state a journal leads to
-    dicetray recognize IMAGE... --dice-set SET [--json]
-    dicetray eval                            vision figures on rendered and real photos
-    dicetray bench [--json]                  vision speed per frame and per die
-    dicetray odds JOURNAL [--json]           the odds of the decision at hand
-    dicetray duel --game G --players best,random [--games N] [--seed S] [--json]
-    dicetray stats [--journals DIR] [--plot DIR] [--json]   dice fairness and history
-    dicetray screenshots [--out DIR]         every screen of every game, headless
-    dicetray teach FOLDER --dice-set SET --out DIR   learn your dice from labelled photos
-    dicetray train                           retrain the ONNX models (needs the train extra)
-    dicetray soak --throws N [--json]        hours of play with faults, checked against truth
+dicetray demo [--game G] [--out DIR]     a whole game on the simulated tray
+dicetray play                            the real table: camera, buttons, screen
+dicetray calibrate                       tray, exposure, white balance, dice check
+dicetray replay JOURNAL [--json]         the state a journal leads to
+dicetray recognize IMAGE... --dice-set SET [--json]
+dicetray eval                            vision figures on rendered and real photos
+dicetray bench [--json]                  vision speed per frame and per die
+dicetray odds JOURNAL [--json]           the odds of the decision at hand
+dicetray duel --game G --players best,random [--games N] [--seed S] [--json]
+dicetray stats [--journals DIR] [--plot DIR] [--json]   dice fairness and history
+dicetray screenshots [--out DIR]         every screen of every game, headless
+dicetray teach FOLDER --dice-set SET --out DIR   learn your dice from labelled photos
+dicetray train                           retrain the ONNX models (needs the train extra)
+dicetray soak --throws N [--json]        hours of play with faults, checked against truth
 """
 
 from __future__ import annotations
@@ -32,7 +32,11 @@ COMMANDS = {
     "odds": ("tray.commands", "main_odds", "the odds of each option of the decision at hand"),
     "duel": ("tray.commands", "main_duel", "computer players against each other, no vision"),
     "stats": ("tray.history", "main_stats", "dice fairness and the table's history"),
-    "screenshots": ("tray.screen.screenshots", "main", "draw every screen of every game to PNG files"),
+    "screenshots": (
+        "tray.screen.screenshots",
+        "main",
+        "draw every screen of every game to PNG files",
+    ),
     "teach": ("lab.teach", "main", "learn your own dice and tray from labelled photos"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
     "soak": ("lab.soak", "main", "play for hours on the simulated tray with faults injected"),

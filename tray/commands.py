@@ -24,11 +24,17 @@ def main_odds(argv: list[str]) -> int:
     from tray.rules.journal import Journal, JournalError
     from tray.rules.odds import odds_json
 
-    ap = argparse.ArgumentParser(prog="dicetray odds",
-                                 description="the odds of each option of the decision at hand")
+    ap = argparse.ArgumentParser(
+        prog="dicetray odds", description="the odds of each option of the decision at hand"
+    )
     ap.add_argument("journal", help="a game journal (*.jsonl)")
-    ap.add_argument("--after", type=int, default=None, metavar="N",
-                    help="the state after engine event N instead of the last one")
+    ap.add_argument(
+        "--after",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the state after engine event N instead of the last one",
+    )
     ap.add_argument("--json", action="store_true", help="print JSON")
     args = ap.parse_args(argv)
     try:
@@ -49,10 +55,15 @@ def main_odds(argv: list[str]) -> int:
         return 0
     print(f"{out['game']}: {j.expect().prompt}")
     for o in out["options"]:
-        extra = "  ".join(f"{k} {v:.1%}" for k, v in o.items() if k.startswith("p_") and
-                          k not in ("p_bust", "p_bust_exact"))
-        print(f"  {o['choice']:<28} bust {o['p_bust']:6.1%}  expected {o['expected_points']:8.1f}"
-              f"  {extra}")
+        extra = "  ".join(
+            f"{k} {v:.1%}"
+            for k, v in o.items()
+            if k.startswith("p_") and k not in ("p_bust", "p_bust_exact")
+        )
+        print(
+            f"  {o['choice']:<28} bust {o['p_bust']:6.1%}  expected {o['expected_points']:8.1f}"
+            f"  {extra}"
+        )
     return 0
 
 
@@ -60,11 +71,15 @@ def main_duel(argv: list[str]) -> int:
     """``dicetray duel``: computer players against each other on the rules engine alone."""
     from tray.rules import bots, games
 
-    ap = argparse.ArgumentParser(prog="dicetray duel",
-                                 description="computer players against each other (no vision)")
+    ap = argparse.ArgumentParser(
+        prog="dicetray duel", description="computer players against each other (no vision)"
+    )
     ap.add_argument("--game", required=True, choices=games.GAME_IDS)
-    ap.add_argument("--players", default="best,random",
-                    help="comma-separated policies, one a seat: " + ", ".join(bots.POLICIES))
+    ap.add_argument(
+        "--players",
+        default="best,random",
+        help="comma-separated policies, one a seat: " + ", ".join(bots.POLICIES),
+    )
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print JSON")

@@ -153,8 +153,10 @@ def fairness(counts: dict[str, int], expected: dict[str, float]) -> dict:
     face = max(expected, key=lambda f: counts[f] / n - expected[f])
     share = counts[face] / n
     if p_value < SUSPICIOUS_P:
-        out["verdict"] = (f"suspicious: {face} comes up {share:.0%} of the time "
-                          f"(a fair die: {expected[face]:.0%})")
+        out["verdict"] = (
+            f"suspicious: {face} comes up {share:.0%} of the time "
+            f"(a fair die: {expected[face]:.0%})"
+        )
     elif p_value < UNEVEN_P:
         out["verdict"] = f"a little uneven ({face} {share:.0%}): roll it more to tell"
     else:
@@ -185,9 +187,15 @@ def dice_fairness(records: list[GameRecord]) -> list[dict]:
         faces = layouts[(dice_set, die)]
         expected = {f: faces.count(f) / len(faces) for f in dict.fromkeys(faces)}
         counts = {f: counts.get(f, 0) for f in expected}
-        out.append({"dice_set": dice_set, "die": die, "counts": counts,
-                    "expected": {f: round(p, 4) for f, p in expected.items()},
-                    **fairness(counts, expected)})
+        out.append(
+            {
+                "dice_set": dice_set,
+                "die": die,
+                "counts": counts,
+                "expected": {f: round(p, 4) for f, p in expected.items()},
+                **fairness(counts, expected),
+            }
+        )
     return out
 
 
@@ -228,15 +236,24 @@ def history(records: list[GameRecord]) -> dict:
         s = rec.final
         names = list(s["players"])
         won = _winner_names(rec)
-        games_out.append({"file": rec.path.name, "game": rec.game, "time": rec.header.get("time"),
-                          "players": names, "scores": list(s["scores"]),
-                          "finished": bool(s.get("finished")), "winners": won,
-                          "chart": chart(rec)})
+        games_out.append(
+            {
+                "file": rec.path.name,
+                "game": rec.game,
+                "time": rec.header.get("time"),
+                "players": names,
+                "scores": list(s["scores"]),
+                "finished": bool(s.get("finished")),
+                "winners": won,
+                "chart": chart(rec),
+            }
+        )
         if not s.get("finished"):
             continue
         for name, score in zip(names, s["scores"]):
-            p = players.setdefault(name, {"played": 0, "won": 0, "longest_streak": 0,
-                                          "by_game": {}})
+            p = players.setdefault(
+                name, {"played": 0, "won": 0, "longest_streak": 0, "by_game": {}}
+            )
             g = p["by_game"].setdefault(rec.game, {"played": 0, "won": 0})
             p["played"] += 1
             g["played"] += 1
@@ -247,14 +264,19 @@ def history(records: list[GameRecord]) -> dict:
                 p["longest_streak"] = max(p["longest_streak"], streak[name])
             else:
                 streak[name] = 0
-            best.setdefault(rec.game, []).append({"player": name, "score": score,
-                                                  "file": rec.path.name})
+            best.setdefault(rec.game, []).append(
+                {"player": name, "score": score, "file": rec.path.name}
+            )
     for game, rows in best.items():
         rows.sort(key=lambda r: r["score"], reverse=game != "diced-out")
         best[game] = rows[:5]
-    return {"games": len(records), "finished": sum(g["finished"] for g in games_out),
-            "players": dict(sorted(players.items(), key=lambda kv: (-kv[1]["won"], kv[0]))),
-            "best_scores": best, "all_games": games_out}
+    return {
+        "games": len(records),
+        "finished": sum(g["finished"] for g in games_out),
+        "players": dict(sorted(players.items(), key=lambda kv: (-kv[1]["won"], kv[0]))),
+        "best_scores": best,
+        "all_games": games_out,
+    }
 
 
 # ----------------------------------------------------------------------------- command
@@ -262,12 +284,21 @@ def history(records: list[GameRecord]) -> dict:
 
 def main_stats(argv: list[str]) -> int:
     """``dicetray stats``: dice fairness and the table's history from a journal folder."""
-    ap = argparse.ArgumentParser(prog="dicetray stats",
-                                 description="dice fairness and the table's history")
-    ap.add_argument("--journals", default=None, metavar="DIR",
-                    help="the journal folder (default: the one in the config file)")
-    ap.add_argument("--plot", default=None, metavar="DIR",
-                    help="save each finished game's round-by-round score chart as DIR/*.png")
+    ap = argparse.ArgumentParser(
+        prog="dicetray stats", description="dice fairness and the table's history"
+    )
+    ap.add_argument(
+        "--journals",
+        default=None,
+        metavar="DIR",
+        help="the journal folder (default: the one in the config file)",
+    )
+    ap.add_argument(
+        "--plot",
+        default=None,
+        metavar="DIR",
+        help="save each finished game's round-by-round score chart as DIR/*.png",
+    )
     ap.add_argument("--json", action="store_true", help="print JSON")
     args = ap.parse_args(argv)
     folder = args.journals
@@ -280,8 +311,13 @@ def main_stats(argv: list[str]) -> int:
             print(f"dicetray stats: {err}", file=sys.stderr)
             return 2
     records, notes = read_folder(folder)
-    out = {"journals": str(folder), "read": len(records), "skipped": notes,
-           "dice": dice_fairness(records), "history": history(records)}
+    out = {
+        "journals": str(folder),
+        "read": len(records),
+        "skipped": notes,
+        "dice": dice_fairness(records),
+        "history": history(records),
+    }
     if args.plot:
         out["plots"] = save_plots(records, Path(args.plot))
     if args.json:
@@ -316,14 +352,17 @@ def render_text(out: dict) -> str:
     for d in out["dice"]:
         counts = " ".join(f"{f}:{c}" for f, c in d["counts"].items())
         p = "" if d["p_value"] is None else f"  p={d['p_value']:.3g}"
-        lines.append(f"  {d['dice_set']:<9} {d['die']:<7} {d['rolls']:>5} rolls  {counts}{p}  "
-                     f"{d['verdict']}")
+        lines.append(
+            f"  {d['dice_set']:<9} {d['die']:<7} {d['rolls']:>5} rolls  {counts}{p}  {d['verdict']}"
+        )
     h = out["history"]
     lines.append(f"\nHistory: {h['games']} games, {h['finished']} finished")
     for name, p in h["players"].items():
         games = ", ".join(f"{g} {v['won']}/{v['played']}" for g, v in p["by_game"].items())
-        lines.append(f"  {name:<12} won {p['won']} of {p['played']}  longest streak "
-                     f"{p['longest_streak']}  ({games})")
+        lines.append(
+            f"  {name:<12} won {p['won']} of {p['played']}  longest streak "
+            f"{p['longest_streak']}  ({games})"
+        )
     for game, rows in h["best_scores"].items():
         tops = ", ".join(f"{r['player']} {r['score']}" for r in rows[:3])
         lines.append(f"  best {game}: {tops}")

@@ -36,7 +36,7 @@ from vision.taught import resolve
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
 
-TURNS = 4   # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
+TURNS = 4  # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
 # a face read at four turns is withdrawn when one turn alone is this sure of another
 TURN_DOUBT = 0.5
 
@@ -60,13 +60,12 @@ class CropReading:
     confidence: float
     face_confidence: float = 0.0
     die_confidence: float = 0.0
-    not_a_die: float = 0.0   # the face head's weight on "none": not a die at all
+    not_a_die: float = 0.0  # the face head's weight on "none": not a die at all
 
 
 def _doubt(r: CropReading) -> CropReading:
     """The reading with its face withdrawn (two sure reads disagree)."""
-    return CropReading(r.die, None, r.confidence, r.face_confidence, r.die_confidence,
-                       r.not_a_die)
+    return CropReading(r.die, None, r.confidence, r.face_confidence, r.die_confidence, r.not_a_die)
 
 
 def model_paths(set_id: str, models_dir: Path | str | None = None) -> tuple[Path, Path]:
@@ -87,8 +86,13 @@ class FaceClassifier:
     (('1', '2', '3'), 64)
     """
 
-    def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,
-                 threshold: float | None = None, taught=None):
+    def __init__(
+        self,
+        dice_set: str | DiceSet = "d6",
+        models_dir: Path | str | None = None,
+        threshold: float | None = None,
+        taught=None,
+    ):
         self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
         # ``taught``: a taught folder (``dicetray teach``) or TaughtModel: its fine-tuned model
         # and thresholds replace the shipped ones
@@ -100,7 +104,8 @@ class FaceClassifier:
         if not onnx_path.exists() or not meta_path.exists():
             raise ModelError(
                 f"no classifier model for dice set {self.dice_set.id!r} in {onnx_path.parent}: "
-                "run `dicetray train` (needs pip install -e '.[train]')")
+                "run `dicetray train` (needs pip install -e '.[train]')"
+            )
         self.meta = json.loads(meta_path.read_text(encoding="utf-8"))
         self.dice: tuple[str, ...] = tuple(self.meta["dice"])
         self.faces: tuple[str, ...] = tuple(f for f in self.meta["faces"] if f != NONE_CLASS)
@@ -114,8 +119,11 @@ class FaceClassifier:
         self._backed: dict[int, bool] = {}
         for turns, part in ((1, self.meta), (TURNS, self.meta.get("turned", self.meta))):
             cut = float(part.get("threshold", 0.9) if threshold is None else threshold)
-            per_die = {} if threshold is not None else {
-                str(k): float(v) for k, v in part.get("die_thresholds", {}).items()}
+            per_die = (
+                {}
+                if threshold is not None
+                else {str(k): float(v) for k, v in part.get("die_thresholds", {}).items()}
+            )
             self._cuts[turns] = (cut, per_die)
             # a taught card's "agree_threshold": the least confidence at which the taught
             # network's reading is taken when the shipped network's best guess is the same
@@ -133,24 +141,37 @@ class FaceClassifier:
         # chase_casino_crops taught, 121 fresh casino dice read 99.2% right once, 87.6% at
         # four turns where only the shipped network read)
         self.photos_once = bool(
-            self.taught is not None and threshold is None and "turned" in self.meta
-            and self._cuts[TURNS][0] > 1.0 >= self._cuts[1][0])
+            self.taught is not None
+            and threshold is None
+            and "turned" in self.meta
+            and self._cuts[TURNS][0] > 1.0 >= self._cuts[1][0]
+        )
         # a four-turn read may take the upright read alone when that is sure (see classify);
         # a taught model whose thresholds rest on few held-out dice says no
         self.upright_alone = bool(self.meta.get("upright_alone", True))
-        unknown = [f"{d.id}:{f}" for d in self.dice_set.dice for f in d.faces
-                   if d.id not in self.dice or f not in self.faces]
+        unknown = [
+            f"{d.id}:{f}"
+            for d in self.dice_set.dice
+            for f in d.faces
+            if d.id not in self.dice or f not in self.faces
+        ]
         if unknown:
             raise ModelError(
                 f"the {self.dice_set.id} model does not know {', '.join(sorted(set(unknown)))} "
                 f"(the dice-set file names dice or faces it was not trained on): "
-                "run `dicetray train --sets " + self.dice_set.id + "` to retrain it")
+                "run `dicetray train --sets " + self.dice_set.id + "` to retrain it"
+            )
         self._path = onnx_path
         self._session = open_session(onnx_path)
         self._input = self._session.get_inputs()[0].name
         # the (die, face) pairs the data file allows, as index arrays into the two heads
-        pairs = sorted({(self.dice.index(d.id), self.faces.index(f))
-                        for d in self.dice_set.dice for f in d.faces})
+        pairs = sorted(
+            {
+                (self.dice.index(d.id), self.faces.index(f))
+                for d in self.dice_set.dice
+                for f in d.faces
+            }
+        )
         self._pair_die = np.array([p[0] for p in pairs], np.int64)
         self._pair_face = np.array([p[1] for p in pairs], np.int64)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
@@ -161,19 +182,23 @@ class FaceClassifier:
         self._shipped = None
         # ``stale``: why the shipped network no longer backs this taught one (else None)
         self.stale: str | None = None
-        if (models_dir != shipped_dir and threshold is None
-                and self.meta.get("backed", True)):
+        if models_dir != shipped_dir and threshold is None and self.meta.get("backed", True):
             taught_beside = self.meta.get("shipped_sha256")
             shipped_onnx = model_paths(self.dice_set.id, shipped_dir)[0]
-            if (taught_beside is not None and shipped_onnx.is_file()
-                    and taught_beside != file_sha256(shipped_onnx)):
+            if (
+                taught_beside is not None
+                and shipped_onnx.is_file()
+                and taught_beside != file_sha256(shipped_onnx)
+            ):
                 # teaching chose the agreement floor and where the shipped network may stand
                 # in with the network it was taught beside; another one (dicetray updated
                 # since) is not vouched for, so the taught network reads alone at its own
                 # thresholds: fewer dice read, none read on the new network's word
-                self.stale = (f"the shipped {self.dice_set.id} classifier has changed since "
-                              f"{self.taught.folder} was taught: the taught network reads "
-                              "alone; teach again to read more dice")
+                self.stale = (
+                    f"the shipped {self.dice_set.id} classifier has changed since "
+                    f"{self.taught.folder} was taught: the taught network reads "
+                    "alone; teach again to read more dice"
+                )
             else:
                 shipped = FaceClassifier(self.dice_set, shipped_dir)
                 if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
@@ -184,8 +209,9 @@ class FaceClassifier:
         """The shipped classifier backing this taught one; None when nothing backs it."""
         return self._shipped
 
-    def use_thresholds(self, turns: int, threshold: float,
-                       agree: float | None = None, backed: bool = True) -> None:
+    def use_thresholds(
+        self, turns: int, threshold: float, agree: float | None = None, backed: bool = True
+    ) -> None:
         """From now on read crops at ``turns`` turns with ``threshold`` for every die, and
         (taught) ``agree`` as the card's ``agree_threshold`` and ``backed`` as its
         ``shipped_backs``. Teaching's cross-validation tries its candidate thresholds with
@@ -219,7 +245,8 @@ class FaceClassifier:
         4: the mean over the crop read at 0, 90, 180 and 270 degrees."""
         if len(crops) == 0:
             return np.zeros((0, len(self.dice)), np.float32), np.zeros(
-                (0, len(self.faces) + 1), np.float32)
+                (0, len(self.faces) + 1), np.float32
+            )
         die_p, face_p = self._turned(crops, turns)
         return die_p.mean(axis=0), face_p.mean(axis=0)
 
@@ -230,8 +257,9 @@ class FaceClassifier:
         n = len(x)
         if turns > 1:
             x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(turns)])
-        die_p, face_p = self._session.run(["die_prob", "face_prob"],
-                                          {self._input: np.ascontiguousarray(x)})
+        die_p, face_p = self._session.run(
+            ["die_prob", "face_prob"], {self._input: np.ascontiguousarray(x)}
+        )
         return die_p.reshape(turns, n, -1), face_p.reshape(turns, n, -1)
 
     def classify(self, crops, turns: int = 1) -> list[CropReading]:
@@ -285,10 +313,16 @@ class FaceClassifier:
                 # it found 74.5% of the fresh dice, the shipped one 87.3%)
                 t = out[i] = replace(t, not_a_die=min(t.not_a_die, s.not_a_die))
                 # (a taught reading below its own threshold: not a doubt between two sure reads)
-                if (t.face is None and agree is not None and best[i] == shipped_best[i]
-                        and agree <= t.confidence < cut and t.not_a_die <= 0.5 and not split[i]
-                        and s.not_a_die <= 0.5
-                        and (s.face is None or (s.die, s.face) == best[i])):
+                if (
+                    t.face is None
+                    and agree is not None
+                    and best[i] == shipped_best[i]
+                    and agree <= t.confidence < cut
+                    and t.not_a_die <= 0.5
+                    and not split[i]
+                    and s.not_a_die <= 0.5
+                    and (s.face is None or (s.die, s.face) == best[i])
+                ):
                     # both networks' best guess is this face and the taught one is fairly
                     # sure of it: two networks agreeing are trusted further down. Not when the
                     # shipped network takes the box for no die: its best face is then no
@@ -299,8 +333,14 @@ class FaceClassifier:
                 if s.face is None:
                     continue
                 if t.face is None:
-                    out[i] = CropReading(s.die, s.face, s.confidence, s.face_confidence,
-                                         s.die_confidence, t.not_a_die)
+                    out[i] = CropReading(
+                        s.die,
+                        s.face,
+                        s.confidence,
+                        s.face_confidence,
+                        s.die_confidence,
+                        t.not_a_die,
+                    )
                 elif (t.die, t.face) != (s.die, s.face):
                     out[i] = _doubt(t)
         return out, best
@@ -311,13 +351,19 @@ class FaceClassifier:
         joint = die_t[:, :, self._pair_die] * face_t[:, :, self._pair_face]
         top = joint.argmax(axis=2)
         sure = np.take_along_axis(joint, top[:, :, None], axis=2)[:, :, 0] >= TURN_DOUBT
-        return [any(sure[k, i] and (self.dice[self._pair_die[top[k, i]]],
-                                    self.faces[self._pair_face[top[k, i]]]) != best[i]
-                    for k in range(len(top)))
-                for i in range(len(best))]
+        return [
+            any(
+                sure[k, i]
+                and (self.dice[self._pair_die[top[k, i]]], self.faces[self._pair_face[top[k, i]]])
+                != best[i]
+                for k in range(len(top))
+            )
+            for i in range(len(best))
+        ]
 
-    def _read(self, die_p: np.ndarray, face_p: np.ndarray,
-              turns: int) -> tuple[list[CropReading], list[tuple[str, str]]]:
+    def _read(
+        self, die_p: np.ndarray, face_p: np.ndarray, turns: int
+    ) -> tuple[list[CropReading], list[tuple[str, str]]]:
         """Readings from head outputs, with the thresholds of reads at ``turns`` turns, and
         each crop's best allowed (die, face) pair whatever its confidence."""
         threshold, per_die = self._cuts.get(turns, self._cuts[1])
@@ -338,9 +384,15 @@ class FaceClassifier:
                 out.append(CropReading(die, None, conf, face_conf, die_conf, none))
         return out, best
 
-    def read_boxes(self, frame_bgr: np.ndarray, boxes, check_small: float = 0.8,
-                   check_large: float = 1.3, turns: int = 1,
-                   retry: bool = False) -> list[CropReading]:
+    def read_boxes(
+        self,
+        frame_bgr: np.ndarray,
+        boxes,
+        check_small: float = 0.8,
+        check_large: float = 1.3,
+        turns: int = 1,
+        retry: bool = False,
+    ) -> list[CropReading]:
         """Crop every box of a frame and classify them in one batch.
 
         Dice of one set are all about the same size in a frame. A box clearly smaller than the
@@ -361,24 +413,34 @@ class FaceClassifier:
         if len(boxes) >= 2 and (check_small or check_large):
             m = float(np.median(sides))
             for i, (x, y, w, h) in enumerate(boxes):
-                if ((check_small and sides[i] < check_small * m)
-                        or (check_large and sides[i] > check_large * m)):
+                if (check_small and sides[i] < check_small * m) or (
+                    check_large and sides[i] > check_large * m
+                ):
                     cx, cy = x + w / 2, y + h / 2
                     again.append(i)
                     crops.append(self.crop(frame_bgr, (cx - m / 2, cy - m / 2, m, m)))
         read = self.classify(crops, turns)
-        out = read[:len(boxes)]
+        out = read[: len(boxes)]
         for k, i in enumerate(again):
             first, second = out[i], read[len(boxes) + k]
             if first.face is not None and (second.die, second.face) != (first.die, first.face):
-                out[i] = CropReading(first.die, None, min(first.confidence, second.confidence),
-                                     first.face_confidence, first.die_confidence,
-                                     first.not_a_die)
-        if retry and turns == 1 and not self.photos_once:   # (photos_once: the same read)
-            doubt = [i for i, r in enumerate(out)
-                     if r.face is None and r.not_a_die <= 0.5 and i not in again]
-            for i, r in zip(doubt, self.classify([crops[i] for i in doubt], TURNS)
-                            if doubt else []):
+                out[i] = CropReading(
+                    first.die,
+                    None,
+                    min(first.confidence, second.confidence),
+                    first.face_confidence,
+                    first.die_confidence,
+                    first.not_a_die,
+                )
+        if retry and turns == 1 and not self.photos_once:  # (photos_once: the same read)
+            doubt = [
+                i
+                for i, r in enumerate(out)
+                if r.face is None and r.not_a_die <= 0.5 and i not in again
+            ]
+            for i, r in zip(
+                doubt, self.classify([crops[i] for i in doubt], TURNS) if doubt else []
+            ):
                 if r.face is not None:
                     out[i] = r
         return out

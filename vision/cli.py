@@ -19,10 +19,13 @@ from vision.taught import TaughtError
 #: photos are decoded at most this large on their longer side (a JPEG is decoded at 1/2, 1/4
 #: or 1/8 of its size straight from the file, so a huge photo never fills the memory)
 DECODE_SIDE = 3200
-MIN_SIDE = 32             # a smaller picture cannot show a die
+MIN_SIDE = 32  # a smaller picture cannot show a die
 MAX_SIDE = DECODE_SIDE * 8
-_REDUCED = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
-            8: cv2.IMREAD_REDUCED_COLOR_8}
+_REDUCED = {
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+}
 
 
 class PhotoError(ValueError):
@@ -46,9 +49,13 @@ def read_photo(path: str, upright: bool = True) -> tuple[np.ndarray, float]:
     """
     p = Path(path)
     if not p.is_file():
-        raise PhotoError("no such file: check the path" if not p.exists()
-                         else "a folder without photos in it: give JPEG or PNG photos"
-                         if p.is_dir() else "not a file: give photos (JPEG or PNG)")
+        raise PhotoError(
+            "no such file: check the path"
+            if not p.exists()
+            else "a folder without photos in it: give JPEG or PNG photos"
+            if p.is_dir()
+            else "not a file: give photos (JPEG or PNG)"
+        )
     try:
         w, h = imagesize.get(str(p))
     except (OSError, ValueError, struct.error) as exc:
@@ -56,21 +63,27 @@ def read_photo(path: str, upright: bool = True) -> tuple[np.ndarray, float]:
     factor = 1
     if w > 0 and h > 0:
         if min(w, h) < MIN_SIDE:
-            raise PhotoError(f"the picture is {w}x{h} pixels: too small to show dice (at least "
-                             f"{MIN_SIDE} pixels a side)")
+            raise PhotoError(
+                f"the picture is {w}x{h} pixels: too small to show dice (at least "
+                f"{MIN_SIDE} pixels a side)"
+            )
         if max(w, h) > MAX_SIDE or w * h > MAX_SIDE * MAX_SIDE // 2:
-            raise PhotoError(f"the picture claims {w}x{h} pixels: too large to read (at most "
-                             f"{MAX_SIDE} pixels a side): shrink it first")
+            raise PhotoError(
+                f"the picture claims {w}x{h} pixels: too large to read (at most "
+                f"{MAX_SIDE} pixels a side): shrink it first"
+            )
         while factor < 8 and max(w, h) / factor > DECODE_SIDE:
             factor *= 2
     flags = _REDUCED.get(factor, cv2.IMREAD_COLOR)
     frame = cv2.imread(str(p), flags if upright else flags | cv2.IMREAD_IGNORE_ORIENTATION)
     if frame is None or frame.size == 0:
-        raise PhotoError("not an image OpenCV can read (or a damaged file): give JPEG or PNG "
-                         "photos")
+        raise PhotoError(
+            "not an image OpenCV can read (or a damaged file): give JPEG or PNG photos"
+        )
     if min(frame.shape[:2]) < MIN_SIDE:
-        raise PhotoError(f"the picture is {frame.shape[1]}x{frame.shape[0]} pixels: too small "
-                         "to show dice")
+        raise PhotoError(
+            f"the picture is {frame.shape[1]}x{frame.shape[0]} pixels: too small to show dice"
+        )
     # (the longer sides: the header's size is the upright one)
     return frame, (max(w, h) / max(frame.shape[:2])) if w > 0 else 1.0
 
@@ -93,8 +106,9 @@ def photo_paths(paths: list[str]) -> list[str]:
             continue
         if (p / "images").is_dir():
             p = p / "images"
-        photos = sorted(str(f) for f in p.iterdir()
-                        if f.is_file() and f.suffix.lower() in PHOTO_SUFFIXES)
+        photos = sorted(
+            str(f) for f in p.iterdir() if f.is_file() and f.suffix.lower() in PHOTO_SUFFIXES
+        )
         # an empty folder stays in the list, and is reported as holding no photos
         out += photos or [str(p)]
     return out
@@ -102,20 +116,39 @@ def photo_paths(paths: list[str]) -> list[str]:
 
 def main_recognize(argv: list[str]) -> int:
     """``dicetray recognize IMAGE... --dice-set SET [--json]``."""
-    p = argparse.ArgumentParser(prog="dicetray recognize",
-                                description="Read the dice in photos of the tray.")
-    p.add_argument("images", nargs="+", metavar="IMAGE",
-                   help="photos, or folders of photos (a labelled folder: its images/)")
-    p.add_argument("--dice-set", default="d6",
-                   help=f"one of {', '.join(SET_IDS)} or a dice-set TOML file (default d6)")
+    p = argparse.ArgumentParser(
+        prog="dicetray recognize", description="Read the dice in photos of the tray."
+    )
+    p.add_argument(
+        "images",
+        nargs="+",
+        metavar="IMAGE",
+        help="photos, or folders of photos (a labelled folder: its images/)",
+    )
+    p.add_argument(
+        "--dice-set",
+        default="d6",
+        help=f"one of {', '.join(SET_IDS)} or a dice-set TOML file (default d6)",
+    )
     p.add_argument("--json", action="store_true", help="print a JSON list (one object per image)")
-    p.add_argument("--threshold", type=float, default=None,
-                   help="least confidence to report a face (default: the model's)")
-    p.add_argument("--taught", metavar="DIR", default=None,
-                   help="a taught folder (dicetray teach) for your own dice and tray")
-    p.add_argument("--fast", action="store_true",
-                   help="read each photo as a camera frame (one detector pass) instead of "
-                        "also searching it at twice the scale for small dice")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="least confidence to report a face (default: the model's)",
+    )
+    p.add_argument(
+        "--taught",
+        metavar="DIR",
+        default=None,
+        help="a taught folder (dicetray teach) for your own dice and tray",
+    )
+    p.add_argument(
+        "--fast",
+        action="store_true",
+        help="read each photo as a camera frame (one detector pass) instead of "
+        "also searching it at twice the scale for small dice",
+    )
     args = p.parse_args(argv)
     try:
         from vision.pipeline import Recognizer
@@ -129,8 +162,14 @@ def main_recognize(argv: list[str]) -> int:
     args.images = photo_paths(args.images)
     results, failed = [], 0
     # each photo on its own: a bad one is an error entry
-    for path in tqdm(args.images, desc="reading photos", unit="photo", file=sys.stderr,
-                     disable=None if len(args.images) > 3 else True, leave=False):
+    for path in tqdm(
+        args.images,
+        desc="reading photos",
+        unit="photo",
+        file=sys.stderr,
+        disable=None if len(args.images) > 3 else True,
+        leave=False,
+    ):
         try:
             frame, scale = read_photo(path)
             rec.reset()
@@ -141,7 +180,7 @@ def main_recognize(argv: list[str]) -> int:
             error = f"cannot be read ({type(exc).__name__}): not a photo of the tray?"
         else:
             dice = [d.to_json() for d in reading.dice]
-            for d in dice:   # boxes in the photo's own pixels
+            for d in dice:  # boxes in the photo's own pixels
                 d.update({k: round(d[k] * scale) for k in "xywh"})
             results.append({"image": path, "dice": dice})
             continue
@@ -158,6 +197,8 @@ def main_recognize(argv: list[str]) -> int:
             print(f"{r['image']}: {len(r['dice'])} dice")
             for d in r["dice"]:
                 face = d["face"] if d["face"] is not None else "?  (not sure: re-roll or fix)"
-                print(f"  {d['die'] or '?':>8}:{face:<6} conf {d['confidence']:.3f}  "
-                      f"box {d['x']},{d['y']} {d['w']}x{d['h']}")
+                print(
+                    f"  {d['die'] or '?':>8}:{face:<6} conf {d['confidence']:.3f}  "
+                    f"box {d['x']},{d['y']} {d['w']}x{d['h']}"
+                )
     return 2 if failed else 0

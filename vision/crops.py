@@ -19,16 +19,17 @@ import math
 import cv2
 import numpy as np
 
-INPUT_SIZE = 48          # model input side in pixels
-CROP_MARGIN = 1.35       # crop side = CROP_MARGIN * longer side of the die box
-NONE_CLASS = "none"      # extra face class: "this crop is not a readable die"
+INPUT_SIZE = 48  # model input side in pixels
+CROP_MARGIN = 1.35  # crop side = CROP_MARGIN * longer side of the die box
+NONE_CLASS = "none"  # extra face class: "this crop is not a readable die"
 
 # --------------------------------------------------------------------------------------------
 # cutting crops
 
 
-def crop_matrix(cx: float, cy: float, side: float, size: int = INPUT_SIZE,
-                angle_deg: float = 0.0) -> np.ndarray:
+def crop_matrix(
+    cx: float, cy: float, side: float, size: int = INPUT_SIZE, angle_deg: float = 0.0
+) -> np.ndarray:
     """The 2x3 affine matrix mapping a square of ``side`` px centred on (cx, cy) to size x size.
 
     ``angle_deg`` turns the square (training augmentation); 0 for the running pipeline.
@@ -41,12 +42,14 @@ def crop_matrix(cx: float, cy: float, side: float, size: int = INPUT_SIZE,
     c, si = math.cos(a) * s, math.sin(a) * s
     half = size / 2.0
     # out = R*S*(p - centre) + half
-    return np.array([[c, si, half - c * cx - si * cy],
-                     [-si, c, half + si * cx - c * cy]], dtype=np.float64)
+    return np.array(
+        [[c, si, half - c * cx - si * cy], [-si, c, half + si * cx - c * cy]], dtype=np.float64
+    )
 
 
-def cut_crop(frame_bgr: np.ndarray, box, size: int = INPUT_SIZE,
-             margin: float = CROP_MARGIN) -> np.ndarray:
+def cut_crop(
+    frame_bgr: np.ndarray, box, size: int = INPUT_SIZE, margin: float = CROP_MARGIN
+) -> np.ndarray:
     """Cut the classifier crop for one die box ``(x, y, w, h)`` from a BGR frame.
 
     Returns a ``size`` x ``size`` x 3 uint8 BGR image: a square of ``margin`` times the longer
@@ -61,12 +64,21 @@ def cut_crop(frame_bgr: np.ndarray, box, size: int = INPUT_SIZE,
     # shrinking a lot: cut at twice the size, then average down, so that the resampling does
     # not alias pips away (cheaper than blurring the frame)
     if side > 2 * size:
-        big = cv2.warpAffine(frame_bgr, crop_matrix(x + w / 2.0, y + h / 2.0, side, 2 * size),
-                             (2 * size, 2 * size), flags=cv2.INTER_LINEAR,
-                             borderMode=cv2.BORDER_REPLICATE)
+        big = cv2.warpAffine(
+            frame_bgr,
+            crop_matrix(x + w / 2.0, y + h / 2.0, side, 2 * size),
+            (2 * size, 2 * size),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
         return cv2.resize(big, (size, size), interpolation=cv2.INTER_AREA)
-    return cv2.warpAffine(frame_bgr, crop_matrix(x + w / 2.0, y + h / 2.0, side, size),
-                          (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(
+        frame_bgr,
+        crop_matrix(x + w / 2.0, y + h / 2.0, side, size),
+        (size, size),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
 def to_input(crops_bgr) -> np.ndarray:

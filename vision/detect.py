@@ -36,14 +36,14 @@ import numpy as np
 from vision.onnx import open_session
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-NET_W, NET_H = 320, 240   # network input
-STRIDE = 4                 # output cell size in network pixels
-SIZE_UNIT = 16.0           # box sizes are regressed as log(size / SIZE_UNIT), frame pixels
+NET_W, NET_H = 320, 240  # network input
+STRIDE = 4  # output cell size in network pixels
+SIZE_UNIT = 16.0  # box sizes are regressed as log(size / SIZE_UNIT), frame pixels
 FRAME_W, FRAME_H = 640, 480  # the frame size the box sizes are learned in (any other is scaled)
-LARGE_W = 1.5 * FRAME_W    # photos this wide or wider hold dice small for the frame pass
-REFINE_PX = 48.0           # ... whose boxes are placed again where a die is this size in a view
-REFINE_MAX = 64.0          # ... and the largest first guess that is placed again
-HUGE = 75.0                # photos: dice over HUGE x shrink px are looked for shrunk 2 and 4 x
+LARGE_W = 1.5 * FRAME_W  # photos this wide or wider hold dice small for the frame pass
+REFINE_PX = 48.0  # ... whose boxes are placed again where a die is this size in a view
+REFINE_MAX = 64.0  # ... and the largest first guess that is placed again
+HUGE = 75.0  # photos: dice over HUGE x shrink px are looked for shrunk 2 and 4 x
 # ... shrunk 2 x, from 50 x 2 px: a die of 100-150 px of a 640x480 view, which the frame pass
 # may find only in part (a 2 of a rendered 4032x3024 photo: a corner with one pip, read as a 1)
 HUGE_FROM = {2: 50.0, 4: HUGE}
@@ -59,14 +59,22 @@ def _starts(length: int, window: int, overlap: float) -> list[int]:
     if window >= length:
         return [0]
     step = window * (1 - overlap)
-    return sorted({round(min(i * step, length - window))
-                   for i in range(int(np.ceil((length - window) / step)) + 1)})
+    return sorted(
+        {
+            round(min(i * step, length - window))
+            for i in range(int(np.ceil((length - window) / step)) + 1)
+        }
+    )
 
 
 def _same_die(a, b) -> bool:
     """Two boxes of one die: the centre of either lies inside the other."""
-    return (b[0] <= a[0] + a[2] / 2 <= b[0] + b[2] and b[1] <= a[1] + a[3] / 2 <= b[1] + b[3]
-            or a[0] <= b[0] + b[2] / 2 <= a[0] + a[2] and a[1] <= b[1] + b[3] / 2 <= a[1] + a[3])
+    return (
+        b[0] <= a[0] + a[2] / 2 <= b[0] + b[2]
+        and b[1] <= a[1] + a[3] / 2 <= b[1] + b[3]
+        or a[0] <= b[0] + b[2] / 2 <= a[0] + a[2]
+        and a[1] <= b[1] + b[3] / 2 <= a[1] + a[3]
+    )
 
 
 @dataclass(frozen=True)
@@ -81,13 +89,22 @@ class Detections:
 
 def preprocess(frame_bgr: np.ndarray) -> np.ndarray:
     """The network input for a BGR frame of any size: 1 x 3 x 240 x 320 float32, 0..1."""
-    small = frame_bgr if frame_bgr.shape[:2] == (NET_H, NET_W) else cv2.resize(
-        frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
+    small = (
+        frame_bgr
+        if frame_bgr.shape[:2] == (NET_H, NET_W)
+        else cv2.resize(frame_bgr, (NET_W, NET_H), interpolation=cv2.INTER_AREA)
+    )
     return np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
 
 
-def decode(heat: np.ndarray, size: np.ndarray, frame_w: int, frame_h: int,
-           threshold: float = 0.35, max_dice: int = 40):
+def decode(
+    heat: np.ndarray,
+    size: np.ndarray,
+    frame_w: int,
+    frame_h: int,
+    threshold: float = 0.35,
+    max_dice: int = 40,
+):
     """Boxes and scores from the heatmap (H x W, 0..1) and size maps (2 x H x W)."""
     pooled = cv2.dilate(heat, np.ones((3, 3), np.uint8))
     peaks = np.argwhere((heat >= pooled) & (heat >= threshold))
@@ -105,8 +122,8 @@ def decode(heat: np.ndarray, size: np.ndarray, frame_w: int, frame_h: int,
         # sub-cell centre from the neighbours' heat
         c0, c1 = max(c - 1, 0), min(c + 1, heat.shape[1] - 1)
         r0, r1 = max(r - 1, 0), min(r + 1, heat.shape[0] - 1)
-        patch = heat[r0:r1 + 1, c0:c1 + 1]
-        ys, xs = np.mgrid[r0:r1 + 1, c0:c1 + 1]
+        patch = heat[r0 : r1 + 1, c0 : c1 + 1]
+        ys, xs = np.mgrid[r0 : r1 + 1, c0 : c1 + 1]
         wsum = float(patch.sum()) or 1.0
         cy = (float((ys * patch).sum()) / wsum + 0.5) * sy
         cx = (float((xs * patch).sum()) / wsum + 0.5) * sx
@@ -124,9 +141,11 @@ def decode(heat: np.ndarray, size: np.ndarray, frame_w: int, frame_h: int,
         # one large die, or a pip cluster of it), is that same die. The centres of touching
         # dice are a die side apart (0.7 of the box side when turned 45 degrees).
         side = max(x1 - x0, y1 - y0)
-        if any(_iou((x0, y0, x1 - x0, y1 - y0), b) > 0.45
-               or math.hypot(cx - b[0] - b[2] / 2, cy - b[1] - b[3] / 2)
-               < 0.4 * max(side, b[2], b[3]) for b in boxes):
+        if any(
+            _iou((x0, y0, x1 - x0, y1 - y0), b) > 0.45
+            or math.hypot(cx - b[0] - b[2] / 2, cy - b[1] - b[3] / 2) < 0.4 * max(side, b[2], b[3])
+            for b in boxes
+        ):
             continue
         boxes.append((x0, y0, x1 - x0, y1 - y0))
         out_scores.append(float(scores[k]))
@@ -153,8 +172,9 @@ class Detector:
     ((), False)
     """
 
-    def __init__(self, models_dir: Path | str | None = None, threshold: float | None = None,
-                 taught=None):
+    def __init__(
+        self, models_dir: Path | str | None = None, threshold: float | None = None, taught=None
+    ):
         # ``taught``: a TaughtModel (vision.taught) whose fine-tuned detector replaces this one
         if taught is not None and taught.detector_dir is not None:
             models_dir = taught.detector_dir
@@ -162,11 +182,11 @@ class Detector:
         path = base / "detector.onnx"
         if not path.exists():
             raise FileNotFoundError(
-                f"no detector model at {path}: run `python -m lab.train_detector`")
+                f"no detector model at {path}: run `python -m lab.train_detector`"
+            )
         meta_path = base / "detector.json"
         self.meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-        self.threshold = float(self.meta.get("threshold", 0.35) if threshold is None
-                               else threshold)
+        self.threshold = float(self.meta.get("threshold", 0.35) if threshold is None else threshold)
         self.hand_threshold = float(self.meta.get("hand_share", 0.04))
         self.path = path
         self._session = open_session(path)
@@ -181,22 +201,26 @@ class Detector:
         out = []
         for y0 in ys:
             for x0 in xs:
-                tile = frame_bgr[y0:y0 + int(th), x0:x0 + int(tw)]
+                tile = frame_bgr[y0 : y0 + int(th), x0 : x0 + int(tw)]
                 heat, size, _hand = self.maps(tile)
                 boxes, scores = decode(heat, size, tile.shape[1], tile.shape[0], self.threshold)
                 for (bx, by, bw, bh), sc in zip(boxes, scores):
                     # a die cut by the tile's edge is left to the tile that holds it whole;
                     # a large one to the whole-frame pass (twice its size is beyond training)
-                    if (max(bw, bh) > 0.2 * tile.shape[1]
-                            or (bx <= 1 and x0 > 0) or (by <= 1 and y0 > 0)
-                            or (bx + bw >= tile.shape[1] - 1 and x0 + tile.shape[1] < w)
-                            or (by + bh >= tile.shape[0] - 1 and y0 + tile.shape[0] < h)):
+                    if (
+                        max(bw, bh) > 0.2 * tile.shape[1]
+                        or (bx <= 1 and x0 > 0)
+                        or (by <= 1 and y0 > 0)
+                        or (bx + bw >= tile.shape[1] - 1 and x0 + tile.shape[1] < w)
+                        or (by + bh >= tile.shape[0] - 1 and y0 + tile.shape[0] < h)
+                    ):
                         continue
                     out.append(((bx + x0, by + y0, bw, bh), sc))
         return out
 
-    def detect_fine(self, frame_bgr: np.ndarray, overlap: float = 0.25,
-                    small: np.ndarray | None = None) -> Detections:
+    def detect_fine(
+        self, frame_bgr: np.ndarray, overlap: float = 0.25, small: np.ndarray | None = None
+    ) -> Detections:
         """Find the dice of a still photo more thoroughly: the whole frame as ``detect`` reads
         it, plus tiles of it at twice the scale (small or far dice), merged.
 
@@ -232,8 +256,9 @@ class Detector:
                 ratio = max(k[2:]) / max(max(box[2:]), 1)
                 if sc > ksc and 1 / 1.5 <= ratio <= 1.5:
                     kept[hits[0]] = (box, sc)
-        return Detections(tuple(b for b, _ in kept), tuple(s for _, s in kept), whole.hand,
-                          whole.hand_share)
+        return Detections(
+            tuple(b for b, _ in kept), tuple(s for _, s in kept), whole.hand, whole.hand_share
+        )
 
     def _windows_fine(self, frame_bgr: np.ndarray, overlap: float) -> Detections:
         """``detect_fine`` of a photo far from 4:3 (a phone photo held upright, a panorama):
@@ -248,15 +273,18 @@ class Detector:
         cands, hand, share = [], False, 0.0
         for y0 in _starts(h, wh, WINDOW_OVERLAP):
             for x0 in _starts(w, ww, WINDOW_OVERLAP):
-                found = self.detect_fine(frame_bgr[y0:y0 + wh, x0:x0 + ww], overlap)
+                found = self.detect_fine(frame_bgr[y0 : y0 + wh, x0 : x0 + ww], overlap)
                 hand, share = hand or found.hand, max(share, found.hand_share)
                 for (bx, by, bw, bh), sc in zip(found.boxes, found.scores):
-                    cut = ((bx <= 1 and x0 > 0) or (by <= 1 and y0 > 0)
-                           or (bx + bw >= ww - 1 and x0 + ww < w)
-                           or (by + bh >= wh - 1 and y0 + wh < h))
+                    cut = (
+                        (bx <= 1 and x0 > 0)
+                        or (by <= 1 and y0 > 0)
+                        or (bx + bw >= ww - 1 and x0 + ww < w)
+                        or (by + bh >= wh - 1 and y0 + wh < h)
+                    )
                     cands.append(((bx + x0, by + y0, bw, bh), sc, cut))
         kept: list = []
-        for box, sc, _cut in sorted(cands, key=lambda c: (c[2], -c[1])):   # whole, surest first
+        for box, sc, _cut in sorted(cands, key=lambda c: (c[2], -c[1])):  # whole, surest first
             if not any(_same_die(box, k) for k, _ in kept):
                 kept.append((box, sc))
         return Detections(tuple(b for b, _ in kept), tuple(sc for _, sc in kept), hand, share)
@@ -275,30 +303,32 @@ class Detector:
             x, y, bw, bh = box
             side = max(bw, bh)
             if side < 4 or w < LARGE_W or side * FRAME_W / w > REFINE_MAX:
-                return box      # seen at about its own pixels, or large already
+                return box  # seen at about its own pixels, or large already
             # the window, in frame pixels: at most half the frame (a size guessed too large)
             ww = min(side * FRAME_W / REFINE_PX, 0.5 * w, 0.5 * h * FRAME_W / FRAME_H)
             wh = ww * FRAME_H / FRAME_W
             cx, cy = x + bw / 2, y + bh / 2
             x0 = round(min(max(cx - ww / 2, 0), w - ww))
             y0 = round(min(max(cy - wh / 2, 0), h - wh))
-            window = frame_bgr[y0:y0 + round(wh), x0:x0 + round(ww)]
-            found = [(x0 + bx, y0 + by, bw2, bh2)
-                     for bx, by, bw2, bh2 in self.detect(window).boxes]
-            inside = [b for b in found if x <= b[0] + b[2] / 2 <= x + bw
-                      and y <= b[1] + b[3] / 2 <= y + bh]
-            near = sorted((math.hypot(b[0] + b[2] / 2 - cx, b[1] + b[3] / 2 - cy), b)
-                          for b in inside)
-            same = [b for d, b in near if d < 0.4 * side
-                    and 1 / 1.3 <= max(b[2:]) / side <= 1.3]
+            window = frame_bgr[y0 : y0 + round(wh), x0 : x0 + round(ww)]
+            found = [(x0 + bx, y0 + by, bw2, bh2) for bx, by, bw2, bh2 in self.detect(window).boxes]
+            inside = [
+                b
+                for b in found
+                if x <= b[0] + b[2] / 2 <= x + bw and y <= b[1] + b[3] / 2 <= y + bh
+            ]
+            near = sorted(
+                (math.hypot(b[0] + b[2] / 2 - cx, b[1] + b[3] / 2 - cy), b) for b in inside
+            )
+            same = [b for d, b in near if d < 0.4 * side and 1 / 1.3 <= max(b[2:]) / side <= 1.3]
             if same:
-                return same[0]                          # the size confirmed, better placed
+                return same[0]  # the size confirmed, better placed
             # a much smaller die, the one box at the centre of the first: the size was guessed
             # too large (several boxes there: the pips of a large die)
             central = [b for d, b in near if d < 0.25 * side]
             if len(central) == 1 and 0.25 <= max(central[0][2:]) / side <= 1.6:
                 box = central[0]
-                continue                               # seen at another size: once more
+                continue  # seen at another size: once more
             return box
         return box
 
@@ -313,8 +343,9 @@ class Detector:
         canvas[:] = frame_bgr.reshape(-1, frame_bgr.shape[2]).mean(axis=0)
         out = []
         for shrink in (2, 4):
-            canvas[:h // shrink, :w // shrink] = cv2.resize(
-                frame_bgr, (w // shrink, h // shrink), interpolation=cv2.INTER_AREA)
+            canvas[: h // shrink, : w // shrink] = cv2.resize(
+                frame_bgr, (w // shrink, h // shrink), interpolation=cv2.INTER_AREA
+            )
             for bx, by, bw, bh in self.detect(canvas).boxes:
                 x, y = bx * shrink, by * shrink
                 bw, bh = min(bw * shrink, w - x), min(bh * shrink, h - y)
@@ -324,8 +355,9 @@ class Detector:
 
     def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The raw outputs: heat (H x W), size (2 x H x W), hand (H x W), all 0..1 but size."""
-        heat, size, hand = self._session.run(["heat", "size", "hand"],
-                                             {self._input: preprocess(frame_bgr)})
+        heat, size, hand = self._session.run(
+            ["heat", "size", "hand"], {self._input: preprocess(frame_bgr)}
+        )
         return heat[0, 0], size[0], hand[0, 0]
 
     def detect(self, frame_bgr: np.ndarray, small: np.ndarray | None = None) -> Detections:
@@ -337,24 +369,26 @@ class Detector:
         return Detections(tuple(boxes), tuple(scores), share >= self.hand_threshold, share)
 
 
-THUMB = (160, 120)   # the grey thumbnail motion is measured on
+THUMB = (160, 120)  # the grey thumbnail motion is measured on
 
 
-def motion(prev_thumb: np.ndarray | None, frame_bgr: np.ndarray,
-           level: int = 18) -> tuple[float, np.ndarray]:
+def motion(
+    prev_thumb: np.ndarray | None, frame_bgr: np.ndarray, level: int = 18
+) -> tuple[float, np.ndarray]:
     """(percent of a 160x120 grey thumbnail that changed by more than ``level`` since the
     previous thumbnail, this frame's thumbnail). Sensor noise stays near 0; one small die
     moving changes about 0.1 %.
     """
-    thumb = cv2.cvtColor(cv2.resize(frame_bgr, THUMB, interpolation=cv2.INTER_AREA),
-                         cv2.COLOR_BGR2GRAY)
+    thumb = cv2.cvtColor(
+        cv2.resize(frame_bgr, THUMB, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY
+    )
     if prev_thumb is None or prev_thumb.shape != thumb.shape:
         return 0.0, thumb
     changed = cv2.absdiff(thumb, prev_thumb) > level
     return 100.0 * float(np.count_nonzero(changed)) / changed.size, thumb
 
 
-SHAKE_PX = 2.5      # the largest shift (frame pixels) a shaken camera is allowed between frames
+SHAKE_PX = 2.5  # the largest shift (frame pixels) a shaken camera is allowed between frames
 # How closely (pixels) the dice's own shifts must match for a camera shift, and how far a
 # third of them may be off it. Phase correlation reads a die's shift to about 0.15 px, and a
 # rolling shutter shaken mid-frame shifts the rows it reads later by more; a die that creeps
@@ -364,8 +398,11 @@ SHAKE_AGREE = 0.5
 SHAKE_NEAR = 1.0
 
 
-def camera_shift(prev_grey: np.ndarray | None, grey: np.ndarray, boxes,
-                 ) -> tuple[float, float] | None:
+def camera_shift(
+    prev_grey: np.ndarray | None,
+    grey: np.ndarray,
+    boxes,
+) -> tuple[float, float] | None:
     """The shift (dx, dy) of the whole picture between two grey frames when the camera (or
     the table) shook, or None. It is read from the dice and the tray: each die's patch, and
     each quarter of the tray that shows some grain and no die, is matched to the previous
@@ -392,12 +429,22 @@ def camera_shift(prev_grey: np.ndarray | None, grey: np.ndarray, boxes,
     grown = []
     for x, y, bw, bh in boxes:
         m = int(max(bw, bh) * 0.25) + 4
-        grown.append((max(int(x) - m, 0), max(int(y) - m, 0),
-                      min(int(x + bw) + m, w), min(int(y + bh) + m, h)))
+        grown.append(
+            (
+                max(int(x) - m, 0),
+                max(int(y) - m, 0),
+                min(int(x + bw) + m, w),
+                min(int(y + bh) + m, h),
+            )
+        )
     patches = [(g, True) for g in grown]
     q = min(w, h) // 5
-    for cx, cy in ((w // 4, h // 4), (3 * w // 4, h // 4), (w // 4, 3 * h // 4),
-                   (3 * w // 4, 3 * h // 4)):
+    for cx, cy in (
+        (w // 4, h // 4),
+        (3 * w // 4, h // 4),
+        (w // 4, 3 * h // 4),
+        (3 * w // 4, 3 * h // 4),
+    ):
         r = (cx - q, cy - q, cx + q, cy + q)
         if not any(r[0] < g[2] and g[0] < r[2] and r[1] < g[3] and g[1] < r[3] for g in grown):
             patches.append((r, False))
@@ -407,13 +454,14 @@ def camera_shift(prev_grey: np.ndarray | None, grey: np.ndarray, boxes,
             return None
         a = prev_grey[y0:y1, x0:x1].astype(np.float32)
         if not is_die and float(a.std()) < 4.0:
-            continue                     # a plain stretch of tray shows no shift
+            continue  # a plain stretch of tray shows no shift
         b = grey[y0:y1, x0:x1].astype(np.float32)
-        (dx, dy), peak = cv2.phaseCorrelate(a, b, cv2.createHanningWindow(a.shape[::-1],
-                                                                          cv2.CV_32F))
+        (dx, dy), peak = cv2.phaseCorrelate(
+            a, b, cv2.createHanningWindow(a.shape[::-1], cv2.CV_32F)
+        )
         if peak < 0.2 or max(abs(dx), abs(dy)) > SHAKE_PX:
             if is_die:
-                return None              # a die that did not just shift: it moved
+                return None  # a die that did not just shift: it moved
             continue
         shifts.append((dx, dy))
         dice += is_die
@@ -423,14 +471,22 @@ def camera_shift(prev_grey: np.ndarray | None, grey: np.ndarray, boxes,
     mid = np.median(s, axis=0)
     off = np.abs(s - mid).max(axis=1)
     # two thirds of them (at least two) on one shift, the others near it
-    if ((off <= SHAKE_AGREE).sum() < max(2, math.ceil(2 * len(s) / 3))
-            or off.max() > SHAKE_NEAR or np.abs(mid).max() < 0.25):
+    if (
+        (off <= SHAKE_AGREE).sum() < max(2, math.ceil(2 * len(s) / 3))
+        or off.max() > SHAKE_NEAR
+        or np.abs(mid).max() < 0.25
+    ):
         return None
     return float(mid[0]), float(mid[1])
 
 
-def shaken_motion(prev_thumb: np.ndarray, thumb: np.ndarray, shift: tuple[float, float],
-                  frame_w: int, level: int = 18) -> float:
+def shaken_motion(
+    prev_thumb: np.ndarray,
+    thumb: np.ndarray,
+    shift: tuple[float, float],
+    frame_w: int,
+    level: int = 18,
+) -> float:
     """:func:`motion` once a camera shift (``camera_shift``, in pixels of a frame
     ``frame_w`` wide) is taken out: the previous thumbnail moved by it, and a pixel counted
     as changed only when it is unlike every pixel round it there (the shift is known only
@@ -439,9 +495,13 @@ def shaken_motion(prev_thumb: np.ndarray, thumb: np.ndarray, shift: tuple[float,
     k = THUMB[0] / frame_w
     # moved by the whole thumbnail pixels of the shift; what is left (under a pixel) is
     # covered by comparing each pixel with the range of the pixels round it
-    before = cv2.warpAffine(prev_thumb.astype(np.float32),
-                            np.float32([[1, 0, round(shift[0] * k)], [0, 1, round(shift[1] * k)]]),
-                            THUMB, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+    before = cv2.warpAffine(
+        prev_thumb.astype(np.float32),
+        np.float32([[1, 0, round(shift[0] * k)], [0, 1, round(shift[1] * k)]]),
+        THUMB,
+        flags=cv2.INTER_NEAREST,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
     now = thumb.astype(np.float32)
     ring = np.ones((3, 3), np.uint8)
     changed = (now - cv2.dilate(before, ring) > level) | (cv2.erode(before, ring) - now > level)

@@ -45,9 +45,9 @@ class DiceSetError(ValueError):
 class Face:
     id: str
     mark: str
-    count: int = 0          # pips, for mark = "pips"
-    text: str = ""          # for mark = "number" / "text"
-    circle: bool = False    # a ring drawn around the mark
+    count: int = 0  # pips, for mark = "pips"
+    text: str = ""  # for mark = "number" / "text"
+    circle: bool = False  # a ring drawn around the mark
     color: str | None = None  # mark colour; None means the die's ink
 
 
@@ -120,7 +120,7 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
     for fid, spec in raw_faces.items():
         key = f"faces.{fid}"
         if not isinstance(spec, dict):
-            raise _fail(where, f"{key} must be a table like {{ mark = \"pips\", count = 3 }}")
+            raise _fail(where, f'{key} must be a table like {{ mark = "pips", count = 3 }}')
         unknown = set(spec) - {"mark", "count", "text", "circle", "color"}
         if unknown:
             raise _fail(where, f"{key} has unknown key(s) {sorted(unknown)}")
@@ -128,8 +128,9 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
         if mark not in MARKS:
             raise _fail(where, f"{key}.mark is {mark!r}; use one of {', '.join(MARKS)}")
         count = spec.get("count", 0)
-        if mark == "pips" and (isinstance(count, bool) or not isinstance(count, int)
-                               or not 1 <= count <= 9):
+        if mark == "pips" and (
+            isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 9
+        ):
             raise _fail(where, f"{key}.count must be a whole number 1..9 for pips")
         text = spec.get("text", "")
         if mark in ("number", "text") and (not isinstance(text, str) or not text):
@@ -151,8 +152,11 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
     for i, spec in enumerate(raw_dice):
         key = f"die[{i}]"
         if not isinstance(spec, dict):
-            raise _fail(where, f"{key} must be a [[die]] table with id, body, ink and faces "
-                               "(write `[[die]]` and its keys below it, not `die = [...]`)")
+            raise _fail(
+                where,
+                f"{key} must be a [[die]] table with id, body, ink and faces "
+                "(write `[[die]]` and its keys below it, not `die = [...]`)",
+            )
         did = spec.get("id")
         if not isinstance(did, str) or not did or ":" in did:
             raise _fail(where, f'{key}.id must be a name like "red" (no ":")')
@@ -191,8 +195,9 @@ def load(name_or_path: str | Path) -> DiceSet:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
-        raise DiceSetError(f"{path}: file not found: check the name, or use one of "
-                           f"{', '.join(SET_IDS)}") from None
+        raise DiceSetError(
+            f"{path}: file not found: check the name, or use one of {', '.join(SET_IDS)}"
+        ) from None
     except UnicodeDecodeError:
         raise DiceSetError(f"{path}: not UTF-8 text: save it as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:

@@ -93,10 +93,17 @@ def _star_points(cx: float, cy: float, r_out: float, r_in: float, turn: float) -
 
 
 # A lightning bolt in unit coordinates (drawn for mark = "zap").
-_BOLT = np.array([
-    (0.60, 0.08), (0.27, 0.54), (0.47, 0.54), (0.36, 0.92),
-    (0.75, 0.40), (0.54, 0.40), (0.68, 0.08),
-])
+_BOLT = np.array(
+    [
+        (0.60, 0.08),
+        (0.27, 0.54),
+        (0.47, 0.54),
+        (0.36, 0.92),
+        (0.75, 0.40),
+        (0.54, 0.40),
+        (0.68, 0.08),
+    ]
+)
 
 
 def _fit_text(text: str, box_w: float, box_h: float, thick_share: float) -> tuple[float, int]:
@@ -110,8 +117,13 @@ def _fit_text(text: str, box_w: float, box_h: float, thick_share: float) -> tupl
     return scale, thick
 
 
-def _draw_mark(img: np.ndarray, face: Face, ink: tuple[int, int, int], n: int,
-               jitter: tuple[float, float, float, float]) -> None:
+def _draw_mark(
+    img: np.ndarray,
+    face: Face,
+    ink: tuple[int, int, int],
+    n: int,
+    jitter: tuple[float, float, float, float],
+) -> None:
     """Draw the face's mark on an n x n image (already supersampled)."""
     dx, dy, grow, turn = jitter
     cx, cy = n * (0.5 + dx), n * (0.5 + dy)
@@ -124,12 +136,11 @@ def _draw_mark(img: np.ndarray, face: Face, ink: tuple[int, int, int], n: int,
         # rotate (x, y) (unit coordinates) about the centre by `turn`, then scale/offset
         ux, uy = (x - 0.5) * grow, (y - 0.5) * grow
         c, s = math.cos(turn), math.sin(turn)
-        return (round((cx + n * (ux * c - uy * s)) * f),
-                round((cy + n * (ux * s + uy * c)) * f))
+        return (round((cx + n * (ux * c - uy * s)) * f), round((cy + n * (ux * s + uy * c)) * f))
 
     if face.mark == "pips":
         r = n * (0.12 if face.count == 1 else 0.085 if face.count <= 6 else 0.07) * grow
-        for (px, py) in _PIPS[face.count]:
+        for px, py in _PIPS[face.count]:
             cv2.circle(img, P(px, py), int(r * f), colour, -1, aa, sh)
     elif face.mark == "star":
         r_out = n * (0.27 if face.circle else 0.36) * grow
@@ -174,12 +185,14 @@ def _draw_mark(img: np.ndarray, face: Face, ink: tuple[int, int, int], n: int,
             ring_r = 0.41
         else:
             ring_r = 0.42
-        cv2.circle(img, P(0.5, 0.5), int(n * ring_r * grow * f), colour,
-                   max(1, round(n * 0.045)), aa, sh)
+        cv2.circle(
+            img, P(0.5, 0.5), int(n * ring_r * grow * f), colour, max(1, round(n * 0.045)), aa, sh
+        )
 
 
-def _render(die: Die, face: Face, size: int, jitter, ink_factor: float
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _render(
+    die: Die, face: Face, size: int, jitter, ink_factor: float
+) -> tuple[np.ndarray, np.ndarray]:
     n = size * _SS
     body = bgr(die.body)
     ink = _shade(bgr(die.ink), ink_factor)
@@ -211,16 +224,23 @@ def _lookup(diceset: DiceSet, die_id: str, face_id: str) -> tuple[Die, Face]:
     except KeyError:
         raise ValueError(
             f"dice set {diceset.id!r} has no die {die_id!r}; its dice are "
-            f"{', '.join(diceset.die_ids)}") from None
+            f"{', '.join(diceset.die_ids)}"
+        ) from None
     if face_id not in die.faces:
         raise ValueError(
             f"die {die_id!r} of dice set {diceset.id!r} has no face {face_id!r}; its faces are "
-            f"{', '.join(dict.fromkeys(die.faces))}")
+            f"{', '.join(dict.fromkeys(die.faces))}"
+        )
     return die, diceset.faces[face_id]
 
 
-def face_rgba(diceset: DiceSet, die_id: str, face_id: str, size: int = 64,
-              rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+def face_rgba(
+    diceset: DiceSet,
+    die_id: str,
+    face_id: str,
+    size: int = 64,
+    rng: np.random.Generator | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The top face as (BGR uint8 size x size, alpha uint8 size x size: 255 inside the face).
 
     The alpha is the rounded-square outline; the renderer uses it to paste faces on a tray.
@@ -237,13 +257,22 @@ def face_rgba(diceset: DiceSet, die_id: str, face_id: str, size: int = 64,
     die, face = _lookup(diceset, die_id, face_id)
     if rng is None:
         return _cached(die, face, size)
-    jitter = (float(rng.uniform(-0.025, 0.025)), float(rng.uniform(-0.025, 0.025)),
-              float(rng.uniform(0.93, 1.05)), float(rng.uniform(-0.06, 0.06)))
+    jitter = (
+        float(rng.uniform(-0.025, 0.025)),
+        float(rng.uniform(-0.025, 0.025)),
+        float(rng.uniform(0.93, 1.05)),
+        float(rng.uniform(-0.06, 0.06)),
+    )
     return _render(die, face, size, jitter, float(rng.uniform(0.85, 1.1)))
 
 
-def draw_face(diceset: DiceSet, die_id: str, face_id: str, size: int = 64,
-              rng: np.random.Generator | None = None) -> np.ndarray:
+def draw_face(
+    diceset: DiceSet,
+    die_id: str,
+    face_id: str,
+    size: int = 64,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray:
     """The top face of die ``die_id`` showing ``face_id``, as a BGR uint8 image size x size.
 
     The rounded corners show the die's edge (a darker body colour), as a die seen from above.
@@ -262,8 +291,9 @@ def draw_face(diceset: DiceSet, die_id: str, face_id: str, size: int = 64,
     return (img.astype(np.float32) * a + edge * (1.0 - a) + 0.5).astype(np.uint8)
 
 
-def draw_side(diceset: DiceSet, die_id: str, face_id: str, width: int, height: int,
-              light: float = 0.7) -> np.ndarray:
+def draw_side(
+    diceset: DiceSet, die_id: str, face_id: str, width: int, height: int, light: float = 0.7
+) -> np.ndarray:
     """A side face seen at a steep angle: the face squashed to width x height, darkened.
 
     ``light`` (0..1) is how much light the side gets. Used for the strip of a side face

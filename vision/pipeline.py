@@ -33,7 +33,7 @@ from vision.dicesets import DiceSet, load
 from vision.taught import resolve
 from vision.types import DieReading, FrameReading
 
-STILL = 0.05   # motion (percent of the thumbnail changed) under which a frame is still
+STILL = 0.05  # motion (percent of the thumbnail changed) under which a frame is still
 # A found box the classifier calls "not a die" (a crumb, a reflection) is dropped above these.
 # At the table a real die dropped by mistake is a die silently missing from the roll, which
 # is scored if the count still fits (measured on rendered trays: at 0.5, 4 of 1339 Rollers
@@ -53,15 +53,15 @@ MIN_READ_PX = 24
 # taken for a huge 1 at 0.96.
 SMALL_PX = 40
 SMALL_SURE = 0.98
-PART = 0.6          # photos: a die read inside a large-die candidate under this share of its side
-ODD_ASPECT = 1.7    # photos: a box this oblong, or ODD_SIZE times the median die, is not read
+PART = 0.6  # photos: a die read inside a large-die candidate under this share of its side
+ODD_ASPECT = 1.7  # photos: a box this oblong, or ODD_SIZE times the median die, is not read
 ODD_SIZE = 1.8
-LARGE_CHECK = 1.15   # large photos: a box over this many times the median die is read again
+LARGE_CHECK = 1.15  # large photos: a box over this many times the median die is read again
 # camera: two boxes whose centres are closer than this share of the smaller box's side are not
 # two dice lying side by side (two touching dice, each boxed at its side s, or at up to 1.41 s
 # when turned 45 degrees, have centres at least s apart: 0.65 x 1.41 s < s)
 OVERLAP = 0.65
-ACROSS = 1.15       # camera: ... and one box this many times the other's side lies across two
+ACROSS = 1.15  # camera: ... and one box this many times the other's side lies across two
 
 
 class Recognizer:
@@ -78,9 +78,15 @@ class Recognizer:
     (True, 0.0)
     """
 
-    def __init__(self, dice_set: str | DiceSet = "d6", models_dir: Path | str | None = None,
-                 threshold: float | None = None, detector: Detector | None = None,
-                 taught=None, first_light=None):
+    def __init__(
+        self,
+        dice_set: str | DiceSet = "d6",
+        models_dir: Path | str | None = None,
+        threshold: float | None = None,
+        detector: Detector | None = None,
+        taught=None,
+        first_light=None,
+    ):
         self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
         # ``first_light``: the empty tray's level (``tray_level``) when the camera was
         # calibrated: frames are then read in the calibration's light (``TrayModel``)
@@ -91,7 +97,7 @@ class Recognizer:
         self.classifier = FaceClassifier(self.dice_set, models_dir, threshold, self.taught)
         self.tray = TrayModel(first_light=first_light)
         self._thumb = None
-        self._grey = None     # the last camera frame in grey (a shaken camera's shift)
+        self._grey = None  # the last camera frame in grey (a shaken camera's shift)
 
     @property
     def unlike_calibration(self) -> list[float] | None:
@@ -121,8 +127,9 @@ class Recognizer:
         lut = None if fine else self.tray.lut()
         if lut is not None:
             seen, seen_small = cv2.LUT(frame_bgr, lut), cv2.LUT(small, lut)
-        found = (self.detector.detect_fine if fine else self.detector.detect)(seen,
-                                                                              small=seen_small)
+        found = (self.detector.detect_fine if fine else self.detector.detect)(
+            seen, small=seen_small
+        )
         # a camera (or table) shaken by a pixel or two moves every die by the same shift: that
         # is taken out, or a trembling camera would keep every frame "moving" and no roll
         # would ever be taken (dicetray eval: rendered throws through camera faults, shake)
@@ -145,12 +152,13 @@ class Recognizer:
             if not fine:
                 checks = {"check_small": 0.8, "check_large": 1.3}
             else:
-                checks = {"check_small": 0.0,
-                          "check_large": LARGE_CHECK if large and len(found.boxes) >= 3
-                          else 0.0}
-            readings = self.classifier.read_boxes(seen, found.boxes, **checks,
-                                                  turns=TURNS if fine else 1,
-                                                  retry=moved < STILL)
+                checks = {
+                    "check_small": 0.0,
+                    "check_large": LARGE_CHECK if large and len(found.boxes) >= 3 else 0.0,
+                }
+            readings = self.classifier.read_boxes(
+                seen, found.boxes, **checks, turns=TURNS if fine else 1, retry=moved < STILL
+            )
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
             for box, r in zip(found.boxes, readings):
                 if r.not_a_die > drop:
@@ -164,10 +172,10 @@ class Recognizer:
         else:
             dice = _doubt_overlapping(dice)
         boxes = [(d.x, d.y, d.w, d.h) for d in dice]
-        hand = found.hand or self.tray.foreign(small, boxes, still=moved < STILL,
-                                               frame_size=frame_bgr.shape[1::-1])
+        hand = found.hand or self.tray.foreign(
+            small, boxes, still=moved < STILL, frame_size=frame_bgr.shape[1::-1]
+        )
         return FrameReading(tuple(dice), hand, moved, not dice and not hand)
-
 
     def _huge_dice(self, frame_bgr: np.ndarray, dice: list[DieReading]) -> list[DieReading]:
         """Photos: a die too large for the detector (``Detector.huge_candidates``) replaces
@@ -181,8 +189,7 @@ class Recognizer:
             # large die (a corner holding one pip of a 2, read as a 1 at 0.95 in a rendered
             # 4032x3024 photo) or a die of its own beside others not found
             sure = [d for d in inside if d.face is not None]
-            part = (len(sure) == 1
-                    and all(max(d.w, d.h) < PART * max(w, h) for d in inside))
+            part = len(sure) == 1 and all(max(d.w, d.h) < PART * max(w, h) for d in inside)
             if sure and not part:
                 continue
             r = self.classifier.read_boxes(frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
@@ -190,9 +197,10 @@ class Recognizer:
                 continue
             face = r.face
             if part and (r.die, r.face) != (sure[0].die, sure[0].face):
-                face = None      # the two readings disagree: asked about, never scored
-            dice = [d for d in dice if d not in inside] + [DieReading(*box, r.die, face,
-                                                                      r.confidence)]
+                face = None  # the two readings disagree: asked about, never scored
+            dice = [d for d in dice if d not in inside] + [
+                DieReading(*box, r.die, face, r.confidence)
+            ]
         return dice
 
 
@@ -243,8 +251,9 @@ def _doubt_odd_boxes(dice: list[DieReading], large: bool) -> list[DieReading]:
     out = []
     for d in dice:
         long, short = max(d.w, d.h), max(min(d.w, d.h), 1)
-        if d.face is not None and (long / short > ODD_ASPECT
-                                   or (median is not None and long > ODD_SIZE * median)):
+        if d.face is not None and (
+            long / short > ODD_ASPECT or (median is not None and long > ODD_SIZE * median)
+        ):
             d = replace(d, die=None, face=None)
         out.append(d)
     return out
@@ -290,23 +299,30 @@ class TrayModel:
     """
 
     SIZE = (160, 120)
-    FLOOR = 2.0        # added to both sides of a ratio: a black tray gives no wild gains
+    FLOOR = 2.0  # added to both sides of a ratio: a black tray gives no wild gains
     SATURATED = 250
     BRIGHT = 160
-    BALANCE_OFF = 1.08            # a light this far from the first is put back (``lut``)
-    BALANCE_RANGE = (0.4, 2.5)    # ... by gains within these
+    BALANCE_OFF = 1.08  # a light this far from the first is put back (``lut``)
+    BALANCE_RANGE = (0.4, 2.5)  # ... by gains within these
     # the first light is taken from the still frames among the first SETTLE_FRAMES (a camera
     # left on automatic exposure and white balance settles in a few frames after it starts)
     SETTLE_FRAMES = 10
     REFERENCE_OFF = 2.0
 
-    def __init__(self, share: float = 0.04, level: int = 40, wide: float = 0.5,
-                 relearn: int = 3, first_light=None):
+    def __init__(
+        self,
+        share: float = 0.04,
+        level: int = 40,
+        wide: float = 0.5,
+        relearn: int = 3,
+        first_light=None,
+    ):
         # the calibration's empty tray (``tray_level``): the first light, unless the tray
         # first seen is over REFERENCE_OFF times off it in some colour (another tray, or the
         # camera moved), when the first still frames give the first light as without it
-        self.reference = (None if first_light is None
-                          else np.array(first_light, np.float64) + self.FLOOR)
+        self.reference = (
+            None if first_light is None else np.array(first_light, np.float64) + self.FLOOR
+        )
         # the tray first seen was too far off the calibration's to be read in its light: the
         # (B, G, R) ratios of the tray now to the calibration's, for the table to say so
         self.unlike_calibration: list[float] | None = None
@@ -315,8 +331,8 @@ class TrayModel:
         self.wide = wide
         self.relearn = relearn
         self.model: np.ndarray | None = None
-        self.light = [1.0, 1.0, 1.0]    # the tray's brightness (B, G, R) against the first still
-        self._first = None              # frame's: 1.5 = half as bright again
+        self.light = [1.0, 1.0, 1.0]  # the tray's brightness (B, G, R) against the first still
+        self._first = None  # frame's: 1.5 = half as bright again
         self._model_light = np.ones(3)  # ... of the model
         self._wide_frames = 0
         self._frames = 0
@@ -359,14 +375,14 @@ class TrayModel:
             else:
                 self.reference = None
                 self.unlike_calibration = [round(float(v), 2) for v in off]
-        if self.reference is None and (self._first is None
-                                       or self._frames <= self.SETTLE_FRAMES):
+        if self.reference is None and (self._first is None or self._frames <= self.SETTLE_FRAMES):
             self._first = level
         self._model_light = level / self._first
         self.light = [float(v) for v in self._model_light]
 
-    def foreign(self, frame_bgr: np.ndarray, boxes, still: bool,
-                frame_size: tuple[int, int] | None = None) -> bool:
+    def foreign(
+        self, frame_bgr: np.ndarray, boxes, still: bool, frame_size: tuple[int, int] | None = None
+    ) -> bool:
         """Whether something not a die and not the tray covers the frame. ``frame_bgr`` may be
         a downscaled copy of the frame; ``frame_size`` (w, h) is then the size ``boxes`` are
         in."""
@@ -377,7 +393,7 @@ class TrayModel:
         dice = np.zeros(thumb.shape[:2], bool)
         for x, y, bw, bh in boxes:
             x0, y0 = int(x * sx) - 1, int(y * sy) - 1
-            dice[max(y0, 0):int((y + bh) * sy) + 2, max(x0, 0):int((x + bw) * sx) + 2] = True
+            dice[max(y0, 0) : int((y + bh) * sy) + 2, max(x0, 0) : int((x + bw) * sx) + 2] = True
         if self.model is None:
             if still:
                 self.model = thumb

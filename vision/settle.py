@@ -32,8 +32,13 @@ class Settler:
     above ``rethrow_motion``) and settle to something different.
     """
 
-    def __init__(self, still_frames: int = 3, motion_threshold: float = 0.03,
-                 rethrow_motion: float = 0.3, patience: int = 4):
+    def __init__(
+        self,
+        still_frames: int = 3,
+        motion_threshold: float = 0.03,
+        rethrow_motion: float = 0.3,
+        patience: int = 4,
+    ):
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
         self.rethrow_motion = rethrow_motion
@@ -69,31 +74,31 @@ class Settler:
             return None
         if self._history:
             prev = self._history[-1].dice
-            if (len(reading.dice) == len(prev)
-                    and len(_nearest(prev, reading.dice)) < len(prev)):
+            if len(reading.dice) == len(prev) and len(_nearest(prev, reading.dice)) < len(prev):
                 # as many dice, not all at the same places: a die moved between still frames
                 # (a die found or lost for a frame is a flicker, left to _combine)
                 self._history.clear()
         self._history.append(reading)
-        del self._history[:-self.patience]
+        del self._history[: -self.patience]
         if not (self._armed or self._rethrown):
             self.status = "waiting_pickup"
             return None
         if len(self._history) < self.still_frames:
             self.status = "settling"
             return None
-        dice, all_read = self._combine(self._history[-self.still_frames:])
+        dice, all_read = self._combine(self._history[-self.still_frames :])
         if not all_read and len(self._history) < self.patience:
             self.status = "settling"
             return None
         if self._rethrown and self._last is not None and _same_roll(dice, self._last):
-            self.status = "waiting_pickup"   # nudged, not re-thrown
+            self.status = "waiting_pickup"  # nudged, not re-thrown
             self._rethrown = False
             return None
         self._armed, self._rethrown, self._last = False, False, dice
         self.status = "waiting_pickup" if all_read else "unsure"
-        return SettledRoll(dice, self.frame, len(self._history),
-                           {"still_frames": self.still_frames})
+        return SettledRoll(
+            dice, self.frame, len(self._history), {"still_frames": self.still_frames}
+        )
 
     @staticmethod
     def _combine(window: list[FrameReading]) -> tuple[tuple[DieReading, ...], bool]:
@@ -147,5 +152,6 @@ def _nearest(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> dict[int, 
 
 def _same_roll(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> bool:
     pairs = _nearest(a, b)
-    return (len(a) == len(b) == len(pairs)
-            and all((a[i].die, a[i].face) == (b[k].die, b[k].face) for i, k in pairs.items()))
+    return len(a) == len(b) == len(pairs) and all(
+        (a[i].die, a[i].face) == (b[k].die, b[k].face) for i, k in pairs.items()
+    )

@@ -56,21 +56,29 @@ class TaughtModel:
         folder = Path(folder)
         record_path = folder / TAUGHT_FILE
         if not record_path.is_file():
-            raise TaughtError(f"{folder} is not a taught folder (no {TAUGHT_FILE}): make one "
-                              f"with `dicetray teach PHOTOS --dice-set SET --out {folder}`")
+            raise TaughtError(
+                f"{folder} is not a taught folder (no {TAUGHT_FILE}): make one "
+                f"with `dicetray teach PHOTOS --dice-set SET --out {folder}`"
+            )
         try:
             record = json.loads(record_path.read_text(encoding="utf-8"))
         except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-            raise TaughtError(f"{record_path}: damaged ({exc.__class__.__name__}): teach it "
-                              "again with `dicetray teach`") from None
+            raise TaughtError(
+                f"{record_path}: damaged ({exc.__class__.__name__}): teach it "
+                "again with `dicetray teach`"
+            ) from None
         if not isinstance(record, dict) or record.get("format") != FORMAT:
-            raise TaughtError(f"{record_path}: not a taught model this dicetray can read: "
-                              "teach it again with `dicetray teach`")
+            raise TaughtError(
+                f"{record_path}: not a taught model this dicetray can read: "
+                "teach it again with `dicetray teach`"
+            )
         found = str(record.get("dice_set"))
         if dice_set is not None and found != dice_set:
-            raise TaughtError(f"{folder} was taught for the {found!r} dice set, not "
-                              f"{dice_set!r}: use --dice-set {found}, or teach {dice_set} "
-                              f"into another folder")
+            raise TaughtError(
+                f"{folder} was taught for the {found!r} dice set, not "
+                f"{dice_set!r}: use --dice-set {found}, or teach {dice_set} "
+                f"into another folder"
+            )
         clf = folder if (folder / f"classifier-{found}.onnx").is_file() else None
         det = folder if (folder / "detector.onnx").is_file() else None
         for name in record.get("models", []):
@@ -85,7 +93,8 @@ def resolve(taught, dice_set: str) -> TaughtModel | None:
         return None
     if isinstance(taught, TaughtModel):
         if taught.dice_set != dice_set:
-            raise TaughtError(f"{taught.folder} was taught for the {taught.dice_set!r} dice "
-                              f"set, not {dice_set!r}")
+            raise TaughtError(
+                f"{taught.folder} was taught for the {taught.dice_set!r} dice set, not {dice_set!r}"
+            )
         return taught
     return TaughtModel.load(taught, dice_set)

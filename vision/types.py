@@ -39,8 +39,15 @@ class DieReading:
         return f"{self.die}:{self.face}" if self.read else None
 
     def to_json(self) -> dict:
-        return {"x": self.x, "y": self.y, "w": self.w, "h": self.h, "die": self.die,
-                "face": self.face, "confidence": round(float(self.confidence), 4)}
+        return {
+            "x": self.x,
+            "y": self.y,
+            "w": self.w,
+            "h": self.h,
+            "die": self.die,
+            "face": self.face,
+            "confidence": round(float(self.confidence), 4),
+        }
 
 
 @dataclass(frozen=True)
@@ -48,9 +55,9 @@ class FrameReading:
     """What one frame shows: the dice found and the state of the scene."""
 
     dice: tuple[DieReading, ...] = ()
-    hand: bool = False     # a hand or another large object is in the tray
-    motion: float = 0.0    # how much changed since the previous frame (0 = still)
-    empty: bool = False    # no dice in the tray
+    hand: bool = False  # a hand or another large object is in the tray
+    motion: float = 0.0  # how much changed since the previous frame (0 = still)
+    empty: bool = False  # no dice in the tray
 
 
 @dataclass(frozen=True)

@@ -143,8 +143,9 @@ class Bot:
             return list(_tally_best_dice(_layout_key(state["layout"])))
         if self.policy != "random" and self.game_id == "tally-up" and spec.purpose == "bonus":
             stars = odds._main_stars(state)
-            best = odds._best_bonus(state["layout"], tuple(spec.choose_from), spec.count,
-                                    state["running"], stars)
+            best = odds._best_bonus(
+                state["layout"], tuple(spec.choose_from), spec.count, state["running"], stars
+            )
             return list(best[0])
         return rng.sample(pool, spec.count)
 
@@ -197,7 +198,9 @@ def _tally_steps(layout_key: tuple, dice: tuple[str, ...]):
             for face, q in odds._faces(layout, up):
                 effect, n = tally_up.up_face(face)
                 if effect != "bonus" or not spare:
-                    out.append((float(p * q), "ok", pts, None if effect == "bonus" else (effect, n), 0))
+                    out.append(
+                        (float(p * q), "ok", pts, None if effect == "bonus" else (effect, n), 0)
+                    )
                     continue
                 n = min(n, len(spare))
                 bdice = odds._best_bonus(layout, spare, n, 200 + pts, stars)[0]
@@ -222,7 +225,9 @@ def _after(running: int, main: int, effect, bonus: int) -> int:
 
 
 @lru_cache(maxsize=64)
-def _tally_values(layout_key: tuple, dice: tuple[str, ...]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def _tally_values(
+    layout_key: tuple, dice: tuple[str, ...]
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Solved values over the running total (index = running // 50, up to _CAP): the value of
     the best play from there (V) and of rolling once more then playing best (C)."""
     steps = _tally_steps(layout_key, dice)
@@ -253,8 +258,9 @@ def _tally_best_dice(layout_key: tuple) -> tuple[str, ...]:
     tally, _ = tally_up.dice_roles(layout)
     from itertools import combinations
 
-    return max(combinations(tally, tally_up.MAIN_DICE),
-               key=lambda d: _tally_values(layout_key, d)[0][0])
+    return max(
+        combinations(tally, tally_up.MAIN_DICE), key=lambda d: _tally_values(layout_key, d)[0][0]
+    )
 
 
 def _tally_decide(policy: str, state: dict, decision: Decision, rng: random.Random):
@@ -266,8 +272,11 @@ def _tally_decide(policy: str, state: dict, decision: Decision, rng: random.Rand
     running = state["running"]
     score, target = state["scores"][p], state["options"]["target"]
     others = max(sc for q, sc in enumerate(state["scores"]) if q != p)
-    if not state["options"]["every_player_once"] and score + running >= target > score \
-            and score + running > others:
+    if (
+        not state["options"]["every_player_once"]
+        and score + running >= target > score
+        and score + running > others
+    ):
         return action(p, "out")
     if policy in _OUT_AT:
         return action(p, "out" if running >= _OUT_AT[policy] else "in")
@@ -306,7 +315,7 @@ def _toss_table(p_green: float, p_yellow: float):
                 r = n - g - y
                 if g == 0 and r > 0:
                     continue  # bust
-                p = comb(n, g) * comb(n - g, y) * p_green ** g * p_yellow ** y * p_red ** r
+                p = comb(n, g) * comb(n - g, y) * p_green**g * p_yellow**y * p_red**r
                 rows.append((g, p))
         table[n] = rows
     return table
@@ -421,7 +430,11 @@ def _rollers_decide(policy: str, state: dict, decision: Decision, rng: random.Ra
         from tray.rules.games import rollers
 
         plans = rollers._plans(state, decision.player, rollers._usable(turn))
-        if not (plans and plans[0][1]["complete"]) and not turn["zapped"] and len(decision.choices) > 1:
+        if (
+            not (plans and plans[0][1]["complete"])
+            and not turn["zapped"]
+            and len(decision.choices) > 1
+        ):
             return dict(decision.choices[-2])  # save all but one die and roll it
     if policy != "best" or turn["rolls"] != 2 or turn["zapped"]:
         return default
@@ -436,8 +449,10 @@ def _rollers_last_save(state: dict, decision: Decision, default: dict) -> dict:
     roll_specs = turn["last_roll"]
     candidates = [default, {"type": "action", "player": decision.player, "action": "stop"}]
     for c in decision.choices:
-        if c["action"] == "save" and len(c["dice"]) in (len(default.get("dice", [])) - 1,
-                                                        len(default.get("dice", [])) + 1):
+        if c["action"] == "save" and len(c["dice"]) in (
+            len(default.get("dice", [])) - 1,
+            len(default.get("dice", [])) + 1,
+        ):
             candidates.append(c)
     best, best_score = default, None
     for c in candidates:
@@ -456,8 +471,13 @@ def _rollers_last_save(state: dict, decision: Decision, default: dict) -> dict:
     return best
 
 
-_DECIDE = {"tally-up": _tally_decide, "toss-up": _toss_decide, "bank": _bank_decide,
-           "diced-out": _diced_decide, "rollers": _rollers_decide}
+_DECIDE = {
+    "tally-up": _tally_decide,
+    "toss-up": _toss_decide,
+    "bank": _bank_decide,
+    "diced-out": _diced_decide,
+    "rollers": _rollers_decide,
+}
 
 
 # ----------------------------------------------------------------------------- duel
@@ -498,8 +518,13 @@ def step(state: dict, bots: list[Bot], rng: random.Random) -> list[dict]:
     raise RuntimeError(f"the game waits for nothing: {e.prompt!r}")
 
 
-def play_game(game_id: str, policies: list[str], rng: random.Random,
-              names: list[str] | None = None, options: dict | None = None) -> dict:
+def play_game(
+    game_id: str,
+    policies: list[str],
+    rng: random.Random,
+    names: list[str] | None = None,
+    options: dict | None = None,
+) -> dict:
     """One whole game of bots; returns the final state."""
     from tray.rules.playthrough import default_layout
 
@@ -519,8 +544,9 @@ def play_game(game_id: str, policies: list[str], rng: random.Random,
     return state
 
 
-def duel(game_id: str, policies: list[str], games: int, seed: int = 0,
-         options: dict | None = None) -> dict:
+def duel(
+    game_id: str, policies: list[str], games: int, seed: int = 0, options: dict | None = None
+) -> dict:
     """Play ``games`` games; seats rotate every game so nobody always starts.
 
     Returns ``{"games": N, "wins": {label: wins}, "shared": games with a shared win}``, a
@@ -531,22 +557,27 @@ def duel(game_id: str, policies: list[str], games: int, seed: int = 0,
 
     engine = game_modules.get(game_id)
     if not engine.MIN_PLAYERS <= len(policies) <= engine.MAX_PLAYERS:
-        raise ValueError(f"{engine.TITLE} needs {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} "
-                         f"players, not {len(policies)}")
+        raise ValueError(
+            f"{engine.TITLE} needs {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} "
+            f"players, not {len(policies)}"
+        )
     for p in policies:
         if p not in POLICIES:
             raise ValueError(f"unknown policy {p!r}: choose from {', '.join(POLICIES)}")
     labels = []
     for p in policies:
-        labels.append(p if p not in labels else f"{p}{sum(1 for x in labels if x.startswith(p)) + 1}")
+        labels.append(
+            p if p not in labels else f"{p}{sum(1 for x in labels if x.startswith(p)) + 1}"
+        )
     rng = random.Random(seed)
     wins = dict.fromkeys(labels, 0)
     shared = 0
     n = len(labels)
     for g in range(games):
         order = [(g + i) % n for i in range(n)]
-        state = play_game(game_id, [policies[i] for i in order], rng, [labels[i] for i in order],
-                          options)
+        state = play_game(
+            game_id, [policies[i] for i in order], rng, [labels[i] for i in order], options
+        )
         w = state.get("winner")
         if w is None and state["game"] == "bank":
             from tray.rules.engine import winners

@@ -122,18 +122,21 @@ def short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
 
 
-MAX_DEPTH = 4     # how deep an event's values may nest (a list of ints is depth 2)
-MAX_ITEMS = 64    # the longest list or dict in an event
-MAX_TEXT = 64     # the longest text in an event
+MAX_DEPTH = 4  # how deep an event's values may nest (a list of ints is depth 2)
+MAX_ITEMS = 64  # the longest list or dict in an event
+MAX_TEXT = 64  # the longest text in an event
 
 
 def _check_value(value: Any, where: str, depth: int = 1) -> None:
     if depth > MAX_DEPTH:
-        raise RuleError(f"{where} nests too deeply: an event holds only short lists of numbers "
-                        "and names")
+        raise RuleError(
+            f"{where} nests too deeply: an event holds only short lists of numbers and names"
+        )
     if isinstance(value, bool) or value is None:
-        raise RuleError(f"{where} = {short(json.dumps(value))}: true, false and null are not "
-                        "event values; give a whole number or a name")
+        raise RuleError(
+            f"{where} = {short(json.dumps(value))}: true, false and null are not "
+            "event values; give a whole number or a name"
+        )
     if isinstance(value, float):
         why = "not a number" if not math.isfinite(value) else "a decimal"
         raise RuleError(f"{where} = {short(repr(value))} is {why}: give a whole number")
@@ -157,8 +160,9 @@ def _check_value(value: Any, where: str, depth: int = 1) -> None:
                 raise RuleError(f"{where} has a key {short(repr(k))}: keys are names")
             _check_value(v, f"{where}.{short(k, 20)}", depth + 1)
         return
-    raise RuleError(f"{where} is a {type(value).__name__}: an event holds numbers, names and "
-                    "lists of them")
+    raise RuleError(
+        f"{where} is a {type(value).__name__}: an event holds numbers, names and lists of them"
+    )
 
 
 def check_event(event: Any, action_keys: dict[str, tuple[str, ...]]) -> None:
@@ -185,11 +189,10 @@ def check_event(event: Any, action_keys: dict[str, tuple[str, ...]]) -> None:
     if kind == "roll":
         extra = sorted(set(event) - {"type", "dice"})
         if extra:
-            raise RuleError(f"a roll takes no key {short(repr(extra[0]))}: a roll is type and "
-                            "dice")
+            raise RuleError(f"a roll takes no key {short(repr(extra[0]))}: a roll is type and dice")
         dice = event.get("dice")
         if not isinstance(dice, list):
-            raise RuleError("expected a roll of dice: a list like [\"d6:3\", \"d6:4\"]")
+            raise RuleError('expected a roll of dice: a list like ["d6:3", "d6:4"]')
         _check_value(dice, "dice")
         for spec in dice:
             parse_die(spec)  # the game checks each die and face against its dice set
@@ -239,8 +242,10 @@ def describe(event: dict, players: list[str] | None = None) -> str:
             text += " " + json.dumps(extra, ensure_ascii=False, sort_keys=True, default=str)
         return short(text, 200)
     if kind == "correct":
-        return short(f"correct roll {event.get('event')} to "
-                     + " ".join(map(str, event.get("dice", []))), 200)
+        return short(
+            f"correct roll {event.get('event')} to " + " ".join(map(str, event.get("dice", []))),
+            200,
+        )
     return short(str(kind), 40)
 
 
@@ -270,7 +275,9 @@ def check_roll(spec: RollSpec, dice: list[tuple[str, str]], layout: dict[str, li
     if spec.choose_from is not None:
         if any(d not in spec.choose_from for d in ids):
             bad = [d for d in ids if d not in spec.choose_from]
-            raise RuleError(f"{_names(bad)} cannot be rolled now: choose from {_names(spec.choose_from)}")
+            raise RuleError(
+                f"{_names(bad)} cannot be rolled now: choose from {_names(spec.choose_from)}"
+            )
         if len(set(ids)) != len(ids):
             raise RuleError("each die can be rolled only once: use different dice")
 
@@ -282,8 +289,9 @@ def _names(ids) -> str:
     return ", ".join(ids[:-1]) + " and " + ids[-1]
 
 
-def base_state(game_id: str, players: list[str], layout: dict, options: dict,
-               last: dict | None = None) -> dict:
+def base_state(
+    game_id: str, players: list[str], layout: dict, options: dict, last: dict | None = None
+) -> dict:
     """The keys every game's state starts with; each engine adds its own after them.
 
     >>> base_state("bank", ["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]}, {})["scores"]

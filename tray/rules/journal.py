@@ -57,8 +57,8 @@ from tray.rules.engine import Expect, RuleError, describe, parse_die, short
 
 VERSION = 1
 ENGINE_EVENTS = ("roll", "action")
-MAX_LINE = 1 << 20          # no journal line is longer (1 MiB); a longer one is damage
-MAX_MESSAGE = 300           # error messages quote at most this much
+MAX_LINE = 1 << 20  # no journal line is longer (1 MiB); a longer one is damage
+MAX_MESSAGE = 300  # error messages quote at most this much
 _RECORD_KEYS = {"undo": {"type"}, "correct": {"type", "event", "dice"}}
 _CRC = re.compile(rb', "crc": "([0-9a-f]{8})"\}$')
 
@@ -116,8 +116,10 @@ def _checked_body(raw: bytes, checksummed: bool) -> bytes:
         return raw
     body = raw[: m.start()] + b"}"
     if zlib.crc32(body) != int(m.group(1), 16):
-        raise ValueError("its checksum does not match: the line was changed after it was "
-                         "written (a damaged card or a hand edit)")
+        raise ValueError(
+            "its checksum does not match: the line was changed after it was "
+            "written (a damaged card or a hand edit)"
+        )
     return body
 
 
@@ -128,8 +130,9 @@ def _plain(event: Any) -> dict:
     try:
         return json.loads(json.dumps(event, ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError, RecursionError) as exc:
-        raise RuleError("an event must be plain JSON data (names, whole numbers, lists): "
-                        f"{short(str(exc))}") from None
+        raise RuleError(
+            f"an event must be plain JSON data (names, whole numbers, lists): {short(str(exc))}"
+        ) from None
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -174,15 +177,22 @@ class Journal:
         self._size = 0  # byte offset where the next record is written
         self._needs_newline = False
         self.partial_tail = False  # True when open() found (and skipped) a cut-off last line
-        self.checksummed = True    # lines carry a CRC (journals written before that do not)
+        self.checksummed = True  # lines carry a CRC (journals written before that do not)
         self.damage: JournalError | None = None  # open(salvage=True): what stopped the reading
 
     # ---------------------------------------------------------------- making and opening
 
     @classmethod
-    def create(cls, path: str | Path, game_id: str, players: list[str],
-               options: dict | None = None, layout: dict | None = None, *,
-               time: str | None = None) -> Journal:
+    def create(
+        cls,
+        path: str | Path,
+        game_id: str,
+        players: list[str],
+        options: dict | None = None,
+        layout: dict | None = None,
+        *,
+        time: str | None = None,
+    ) -> Journal:
         """Start a new game in a new journal file (its folder is made if needed).
 
         ``layout`` None takes the dice set the game ships with. ``time`` (ISO 8601) defaults
@@ -207,8 +217,15 @@ class Journal:
                     options, players = copy.deepcopy(resolved), list(names)
             except (RuleError, ValueError, TypeError, KeyError):
                 pass
-        header = {"type": "new_game", "v": VERSION, "game": game_id, "players": list(players),
-                  "options": options, "layout": layout, "time": time or _now()}
+        header = {
+            "type": "new_game",
+            "v": VERSION,
+            "game": game_id,
+            "players": list(players),
+            "options": options,
+            "layout": layout,
+            "time": time or _now(),
+        }
         try:
             data = _dump(header)
         except ValueError as exc:  # NaN or infinity in the options
@@ -216,12 +233,16 @@ class Journal:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except FileExistsError:
-            raise JournalWriteError(f"cannot make the journal folder {path.parent}: a file of "
-                                    "that name is in the way; move it, or choose another "
-                                    "journal folder") from None
+            raise JournalWriteError(
+                f"cannot make the journal folder {path.parent}: a file of "
+                "that name is in the way; move it, or choose another "
+                "journal folder"
+            ) from None
         except OSError as exc:
-            raise JournalWriteError(f"cannot make the journal folder {path.parent} "
-                                    f"({exc.strerror}): choose a folder you can write") from None
+            raise JournalWriteError(
+                f"cannot make the journal folder {path.parent} "
+                f"({exc.strerror}): choose a folder you can write"
+            ) from None
         try:
             with open(path, "xb") as f:
                 f.write(data)
@@ -236,11 +257,16 @@ class Journal:
                 path.unlink()  # a header that did not reach the disk whole is no journal
             except OSError:
                 pass
-            raise JournalWriteError(f"cannot write the new journal {path} ({exc.strerror}): "
-                                    "free some space or choose another journal folder") from None
+            raise JournalWriteError(
+                f"cannot write the new journal {path} ({exc.strerror}): "
+                "free some space or choose another journal folder"
+            ) from None
         _fsync_dir(path.parent)
-        j = cls(path, json.loads(_checked_body(data[:-1], True)),
-                engine.new_game(list(players), layout, options))
+        j = cls(
+            path,
+            json.loads(_checked_body(data[:-1], True)),
+            engine.new_game(list(players), layout, options),
+        )
         j._size = len(data)
         return j
 
@@ -261,16 +287,18 @@ class Journal:
         except FileNotFoundError:
             raise JournalError("no such file: check the name of the journal", path) from None
         except IsADirectoryError:
-            raise JournalError("this is a folder: give the journal file (.jsonl) in it",
-                               path) from None
+            raise JournalError(
+                "this is a folder: give the journal file (.jsonl) in it", path
+            ) from None
         except OSError as exc:
             raise JournalError(f"cannot read the file ({exc.strerror})", path) from None
         try:
             with f:
                 return cls._read(f, path, salvage)
         except OSError as exc:
-            raise JournalError(f"cannot read the file ({exc.strerror}): copy it off the card "
-                               "and try again", path) from None
+            raise JournalError(
+                f"cannot read the file ({exc.strerror}): copy it off the card and try again", path
+            ) from None
 
     @classmethod
     def _read(cls, f, path: Path, salvage: bool) -> Journal:
@@ -283,45 +311,70 @@ class Journal:
             number += 1
             start, offset = offset, offset + len(raw)
             if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-                raise JournalError("the file is UTF-16 text (saved by an editor?): a journal is "
-                                   "UTF-8; save it again as UTF-8", path, 1)
+                raise JournalError(
+                    "the file is UTF-16 text (saved by an editor?): a journal is "
+                    "UTF-8; save it again as UTF-8",
+                    path,
+                    1,
+                )
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]  # a UTF-8 byte order mark an editor added: harmless
                 start += 3
             ended = raw.endswith(b"\n")
             line = raw[:-1] if ended else raw
             if not ended and len(raw) > MAX_LINE:
-                err = JournalError(f"the line is longer than {MAX_LINE} bytes (no journal line "
-                                   "is): the journal is damaged after this point", path, number)
+                err = JournalError(
+                    f"the line is longer than {MAX_LINE} bytes (no journal line "
+                    "is): the journal is damaged after this point",
+                    path,
+                    number,
+                )
                 return cls._damaged(journal, err, start, salvage)
             if not line.strip(b"\0 \t\r"):
                 if journal is not None and not ended and b"\0" in line:
                     journal.partial_tail = True  # NUL bytes a crash left where a line began
                 continue  # a blank line carries nothing
             if journal is None and b"\0" in line[:4]:
-                raise JournalError("the file is UTF-16 text (saved by an editor?): a journal "
-                                   "is UTF-8; save it again as UTF-8", path, number)
+                raise JournalError(
+                    "the file is UTF-16 text (saved by an editor?): a journal "
+                    "is UTF-8; save it again as UTF-8",
+                    path,
+                    number,
+                )
             try:
                 body = _checked_body(line, journal.checksummed if journal else False)
                 record = json.loads(body.decode("utf-8"))
             except RecursionError:
-                err = JournalError("the line nests lists or objects far too deeply (no journal "
-                                   "line does): the journal is damaged", path, number)
+                err = JournalError(
+                    "the line nests lists or objects far too deeply (no journal "
+                    "line does): the journal is damaged",
+                    path,
+                    number,
+                )
                 return cls._damaged(journal, err, start, salvage)
             except (UnicodeDecodeError, ValueError) as exc:
                 if not ended:  # cut off while being written: resume from the line before
                     if journal is None:
                         raise JournalError(
                             "the header line is incomplete (the file was cut off while the game "
-                            "was being created): start the game again", path, number) from None
+                            "was being created): start the game again",
+                            path,
+                            number,
+                        ) from None
                     journal.partial_tail = True
                     journal._size = start
                     journal._needs_newline = False
                     return journal
-                why = (exc.msg if isinstance(exc, json.JSONDecodeError)
-                       else "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc))
-                err = JournalError(f"not a valid journal line ({why}): the journal is damaged",
-                                   path, number)
+                why = (
+                    exc.msg
+                    if isinstance(exc, json.JSONDecodeError)
+                    else "not UTF-8 text"
+                    if isinstance(exc, UnicodeDecodeError)
+                    else str(exc)
+                )
+                err = JournalError(
+                    f"not a valid journal line ({why}): the journal is damaged", path, number
+                )
                 if journal is None:
                     raise err from None
                 return cls._damaged(journal, err, start, salvage)
@@ -334,26 +387,32 @@ class Journal:
                 except JournalError as err:
                     return cls._damaged(journal, err, start, salvage)
                 except RecursionError:
-                    err = JournalError("the line nests far too deeply (no journal line does): "
-                                       "the journal is damaged", path, number)
+                    err = JournalError(
+                        "the line nests far too deeply (no journal line does): "
+                        "the journal is damaged",
+                        path,
+                        number,
+                    )
                     return cls._damaged(journal, err, start, salvage)
             journal._size = offset
             journal._needs_newline = not ended
         if journal is None:
-            raise JournalError("the file is empty: it is not a dicetray journal (no header)",
-                               path, 1)
+            raise JournalError(
+                "the file is empty: it is not a dicetray journal (no header)", path, 1
+            )
         return journal
 
     @staticmethod
-    def _damaged(journal: Journal | None, err: JournalError, start: int,
-                 salvage: bool) -> Journal:
+    def _damaged(journal: Journal | None, err: JournalError, start: int, salvage: bool) -> Journal:
         if journal is None:
             raise err
         err.kept = len(journal._events)
         if not salvage:
             name = err.path.name if err.path else "NAME"
-            more = (f". The {err.kept} events before it are good: `dicetray play` offers to "
-                    f"resume from them (keeping the file as {name}.damaged)")
+            more = (
+                f". The {err.kept} events before it are good: `dicetray play` offers to "
+                f"resume from them (keeping the file as {name}.damaged)"
+            )
             err.args = (err.args[0] + more,)
             raise err
         journal.damage = err
@@ -365,12 +424,18 @@ class Journal:
     def _from_header(cls, record: Any, path: Path, number: int) -> Journal:
         if not isinstance(record, dict) or record.get("type") != "new_game":
             raise JournalError(
-                "no new_game header: a journal starts with {\"type\": \"new_game\", ...}; "
-                "this is not a dicetray journal", path, number)
+                'no new_game header: a journal starts with {"type": "new_game", ...}; '
+                "this is not a dicetray journal",
+                path,
+                number,
+            )
         if record.get("v") != VERSION:
             raise JournalError(
                 f"journal format version {record.get('v')!r} is not one this dicetray reads "
-                f"(it reads version {VERSION}): use the dicetray that wrote it", path, number)
+                f"(it reads version {VERSION}): use the dicetray that wrote it",
+                path,
+                number,
+            )
         for key, kind in (("game", str), ("players", list), ("options", dict), ("layout", dict)):
             if not isinstance(record.get(key), kind):
                 raise JournalError(f"the header has no valid {key!r}", path, number)
@@ -379,8 +444,9 @@ class Journal:
         except ValueError as exc:
             raise JournalError(str(exc), path, number) from None
         try:
-            initial = engine.new_game(list(record["players"]), record["layout"],
-                                      copy.deepcopy(record["options"]))
+            initial = engine.new_game(
+                list(record["players"]), record["layout"], copy.deepcopy(record["options"])
+            )
         except (RuleError, ValueError, TypeError) as exc:
             raise JournalError(f"the game cannot start: {exc}", path, number) from None
         return cls(path, record, initial)
@@ -399,31 +465,48 @@ class Journal:
                     raise
             elif kind in _RECORD_KEYS and set(record) - _RECORD_KEYS[kind]:
                 extra = sorted(set(record) - _RECORD_KEYS[kind])
-                raise JournalError(f"{kind} takes no key {short(repr(extra[0]), 40)}: the journal "
-                                   "is damaged", path, number)
+                raise JournalError(
+                    f"{kind} takes no key {short(repr(extra[0]), 40)}: the journal is damaged",
+                    path,
+                    number,
+                )
             elif kind == "undo":
                 if not self._events:
-                    raise JournalError("an undo with nothing left to undo: the journal is "
-                                       "damaged; remove this line by hand", path, number)
+                    raise JournalError(
+                        "an undo with nothing left to undo: the journal is "
+                        "damaged; remove this line by hand",
+                        path,
+                        number,
+                    )
                 self._take_back()
             elif kind == "correct":
-                self._events, self._states = self._corrected(record.get("event"),
-                                                             record.get("dice"))
+                self._events, self._states = self._corrected(
+                    record.get("event"), record.get("dice")
+                )
             elif kind == "new_game":
-                raise JournalError("a second new_game header: one journal holds one game",
-                                   path, number)
+                raise JournalError(
+                    "a second new_game header: one journal holds one game", path, number
+                )
             else:
                 raise JournalError(
                     f"unknown event type {short(repr(kind), 40)}: a journal line is a roll, an "
-                    "action, a correct or an undo", path, number)
+                    "action, a correct or an undo",
+                    path,
+                    number,
+                )
         except RuleError as exc:
             raise JournalError(
                 f"the rules refuse this {describe(record, self.players)}: {short(str(exc), 120)}",
-                path, number) from None
+                path,
+                number,
+            ) from None
         except (TypeError, KeyError, IndexError) as exc:  # a malformed record the game choked on
-            raise JournalError(f"cannot apply this {describe(record, self.players)} "
-                               f"({type(exc).__name__}): the journal is damaged", path,
-                               number) from None
+            raise JournalError(
+                f"cannot apply this {describe(record, self.players)} "
+                f"({type(exc).__name__}): the journal is damaged",
+                path,
+                number,
+            ) from None
 
     # ---------------------------------------------------------------- what it holds
 
@@ -458,8 +541,9 @@ class Journal:
     def state_after(self, event_number: int) -> dict:
         """The state right after event ``event_number`` (0: the state before any event)."""
         if not 0 <= event_number <= len(self._events):
-            raise IndexError(f"there is no event {event_number}: the journal has "
-                             f"{len(self._events)} events")
+            raise IndexError(
+                f"there is no event {event_number}: the journal has {len(self._events)} events"
+            )
         return copy.deepcopy(self._states[event_number])
 
     def last_roll(self) -> int | None:
@@ -483,8 +567,9 @@ class Journal:
         if event.get("type") == "correct":
             return self.correct(event.get("event"), event.get("dice"))
         if event.get("type") not in ENGINE_EVENTS:
-            raise RuleError(f"cannot play an event of type {event.get('type')!r}: "
-                            "expected a roll or an action")
+            raise RuleError(
+                f"cannot play an event of type {event.get('type')!r}: expected a roll or an action"
+            )
         state = self.game.apply(self._states[-1], event)
         self._write(event)
         self._events.append(event)
@@ -524,26 +609,30 @@ class Journal:
 
     def _corrected(self, number: Any, dice: Any) -> tuple[list[dict], list[dict]]:
         if type(number) is not int or not 1 <= number <= len(self._events):
-            raise RuleError(f"There is no event {number!r} to correct: events are numbered "
-                            f"1 to {len(self._events)}")
+            raise RuleError(
+                f"There is no event {number!r} to correct: events are numbered "
+                f"1 to {len(self._events)}"
+            )
         old = self._events[number - 1]
         if old.get("type") != "roll":
-            raise RuleError(f"Event {number} ({describe(old, self.players)}) is not a roll: "
-                            "only the dice of a roll can be corrected")
+            raise RuleError(
+                f"Event {number} ({describe(old, self.players)}) is not a roll: "
+                "only the dice of a roll can be corrected"
+            )
         if not isinstance(dice, (list, tuple)):
-            raise RuleError("a correction needs the list of dice, like [\"d6:3\", \"d6:5\"]")
+            raise RuleError('a correction needs the list of dice, like ["d6:3", "d6:5"]')
         for d in dice:
             parse_die(d)
-        events = [*self._events[: number - 1], {**old, "dice": list(dice)},
-                  *self._events[number:]]
+        events = [*self._events[: number - 1], {**old, "dice": list(dice)}, *self._events[number:]]
         states = self._states[:number]
         for i in range(number - 1, len(events)):
             try:
                 states.append(self.game.apply(states[-1], events[i]))
             except RuleError as exc:
                 if i == number - 1:
-                    raise RuleError(f"Cannot correct event {number} to "
-                                    f"{' '.join(dice)}: {exc}") from None
+                    raise RuleError(
+                        f"Cannot correct event {number} to {' '.join(dice)}: {exc}"
+                    ) from None
                 raise RuleError(
                     f"Cannot correct event {number}: with {' '.join(dice)}, the later event "
                     f"{i + 1} ({describe(events[i], self.players)}) is no longer allowed "

@@ -71,9 +71,12 @@ class Option:
     event: dict | None = None  # the engine event this option stands for, when there is one
 
     def as_json(self) -> dict:
-        out = {"choice": self.choice, "p_bust": round(float(self.p_bust), 4),
-               "expected_points": round(float(self.expected_points), 3),
-               "p_bust_exact": str(self.p_bust)}
+        out = {
+            "choice": self.choice,
+            "p_bust": round(float(self.p_bust), 4),
+            "expected_points": round(float(self.expected_points), 3),
+            "p_bust_exact": str(self.p_bust),
+        }
         out.update({k: round(float(v), 4) for k, v in self.extra.items()})
         return out
 
@@ -90,8 +93,13 @@ def odds(state: dict) -> dict:
     [('roll', '58025/60466176')]
     """
     game = state.get("game")
-    fn = {"tally-up": _tally, "toss-up": _toss, "bank": _bank, "diced-out": _diced,
-          "rollers": _rollers}.get(game)
+    fn = {
+        "tally-up": _tally,
+        "toss-up": _toss,
+        "bank": _bank,
+        "diced-out": _diced,
+        "rollers": _rollers,
+    }.get(game)
     if fn is None:
         raise ValueError(f"no odds for game {game!r}")
     options = [] if state.get("finished") else fn(state)
@@ -152,7 +160,7 @@ def toss_bust(layout: dict, dice: int) -> Fraction:
     die = toss_up.toss_die(layout)
     p = dict(_faces(layout, die))
     no_green = ONE - p.get("green", ZERO)
-    return no_green ** dice - p.get("yellow", ZERO) ** dice
+    return no_green**dice - p.get("yellow", ZERO) ** dice
 
 
 def _toss(state: dict) -> list[Option]:
@@ -266,8 +274,7 @@ def _tally(state: dict) -> list[Option]:
         out = []
         for dice in choices:
             b, t, h, e = _main_odds(layout, dice, running)
-            out.append(Option("+".join(dice), b + t, e,
-                              {"p_tally_up": t, "p_up_helps": h}))
+            out.append(Option("+".join(dice), b + t, e, {"p_tally_up": t, "p_up_helps": h}))
         return out
     if phase == tally_up.CHOOSE:
         locked = tuple(state["locked"] or ())
@@ -287,8 +294,10 @@ def _tally(state: dict) -> list[Option]:
     if phase == tally_up.BONUS:
         spare = tuple(d for d in tally if d not in (state["locked"] or ()))
         stars = _main_stars(state)
-        return [Option("+".join(dice), *_bonus_odds(layout, dice, running, stars))
-                for dice in combinations(spare, state["bonus"])]
+        return [
+            Option("+".join(dice), *_bonus_odds(layout, dice, running, stars))
+            for dice in combinations(spare, state["bonus"])
+        ]
     return []  # a Tally Up! press: nothing left to chance
 
 
@@ -330,8 +339,9 @@ def _sheet_solver(sums: tuple, circled: tuple[int, ...], exact: bool):
                 after = marked | {s}
                 rest = [n for n in numbers if n not in after]
                 if s in circled and rest:
-                    c, e = min((value(after | {m}, rerolls) for m in rest),
-                               key=lambda ce: (ce[1], -ce[0]))
+                    c, e = min(
+                        (value(after | {m}, rerolls) for m in rest), key=lambda ce: (ce[1], -ce[0])
+                    )
                 else:
                     c, e = value(after, rerolls)
             p_done += p * c
@@ -367,9 +377,15 @@ def _diced(state: dict) -> list[Option]:
         out = []
         for n in sorted((n for n in range(2, 13) if n not in marked), reverse=True):
             c, e = sheet_value(layout, circled, marked | {n}, rerolls)
-            out.append(Option(f"mark {n}", ONE - c, e, {"p_complete": c},
-                              event={"type": "action", "player": seat, "action": "mark",
-                                     "number": n}))
+            out.append(
+                Option(
+                    f"mark {n}",
+                    ONE - c,
+                    e,
+                    {"p_complete": c},
+                    event={"type": "action", "player": seat, "action": "mark", "number": n},
+                )
+            )
         return out
     return []  # a roll-off or a penalty pick: no odds to give
 
@@ -472,9 +488,14 @@ def _rollers(state: dict) -> list[Option]:
         out = []
         for stars, plan in rollers._plans(state, seat, rollers._usable(turn)):
             steps = len(plan["opened"]) + len(plan["closed"])
-            out.append(Option(rollers._describe(state, stars, plan), ZERO, Fraction(steps),
-                              event={"type": "action", "player": seat, "action": "apply",
-                                     "stars": stars}))
+            out.append(
+                Option(
+                    rollers._describe(state, stars, plan),
+                    ZERO,
+                    Fraction(steps),
+                    event={"type": "action", "player": seat, "action": "apply", "stars": stars},
+                )
+            )
         return out
     roll = turn["last_roll"]
     sets = [[]] if turn["zapped"] else rollers._save_sets(roll)
@@ -485,14 +506,25 @@ def _rollers(state: dict) -> list[Option]:
         for spec in kept:
             dice = _without(dice, spec.split(":", 1)[0])
         z, e, pr, c = rollers_next(state, kept, dice)
-        out.append(Option(rollers._save_label(roll, idx), z, e,
-                          {"p_progress": pr, "p_close_board": c},
-                          event={"type": "action", "player": seat, "action": "save",
-                                 "dice": idx}))
+        out.append(
+            Option(
+                rollers._save_label(roll, idx),
+                z,
+                e,
+                {"p_progress": pr, "p_close_board": c},
+                event={"type": "action", "player": seat, "action": "save", "dice": idx},
+            )
+        )
     steps, complete = _best_steps(state, seat, rollers._usable(turn))
-    out.append(Option("stop", ZERO, Fraction(steps),
-                      {"p_progress": ONE if steps else ZERO, "p_close_board": ONE if complete else ZERO},
-                      event={"type": "action", "player": seat, "action": "stop"}))
+    out.append(
+        Option(
+            "stop",
+            ZERO,
+            Fraction(steps),
+            {"p_progress": ONE if steps else ZERO, "p_close_board": ONE if complete else ZERO},
+            event={"type": "action", "player": seat, "action": "stop"},
+        )
+    )
     return out
 
 

@@ -74,9 +74,15 @@ def throw(spec: RollSpec, rng: random.Random, layout: dict[str, list[str]] | Non
     return roll(*dice)
 
 
-def choose(expect: Expect, rng: random.Random, layout: dict[str, list[str]] | None = None, *,
-           roll_rate: float = ROLL_RATE, table_rate: float = TABLE_RATE,
-           default_rate: float = DEFAULT_RATE) -> dict:
+def choose(
+    expect: Expect,
+    rng: random.Random,
+    layout: dict[str, list[str]] | None = None,
+    *,
+    roll_rate: float = ROLL_RATE,
+    table_rate: float = TABLE_RATE,
+    default_rate: float = DEFAULT_RATE,
+) -> dict:
     """One step of a random player: the next event for a state that waits for ``expect``.
 
     ``layout`` is the state's dice layout (``state["layout"]``; default: the shipped dice set).
@@ -107,10 +113,18 @@ def _pick(decision, rng: random.Random, default_rate: float) -> dict:
     return copy.deepcopy(rng.choice(decision.choices))
 
 
-def play(game_id: str, players: list[str], options: dict | None = None, seed: int = 0,
-         max_events: int = 20000, *, layout: dict | None = None,
-         roll_rate: float = ROLL_RATE, table_rate: float = TABLE_RATE,
-         default_rate: float = DEFAULT_RATE) -> list[dict]:
+def play(
+    game_id: str,
+    players: list[str],
+    options: dict | None = None,
+    seed: int = 0,
+    max_events: int = 20000,
+    *,
+    layout: dict | None = None,
+    roll_rate: float = ROLL_RATE,
+    table_rate: float = TABLE_RATE,
+    default_rate: float = DEFAULT_RATE,
+) -> list[dict]:
     """A whole random game: the list of events, from a ``random.Random(seed)``.
 
     Stops when the game is finished or after ``max_events`` events (then the game is not
@@ -125,20 +139,32 @@ def play(game_id: str, players: list[str], options: dict | None = None, seed: in
         e = engine.expect(state)
         if e.finished:
             break
-        ev = choose(e, rng, state["layout"], roll_rate=roll_rate, table_rate=table_rate,
-                    default_rate=default_rate)
+        ev = choose(
+            e,
+            rng,
+            state["layout"],
+            roll_rate=roll_rate,
+            table_rate=table_rate,
+            default_rate=default_rate,
+        )
         try:
             state = engine.apply(state, ev)
         except Exception as exc:
             raise RuntimeError(
                 f"{game_id}: the engine refused {ev} that its expect() offered "
-                f"(prompt {e.prompt!r}): {exc}") from exc
+                f"(prompt {e.prompt!r}): {exc}"
+            ) from exc
         events.append(ev)
     return events
 
 
-def states(game_id: str, players: list[str], options: dict | None, events: list[dict],
-           layout: dict | None = None) -> list[dict]:
+def states(
+    game_id: str,
+    players: list[str],
+    options: dict | None,
+    events: list[dict],
+    layout: dict | None = None,
+) -> list[dict]:
     """Every state of a game: the new game, then the state after each event."""
     engine = games.get(game_id)
     out = [engine.new_game(list(players), layout or default_layout(game_id), options)]
@@ -147,8 +173,13 @@ def states(game_id: str, players: list[str], options: dict | None, events: list[
     return out
 
 
-def final_state(game_id: str, players: list[str], options: dict | None, events: list[dict],
-                layout: dict | None = None) -> dict:
+def final_state(
+    game_id: str,
+    players: list[str],
+    options: dict | None,
+    events: list[dict],
+    layout: dict | None = None,
+) -> dict:
     """The state the events lead to."""
     return states(game_id, players, options, events, layout)[-1]
 
@@ -174,10 +205,15 @@ def format_playthrough(game_id: str, header: dict, events: list[dict]) -> str:
     options = header.get("options") or {}
     layout = header.get("layout")
     title = getattr(engine, "TITLE", game_id)
-    extra = {k: v for k, v in header.items()
-             if k not in ("players", "options", "layout", "type", "v", "game", "time")}
-    lines = [f"# {title} ({game_id}): players {', '.join(players)}; options {_compact(options)}"
-             + "".join(f"; {k} {_compact(v)}" for k, v in sorted(extra.items()))]
+    extra = {
+        k: v
+        for k, v in header.items()
+        if k not in ("players", "options", "layout", "type", "v", "game", "time")
+    }
+    lines = [
+        f"# {title} ({game_id}): players {', '.join(players)}; options {_compact(options)}"
+        + "".join(f"; {k} {_compact(v)}" for k, v in sorted(extra.items()))
+    ]
     all_states = states(game_id, players, options, events, layout)
     lines.append(f"   > {engine.expect(all_states[0]).prompt}")
     for i, ev in enumerate(events, start=1):
@@ -188,8 +224,9 @@ def format_playthrough(game_id: str, header: dict, events: list[dict]) -> str:
         lines.append(f"{i}. {describe(ev, players)}{who}")
         state = all_states[i]
         lines.append(f"   last: {_compact(state.get('last'))}")
-        lines.append("   scores: " + ", ".join(
-            f"{p} {s}" for p, s in zip(players, state["scores"])))
+        lines.append(
+            "   scores: " + ", ".join(f"{p} {s}" for p, s in zip(players, state["scores"]))
+        )
         lines.append(f"   > {engine.expect(state).prompt}")
     lines.append("summary: " + _compact(engine.summary(all_states[-1])))
     return "\n".join(lines) + "\n"
@@ -209,8 +246,16 @@ EXAMPLE_TIME = "2026-11-22T00:00:00+00:00"
 FIXTURES_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "journals"
 
 
-def write_journal(path: str | Path, game_id: str, players: list[str], options: dict | None,
-                  seed: int, *, time: str | None = None, max_events: int = 20000):
+def write_journal(
+    path: str | Path,
+    game_id: str,
+    players: list[str],
+    options: dict | None,
+    seed: int,
+    *,
+    time: str | None = None,
+    max_events: int = 20000,
+):
     """Play a seeded random game into a new journal at ``path``; returns the Journal."""
     from tray.rules.journal import Journal
 
@@ -221,8 +266,9 @@ def write_journal(path: str | Path, game_id: str, players: list[str], options: d
     return j
 
 
-def regenerate_examples(directory: str | Path = FIXTURES_DIR,
-                        game_ids: tuple[str, ...] | None = None) -> list[Path]:
+def regenerate_examples(
+    directory: str | Path = FIXTURES_DIR, game_ids: tuple[str, ...] | None = None
+) -> list[Path]:
     """(Re)write ``fixtures/journals/<game>.jsonl``, one finished seeded game per game whose
     engine can be imported. Returns the files written."""
     directory = Path(directory)
@@ -242,8 +288,13 @@ def regenerate_examples(directory: str | Path = FIXTURES_DIR,
     return written
 
 
-def bench_journal(game_id: str, players: list[str], options: dict | None = None, seed: int = 3,
-                  directory: str | Path | None = None) -> dict:
+def bench_journal(
+    game_id: str,
+    players: list[str],
+    options: dict | None = None,
+    seed: int = 3,
+    directory: str | Path | None = None,
+) -> dict:
     """Speed of the journal for one seeded game: appends (each fsync'd) and a full re-open.
 
     Writes in ``directory`` (default: a temporary folder; use one on the disk that will hold
@@ -265,8 +316,13 @@ def bench_journal(game_id: str, players: list[str], options: dict | None = None,
         Journal.open(path)
         t2 = time.perf_counter()
     n = max(1, len(events))
-    return {"game": game_id, "events": len(events), "append_ms": 1000 * (t1 - t0) / n,
-            "open_ms": 1000 * (t2 - t1), "replay_ms_per_event": 1000 * (t2 - t1) / n}
+    return {
+        "game": game_id,
+        "events": len(events),
+        "append_ms": 1000 * (t1 - t0) / n,
+        "open_ms": 1000 * (t2 - t1),
+        "replay_ms_per_event": 1000 * (t2 - t1) / n,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -290,9 +346,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.cmd == "bench":
         for game_id, (players, options, _) in EXAMPLES.items():
             f = bench_journal(game_id, players, options, directory=args.dir)
-            print(f"{game_id:<10} {f['events']:>5} events  append+fsync {f['append_ms']:.2f} "
-                  f"ms/event  open {f['open_ms']:.0f} ms ({f['replay_ms_per_event']:.3f} "
-                  "ms/event)")
+            print(
+                f"{game_id:<10} {f['events']:>5} events  append+fsync {f['append_ms']:.2f} "
+                f"ms/event  open {f['open_ms']:.0f} ms ({f['replay_ms_per_event']:.3f} "
+                "ms/event)"
+            )
     else:
         names = [f"P{i + 1}" for i in range(args.players)]
         events = play(args.game, names, {}, args.seed)

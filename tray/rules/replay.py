@@ -46,16 +46,22 @@ def main_replay(argv: list[str]) -> int:
     fix, exit 2. ``--salvage`` shows the good part of a damaged journal instead.
     """
     parser = argparse.ArgumentParser(
-        prog="dicetray replay",
-        description="Replay a game journal and print where the game stands.")
+        prog="dicetray replay", description="Replay a game journal and print where the game stands."
+    )
     parser.add_argument("journal", help="a game journal (.jsonl)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the game summary as JSON instead of a scoreboard")
-    parser.add_argument("--events", action="store_true",
-                        help="also list every effective event with the state after it")
-    parser.add_argument("--salvage", action="store_true",
-                        help="a damaged journal: show where its good part (before the damage) "
-                             "leads")
+    parser.add_argument(
+        "--json", action="store_true", help="print the game summary as JSON instead of a scoreboard"
+    )
+    parser.add_argument(
+        "--events",
+        action="store_true",
+        help="also list every effective event with the state after it",
+    )
+    parser.add_argument(
+        "--salvage",
+        action="store_true",
+        help="a damaged journal: show where its good part (before the damage) leads",
+    )
     args = parser.parse_args(argv)
     try:
         j = Journal.open(args.journal, salvage=args.salvage)
@@ -64,8 +70,10 @@ def main_replay(argv: list[str]) -> int:
         return 2
     summary = j.summary()
     if j.damage is not None:
-        print(f"dicetray replay: {j.damage}; showing the {len(j.events)} good events before it",
-              file=sys.stderr)
+        print(
+            f"dicetray replay: {j.damage}; showing the {len(j.events)} good events before it",
+            file=sys.stderr,
+        )
     if args.events:
         from tray.rules.playthrough import format_playthrough
 

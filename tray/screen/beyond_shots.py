@@ -32,19 +32,47 @@ def odds_tables() -> list[tuple[str, Table]]:
     r = roll
     return [
         ("tally-up-odds-dice", _table("tally-up", ["Ana", "Ben", "Cy"], [])),
-        ("tally-up-odds-in-out", _table("tally-up", ["Ana", "Ben", "Cy"],
-                                        [r("red:200", "orange:(200)", "blue:100")])),
-        ("toss-up-odds", _table("toss-up", ["Ana", "Ben"],
-                                [r(*["toss:green"] * 6 + ["toss:yellow"] * 3 + ["toss:red"])])),
-        ("bank-odds", _table("bank", ["Ana", "Ben", "Cy"],
-                             [r("d6:3", "d6:4"), r("d6:2", "d6:5"), r("d6:6", "d6:3")],
-                             {"rounds": 10})),
-        ("diced-out-odds", _table("diced-out", ["Ana", "Ben"],
-                                  [r("d6:6", "d6:6"), r("d6:1", "d6:2"), r("d6:3", "d6:4"),
-                                   r("d6:1", "d6:5")])),
-        ("rollers-odds", _table("rollers", ["Ana", "Ben"],
-                                [r("wild:5"), r("black:2"),
-                                 r("wild:1", "wild:3", "wild:3", "wild:star", "wild:4", "black:5")])),
+        (
+            "tally-up-odds-in-out",
+            _table("tally-up", ["Ana", "Ben", "Cy"], [r("red:200", "orange:(200)", "blue:100")]),
+        ),
+        (
+            "toss-up-odds",
+            _table(
+                "toss-up",
+                ["Ana", "Ben"],
+                [r(*["toss:green"] * 6 + ["toss:yellow"] * 3 + ["toss:red"])],
+            ),
+        ),
+        (
+            "bank-odds",
+            _table(
+                "bank",
+                ["Ana", "Ben", "Cy"],
+                [r("d6:3", "d6:4"), r("d6:2", "d6:5"), r("d6:6", "d6:3")],
+                {"rounds": 10},
+            ),
+        ),
+        (
+            "diced-out-odds",
+            _table(
+                "diced-out",
+                ["Ana", "Ben"],
+                [r("d6:6", "d6:6"), r("d6:1", "d6:2"), r("d6:3", "d6:4"), r("d6:1", "d6:5")],
+            ),
+        ),
+        (
+            "rollers-odds",
+            _table(
+                "rollers",
+                ["Ana", "Ben"],
+                [
+                    r("wild:5"),
+                    r("black:2"),
+                    r("wild:1", "wild:3", "wild:3", "wild:star", "wild:4", "black:5"),
+                ],
+            ),
+        ),
     ]
 
 
@@ -66,9 +94,16 @@ def history_folder(folder: Path, games: int = 6) -> Path:
     rng = random.Random(4)
     plan = ["toss-up", "bank", "toss-up", "diced-out", "toss-up", "bank"][:games]
     for i, game in enumerate(plan):
-        names = ["Bot", "Bot careful", "Bot random"] if game == "toss-up" else ["Bot", "Bot careful"]
-        j = Journal.create(folder / f"2026-11-2{i}_12-00-00_{game}.jsonl", game, names,
-                           {"rounds": 10} if game == "bank" else {}, None)
+        names = (
+            ["Bot", "Bot careful", "Bot random"] if game == "toss-up" else ["Bot", "Bot careful"]
+        )
+        j = Journal.create(
+            folder / f"2026-11-2{i}_12-00-00_{game}.jsonl",
+            game,
+            names,
+            {"rounds": 10} if game == "bank" else {},
+            None,
+        )
         seats = [bots.Bot(game, bots.policy_of_name(n)) for n in names]
         while not j.finished:
             for ev in bots.step(j.state, seats, rng):

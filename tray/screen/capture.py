@@ -32,8 +32,8 @@ BLUE = (80, 150, 240)
 WHITE = (245, 245, 245)
 KIND_COLOURS = {"accepted": GREEN, "unsure": ORANGE, "read": WHITE}
 MESSAGE_COLOURS = {"camera": RED, "unreadable": ORANGE, "error": RED, "info": BLUE}
-FRAME_BOX = (5, 5, 520, 390)        # where the camera picture goes (x, y, w, h)
-LOGICAL = (800, 480)                # the picture laid out, scaled to the window
+FRAME_BOX = (5, 5, 520, 390)  # where the camera picture goes (x, y, w, h)
+LOGICAL = (800, 480)  # the picture laid out, scaled to the window
 
 
 @dataclass
@@ -73,9 +73,14 @@ def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
 
     cov = capture.coverage
     coverage = [(cov.label(*k), cov.count(*k)) for k in cov.keys]
-    view = CaptureView(f"Teach: {capture.diceset.name}", capture.prompt(), live_frame,
-                       coverage=coverage, per_face=capture.per_face,
-                       saved=capture.folder.photos)
+    view = CaptureView(
+        f"Teach: {capture.diceset.name}",
+        capture.prompt(),
+        live_frame,
+        coverage=coverage,
+        per_face=capture.per_face,
+        saved=capture.folder.photos,
+    )
     c = capture.correction
     if capture.state == "review" and c is not None:
         view.frame = capture.frame
@@ -84,15 +89,21 @@ def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
         for i, s in enumerate(c.slots):
             value = s.value
             label = "?" if value is None else (value.split(":", 1)[1] if single else value)
-            kind = ("accepted" if i in capture.accepted
-                    else "unsure" if value is None or (s.was_unread and s.index < 0) else "read")
+            kind = (
+                "accepted"
+                if i in capture.accepted
+                else "unsure"
+                if value is None or (s.was_unread and s.index < 0)
+                else "read"
+            )
             view.boxes.append((*s.box, label, kind, i == c.selected))
     else:
         if live_reading is not None:
             for d in live_reading.dice:
                 label = (d.face if len(capture.diceset.dice) == 1 else d.spec) or "?"
-                view.boxes.append((d.x, d.y, d.w, d.h, label,
-                                   "read" if d.read else "unsure", False))
+                view.boxes.append(
+                    (d.x, d.y, d.w, d.h, label, "read" if d.read else "unsure", False)
+                )
         if capture.state == "throw":
             view.menu = [(m, i == capture.menu) for i, m in enumerate(MENU)]
     if capture.message is not None:
@@ -128,8 +139,16 @@ class CaptureScreen:
             self._fonts[(px, bold)] = f
         return self._fonts[(px, bold)]
 
-    def text(self, s: str, pos, px: int = 24, colour=TEXT, bold: bool = False,
-             anchor: str = "topleft", max_w: int | None = None):
+    def text(
+        self,
+        s: str,
+        pos,
+        px: int = 24,
+        colour=TEXT,
+        bold: bool = False,
+        anchor: str = "topleft",
+        max_w: int | None = None,
+    ):
         """One line (shrunk to fit ``max_w``); returns its rect."""
         img = self.font(px, bold).render(s, True, colour)
         while max_w is not None and img.get_width() > max_w and px > 12:
@@ -139,8 +158,9 @@ class CaptureScreen:
         self.surface.blit(img, r)
         return r
 
-    def wrap(self, s: str, rect, px: int = 22, colour=TEXT, bold: bool = False,
-             max_lines: int = 3) -> None:
+    def wrap(
+        self, s: str, rect, px: int = 22, colour=TEXT, bold: bool = False, max_lines: int = 3
+    ) -> None:
         x, y, w, _h = rect
         f = self.font(px, bold)
         lines, cur = [], ""
@@ -160,8 +180,9 @@ class CaptureScreen:
             y += f.get_linesize()
 
     def box(self, rect, colour, radius: int = 10, width: int = 0):
-        return self.pg.draw.rect(self.surface, colour, self.pg.Rect(rect), width,
-                                 border_radius=radius)
+        return self.pg.draw.rect(
+            self.surface, colour, self.pg.Rect(rect), width, border_radius=radius
+        )
 
     def present(self) -> None:
         """Scale the picture onto the window, letterboxed, and show it."""
@@ -173,8 +194,9 @@ class CaptureScreen:
             window.blit(self.surface, (0, 0))
         else:
             window.fill((0, 0, 0))
-            img = pg.transform.smoothscale(self.surface, (round(LOGICAL[0] * k),
-                                                          round(LOGICAL[1] * k)))
+            img = pg.transform.smoothscale(
+                self.surface, (round(LOGICAL[0] * k), round(LOGICAL[1] * k))
+            )
             window.blit(img, (round(self.offset[0]), round(self.offset[1])))
         if not self.display.headless:
             pg.display.flip()
@@ -233,13 +255,17 @@ class CaptureScreen:
             cy = 60 + (n % per_col) * row_h
             ok = seen >= v.per_face
             self.text(label, (cx, cy), row_h, GREEN if ok else TEXT, max_w=col_w - 52)
-            self.text(f"{seen}/{v.per_face}", (cx + col_w - 6, cy), row_h,
-                      GREEN if ok else ORANGE, anchor="topright")
+            self.text(
+                f"{seen}/{v.per_face}",
+                (cx + col_w - 6, cy),
+                row_h,
+                GREEN if ok else ORANGE,
+                anchor="topright",
+            )
         by = 318
         buttons = []
         if v.reviewing:
-            buttons = [("ok", "OK: accept die"), ("all", "accept all"),
-                       ("rethrow", "throw again")]
+            buttons = [("ok", "OK: accept die"), ("all", "accept all"), ("rethrow", "throw again")]
         elif v.menu:
             self.text("button: press = move, hold = choose", (px, by - 22), 17, DIM, max_w=258)
             for i, (label, hi) in enumerate(v.menu):

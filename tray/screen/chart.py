@@ -21,9 +21,18 @@ BG = (18, 24, 32)
 GRID = (52, 70, 96)
 TEXT = (236, 240, 244)
 DIM = (150, 162, 178)
-LINE_COLOURS = [(250, 200, 60), (80, 150, 240), (70, 200, 110), (230, 70, 60),
-                (190, 110, 230), (245, 150, 40), (60, 200, 200), (240, 120, 170),
-                (170, 170, 170), (140, 200, 60)]
+LINE_COLOURS = [
+    (250, 200, 60),
+    (80, 150, 240),
+    (70, 200, 110),
+    (230, 70, 60),
+    (190, 110, 230),
+    (245, 150, 40),
+    (60, 200, 200),
+    (240, 120, 170),
+    (170, 170, 170),
+    (140, 200, 60),
+]
 
 
 def _pygame():
@@ -34,8 +43,9 @@ def _pygame():
     return pygame
 
 
-def draw_chart(surface, rect, title: str, players: list[str], points: list[list[int]],
-               font=None) -> None:
+def draw_chart(
+    surface, rect, title: str, players: list[str], points: list[list[int]], font=None
+) -> None:
     """Draw the score chart inside ``rect`` (x, y, w, h) of a pygame surface."""
     pg = _pygame()
     x0, y0, w, h = rect
@@ -90,8 +100,13 @@ def _nice_step(raw: float) -> int:
     return 10000
 
 
-def save_chart(path: str | Path, title: str, players: list[str], points: list[list[int]],
-               size: tuple[int, int] = (800, 480)) -> Path:
+def save_chart(
+    path: str | Path,
+    title: str,
+    players: list[str],
+    points: list[list[int]],
+    size: tuple[int, int] = (800, 480),
+) -> Path:
     """Draw the chart on a ``size`` surface and save it as a PNG; the path."""
     pg = _pygame()
     surface = pg.Surface(size)

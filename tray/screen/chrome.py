@@ -9,14 +9,22 @@ from tray.screen import theme as th
 from tray.screen.theme import HEADER_H
 
 
-def header(d, title: str, game_id: str, right: str, turn: str | None = None,
-           turn_colour=None) -> None:
+def header(
+    d, title: str, game_id: str, right: str, turn: str | None = None, turn_colour=None
+) -> None:
     """The coloured bar: game title, whose turn it is (in their colour), the round."""
     w = d.width
     d.box((0, 0, w, HEADER_H), th.GAME_COLOURS.get(game_id, th.BLUE), radius=0)
     mid = HEADER_H / 2
-    tr = d.text(title, (14, mid), th.CAP_TITLE, th.TEXT, bold=True, anchor="midleft",
-                max_w=w * 0.3 if (right or turn) else w - 28)
+    tr = d.text(
+        title,
+        (14, mid),
+        th.CAP_TITLE,
+        th.TEXT,
+        bold=True,
+        anchor="midleft",
+        max_w=w * 0.3 if (right or turn) else w - 28,
+    )
     rr = d.text(right, (w - 14, mid), th.CAP_BODY, th.TEXT, anchor="midright", max_w=w * 0.26)
     if turn:
         left, right_x = tr.right / d.k + 16, rr.left / d.k - 16

@@ -32,7 +32,7 @@ import numpy as np
 from tray.screen import theme
 from tray.screen.theme import BASE_H, MIN_CAP, TEXT
 
-LOGICAL = (800, 480)   # the default window: a 7-inch panel
+LOGICAL = (800, 480)  # the default window: a 7-inch panel
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -45,8 +45,10 @@ def parse_size(text: str) -> tuple[int, int]:
     if size[0] < 320 or size[1] < 192:
         raise ValueError(f"screen size {text!r} is too small: use at least 320x192")
     if size[0] / size[1] < 1.2 or size[0] / size[1] > 2.4:
-        raise ValueError(f"screen size {text!r}: dicetray lays out landscape screens from 6:5 "
-                         "to 12:5, like 800x480, 1024x600 or 1920x1080")
+        raise ValueError(
+            f"screen size {text!r}: dicetray lays out landscape screens from 6:5 "
+            "to 12:5, like 800x480, 1024x600 or 1920x1080"
+        )
     return size
 
 
@@ -77,8 +79,14 @@ class Display:
     ((800, 480), 1.0)
     """
 
-    def __init__(self, size: tuple[int, int] = LOGICAL, fullscreen: bool = False,
-                 headless: bool = False, caption: str = "dicetray", sound: bool | None = None):
+    def __init__(
+        self,
+        size: tuple[int, int] = LOGICAL,
+        fullscreen: bool = False,
+        headless: bool = False,
+        caption: str = "dicetray",
+        sound: bool | None = None,
+    ):
         if headless:
             os.environ["SDL_VIDEODRIVER"] = "dummy"
             os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -98,8 +106,8 @@ class Display:
             pygame.display.set_caption(caption)
             self.size = self.window.get_size()
         self.surface = self.window
-        self.k = self.size[1] / BASE_H                 # real pixels per layout pixel
-        self.width = self.size[0] / self.k             # layout width: 800 at 5:3, 853 at 16:9
+        self.k = self.size[1] / BASE_H  # real pixels per layout pixel
+        self.width = self.size[0] / self.k  # layout width: 800 at 5:3, 853 at 16:9
         self.height = BASE_H
         self._fonts: dict[tuple[int, bool], object] = {}
         self._px_for_cap: dict[int, int] = {}
@@ -107,7 +115,7 @@ class Display:
         self._widths: dict[tuple, float] = {}
         self._dice: dict[tuple, object] = {}
         self._sets: dict[str, object] = {}
-        self.hits: list[tuple[object, tuple]] = []   # (real rect, target)
+        self.hits: list[tuple[object, tuple]] = []  # (real rect, target)
         self.drawn: list[Drawn] = []
         self._sounds = None
         self._sound_on = (not headless) if sound is None else sound
@@ -152,7 +160,7 @@ class Display:
     def line_h(self, cap: float, bold: bool = False) -> float:
         """The height of one line of text, in layout pixels."""
         f = self.font(cap, bold)
-        return (max(f.get_linesize(), f.get_height()) + 1) / self.k   # +1: rounding never overlaps
+        return (max(f.get_linesize(), f.get_height()) + 1) / self.k  # +1: rounding never overlaps
 
     def width_of(self, s: str, cap: float, bold: bool = False) -> float:
         """The width of ``s`` in layout pixels (kept: the same words are measured each frame)."""
@@ -177,8 +185,16 @@ class Display:
             words = words[:-1]
         return (words.rstrip(" ,.:;") + "..." if words else ""), c
 
-    def text(self, s: str, pos, cap: float = theme.CAP_BODY, colour=TEXT, bold: bool = False,
-             anchor: str = "topleft", max_w: float | None = None):
+    def text(
+        self,
+        s: str,
+        pos,
+        cap: float = theme.CAP_BODY,
+        colour=TEXT,
+        bold: bool = False,
+        anchor: str = "topleft",
+        max_w: float | None = None,
+    ):
         """Draw one line at layout point ``pos``; shrinks to fit ``max_w`` (never below
         MIN_CAP) and then cuts it short. Returns the real rect (empty when nothing fits)."""
         if max_w is not None:
@@ -214,8 +230,15 @@ class Display:
             out.append(cur)
         return out
 
-    def wrap(self, s: str, rect, cap: float = theme.CAP_BODY, colour=TEXT, bold: bool = False,
-             max_lines: int = 3) -> float:
+    def wrap(
+        self,
+        s: str,
+        rect,
+        cap: float = theme.CAP_BODY,
+        colour=TEXT,
+        bold: bool = False,
+        max_lines: int = 3,
+    ) -> float:
         """Draw ``s`` word-wrapped into the layout ``rect`` (x, y, w, h); returns the bottom y
         (layout). Lines past ``max_lines`` are dropped and the last one ends with "..."."""
         x, y, w, _h = rect
@@ -229,8 +252,9 @@ class Display:
             y += step
         return y
 
-    def wrapped_h(self, s: str, width: float, cap: float, bold: bool = False,
-                  max_lines: int = 3) -> float:
+    def wrapped_h(
+        self, s: str, width: float, cap: float, bold: bool = False, max_lines: int = 3
+    ) -> float:
         """The height :meth:`wrap` takes, in layout pixels."""
         return min(max_lines, len(self.lines(s, width, cap, bold))) * self.line_h(cap, bold)
 
@@ -239,8 +263,13 @@ class Display:
         """A rounded box at the layout ``rect``; returns the real rect."""
         r = self.R(*rect) if not isinstance(rect, self.pg.Rect) else rect
         k = self.k
-        return self.pg.draw.rect(self.surface, colour, r, round(width * k) if width else 0,
-                                 border_radius=round(radius * k))
+        return self.pg.draw.rect(
+            self.surface,
+            colour,
+            r,
+            round(width * k) if width else 0,
+            border_radius=round(radius * k),
+        )
 
     def cover(self, real_rect) -> None:
         """An overlay hides what is under ``real_rect``: forget the text drawn there."""
@@ -273,8 +302,10 @@ class Display:
 
                 bgr = draw_face(self.dice_set(set_id), die, face, px)
                 rgb = np.ascontiguousarray(bgr[:, :, ::-1])
-                surf = pg.image.frombuffer(rgb.tobytes(), (rgb.shape[1], rgb.shape[0]), "RGB").copy()
-            except (ImportError, KeyError, ValueError):   # no face art for it: draw it in words
+                surf = pg.image.frombuffer(
+                    rgb.tobytes(), (rgb.shape[1], rgb.shape[0]), "RGB"
+                ).copy()
+            except (ImportError, KeyError, ValueError):  # no face art for it: draw it in words
                 surf = None
         if surf is None:
             surf = pg.Surface((px, px), pg.SRCALPHA)
@@ -326,7 +357,7 @@ class Display:
             draw_menus.draw_setup(self, view)
         elif isinstance(view, HowToView):
             draw_menus.draw_howto(self, view)
-        elif type(view).__name__ == "HistoryView":   # tray/screen/history_screen.py
+        elif type(view).__name__ == "HistoryView":  # tray/screen/history_screen.py
             from tray.screen.history_screen import draw_history
 
             draw_history(self, view)

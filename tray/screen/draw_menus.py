@@ -45,23 +45,31 @@ def draw_start(d, v) -> None:
         first = i == 0
         cap = th.CAP_PROMPT if first else MIN_CAP + 2
         h = max(float(TOUCH), d.wrapped_h(label, cw - 20, cap, True, 3) + 14)
-        base = (th.GREEN if first else th.ORANGE if label.startswith("Resume") else th.PANEL_HI)
+        base = th.GREEN if first else th.ORANGE if label.startswith("Resume") else th.PANEL_HI
         d.box((x, y, cw, h), base, radius=10)
         if focus:
             d.box((x, y, cw, h), th.GOLD, radius=10, width=4)
         ink = th.ink_on(base)
         if first:
-            d.text(label.upper(), (x + cw / 2, y + h / 2), cap, ink, bold=True, anchor="center",
-                   max_w=cw - 20)
+            d.text(
+                label.upper(),
+                (x + cw / 2, y + h / 2),
+                cap,
+                ink,
+                bold=True,
+                anchor="center",
+                max_w=cw - 20,
+            )
         else:
             th_h = d.wrapped_h(label, cw - 20, cap, True, 3)
-            d.wrap(label, (x + 10, y + (h - th_h) / 2, cw - 20, h), cap, ink, bold=True,
-                   max_lines=3)
+            d.wrap(
+                label, (x + 10, y + (h - th_h) / 2, cw - 20, h), cap, ink, bold=True, max_lines=3
+            )
         d.hit_area((x, y, cw, h), ("start", line, 0))
         y += h + 6
     y += 4
     bottom = BASE_H - GAP
-    if v.focus == 0:        # choosing the game: how it is played, as far as it fits
+    if v.focus == 0:  # choosing the game: how it is played, as far as it fits
         _how_to_brief(d, gid, x, y, cw, bottom)
     else:
         _players_and_hint(d, v, gid, x, y, cw, bottom)
@@ -124,7 +132,7 @@ def _value_row(d, i, label, value, y, lw, rh, focus, editing) -> None:
     mid = y + rh / 2
     if d.width_of(label, th.CAP_BODY - 2) <= 150 or len(label.split()) == 1:
         d.text(label, (20, mid), th.CAP_BODY - 2, th.DIM, anchor="midleft", max_w=150)
-    else:       # a long option name on two lines
+    else:  # a long option name on two lines
         lh = d.line_h(MIN_CAP)
         d.wrap(label, (20, mid - lh, 150, 2 * lh), MIN_CAP, th.DIM, max_lines=2)
     left_x, right_x = 176.0, 8 + lw - TOUCH - 4
@@ -139,12 +147,19 @@ def _value_row(d, i, label, value, y, lw, rh, focus, editing) -> None:
     ink = th.BG if editing else th.TEXT
     if d.width_of(value, MIN_CAP, True) <= vw - 8:
         d.text(value, (mid_x, mid), th.CAP_NAME, ink, bold=True, anchor="center", max_w=vw - 8)
-    else:           # a long value ("double then add") on two centred lines
+    else:  # a long value ("double then add") on two centred lines
         lines = d.lines(value, vw - 8, MIN_CAP, True)[:2]
         lh = d.line_h(MIN_CAP, True)
         for j, line in enumerate(lines):
-            d.text(line, (mid_x, mid + (j - len(lines) / 2) * lh), MIN_CAP, ink, bold=True,
-                   anchor="midtop", max_w=vw - 8)
+            d.text(
+                line,
+                (mid_x, mid + (j - len(lines) / 2) * lh),
+                MIN_CAP,
+                ink,
+                bold=True,
+                anchor="midtop",
+                max_w=vw - 8,
+            )
     d.hit_area((8, y, left_x - 8, rh), ("start", i, 0))
 
 
@@ -159,7 +174,7 @@ def question(d, title: str, answers: list[str], answer: int, kind: str, area=Non
         y += (h - need) / 2
         h = need
     r = d.R(x, y, w, h)
-    if area is None:        # a question over the whole screen: dim it, only the answers tap
+    if area is None:  # a question over the whole screen: dim it, only the answers tap
         shade = d.pg.Surface(d.size, d.pg.SRCALPHA)
         shade.fill((0, 0, 0, 150))
         d.surface.blit(shade, (0, 0))
@@ -168,11 +183,15 @@ def question(d, title: str, answers: list[str], answer: int, kind: str, area=Non
     d.box(r.inflate(round(8 * d.k), round(8 * d.k)), th.BLACK, radius=18)
     d.box(r, th.PANEL, radius=16)
     d.box(r, th.GOLD, radius=16, width=3)
-    yy = d.wrap(title, (x + 20, y + 14, w - 40, th_h), th.CAP_PROMPT, th.TEXT, bold=True,
-                max_lines=3) + 10
+    yy = (
+        d.wrap(
+            title, (x + 20, y + 14, w - 40, th_h), th.CAP_PROMPT, th.TEXT, bold=True, max_lines=3
+        )
+        + 10
+    )
     lo = 0
-    while lo < answer and sum(hh + 8 for hh in heights[lo:answer + 1]) > y + h - yy:
-        lo += 1         # keep the highlighted line in sight
+    while lo < answer and sum(hh + 8 for hh in heights[lo : answer + 1]) > y + h - yy:
+        lo += 1  # keep the highlighted line in sight
     for i in range(lo, len(answers)):
         hh = heights[i]
         if yy + hh > y + h - 6:
@@ -181,8 +200,15 @@ def question(d, title: str, answers: list[str], answer: int, kind: str, area=Non
         d.box((x + 20, yy, w - 40, hh), th.GOLD if hi else th.PANEL_HI, radius=10)
         ink = th.BG if hi else th.TEXT
         if hh == TOUCH:
-            d.text(answers[i], (x + 34, yy + hh / 2), th.CAP_BODY, ink, bold=hi,
-                   anchor="midleft", max_w=w - 68)
+            d.text(
+                answers[i],
+                (x + 34, yy + hh / 2),
+                th.CAP_BODY,
+                ink,
+                bold=hi,
+                anchor="midleft",
+                max_w=w - 68,
+            )
         else:
             d.wrap(answers[i], (x + 34, yy + 6, w - 68, hh), MIN_CAP, ink, bold=hi, max_lines=2)
         d.hit_area((x + 20, yy, w - 40, hh), (kind, i))
@@ -203,8 +229,14 @@ def _notice(d, message: str) -> None:
     r = d.R(80, (BASE_H - h) / 2, w - 160, h)
     d.cover(r)
     d.box(r, th.RED, radius=12)
-    d.wrap(message, (100, (BASE_H - h) / 2 + 15, w - 200, h), th.CAP_BODY, th.TEXT, bold=True,
-           max_lines=4)
+    d.wrap(
+        message,
+        (100, (BASE_H - h) / 2 + 15, w - 200, h),
+        th.CAP_BODY,
+        th.TEXT,
+        bold=True,
+        max_lines=4,
+    )
 
 
 # ------------------------------------------------------------------------------------ how-to
@@ -218,22 +250,31 @@ def draw_howto(d, v) -> None:
     bh = d.wrapped_h(v.buttons, cw - 28, th.CAP_BODY, True, 2) + 16
     room = BASE_H - GAP - bh - GAP - y
     cap, cols = th.CAP_BODY, 1
-    for cap, cols in ((th.CAP_BODY, 1), (th.CAP_BODY - 2, 1), (MIN_CAP, 1), (th.CAP_BODY, 2),
-                      (MIN_CAP, 2)):
+    for cap, cols in (
+        (th.CAP_BODY, 1),
+        (th.CAP_BODY - 2, 1),
+        (MIN_CAP, 1),
+        (th.CAP_BODY, 2),
+        (MIN_CAP, 2),
+    ):
         colw = (cw - 24 * (cols - 1)) / cols
         hs = [d.wrapped_h(p, colw - 22, cap, False, 4) + 6 for p in v.points]
         per = (len(hs) + cols - 1) // cols
-        if max(sum(hs[c * per:(c + 1) * per]) for c in range(cols)) <= room:
+        if max(sum(hs[c * per : (c + 1) * per]) for c in range(cols)) <= room:
             break
     colw = (cw - 24 * (cols - 1)) / cols
     per = (len(v.points) + cols - 1) // cols
     for c in range(cols):
         yy = y
-        for p in v.points[c * per:(c + 1) * per]:
+        for p in v.points[c * per : (c + 1) * per]:
             px = x + c * (colw + 24)
             dot = d.line_h(cap) / 2
-            d.pg.draw.circle(d.surface, th.GAME_COLOURS.get(v.game_id, th.BLUE),
-                             d.P(px + 6, yy + dot), max(3, round(5 * d.k)))
+            d.pg.draw.circle(
+                d.surface,
+                th.GAME_COLOURS.get(v.game_id, th.BLUE),
+                d.P(px + 6, yy + dot),
+                max(3, round(5 * d.k)),
+            )
             if yy + d.line_h(cap) > BASE_H - bh - GAP:
                 break
             lines = int((BASE_H - bh - GAP - yy) // d.line_h(cap))
@@ -258,8 +299,10 @@ def draw_setup(d, v) -> None:
         img = pg.image.frombuffer(rgb.tobytes(), (fwid, fh), "RGB")
         target = d.R(5, 5, fwid * k_img, fh * k_img)
         d.surface.blit(pg.transform.smoothscale(img, target.size), target)
-        rects = [d.R(5 + bx * k_img, 5 + by * k_img, bw * k_img, bh * k_img)
-                 for (bx, by, bw, bh, _label, _read) in v.boxes]
+        rects = [
+            d.R(5 + bx * k_img, 5 + by * k_img, bw * k_img, bh * k_img)
+            for (bx, by, bw, bh, _label, _read) in v.boxes
+        ]
         frame_r = d.R(5, 5, fwid * k_img, fh * k_img)
         tags = []
         for i, (r, box) in enumerate(zip(rects, v.boxes), 1):
@@ -268,8 +311,14 @@ def draw_setup(d, v) -> None:
             tag = _tag_place(d, r, frame_r, rects, tags)
             tags.append(tag)
             pg.draw.rect(d.surface, col, tag, border_radius=round(4 * d.k))
-            d.text(str(i), (tag.centerx / d.k, tag.centery / d.k), MIN_CAP, th.BG, bold=True,
-                   anchor="center")
+            d.text(
+                str(i),
+                (tag.centerx / d.k, tag.centery / d.k),
+                MIN_CAP,
+                th.BG,
+                bold=True,
+                anchor="center",
+            )
         fw = fwid * k_img
     else:
         d.box((5, 5, fw, BASE_H - 10), th.PANEL)
@@ -282,20 +331,29 @@ def draw_setup(d, v) -> None:
     y += d.line_h(MIN_CAP) + 4
     y = d.wrap(v.status, (x, y, cw, 80), MIN_CAP, th.TEXT, max_lines=3) + 4
     read = sum(1 for b in v.boxes if b[5])
-    d.text(f"{len(v.boxes)} found, {len(v.boxes) - read} unsure", (x, y), MIN_CAP,
-           th.GREEN if read == len(v.boxes) else th.ORANGE, max_w=cw)
+    d.text(
+        f"{len(v.boxes)} found, {len(v.boxes) - read} unsure",
+        (x, y),
+        MIN_CAP,
+        th.GREEN if read == len(v.boxes) else th.ORANGE,
+        max_w=cw,
+    )
     y += d.line_h(MIN_CAP) + 4
     hint_h = d.line_h(MIN_CAP) * 3
     lh = d.line_h(MIN_CAP)
     rows = max(0, int((BASE_H - 8 - hint_h - y) // lh))
     cols = 1 if len(v.boxes) <= rows else 2
     colw = cw / cols
-    for i, b in enumerate(v.boxes[:rows * cols]):
+    for i, b in enumerate(v.boxes[: rows * cols]):
         cx, cy = x + (i // rows) * colw if rows else x, y + (i % rows) * lh if rows else y
-        d.text(f"{i + 1} {b[4]}", (cx, cy), MIN_CAP, th.TEXT if b[5] else th.ORANGE,
-               max_w=colw - 6)
-    d.wrap("Green: read. Orange: unsure. S leaves this view.", (x, BASE_H - 8 - hint_h, cw, hint_h),
-           MIN_CAP, th.DIM, max_lines=3)
+        d.text(f"{i + 1} {b[4]}", (cx, cy), MIN_CAP, th.TEXT if b[5] else th.ORANGE, max_w=colw - 6)
+    d.wrap(
+        "Green: read. Orange: unsure. S leaves this view.",
+        (x, BASE_H - 8 - hint_h, cw, hint_h),
+        MIN_CAP,
+        th.DIM,
+        max_lines=3,
+    )
     if v.message:
         _notice(d, v.message)
 
@@ -304,8 +362,14 @@ def _tag_place(d, r, frame_r, boxes, tags):
     """Where a die's number goes: beside its box, on no other box or number, in the picture."""
     side = round(28 * d.k)
     pg = d.pg
-    spots = [(r.left, r.top - side), (r.right - side, r.top - side), (r.left, r.bottom),
-             (r.right - side, r.bottom), (r.left - side, r.top), (r.right, r.top)]
+    spots = [
+        (r.left, r.top - side),
+        (r.right - side, r.top - side),
+        (r.left, r.bottom),
+        (r.right - side, r.bottom),
+        (r.left - side, r.top),
+        (r.right, r.top),
+    ]
     best = None
     for x, y in spots:
         t = pg.Rect(x, y, side, side)

@@ -29,15 +29,23 @@ def footer(d, hint: str, buttons: list[tuple[str, str]]) -> None:
     for name, label in buttons:
         bw = max(TOUCH * 1.5, d.width_of(label, th.CAP_SMALL + 2, True) + 28)
         d.box((bx - bw, y, bw, TOUCH), th.PANEL_HI, radius=10)
-        d.text(label, (bx - bw / 2, y + TOUCH / 2), th.CAP_SMALL + 2, th.TEXT, bold=True,
-               anchor="center", max_w=bw - 12)
+        d.text(
+            label,
+            (bx - bw / 2, y + TOUCH / 2),
+            th.CAP_SMALL + 2,
+            th.TEXT,
+            bold=True,
+            anchor="center",
+            max_w=bw - 12,
+        )
         d.hit_area((bx - bw, y, bw, TOUCH), ("button", name))
         bx -= bw + GAP
     if hint:
         width = bx - 12
         h = d.wrapped_h(hint, width, th.CAP_SMALL, max_lines=2)
-        d.wrap(hint, (10, BASE_H - FOOTER_H / 2 - h / 2, width, h), th.CAP_SMALL, th.DIM,
-               max_lines=2)
+        d.wrap(
+            hint, (10, BASE_H - FOOTER_H / 2 - h / 2, width, h), th.CAP_SMALL, th.DIM, max_lines=2
+        )
 
 
 def _buttons(v) -> list[tuple[str, str]]:
@@ -51,7 +59,7 @@ def _segments(d, segs, x, y, max_w, cap, anchor="midleft") -> None:
         if max_w < 30 or not words:
             break
         if d.width_of(words, cap) > max_w:
-            words = words.split()[0]      # "+188 last round" -> "+188"
+            words = words.split()[0]  # "+188 last round" -> "+188"
         r = d.text(words, (x, y), cap, colour, anchor=anchor, max_w=max_w)
         used = r.width / d.k + 12
         x += used
@@ -72,31 +80,62 @@ def scoreboard(d, v, x: float, y: float, w: float, h: float) -> None:
             d.box((x, ry, w, row_h), th.GOLD, radius=8, width=3)
         status = []
         if row.awaited:
-            status.append(("chosen" if row.chosen else "choosing...",
-                           th.GREEN if row.chosen else th.DIM))
+            status.append(
+                ("chosen" if row.chosen else "choosing...", th.GREEN if row.chosen else th.DIM)
+            )
         if row.lost:
             status.append((row.lost, th.RED))
         if row.tag and not row.awaited:
-            status.append((row.tag, {"OUT": th.ORANGE, "IN": th.GREEN,
-                                     "banked": th.GREEN}.get(row.tag, th.DIM)))
+            status.append(
+                (
+                    row.tag,
+                    {"OUT": th.ORANGE, "IN": th.GREEN, "banked": th.GREEN}.get(row.tag, th.DIM),
+                )
+            )
         if row.note and two:
             status.append((row.note, th.DIM))
         cap = th.CAP_NAME if two else max(MIN_CAP, min(th.CAP_NAME, (row_h - 10) / 1.6))
         line1 = ry + (row_h * 0.32 if two else row_h / 2)
         d.text(str(row.seat + 1), (x + 26, line1), MIN_CAP, th.DIM, anchor="center")
-        sr = d.text(row.score, (x + w - 10, line1), cap, th.GOLD if row.winner else th.TEXT,
-                    bold=True, anchor="midright")
+        sr = d.text(
+            row.score,
+            (x + w - 10, line1),
+            cap,
+            th.GOLD if row.winner else th.TEXT,
+            bold=True,
+            anchor="midright",
+        )
         room = sr.left / d.k - 10 - (x + 40)
         if two:
-            d.text(row.name, (x + 40, line1), cap, th.TEXT, bold=row.active, anchor="midleft",
-                   max_w=room)
+            d.text(
+                row.name,
+                (x + 40, line1),
+                cap,
+                th.TEXT,
+                bold=row.active,
+                anchor="midleft",
+                max_w=room,
+            )
             _segments(d, status, x + 40, ry + row_h * 0.74, w - 50, MIN_CAP)
         else:
             name_w = min(d.width_of(row.name, cap, row.active), room * (0.55 if status else 1))
-            nr = d.text(row.name, (x + 40, line1), cap, th.TEXT, bold=row.active,
-                        anchor="midleft", max_w=name_w)
-            _segments(d, status[:1], nr.right / d.k + 10, line1,
-                      sr.left / d.k - 10 - nr.right / d.k - 10, MIN_CAP)
+            nr = d.text(
+                row.name,
+                (x + 40, line1),
+                cap,
+                th.TEXT,
+                bold=row.active,
+                anchor="midleft",
+                max_w=name_w,
+            )
+            _segments(
+                d,
+                status[:1],
+                nr.right / d.k + 10,
+                line1,
+                sr.left / d.k - 10 - nr.right / d.k - 10,
+                MIN_CAP,
+            )
         d.hit_area((x, ry, w, row_h), ("player", row.seat))
 
 
@@ -117,8 +156,15 @@ def _facts(d, totals, x, y, w) -> float:
         mid = y + line * lh + lh / 2
         d.text(label, (cx, mid), MIN_CAP, th.DIM, anchor="midleft")
         big = "total" in label.lower()
-        r = d.text(value, (cx + lw, mid), th.CAP_NAME, th.GOLD if big else th.TEXT, bold=True,
-                   anchor="midleft", max_w=w - lw)
+        r = d.text(
+            value,
+            (cx + lw, mid),
+            th.CAP_NAME,
+            th.GOLD if big else th.TEXT,
+            bold=True,
+            anchor="midleft",
+            max_w=w - lw,
+        )
         cx = r.right / d.k + 22
     return y + (line + 1) * lh
 
@@ -143,7 +189,7 @@ def _in_out_h(d, v, w) -> float:
     b = "OUT: " + (", ".join(outs) or "nobody")
     if d.width_of(a, th.CAP_BODY) + d.width_of(b, th.CAP_BODY) + 24 <= w:
         return d.line_h(th.CAP_BODY)
-    return (d.wrapped_h(a, w, th.CAP_BODY, False, 2) + d.wrapped_h(b, w, th.CAP_BODY, False, 2))
+    return d.wrapped_h(a, w, th.CAP_BODY, False, 2) + d.wrapped_h(b, w, th.CAP_BODY, False, 2)
 
 
 def _in_out(d, v, x, y, w) -> float:
@@ -167,10 +213,22 @@ def _sheet(d, sheet, x, y, w) -> float:
         r = d.R(x + i * (cw + 4), y, cw, 44)
         d.box(r, (60, 130, 80) if marked else th.PANEL, radius=6)
         if circled:
-            pg.draw.circle(d.surface, th.GOLD, r.center, round(min(cw, 44) * 0.45 * d.k),
-                           max(2, round(2 * d.k)))
-        d.text(label, (r.centerx / d.k, r.centery / d.k), th.CAP_SMALL + 2,
-               th.BG if marked else th.TEXT, bold=True, anchor="center", max_w=cw - 4)
+            pg.draw.circle(
+                d.surface,
+                th.GOLD,
+                r.center,
+                round(min(cw, 44) * 0.45 * d.k),
+                max(2, round(2 * d.k)),
+            )
+        d.text(
+            label,
+            (r.centerx / d.k, r.centery / d.k),
+            th.CAP_SMALL + 2,
+            th.BG if marked else th.TEXT,
+            bold=True,
+            anchor="center",
+            max_w=cw - 4,
+        )
         if marked:
             pg.draw.line(d.surface, th.TEXT, r.topleft, r.bottomright, max(2, round(2 * d.k)))
     return y + 44
@@ -184,14 +242,30 @@ def _dice(d, v, x, y, w, px_max) -> float:
         r = d.R(x + i * (px + 10), y + 4, px, px)
         d.surface.blit(d.die_image(v.dice_set, die.die, die.face, r.width), r)
         if die.unsure:
-            pg.draw.rect(d.surface, th.ORANGE, r.inflate(round(6 * d.k), round(6 * d.k)),
-                         max(2, round(3 * d.k)), border_radius=r.width // 6)
+            pg.draw.rect(
+                d.surface,
+                th.ORANGE,
+                r.inflate(round(6 * d.k), round(6 * d.k)),
+                max(2, round(3 * d.k)),
+                border_radius=r.width // 6,
+            )
             if die.face is None:
-                d.text("?", (r.centerx / d.k, r.centery / d.k), max(MIN_CAP, px * 0.4), th.ORANGE, bold=True,
-                       anchor="center")
+                d.text(
+                    "?",
+                    (r.centerx / d.k, r.centery / d.k),
+                    max(MIN_CAP, px * 0.4),
+                    th.ORANGE,
+                    bold=True,
+                    anchor="center",
+                )
         if die.selected:
-            pg.draw.rect(d.surface, th.GOLD, r.inflate(round(12 * d.k), round(12 * d.k)),
-                         max(2, round(4 * d.k)), border_radius=r.width // 5)
+            pg.draw.rect(
+                d.surface,
+                th.GOLD,
+                r.inflate(round(12 * d.k), round(12 * d.k)),
+                max(2, round(4 * d.k)),
+                border_radius=r.width // 5,
+            )
         d.hit_area(r, ("die", i))
     return y + px + 12
 
@@ -200,23 +274,35 @@ def _choices(d, v, x, y, w, bottom) -> None:
     cap = th.CAP_BODY
     d.text(f"{v.chooser}, choose:", (x, y), cap, th.TEXT, bold=True, max_w=w * 0.6)
     y += d.line_h(cap, True) + 4
-    widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24   # shrinks to fit
+    widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24  # shrinks to fit
     cols = max(1, min(4, int((w + GAP) // (widest + GAP)), len(v.choices)))
     cw = (w - GAP * (cols - 1)) / cols
     rows = max(1, int((bottom - y + GAP) // (TOUCH + GAP)))
     fit = rows * cols
     hi = next((i for i, c in enumerate(v.choices) if c.highlighted), 0)
     lo = 0 if len(v.choices) <= fit else max(0, min(hi - fit // 2, len(v.choices) - fit))
-    shown = v.choices[lo:lo + fit]
+    shown = v.choices[lo : lo + fit]
     for i, c in enumerate(shown):
         cx, cy = x + (i % cols) * (cw + GAP), y + (i // cols) * (TOUCH + GAP)
         d.box((cx, cy, cw, TOUCH), th.GOLD if c.highlighted else th.PANEL_HI, radius=8)
-        d.text(c.label, (cx + 12, cy + TOUCH / 2), cap, th.BG if c.highlighted else th.TEXT,
-               bold=c.highlighted, anchor="midleft", max_w=cw - 20)
+        d.text(
+            c.label,
+            (cx + 12, cy + TOUCH / 2),
+            cap,
+            th.BG if c.highlighted else th.TEXT,
+            bold=c.highlighted,
+            anchor="midleft",
+            max_w=cw - 20,
+        )
         d.hit_area((cx, cy, cw, TOUCH), ("choice", c.index))
     if len(v.choices) > fit:
-        d.text(f"{lo + 1}-{lo + len(shown)} of {len(v.choices)}",
-               (x + w, y - d.line_h(cap, True) - 4), MIN_CAP, th.DIM, anchor="topright")
+        d.text(
+            f"{lo + 1}-{lo + len(shown)} of {len(v.choices)}",
+            (x + w, y - d.line_h(cap, True) - 4),
+            MIN_CAP,
+            th.DIM,
+            anchor="topright",
+        )
 
 
 def draw_play(d, v) -> None:
@@ -239,20 +325,34 @@ def draw_play(d, v) -> None:
         col = th.MESSAGE_COLOURS.get(v.message_kind or "info", th.BLUE)
         h = d.wrapped_h(v.message, mw - 24, th.CAP_BODY, True, 3) + 14
         d.box((x, y, mw, h), col, radius=10)
-        d.wrap(v.message, (x + 12, y + 7, mw - 24, h), th.CAP_BODY, th.ink_on(col), bold=True,
-               max_lines=3)
+        d.wrap(
+            v.message,
+            (x + 12, y + 7, mw - 24, h),
+            th.CAP_BODY,
+            th.ink_on(col),
+            bold=True,
+            max_lines=3,
+        )
         y += h + GAP
     if v.banner:
         col = th.BANNER_COLOURS.get(v.banner_kind or "", th.GOLD)
         bh = 62
         d.box((x, y, mw, bh), col, radius=12)
-        d.text(v.banner, (x + mw / 2, y + bh / 2), th.CAP_BANNER, th.ink_on(col), bold=True,
-               anchor="center", max_w=mw - 20)
+        d.text(
+            v.banner,
+            (x + mw / 2, y + bh / 2),
+            th.CAP_BANNER,
+            th.ink_on(col),
+            bold=True,
+            anchor="center",
+            max_w=mw - 20,
+        )
         y += bh + GAP
     # what must stay in sight below: the countdown, the dice (a die to fix most of all), a
     # row of choices; the facts, IN/OUT and the sheet are left out when they would crowd it
     essential = (76 + GAP if v.countdown is not None else 0) + (
-        (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0)
+        (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0
+    )
     if v.roll:
         essential += (64 if any(dv.unsure for dv in v.roll) else 44) + 12
 
@@ -269,19 +369,29 @@ def draw_play(d, v) -> None:
     if v.countdown is not None:
         d.box((x, y, mw, 76), th.BLACK, radius=16)
         d.box((x, y, mw, 76), th.GOLD, radius=16, width=3)
-        d.text("... ".join(str(i) for i in range(1, v.countdown + 1)) + "...",
-               (x + mw / 2, y + 38), 40, th.GOLD, bold=True, anchor="center", max_w=mw - 20)
+        d.text(
+            "... ".join(str(i) for i in range(1, v.countdown + 1)) + "...",
+            (x + mw / 2, y + 38),
+            40,
+            th.GOLD,
+            bold=True,
+            anchor="center",
+            max_w=mw - 20,
+        )
         y += 76 + GAP
     if v.sheet and fits(44 + GAP):
         y = _sheet(d, v.sheet, x, y, mw) + GAP
 
     # what is left: choices first, then the words on the last events, then the dice
-    caption = [(v.roll_caption, th.RED if "lost" in v.roll_caption else th.ORANGE)] \
-        if v.roll_caption else []
+    caption = (
+        [(v.roll_caption, th.RED if "lost" in v.roll_caption else th.ORANGE)]
+        if v.roll_caption
+        else []
+    )
     events = [(e, th.DIM) for e in v.events[-2:]]
     lh = d.line_h(MIN_CAP)
     need_choices = 0.0
-    if v.choices:     # a second row of choices when one is not enough and the dice still fit
+    if v.choices:  # a second row of choices when one is not enough and the dice still fit
         need_choices = d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP
         widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24
         per_row = max(1, min(4, int((mw + GAP) // (widest + GAP))))
@@ -290,7 +400,7 @@ def draw_play(d, v) -> None:
         if len(v.choices) > per_row and spare - lh * len(events) >= TOUCH + GAP:
             need_choices += TOUCH + GAP
         elif len(v.choices) > per_row and spare >= TOUCH + GAP:
-            events = []          # the second row matters more than the last events
+            events = []  # the second row matters more than the last events
             need_choices += TOUCH + GAP
     room = bottom - y - need_choices
     if v.roll and room - lh * (len(caption) + len(events)) < 44:
@@ -310,7 +420,7 @@ def draw_play(d, v) -> None:
     if getattr(v, "odds", None):
         from tray.screen.odds_view import draw_odds
 
-        draw_odds(d, v.odds, 8, top, d.width - 16, bottom)   # the whole width: room for words
+        draw_odds(d, v.odds, 8, top, d.width - 16, bottom)  # the whole width: room for words
     footer(d, v.help, _buttons(v))
     if v.camera_lost and v.message:
         _camera_lost(d, v.message, x - 6, top, mw + 12, bottom - top)
@@ -332,6 +442,13 @@ def _camera_lost(d, message: str, x, y, w, h) -> None:
     d.cover(r)
     d.box(r, th.BLACK, radius=16)
     d.box((x + 4, y + 4, w - 8, h - 8), th.RED, radius=14)
-    d.text("CAMERA LOST", (x + w / 2, y + 50), th.CAP_BANNER, th.TEXT, bold=True,
-           anchor="center", max_w=w - 30)
+    d.text(
+        "CAMERA LOST",
+        (x + w / 2, y + 50),
+        th.CAP_BANNER,
+        th.TEXT,
+        bold=True,
+        anchor="center",
+        max_w=w - 30,
+    )
     d.wrap(message, (x + 20, y + 90, w - 40, h - 100), th.CAP_BODY, th.TEXT, max_lines=5)

@@ -63,8 +63,11 @@ def history_pages(records, notes: list[str]) -> list[HistoryView]:
         chart_page.chart_title = f"{games.get(last.game).TITLE}: scores round by round"
         chart_page.chart_players = list(last.final["players"])
         chart_page.chart_points = chart(last)
-    return [HistoryView("Table history: players", who[:11], page=1),
-            HistoryView("Table history: dice", dice[:11], page=2), chart_page]
+    return [
+        HistoryView("Table history: players", who[:11], page=1),
+        HistoryView("Table history: dice", dice[:11], page=2),
+        chart_page,
+    ]
 
 
 def draw_history(d, v: HistoryView) -> None:
@@ -76,12 +79,25 @@ def draw_history(d, v: HistoryView) -> None:
         from tray.screen.chart import draw_chart
 
         rect = d.R(8, y, d.width - 16, BASE_H - y - 52)
-        draw_chart(d.surface, (rect.x, rect.y, rect.w, rect.h), v.chart_title, v.chart_players,
-                   v.chart_points)
+        draw_chart(
+            d.surface,
+            (rect.x, rect.y, rect.w, rect.h),
+            v.chart_title,
+            v.chart_players,
+            v.chart_points,
+        )
     lh = d.line_h(th.CAP_BODY) + 10
     for line in v.lines:
-        colour = th.ORANGE if "suspicious" in line else th.GREEN if "looks fair" in line else th.TEXT
+        colour = (
+            th.ORANGE if "suspicious" in line else th.GREEN if "looks fair" in line else th.TEXT
+        )
         d.text(line, (16, y), th.CAP_BODY, colour, max_w=d.width - 32)
         y += lh
-    d.text("press: next page · long press or Esc: back", (d.width / 2, BASE_H - 22), MIN_CAP,
-           th.DIM, anchor="center", max_w=d.width - 32)
+    d.text(
+        "press: next page · long press or Esc: back",
+        (d.width / 2, BASE_H - 22),
+        MIN_CAP,
+        th.DIM,
+        anchor="center",
+        max_w=d.width - 32,
+    )

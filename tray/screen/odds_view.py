@@ -15,8 +15,13 @@ from tray.rules.odds import odds
 from tray.screen import theme as th
 
 MAX_LINES = 5
-_EXTRA = {"p_tally_up": "Tally Up!", "p_up_helps": "Up Die helps", "p_complete": "sheet full",
-          "p_progress": "a step", "p_close_board": "board closed"}
+_EXTRA = {
+    "p_tally_up": "Tally Up!",
+    "p_up_helps": "Up Die helps",
+    "p_complete": "sheet full",
+    "p_progress": "a step",
+    "p_close_board": "board closed",
+}
 _memo: dict[str, list] = {}
 
 
@@ -50,8 +55,9 @@ def odds_lines(state: dict) -> list[tuple[str, str]]:
     return out
 
 
-def draw_odds(d, lines: list[tuple[str, str]], x: float, top: float, w: float,
-              bottom: float) -> None:
+def draw_odds(
+    d, lines: list[tuple[str, str]], x: float, top: float, w: float, bottom: float
+) -> None:
     """The odds panel, anchored to the bottom of the play area."""
     lh = d.line_h(th.CAP_SMALL) + 4
     h = lh * len(lines) + 16

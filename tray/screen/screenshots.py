@@ -20,14 +20,22 @@ from tray.rules import games
 from tray.screen.view import SetupView, build_view, how_to_view, start_view
 from tray.table.actions import MemoryJournal, StartMenu, Table, classify_decision, moment_of
 
-PLAYERS = {"tally-up": ["Ana", "Ben", "Cy", "Dee"], "toss-up": ["Ana", "Ben", "Cy"],
-           "bank": ["Ana", "Ben", "Cy", "Dee"], "diced-out": ["Ana", "Ben", "Cy"],
-           "rollers": ["Ana", "Ben", "Cy"]}
+PLAYERS = {
+    "tally-up": ["Ana", "Ben", "Cy", "Dee"],
+    "toss-up": ["Ana", "Ben", "Cy"],
+    "bank": ["Ana", "Ben", "Cy", "Dee"],
+    "diced-out": ["Ana", "Ben", "Cy"],
+    "rollers": ["Ana", "Ben", "Cy"],
+}
 OPTIONS = {"bank": {"rounds": 10}, "tally-up": {"target": 1500}}
 #: big moments each game's screenshots must show
-WANTED = {"tally-up": ("bust", "tally_up"), "toss-up": ("bust", "all_green"),
-          "bank": ("seven", "seventy", "doubles"),
-          "diced-out": ("diced_out",), "rollers": ("zap",)}
+WANTED = {
+    "tally-up": ("bust", "tally_up"),
+    "toss-up": ("bust", "all_green"),
+    "bank": ("seven", "seventy", "doubles"),
+    "diced-out": ("diced_out",),
+    "rollers": ("zap",),
+}
 
 
 def _table(game_id: str, events: list[dict], k: int) -> Table:
@@ -56,8 +64,17 @@ def _unread_roll(table: Table):
     for i, s in enumerate(ev["dice"]):
         die, face = s.split(":", 1)
         unread = i == len(ev["dice"]) - 1
-        dice.append(DieReading(40 + 60 * i, 200, 48, 48, die if not unread else None,
-                               None if unread else face, 0.3 if unread else 0.99))
+        dice.append(
+            DieReading(
+                40 + 60 * i,
+                200,
+                48,
+                48,
+                die if not unread else None,
+                None if unread else face,
+                0.3 if unread else 0.99,
+            )
+        )
     return SettledRoll(tuple(dice))
 
 
@@ -65,8 +82,9 @@ def scenes(game_id: str, seed: int = 7):
     """(name, table, t) for every screen worth a picture in one seeded game of ``game_id``."""
     from tray.rules import playthrough
 
-    events = playthrough.play(game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=seed,
-                              table_rate=0.0)
+    events = playthrough.play(
+        game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=seed, table_rate=0.0
+    )
     out = []
     t0 = _table(game_id, events, 0)
     out.append(("01-first-prompt", t0, 0.0))
@@ -83,8 +101,9 @@ def scenes(game_id: str, seed: int = 7):
             seen_kinds.add(kind)
             tb = _table(game_id, events, k)
             out.append((f"moment-{kind.replace('_', '-')}", tb, 0.5))
-        if not seen_choice and any(classify_decision(d) == "choice" and d.player >= 0
-                                   for d in e.decisions):
+        if not seen_choice and any(
+            classify_decision(d) == "choice" and d.player >= 0 for d in e.decisions
+        ):
             seen_choice = True
             tb = _table(game_id, events, k)
             out.append(("choice", tb, 0.5))
@@ -110,8 +129,9 @@ def scenes(game_id: str, seed: int = 7):
     for extra in range(seed + 1, seed + 40):
         if not want:
             break
-        more = playthrough.play(game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=extra,
-                                table_rate=0.0)
+        more = playthrough.play(
+            game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=extra, table_rate=0.0
+        )
         jj = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
         for k, ev in enumerate(more, 1):
             jj.append(ev)
@@ -120,12 +140,20 @@ def scenes(game_id: str, seed: int = 7):
                 want.discard(kind)
                 out.append((f"moment-{kind.replace('_', '-')}", _table(game_id, more, k), 0.5))
     # the overlays, on a state that waits for a roll
-    k_roll = next((k for k in range(len(events) // 3, len(events))
-                   if _table(game_id, events, k).expect().roll is not None), 0)
+    k_roll = next(
+        (
+            k
+            for k in range(len(events) // 3, len(events))
+            if _table(game_id, events, k).expect().roll is not None
+        ),
+        0,
+    )
     tw = _table(game_id, events, k_roll)
     spec = tw.expect().roll
-    wrong = [f"{d}:{tw.state['layout'][d][0]}" for d in
-             (list(spec.dice) if spec.dice is not None else list(spec.choose_from or ()))[:1]]
+    wrong = [
+        f"{d}:{tw.state['layout'][d][0]}"
+        for d in (list(spec.dice) if spec.dice is not None else list(spec.choose_from or ()))[:1]
+    ]
     tw.roll(wrong * (spec.count + 1), 1.0)
     out.append(("wrong-roll", tw, 1.0))
     tu = _table(game_id, events, k_roll)
@@ -148,7 +176,7 @@ def scenes(game_id: str, seed: int = 7):
         tn.undo(1.0)
         tn.message = None
         out.append(("after-undo", tn, 1.0))
-    if game_id == "tally-up":   # a round with players OUT from two different reveals
+    if game_id == "tally-up":  # a round with players OUT from two different reveals
         j2 = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
         for k, ev in enumerate(events, 1):
             j2.append(ev)
@@ -168,7 +196,7 @@ def crowded(game_id: str = "tally-up", seed: int = 3, finished: bool = False):
     events = playthrough.play(game_id, names, {}, seed=seed, table_rate=0.0)
     j = MemoryJournal.create(None, game_id, names, {}, None)
     table = Table(j)
-    for ev in events[:len(events) if finished else len(events) // 2]:
+    for ev in events[: len(events) if finished else len(events) // 2]:
         table.send(ev, 0.0)
     table.banner = None
     return table
@@ -185,8 +213,13 @@ def setup_view(game_id: str):
     try:
         from lab.render import render_scene
     except ImportError:
-        return SetupView(None, [], "the renderer (lab.render) is not installed", ds.id,
-                         "No picture: lab.render is missing")
+        return SetupView(
+            None,
+            [],
+            "the renderer (lab.render) is not installed",
+            ds.id,
+            "No picture: lab.render is missing",
+        )
     rng = np.random.default_rng(3)
     dice = [(d.id, d.faces[i % 6]) for i, d in enumerate(ds.dice[:6])]
     while len(dice) < 4:
@@ -200,15 +233,22 @@ def setup_view(game_id: str):
         reading = Recognizer(ds).read(frame)
         for d in reading.dice:
             boxes.append((d.x, d.y, d.w, d.h, d.spec or "?", d.read))
-    except (ImportError, OSError, RuntimeError) as exc:   # pipeline or its models missing
+    except (ImportError, OSError, RuntimeError) as exc:  # pipeline or its models missing
         status = f"truth labels shown (the vision pipeline cannot run: {exc})"
-        boxes = [(lab["x"], lab["y"], lab["w"], lab["h"], f"{lab['die']}:{lab['face']}", True)
-                 for lab in labels]
+        boxes = [
+            (lab["x"], lab["y"], lab["w"], lab["h"], f"{lab['die']}:{lab['face']}", True)
+            for lab in labels
+        ]
     return SetupView(frame, boxes, f"Tray: {status}", ds.id)
 
 
-def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480),
-              game_ids=None, seed: int = 7, timings: list | None = None) -> list[Path]:
+def write_all(
+    out: str | Path = "screenshots",
+    size: tuple[int, int] = (800, 480),
+    game_ids=None,
+    seed: int = 7,
+    timings: list | None = None,
+) -> list[Path]:
     """Draw every screen of every game to ``out``; returns the PNG paths. ``timings``, when
     given, gets the milliseconds a second frame of each game screen takes to build (view
     model) and draw, as the table redraws it."""
@@ -241,7 +281,7 @@ def write_all(out: str | Path = "screenshots", size: tuple[int, int] = (800, 480
         for name, table, t in scenes(gid, seed):
             screen.draw(build_view(table, t))
             paths.append(screen.save(out / f"{gid}-{name}.png"))
-            if timings is not None:     # the next frame of the same screen, as the table draws
+            if timings is not None:  # the next frame of the same screen, as the table draws
                 t0 = time.perf_counter()
                 screen.draw(build_view(table, t))
                 timings.append((time.perf_counter() - t0) * 1000)
@@ -258,12 +298,18 @@ def main(argv: list[str]) -> int:
     """``dicetray screenshots [--out DIR] [--size WxH] [--game G]``."""
     from tray.screen.display import parse_size
 
-    ap = argparse.ArgumentParser(prog="dicetray screenshots",
-                                 description="Draw every screen of every game, headless, to PNG files.")
+    ap = argparse.ArgumentParser(
+        prog="dicetray screenshots",
+        description="Draw every screen of every game, headless, to PNG files.",
+    )
     ap.add_argument("--out", default="screenshots", help="folder for the PNG files")
     ap.add_argument("--size", default="800x480", help="window size, like 800x480 or 1920x1080")
-    ap.add_argument("--game", action="append", choices=games.GAME_IDS,
-                    help="only this game (repeatable; default: all)")
+    ap.add_argument(
+        "--game",
+        action="append",
+        choices=games.GAME_IDS,
+        help="only this game (repeatable; default: all)",
+    )
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
     try:
@@ -278,6 +324,8 @@ def main(argv: list[str]) -> int:
         print(f"  {p.name}")
     if timings:
         ms = sorted(timings)
-        print(f"a frame of a game screen at {size[0]}x{size[1]} (view model + drawing): "
-              f"{ms[len(ms) // 2]:.1f} ms median, {ms[-1]:.1f} ms slowest ({len(ms)} screens)")
+        print(
+            f"a frame of a game screen at {size[0]}x{size[1]} (view model + drawing): "
+            f"{ms[len(ms) // 2]:.1f} ms median, {ms[-1]:.1f} ms slowest ({len(ms)} screens)"
+        )
     return 0

@@ -52,13 +52,13 @@ def losses_of(last: dict | None, players: int) -> dict[int, int]:
     if not isinstance(last, dict):
         return {}
     kind = last.get("kind")
-    if kind == "bust" and isinstance(last.get("busted"), list):          # Tally Up!
+    if kind == "bust" and isinstance(last.get("busted"), list):  # Tally Up!
         return {p: int(last.get("lost", 0)) for p in last["busted"] if 0 <= p < players}
-    if kind == "tally_up" and isinstance(last.get("in"), list):          # Tally Up! three stars
+    if kind == "tally_up" and isinstance(last.get("in"), list):  # Tally Up! three stars
         return {p: int(last.get("lost", 0)) for p in last["in"] if 0 <= p < players}
-    if kind == "bust" and isinstance(last.get("player"), int):            # Toss Up!
+    if kind == "bust" and isinstance(last.get("player"), int):  # Toss Up!
         return {last["player"]: int(last.get("lost", 0))}
-    if kind == "seven" and isinstance(last.get("lost"), list):            # Bank, phase 2
+    if kind == "seven" and isinstance(last.get("lost"), list):  # Bank, phase 2
         return {p: int(last.get("lost_total", 0)) for p in last["lost"] if 0 <= p < players}
     return {}
 
@@ -71,7 +71,7 @@ def _line(before: dict, state: dict, event: dict, players: list[str]) -> str:
     if event.get("type") == "roll":
         dice = [s.split(":", 1)[1] for s in event.get("dice", [])]
         head = f"{name} rolled" if name else "Rolled"
-        if len(dice) > 4:       # many dice: counted ("3 green, 5 yellow, 2 red")
+        if len(dice) > 4:  # many dice: counted ("3 green, 5 yellow, 2 red")
             counts = {f: dice.count(f) for f in dict.fromkeys(dice)}
             text = f"{head} " + ", ".join(f"{n} {f}" for f, n in counts.items())
         else:
@@ -85,7 +85,7 @@ def _line(before: dict, state: dict, event: dict, players: list[str]) -> str:
         actor = players[p] if isinstance(p, int) and 0 <= p < len(players) else "table"
         what = str(event.get("action", "")).replace("_", " ")
         if what in ("in", "out"):
-            return ""       # a secret choice: the reveal says it all at once
+            return ""  # a secret choice: the reveal says it all at once
         return f"{actor}: {what}"
     return ""
 
@@ -108,9 +108,11 @@ def story_of(journal) -> Story:
             state = game.apply(state, ev)
             last = state.get("last") if isinstance(state.get("last"), dict) else {}
             if state.get("round") != before.get("round") or (
-                    state.get("finished") and not before.get("finished")):
-                story.rounds.append((before.get("round", len(story.rounds) + 1),
-                                     _scores(game, state)))
+                state.get("finished") and not before.get("finished")
+            ):
+                story.rounds.append(
+                    (before.get("round", len(story.rounds) + 1), _scores(game, state))
+                )
             lost = losses_of(last, len(players))
             if lost:
                 story.losses, story.loss_kind = lost, last.get("kind")
@@ -129,6 +131,6 @@ def story_of(journal) -> Story:
     except Exception:  # noqa: BLE001 - a journal from another engine version: show no history
         story = Story()
     story.lines = story.lines[-3:]
-    _cache.clear()          # one table at a time: keep memory flat
+    _cache.clear()  # one table at a time: keep memory flat
     _cache[id(journal)] = (key, story)
     return story

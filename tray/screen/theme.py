@@ -20,14 +20,14 @@ Why these sizes (the 7-inch panels are the smallest screens dicetray runs on):
 
 from __future__ import annotations
 
-BASE_H = 480          # layout pixels from top to bottom, at every screen size
-MIN_CAP = 16          # the smallest capital height of any text (layout pixels)
-TOUCH = 48            # the smallest side of anything a finger taps (layout pixels)
+BASE_H = 480  # layout pixels from top to bottom, at every screen size
+MIN_CAP = 16  # the smallest capital height of any text (layout pixels)
+TOUCH = 48  # the smallest side of anything a finger taps (layout pixels)
 
-CAP_SMALL = MIN_CAP   # hints, labels, history cells
-CAP_BODY = 20         # facts, events, choices
-CAP_NAME = 22         # player names and scores
-CAP_PROMPT = 24       # what the table waits for
+CAP_SMALL = MIN_CAP  # hints, labels, history cells
+CAP_BODY = 20  # facts, events, choices
+CAP_NAME = 22  # player names and scores
+CAP_PROMPT = 24  # what the table waits for
 CAP_TITLE = 24
 CAP_BANNER = 40
 CAP_HUGE = 56
@@ -47,13 +47,31 @@ ORANGE = (245, 150, 40)
 BLUE = (80, 150, 240)
 BLACK = (0, 0, 0)
 
-GAME_COLOURS = {"tally-up": (190, 40, 60), "toss-up": (35, 135, 75), "bank": (35, 100, 180),
-                "diced-out": (130, 55, 160), "rollers": (105, 55, 185)}
-BANNER_COLOURS = {"bust": RED, "tally_up": GOLD, "diced_out": (160, 70, 200),
-                  "dicedout": (160, 70, 200), "zap": (250, 220, 40), "seven": RED,
-                  "round_over_seven": RED, "game_over": GREEN, "all_green": GREEN}
-MESSAGE_COLOURS = {"camera": RED, "wrong_roll": ORANGE, "unreadable": ORANGE, "error": RED,
-                   "info": BLUE}
+GAME_COLOURS = {
+    "tally-up": (190, 40, 60),
+    "toss-up": (35, 135, 75),
+    "bank": (35, 100, 180),
+    "diced-out": (130, 55, 160),
+    "rollers": (105, 55, 185),
+}
+BANNER_COLOURS = {
+    "bust": RED,
+    "tally_up": GOLD,
+    "diced_out": (160, 70, 200),
+    "dicedout": (160, 70, 200),
+    "zap": (250, 220, 40),
+    "seven": RED,
+    "round_over_seven": RED,
+    "game_over": GREEN,
+    "all_green": GREEN,
+}
+MESSAGE_COLOURS = {
+    "camera": RED,
+    "wrong_roll": ORANGE,
+    "unreadable": ORANGE,
+    "error": RED,
+    "info": BLUE,
+}
 
 
 def ink_on(colour) -> tuple[int, int, int]:

@@ -22,16 +22,39 @@ from tray.screen.story import LOSS_KINDS, story_of
 from tray.table.actions import Table, choice_label, classify_decision, show_value
 
 # detail keys that could give away a hidden choice, or that the screen shows elsewhere
-_HIDDEN_DETAIL = {"pending", "choices", "chosen", "secret", "awaiting", "waiting", "in_out",
-                  "hidden", "choice"}
+_HIDDEN_DETAIL = {
+    "pending",
+    "choices",
+    "chosen",
+    "secret",
+    "awaiting",
+    "waiting",
+    "in_out",
+    "hidden",
+    "choice",
+}
 
 #: one colour per seat (seat 1 red, 2 blue, ...), on the scoreboard, the turn and the history
-PLAYER_COLOURS = [(235, 87, 75), (74, 152, 245), (245, 200, 55), (80, 200, 115),
-                  (195, 115, 235), (250, 145, 55), (60, 205, 205), (240, 120, 175),
-                  (175, 195, 85), (200, 165, 125)]
+PLAYER_COLOURS = [
+    (235, 87, 75),
+    (74, 152, 245),
+    (245, 200, 55),
+    (80, 200, 115),
+    (195, 115, 235),
+    (250, 145, 55),
+    (60, 205, 205),
+    (240, 120, 175),
+    (175, 195, 85),
+    (200, 165, 125),
+]
 
-_TITLES = {"tally-up": "Tally Up!", "toss-up": "Toss Up!", "bank": "Bank",
-           "diced-out": "DICEDOUT!", "rollers": "Rollers"}
+_TITLES = {
+    "tally-up": "Tally Up!",
+    "toss-up": "Toss Up!",
+    "bank": "Bank",
+    "diced-out": "DICEDOUT!",
+    "rollers": "Rollers",
+}
 
 
 @dataclass
@@ -48,8 +71,8 @@ class PlayerRow:
     tag: str = ""
     winner: bool = False
     colour: tuple[int, int, int] = (200, 200, 200)
-    lost: str = ""        # "lost 350" after a bust, until the next roll
-    note: str = ""        # "+18 last round"
+    lost: str = ""  # "lost 350" after a bust, until the next roll
+    note: str = ""  # "+18 last round"
 
 
 @dataclass
@@ -71,7 +94,7 @@ class DieView:
 class ChoiceView:
     label: str
     highlighted: bool = False
-    index: int = 0    # into the decision's choices
+    index: int = 0  # into the decision's choices
 
 
 @dataclass
@@ -101,47 +124,51 @@ class View:
     winner: str | None = None
     camera_lost: bool = False
     table_actions: list[str] = field(default_factory=list)
-    sheet: list = field(default_factory=list)   # (label, marked, circled)
-    confirm: str | None = None   # label of the on-screen confirm button, when one is useful
-    odds: list = field(default_factory=list)   # live odds lines (tray/screen/odds_view.py)
+    sheet: list = field(default_factory=list)  # (label, marked, circled)
+    confirm: str | None = None  # label of the on-screen confirm button, when one is useful
+    odds: list = field(default_factory=list)  # live odds lines (tray/screen/odds_view.py)
     # the table menu (a long press with nothing to decide; key E) or the end screen's choices
     # (rematch / another game / start screen); a tap on line i is ("menu", i)
     menu_title: str | None = None
     menu: list[ChoiceView] = field(default_factory=list)
-    turn: str | None = None       # the active player's name (whose turn it is)
+    turn: str | None = None  # the active player's name (whose turn it is)
     turn_colour: tuple[int, int, int] | None = None
-    in_out: tuple[list[str], list[str]] | None = None   # Tally Up!: (IN names, OUT names) now
-    events: list[str] = field(default_factory=list)     # the last events in words, newest last
+    in_out: tuple[list[str], list[str]] | None = None  # Tally Up!: (IN names, OUT names) now
+    events: list[str] = field(default_factory=list)  # the last events in words, newest last
     history: list[tuple[str, list[str]]] = field(default_factory=list)  # ("Round 1", scores)
-    cue: str | None = None        # the sound of the latest event: roll, bust, reveal, win
-    cue_count: int = 0            # journal events so far: the cue plays when this grows
+    cue: str | None = None  # the sound of the latest event: roll, bust, reveal, win
+    cue_count: int = 0  # journal events so far: the cue plays when this grows
 
 
 @dataclass
 class StartView:
     """The start screen: choose the game, the players, their names and the options."""
 
-    games: list[tuple[str, str]]          # (id, title)
+    games: list[tuple[str, str]]  # (id, title)
     game_index: int
     players: list[str]
     min_players: int
     max_players: int
-    options: list[tuple[str, str]]        # (name, value shown)
-    focus: int                            # 0 game, 1 players, 2.. options, last = start
-    resume: str | None = None             # "Resume Bank (Ana, Ben)?" when a game is unfinished
+    options: list[tuple[str, str]]  # (name, value shown)
+    focus: int  # 0 game, 1 players, 2.. options, last = start
+    resume: str | None = None  # "Resume Bank (Ana, Ben)?" when a game is unfinished
     message: str | None = None
     # the lines below the values (focus == len(value lines) + i highlights actions[i]):
     # "Start", "Resume ...", "Discard the unfinished game", "Quit the table"; a tap on one is
     # ("start", line, 0)
     actions: list[str] = field(default_factory=list)
-    editing: bool = False                 # the focused value changes with short presses
-    question: str | None = None           # "Quit dicetray?": answers No / Yes, ("confirm", i)
+    editing: bool = False  # the focused value changes with short presses
+    question: str | None = None  # "Quit dicetray?": answers No / Yes, ("confirm", i)
     answers: list[str] = field(default_factory=list)
     answer: int = 0
 
 
-_OPTION_WORDS = {"every_player_once": "everyone rolls once", "press_window_s": "press window (s)",
-                 "doubles_rule": "doubles", "tie_break": "tie-break round"}
+_OPTION_WORDS = {
+    "every_player_once": "everyone rolls once",
+    "press_window_s": "press window (s)",
+    "doubles_rule": "doubles",
+    "tie_break": "tie-break round",
+}
 
 
 def option_label(name: str) -> str:
@@ -153,9 +180,13 @@ def option_label(name: str) -> str:
     return _OPTION_WORDS.get(name, name.replace("_", " "))
 
 
-_ACTION_WORDS = {"start": "Start", "discard": "Discard the unfinished game",
-                 "quit": "Quit the table", "history": "Table history",
-                 "howto": "How to play"}
+_ACTION_WORDS = {
+    "start": "Start",
+    "discard": "Discard the unfinished game",
+    "quit": "Quit the table",
+    "history": "Table history",
+    "howto": "How to play",
+}
 
 
 def start_view(menu) -> StartView:
@@ -167,23 +198,41 @@ def start_view(menu) -> StartView:
     """
     e = menu.engine
     opts = [(option_label(n), show_value(menu.value(n))) for n in menu.option_names()]
-    actions = [(menu.resume or "Resume") if a == "resume"
-               else f"How to play {title_of(menu.game_id)}" if a == "howto"
-               else _ACTION_WORDS[a] for a in menu.actions()]
+    actions = [
+        (menu.resume or "Resume")
+        if a == "resume"
+        else f"How to play {title_of(menu.game_id)}"
+        if a == "howto"
+        else _ACTION_WORDS[a]
+        for a in menu.actions()
+    ]
     question, answers, answer = None, [], 0
     if menu.confirm is not None:
         question, answers, answer = menu.confirm.shown()
-    return StartView(menu.games, menu.game_index, menu.players, e.MIN_PLAYERS, e.MAX_PLAYERS,
-                     opts, menu.focus, menu.resume, menu.message, actions, menu.editing,
-                     question, answers, answer)
+    return StartView(
+        menu.games,
+        menu.game_index,
+        menu.players,
+        e.MIN_PLAYERS,
+        e.MAX_PLAYERS,
+        opts,
+        menu.focus,
+        menu.resume,
+        menu.message,
+        actions,
+        menu.editing,
+        question,
+        answers,
+        answer,
+    )
 
 
 @dataclass
 class SetupView:
     """The set-up screen: the live camera picture with the dice it finds."""
 
-    frame: object                         # BGR ndarray or None
-    boxes: list[tuple[int, int, int, int, str, bool]]   # x, y, w, h, label, read
+    frame: object  # BGR ndarray or None
+    boxes: list[tuple[int, int, int, int, str, bool]]  # x, y, w, h, label, read
     status: str
     dice_set: str
     message: str | None = None
@@ -231,8 +280,11 @@ def _pretty_value(value) -> str | None:
         return "yes" if value else "no"
     if isinstance(value, (int, float, str)):
         return str(value)
-    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, str)) for v in value) \
-            and len(value) <= 12:
+    if (
+        isinstance(value, (list, tuple))
+        and all(isinstance(v, (int, str)) for v in value)
+        and len(value) <= 12
+    ):
         return ", ".join(str(v) for v in value) if value else "-"
     return None
 
@@ -247,7 +299,7 @@ def totals_of(detail: dict) -> list[tuple[str, str]]:
         if shown is not None:
             out.append((_pretty_key(k), shown))
     # the totals first
-    out.sort(key=lambda kv: (0 if "total" in kv[0].lower() else 1))
+    out.sort(key=lambda kv: 0 if "total" in kv[0].lower() else 1)
     return out[:6]
 
 
@@ -318,7 +370,7 @@ def game_facts(state: dict, detail: dict) -> tuple[list[tuple[str, str]], dict[i
                 for p, c in enumerate(chips):
                     tags[p] = f"{c} chips"
     except (TypeError, ValueError, KeyError, IndexError):
-        pass   # a state from another version of an engine: show what the generic view can
+        pass  # a state from another version of an engine: show what the generic view can
     if not totals:
         totals = totals_of(detail)
     return totals, tags, sheet
@@ -367,16 +419,33 @@ def build_view(table: Table, t: float) -> View:
     gains = _last_gains(story.rounds, len(players))
     in_out = None
     if game_id == "tally-up" and isinstance(state.get("in"), list):
-        in_out = ([players[p] for p, i in enumerate(state["in"]) if i],
-                  [players[p] for p, i in enumerate(state["in"]) if not i])
+        in_out = (
+            [players[p] for p, i in enumerate(state["in"]) if i],
+            [players[p] for p, i in enumerate(state["in"]) if not i],
+        )
     rows = []
     for i, name in enumerate(players):
-        score = scores.get(name, state.get("scores", [0] * len(players))[i]
-                           if i < len(state.get("scores", [])) else 0)
+        score = scores.get(
+            name,
+            state.get("scores", [0] * len(players))[i] if i < len(state.get("scores", [])) else 0,
+        )
         tag = tags.get(i, "")
         lost = f"lost {story.losses[i]}" if story.losses.get(i) else ""
-        rows.append(PlayerRow(i, name, str(score), active == i, i in chosen, i in awaited, tag,
-                              name in winners, colour_of(i), lost, gains.get(i, "")))
+        rows.append(
+            PlayerRow(
+                i,
+                name,
+                str(score),
+                active == i,
+                i in chosen,
+                i in awaited,
+                tag,
+                name in winners,
+                colour_of(i),
+                lost,
+                gains.get(i, ""),
+            )
+        )
     round_text = f"Round {state.get('round', 1)}"
     if isinstance(state.get("options"), dict) and state["options"].get("rounds"):
         round_text += f" of {state['options']['rounds']}"
@@ -385,25 +454,38 @@ def build_view(table: Table, t: float) -> View:
     roll: list[DieView] = []
     caption = ""
     if story.losses:
-        what = "TALLY UP!" if story.loss_kind == "tally_up" else (
-            "Seven" if story.loss_kind == "seven" else "Bust")
+        what = (
+            "TALLY UP!"
+            if story.loss_kind == "tally_up"
+            else ("Seven" if story.loss_kind == "seven" else "Bust")
+        )
         lost = {p: n for p, n in sorted(story.losses.items()) if n}
         amounts = set(lost.values())
         if not lost:
             caption = f"{what}: nothing was at stake"
         elif len(amounts) == 1 and len(lost) > 1:
-            caption = (f"{what}: " + _names([players[p] for p in lost])
-                       + f" lost {amounts.pop()} each")
+            caption = (
+                f"{what}: " + _names([players[p] for p in lost]) + f" lost {amounts.pop()} each"
+            )
         else:
             caption = f"{what}: " + ", ".join(f"{players[p]} lost {n}" for p, n in lost.items())
     if table.correction is not None:
         for i, s in enumerate(table.correction.slots):
             v = s.value
-            die, face = (v.split(":", 1) if v else (None, None))
-            roll.append(DieView(die, face, unsure=s.was_unread or table.correction.event is not None,
-                                selected=i == table.correction.selected))
-        caption = ("Correcting the last roll" if table.correction.event is not None
-                   else "Fix the marked dice, then confirm")
+            die, face = v.split(":", 1) if v else (None, None)
+            roll.append(
+                DieView(
+                    die,
+                    face,
+                    unsure=s.was_unread or table.correction.event is not None,
+                    selected=i == table.correction.selected,
+                )
+            )
+        caption = (
+            "Correcting the last roll"
+            if table.correction.event is not None
+            else "Fix the marked dice, then confirm"
+        )
     else:
         specs = roll_from_last(state) or _last_journal_roll(table.journal)
         for spec in specs:
@@ -423,13 +505,14 @@ def build_view(table: Table, t: float) -> View:
         choices = [ChoiceView(str(lab), i == hi, i) for i, lab in enumerate(labels)]
         help_ = f"{players[chooser]}: short press = next choice, long press = OK"
         saves = table.save_builder(chooser)
-        if saves is not None:       # Rollers: die by die
+        if saves is not None:  # Rollers: die by die
             choices = [ChoiceView(lab, i == saves.focus, i) for i, lab in enumerate(saves.labels())]
-            help_ = (f"{players[chooser]}: short press = next die, long press = keep it or let "
-                     "it go; long press on Roll the others to roll")
+            help_ = (
+                f"{players[chooser]}: short press = next die, long press = keep it or let "
+                "it go; long press on Roll the others to roll"
+            )
     elif secret_ds:
-        help_ = ("IN/OUT in secret: press your button (1st press IN, 2nd OUT). "
-                 "All reveal together.")
+        help_ = "IN/OUT in secret: press your button (1st press IN, 2nd OUT). All reveal together."
     else:
         singles = [d for d in e.decisions if classify_decision(d) == "single" and d.player >= 0]
         if singles:
@@ -444,15 +527,18 @@ def build_view(table: Table, t: float) -> View:
     if secret_ds:
         done = [players[p] for p in sorted(awaited) if p in chosen]
         wait = [players[p] for p in sorted(awaited) if p not in chosen]
-        chosen_text = ("Chosen: " + (", ".join(done) or "nobody yet")
-                       + ("  |  waiting for " + ", ".join(wait) if wait else ""))
+        chosen_text = (
+            "Chosen: "
+            + (", ".join(done) or "nobody yet")
+            + ("  |  waiting for " + ", ".join(wait) if wait else "")
+        )
 
     banner_text = banner_kind = None
     if table.banner is not None:
         banner_kind, banner_text = table.banner[0], table.banner[1]
         who = (state.get("last") or {}).get("player")
         if isinstance(who, int) and 0 <= who < len(players) and banner_kind != "game_over":
-            banner_text = f"{players[who]}: {banner_text}"     # whose moment it is
+            banner_text = f"{players[who]}: {banner_text}"  # whose moment it is
     if e.finished:
         banner_kind = "game_over"
         if winners:
@@ -464,7 +550,7 @@ def build_view(table: Table, t: float) -> View:
     prompt = e.prompt
     if len(awaited) == 1 and prompt.startswith("Everyone IN:"):
         # "Everyone IN" reads wrong when one player is left IN: name them
-        prompt = players[next(iter(awaited))] + prompt[len("Everyone IN"):]
+        prompt = players[next(iter(awaited))] + prompt[len("Everyone IN") :]
     if table.countdown_from is not None:
         prompt = "Reveal in..."
     shown = table.menu_shown()
@@ -496,22 +582,38 @@ def build_view(table: Table, t: float) -> View:
         message_kind=msg.kind if msg else None,
         countdown=table.countdown_number(t),
         chosen_text=chosen_text,
-        reveal=(table.revealed if (table.revealed and not secret_ds
-                                   and (state.get("last") or {}).get("kind") == "reveal")
-                else None),
+        reveal=(
+            table.revealed
+            if (
+                table.revealed
+                and not secret_ds
+                and (state.get("last") or {}).get("kind") == "reveal"
+            )
+            else None
+        ),
         choices=choices,
         chooser=players[chooser] if chooser is not None else None,
-        help=help_ if not e.finished else ("Short press = next, long press = OK: a rematch, "
-                                           "another game or the start screen (arrows + Enter)"),
+        help=help_
+        if not e.finished
+        else (
+            "Short press = next, long press = OK: a rematch, "
+            "another game or the start screen (arrows + Enter)"
+        ),
         winner=", ".join(winners) if winners else None,
         camera_lost=bool(msg and msg.kind == "camera"),
         table_actions=table.table_actions(),
-        confirm=("OK" if (choices or table.correction is not None)
-                 else "Reveal" if secret_ds and table.countdown_from is None else None),
+        confirm=(
+            "OK"
+            if (choices or table.correction is not None)
+            else "Reveal"
+            if secret_ds and table.countdown_from is None
+            else None
+        ),
         menu_title=menu_title,
         menu=menu,
-        turn=players[active] if isinstance(active, int) and 0 <= active < len(players)
-        and not e.finished else None,
+        turn=players[active]
+        if isinstance(active, int) and 0 <= active < len(players) and not e.finished
+        else None,
         turn_colour=colour_of(active) if isinstance(active, int) else None,
         in_out=in_out,
         events=story.lines,
@@ -522,7 +624,7 @@ def build_view(table: Table, t: float) -> View:
 
 
 def _names(names: list[str]) -> str:
-    """"Ana", "Ana and Ben", "Ana, Ben and Cy"."""
+    """ "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 

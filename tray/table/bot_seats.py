@@ -42,8 +42,11 @@ class BotSeats:
         self.pause_s = pause_s
         self.rng = rng or random.Random()
         game_id = table.journal.game.GAME_ID
-        self.bots = {seat: Bot(game_id, policy) for seat, name in enumerate(table.players)
-                     if (policy := policy_of_name(name)) is not None}
+        self.bots = {
+            seat: Bot(game_id, policy)
+            for seat, name in enumerate(table.players)
+            if (policy := policy_of_name(name)) is not None
+        }
         self.seen = None  # the table log length the bots last thought about
         self.pending: list[tuple[int, dict, float]] = []  # (seat, event, when to send)
 
@@ -120,5 +123,9 @@ def _label(e, d, event: dict, players: list[str]) -> str:
 
 def _dice_words(ids: list[str]) -> str:
     if len(set(ids)) == 1:
-        return f"all {len(ids)} dice" if len(ids) > 2 else ("both dice" if len(ids) == 2 else "the die")
+        return (
+            f"all {len(ids)} dice"
+            if len(ids) > 2
+            else ("both dice" if len(ids) == 2 else "the die")
+        )
     return ", ".join(ids[:-1]) + " and " + ids[-1]

@@ -49,6 +49,7 @@ class CalibrationError(RuntimeError):
 
 # --- 1. the tray ---------------------------------------------------------------------------
 
+
 @dataclass
 class TrayFind:
     """Where the tray is: ``rect`` the felt's bounding box, ``crop`` the 4:3 crop to use
@@ -74,12 +75,13 @@ def _demo_frame() -> np.ndarray:
     """A dark table with a green felt tray (for the module example)."""
     f = np.full((FRAME_H, FRAME_W, 3), (40, 50, 60), np.uint8)
     cv2.rectangle(f, (120, 90), (519, 389), (60, 120, 40), -1)
-    cv2.rectangle(f, (300, 200), (330, 230), (240, 240, 240), -1)   # a die on the felt
+    cv2.rectangle(f, (300, 200), (330, 230), (240, 240, 240), -1)  # a die on the felt
     return f
 
 
-def expand_to_aspect(rect, aspect: float = 4 / 3, margin: float = 0.03,
-                     frame=(FRAME_W, FRAME_H)) -> list[int]:
+def expand_to_aspect(
+    rect, aspect: float = 4 / 3, margin: float = 0.03, frame=(FRAME_W, FRAME_H)
+) -> list[int]:
     """The smallest ``aspect`` rectangle holding ``rect`` (plus ``margin`` of its size),
     moved inside the frame; whole pixels.
 
@@ -127,8 +129,7 @@ def find_tray(frame: np.ndarray, min_share: float = 0.08, full_share: float = 0.
     region, filled = best
     share = float(filled.mean() / 255.0)
     x, y, bw, bh = cv2.boundingRect(filled)
-    rect = [round(x * scale), round(y * scale), round(bw * scale),
-            round(bh * scale)]
+    rect = [round(x * scale), round(y * scale), round(bw * scale), round(bh * scale)]
     rect[2] = min(rect[2], fw - rect[0])
     rect[3] = min(rect[3], fh - rect[1])
     big_mask = cv2.resize(region, (fw, fh), interpolation=cv2.INTER_NEAREST) > 0
@@ -193,12 +194,15 @@ def _best_region(lab: np.ndarray, window, min_share: float):
 
 
 def _no_tray_msg() -> str:
-    return ("could not find the tray: point the camera straight down so the tray fills most of "
-            "the picture, with its middle in the middle of the picture, light it evenly, and "
-            "take the dice out")
+    return (
+        "could not find the tray: point the camera straight down so the tray fills most of "
+        "the picture, with its middle in the middle of the picture, light it evenly, and "
+        "take the dice out"
+    )
 
 
 # --- 2. exposure and white balance -----------------------------------------------------------
+
 
 def hex_bgr(value: str) -> tuple[int, int, int]:
     """``"#2e9a48"`` -> (72, 154, 46) (blue, green, red).
@@ -208,8 +212,7 @@ def hex_bgr(value: str) -> tuple[int, int, int]:
     """
     v = value.strip().lstrip("#")
     if len(v) != 6 or any(c not in "0123456789abcdefABCDEF" for c in v):
-        raise CalibrationError(f"--felt-colour {value!r}: give the colour as #rrggbb, "
-                               "like #2e7d32")
+        raise CalibrationError(f"--felt-colour {value!r}: give the colour as #rrggbb, like #2e7d32")
     return int(v[4:6], 16), int(v[2:4], 16), int(v[0:2], 16)
 
 
@@ -225,8 +228,9 @@ class Gains:
     how: str
 
 
-def felt_gains(felt_bgr, reference_bgr=None, target_level: float = 110.0,
-               max_gain: float = 3.0) -> Gains:
+def felt_gains(
+    felt_bgr, reference_bgr=None, target_level: float = 110.0, max_gain: float = 3.0
+) -> Gains:
     """Software gains from the felt's measured colour.
 
     With ``reference_bgr`` (the felt's true colour) each channel is scaled to match it. Else a
@@ -253,14 +257,17 @@ def felt_gains(felt_bgr, reference_bgr=None, target_level: float = 110.0,
         else:
             lift = max(1.0, min(target_level / ((b + g + r) / 3), max_gain)) if mx < 90 else 1.0
             gains = [lift, lift, lift]
-            how = ("coloured felt: colours left as the camera gives them "
-                   "(give --felt-colour to balance them)")
+            how = (
+                "coloured felt: colours left as the camera gives them "
+                "(give --felt-colour to balance them)"
+            )
     gains = [round(min(max(x, 1 / max_gain), max_gain), 6) for x in gains]
     return Gains(gains, how)
 
 
-def converge_picamera(cam, frames: int = 60, settle: int = 6, tolerance: float = 0.02,
-                      out=print) -> dict:
+def converge_picamera(
+    cam, frames: int = 60, settle: int = 6, tolerance: float = 0.02, out=print
+) -> dict:
     """Let the Pi camera's automatic exposure and white balance settle, then return the
     ExposureTime, AnalogueGain and ColourGains it reached (and fix them on the camera)."""
     cam.set_auto()
@@ -271,26 +278,38 @@ def converge_picamera(cam, frames: int = 60, settle: int = 6, tolerance: float =
         md = cam.metadata()
         if not {"ExposureTime", "AnalogueGain", "ColourGains"} <= set(md):
             continue
-        history.append((float(md["ExposureTime"]), float(md["AnalogueGain"]),
-                        float(md["ColourGains"][0]), float(md["ColourGains"][1])))
+        history.append(
+            (
+                float(md["ExposureTime"]),
+                float(md["AnalogueGain"]),
+                float(md["ColourGains"][0]),
+                float(md["ColourGains"][1]),
+            )
+        )
         if len(history) >= settle:
             recent = np.array(history[-settle:])
             rel = (recent.max(0) - recent.min(0)) / np.maximum(recent.mean(0), 1e-6)
             if (rel < tolerance).all():
                 break
     if not history:
-        raise CalibrationError("the Pi camera reported no exposure metadata: update "
-                               "Raspberry Pi OS (`sudo apt full-upgrade`) and retry")
+        raise CalibrationError(
+            "the Pi camera reported no exposure metadata: update "
+            "Raspberry Pi OS (`sudo apt full-upgrade`) and retry"
+        )
     if len(history) < settle:
         out("  note: exposure had little time to settle; run again if colours look wrong")
     exp, gain, red, blue = history[-1]
-    values = {"exposure_us": round(exp), "analogue_gain": round(gain, 4),
-              "colour_gains": [round(red, 4), round(blue, 4)]}
+    values = {
+        "exposure_us": round(exp),
+        "analogue_gain": round(gain, 4),
+        "colour_gains": [round(red, 4), round(blue, 4)],
+    }
     cam.set_fixed(values["exposure_us"], values["analogue_gain"], values["colour_gains"])
     return values
 
 
 # --- 3. the dice -----------------------------------------------------------------------------
+
 
 @dataclass
 class DieCheck:
@@ -314,13 +333,16 @@ def make_recognizer(diceset, taught=None):
     try:
         from vision.pipeline import Recognizer
     except ImportError as exc:
-        raise CalibrationError(f"the vision pipeline cannot be loaded ({exc}): update your "
-                               "checkout, or pass --no-check to skip the dice check") from None
+        raise CalibrationError(
+            f"the vision pipeline cannot be loaded ({exc}): update your "
+            "checkout, or pass --no-check to skip the dice check"
+        ) from None
     try:
         rec = Recognizer(diceset, taught=taught)
-    except (OSError, RuntimeError, ValueError) as exc:   # a model file missing or unreadable
-        raise CalibrationError(f"the vision pipeline cannot start ({exc}); pass --no-check to "
-                               "skip the dice check") from None
+    except (OSError, RuntimeError, ValueError) as exc:  # a model file missing or unreadable
+        raise CalibrationError(
+            f"the vision pipeline cannot start ({exc}); pass --no-check to skip the dice check"
+        ) from None
     say_stale(rec, "dicetray calibrate")
     return rec
 
@@ -352,8 +374,16 @@ def _describe(readings) -> str:
     return "die found but not read"
 
 
-def check_sim_dice(tray, source, recognizer, diceset, faces: str = "all",
-                   rest_reads: int = 3, max_frames: int = 300, out=print) -> list[DieCheck]:
+def check_sim_dice(
+    tray,
+    source,
+    recognizer,
+    diceset,
+    faces: str = "all",
+    rest_reads: int = 3,
+    max_frames: int = 300,
+    out=print,
+) -> list[DieCheck]:
     """Throw every die of ``diceset`` (every distinct face, or one random face with
     ``faces="one"``) on the simulated ``tray`` and read the resting die through ``source``
     (the tray as the app sees it, crop and gains applied) with ``recognizer``."""
@@ -385,17 +415,27 @@ def check_sim_dice(tray, source, recognizer, diceset, faces: str = "all",
     return rows
 
 
-def check_placed_dice(source, recognizer, diceset, ask=input, wait_s: float = 20.0,
-                      still_reads: int = 5, clock=time.monotonic, out=print) -> list[DieCheck]:
+def check_placed_dice(
+    source,
+    recognizer,
+    diceset,
+    ask=input,
+    wait_s: float = 20.0,
+    still_reads: int = 5,
+    clock=time.monotonic,
+    out=print,
+) -> list[DieCheck]:
     """For each die of the set, ask the user to place it in the tray and read it once the
     reading holds still over ``still_reads`` frames (or ``wait_s`` seconds pass)."""
     rows = []
     for die in diceset.dice:
         try:
-            ask(f"  Put the {die.id} die ({die.body}) alone in the tray, any face up, take your "
-                "hand away and press Enter: ")
+            ask(
+                f"  Put the {die.id} die ({die.body}) alone in the tray, any face up, take your "
+                "hand away and press Enter: "
+            )
         except EOFError:
-            pass                                      # not interactive: just wait for it
+            pass  # not interactive: just wait for it
         readings = []
         spec = None
         start = clock()
@@ -408,14 +448,16 @@ def check_placed_dice(source, recognizer, diceset, ask=input, wait_s: float = 20
             recent = readings[-still_reads:]
             if len(recent) == still_reads:
                 s, _ = _majority(recent)
-                if s is not None and all(len(x.dice) == 1 and x.dice[0].spec == s
-                                         for x in recent):
+                if s is not None and all(len(x.dice) == 1 and x.dice[0].spec == s for x in recent):
                     spec = s
                     break
         read, conf = (spec, _majority(readings[-still_reads:])[1]) if spec else (None, 0.0)
         ok = read is not None and read.split(":", 1)[0] == die.id
-        note = "check the face by eye" if ok else (
-            _describe(readings) if read is None else f"read as another die ({read})")
+        note = (
+            "check the face by eye"
+            if ok
+            else (_describe(readings) if read is None else f"read as another die ({read})")
+        )
         rows.append(DieCheck(die.id, None, read, conf, ok, note))
         out(f"  {die.id:<10} -> {read or '-':<16} {conf:5.2f}  {'ok' if ok else 'CHECK'}")
     return rows
@@ -433,16 +475,19 @@ def format_table(rows: list[DieCheck]) -> str:
         result = "ok" if r.ok else "NOT OK"
         if r.note:
             result += f" ({r.note})"
-        lines.append(f"{r.die:<10} {(r.face or '?'):<10} {(r.read or '-'):<16} "
-                     f"{r.confidence:4.2f}  {result}")
+        lines.append(
+            f"{r.die:<10} {(r.face or '?'):<10} {(r.read or '-'):<16} {r.confidence:4.2f}  {result}"
+        )
     return "\n".join(lines)
 
 
 # --- the command -----------------------------------------------------------------------------
 
+
 def _default_set(cfg) -> str:
     try:
         from tray.rules.games import get
+
         return get(cfg.game.default).DICE_SET
     except (ImportError, AttributeError, ValueError):
         return "d6"
@@ -452,46 +497,92 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dicetray calibrate",
         description="Find the tray, fix exposure and white balance, and check that every die "
-                    "is read under your light.")
+        "is read under your light.",
+    )
     p.add_argument("--config", help="config file (default ~/.config/dicetray/config.toml)")
-    p.add_argument("--source", help="camera source: picamera, opencv:0, replay:DIR, sim "
-                                    "(default: camera.source of the config)")
-    p.add_argument("--dice-set", help="dice set to check (d6, tally-up, toss-up, rollers; "
-                                      "default: the dice of the config's default game)")
-    p.add_argument("--write", action="store_true",
-                   help="store the results in the config file's [camera] table")
+    p.add_argument(
+        "--source",
+        help="camera source: picamera, opencv:0, replay:DIR, sim "
+        "(default: camera.source of the config)",
+    )
+    p.add_argument(
+        "--dice-set",
+        help="dice set to check (d6, tally-up, toss-up, rollers; "
+        "default: the dice of the config's default game)",
+    )
+    p.add_argument(
+        "--write", action="store_true", help="store the results in the config file's [camera] table"
+    )
     p.add_argument("--no-check", action="store_true", help="skip the dice check")
-    p.add_argument("--faces", choices=("all", "one"), default="all",
-                   help="simulated tray: check every face of each die (all) or one")
-    p.add_argument("--felt-colour", help="the felt's true colour as #rrggbb, for white balance "
-                                         "on cameras without hardware controls")
-    p.add_argument("--frames", type=int, default=60,
-                   help="frames to let the Pi camera's exposure settle (default 60)")
-    p.add_argument("--wait", type=float, default=20.0,
-                   help="seconds to wait for each placed die to be read (default 20)")
+    p.add_argument(
+        "--faces",
+        choices=("all", "one"),
+        default="all",
+        help="simulated tray: check every face of each die (all) or one",
+    )
+    p.add_argument(
+        "--felt-colour",
+        help="the felt's true colour as #rrggbb, for white balance "
+        "on cameras without hardware controls",
+    )
+    p.add_argument(
+        "--frames",
+        type=int,
+        default=60,
+        help="frames to let the Pi camera's exposure settle (default 60)",
+    )
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=20.0,
+        help="seconds to wait for each placed die to be read (default 20)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated tray")
     p.add_argument("--snapshot", help="save a picture of the found tray to this PNG file")
-    p.add_argument("--taught", metavar="DIR",
-                   help="read the dice with a taught folder (dicetray teach); default: the "
-                        "config's [vision] taught for the dice set")
+    p.add_argument(
+        "--taught",
+        metavar="DIR",
+        help="read the dice with a taught folder (dicetray teach); default: the "
+        "config's [vision] taught for the dice set",
+    )
     teach = p.add_argument_group(
-        "guided capture (--teach)", "throw the dice, confirm each face with the buttons, keys "
+        "guided capture (--teach)",
+        "throw the dice, confirm each face with the buttons, keys "
         "or touch; the photos and labels go to --out, then a model is taught from them into "
-        "OUT/taught (see tray/table/capture.py)")
-    teach.add_argument("--teach", action="store_true",
-                       help="capture labelled photos of your dice and tray, then teach")
-    teach.add_argument("--out", help="folder for the photos (images/ + labels.csv); a folder "
-                                     "holding an earlier capture is continued")
-    teach.add_argument("--per-face", type=int, default=3,
-                       help="stop when every face of every die was seen this often (default 3)")
-    teach.add_argument("--min-dice", type=int, default=40,
-                       help="and when this many dice were saved in all (default 40: teaching "
-                            "teaches no classifier from fewer, too few to judge it)")
-    teach.add_argument("--sim-roller", action="store_true",
-                       help="simulated tray: a simulated roller throws and confirms")
+        "OUT/taught (see tray/table/capture.py)",
+    )
+    teach.add_argument(
+        "--teach",
+        action="store_true",
+        help="capture labelled photos of your dice and tray, then teach",
+    )
+    teach.add_argument(
+        "--out",
+        help="folder for the photos (images/ + labels.csv); a folder "
+        "holding an earlier capture is continued",
+    )
+    teach.add_argument(
+        "--per-face",
+        type=int,
+        default=3,
+        help="stop when every face of every die was seen this often (default 3)",
+    )
+    teach.add_argument(
+        "--min-dice",
+        type=int,
+        default=40,
+        help="and when this many dice were saved in all (default 40: teaching "
+        "teaches no classifier from fewer, too few to judge it)",
+    )
+    teach.add_argument(
+        "--sim-roller",
+        action="store_true",
+        help="simulated tray: a simulated roller throws and confirms",
+    )
     teach.add_argument("--headless", action="store_true", help="no window")
-    teach.add_argument("--max-seconds", type=float, default=None,
-                       help="stop the capture after this many seconds")
+    teach.add_argument(
+        "--max-seconds", type=float, default=None, help="stop the capture after this many seconds"
+    )
     return p
 
 
@@ -502,8 +593,10 @@ def _grab(source, n: int = 5, timeout: float = 2.0) -> np.ndarray:
         if f is not None:
             frame = f
     if frame is None:
-        raise CalibrationError("the camera delivered no picture: check it is connected and not "
-                               "used by another program, then retry")
+        raise CalibrationError(
+            "the camera delivered no picture: check it is connected and not "
+            "used by another program, then retry"
+        )
     return frame
 
 
@@ -521,14 +614,16 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
         return 2
     if args.teach:
         from tray.table.capture_cmd import main as capture_main
+
         return capture_main(args, cfg, default_set=_default_set(cfg), out=out)
     config_path = Path(args.config).expanduser() if args.config else default_path()
     spec = args.source or cfg.camera.source
     from tray.table.teaching import load_taught
+
     try:
         diceset = load(args.dice_set or _default_set(cfg))
         taught = load_taught(args.taught, cfg, diceset)
-    except ValueError as exc:            # DiceSetError, TaughtError
+    except ValueError as exc:  # DiceSetError, TaughtError
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 2
     reference = None
@@ -540,18 +635,22 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
         return 2
 
     # raw pictures: no earlier crop or gains, automatic exposure until step 2 fixes it
-    raw_cfg = CameraConfig(source=spec, fps=cfg.camera.fps,
-                           lens_position=cfg.camera.lens_position)
+    raw_cfg = CameraConfig(source=spec, fps=cfg.camera.fps, lens_position=cfg.camera.lens_position)
     out(f"Step 1/4: opening the camera ({spec})")
     try:
-        source = open_source(spec, camera=raw_cfg, dice_set=diceset.id, seed=args.seed,
-                             realtime=not spec.startswith(("sim", "replay")))
+        source = open_source(
+            spec,
+            camera=raw_cfg,
+            dice_set=diceset.id,
+            seed=args.seed,
+            realtime=not spec.startswith(("sim", "replay")),
+        )
     except (CameraError, ValueError) as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ValueError) else 1   # SourceError: a source named wrong
+        return 2 if isinstance(exc, ValueError) else 1  # SourceError: a source named wrong
     sim = source if isinstance(source, SimulatedTray) else None
     if sim is not None:
-        sim.realtime = False          # no need to wait for the simulated tray
+        sim.realtime = False  # no need to wait for the simulated tray
     out(f"  using {source.name}")
     try:
         out("Step 2/4: finding the tray")
@@ -568,8 +667,10 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
             out(f"  the tray fills the picture ({found.coverage:.0%}): no crop needed")
         else:
             x, y, w, h = found.rect
-            out(f"  tray found at x={x} y={y} {w}x{h} ({found.coverage:.0%} of the picture); "
-                f"crop {found.crop}")
+            out(
+                f"  tray found at x={x} y={y} {w}x{h} ({found.coverage:.0%} of the picture); "
+                f"crop {found.crop}"
+            )
         if args.snapshot:
             shot = frame.copy()
             x, y, w, h = found.rect
@@ -586,8 +687,10 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
             fixed = converge_picamera(source, frames=args.frames, out=out)
             values.update(fixed)
             values["software_gains"] = [1.0, 1.0, 1.0]
-            out(f"  fixed: ExposureTime {fixed['exposure_us']} us, AnalogueGain "
-                f"{fixed['analogue_gain']}, ColourGains {fixed['colour_gains']} (AE/AWB off)")
+            out(
+                f"  fixed: ExposureTime {fixed['exposure_us']} us, AnalogueGain "
+                f"{fixed['analogue_gain']}, ColourGains {fixed['colour_gains']} (AE/AWB off)"
+            )
             frame = _grab(source)
             found = find_tray(frame)
         gains = felt_gains(found.felt_bgr, reference)
@@ -615,11 +718,11 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
                 recognizer = None
             if recognizer is not None:
                 if sim is not None:
-                    rows = check_sim_dice(sim, view, recognizer, diceset, faces=args.faces,
-                                          out=out)
+                    rows = check_sim_dice(sim, view, recognizer, diceset, faces=args.faces, out=out)
                 else:
-                    rows = check_placed_dice(view, recognizer, diceset, ask=ask,
-                                             wait_s=args.wait, out=out)
+                    rows = check_placed_dice(
+                        view, recognizer, diceset, ask=ask, wait_s=args.wait, out=out
+                    )
     except CalibrationError as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         source.close()
@@ -638,9 +741,15 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
         out("")
         out(format_table(rows))
         out("")
-        out(f"  {len(rows) - len(bad)} of {len(rows)} read right" + (
-            "" if not bad else ": improve the light (even, no glare), check the dice-set file "
-                               "matches your dice, and run again"))
+        out(
+            f"  {len(rows) - len(bad)} of {len(rows)} read right"
+            + (
+                ""
+                if not bad
+                else ": improve the light (even, no glare), check the dice-set file "
+                "matches your dice, and run again"
+            )
+        )
     if args.write:
         try:
             update_table(config_path, "camera", values)

@@ -71,9 +71,15 @@ class Capture:
     docstring for an example.
     """
 
-    def __init__(self, folder: CaptureFolder, per_face: int = 3, min_dice: int = 3,
-                 max_dice: int = 6, on_event: Callable[[str, str], None] | None = None,
-                 total_dice: int = 0):
+    def __init__(
+        self,
+        folder: CaptureFolder,
+        per_face: int = 3,
+        min_dice: int = 3,
+        max_dice: int = 6,
+        on_event: Callable[[str, str], None] | None = None,
+        total_dice: int = 0,
+    ):
         self.folder = folder
         self.diceset = folder.diceset
         self.per_face = per_face
@@ -88,9 +94,9 @@ class Capture:
         self.menu = 0
         self.message: Message | None = None
         self.camera_lost_since: float | None = None
-        self.shaky_since: float | None = None     # the dice look "moving" but barely move
-        self.blocked_since: float | None = None   # something not a die lies in the tray
-        self.calibration_told = False   # the tray unlike the calibration's: said
+        self.shaky_since: float | None = None  # the dice look "moving" but barely move
+        self.blocked_since: float | None = None  # something not a die lies in the tray
+        self.calibration_told = False  # the tray unlike the calibration's: said
         self.saved: list[str] = []
         self.dropped = 0
 
@@ -99,8 +105,13 @@ class Capture:
         if self.on_event is not None:
             self.on_event(kind, text)
 
-    def _say(self, text: str, kind: str = "info", t: float | None = None,
-             seconds: float | None = MESSAGE_S) -> None:
+    def _say(
+        self,
+        text: str,
+        kind: str = "info",
+        t: float | None = None,
+        seconds: float | None = MESSAGE_S,
+    ) -> None:
         until = None if t is None or seconds is None else t + seconds
         self.message = Message(text, kind, until)
 
@@ -109,16 +120,20 @@ class Capture:
         if self.state == "review":
             c = self.correction
             n = len(c.slots) - len(self.accepted)
-            return (f"Check each die: press = next face, long press = accept it ({n} to go). "
-                    "A die without a box can't be labelled: take the dice out and throw again.")
+            return (
+                f"Check each die: press = next face, long press = accept it ({n} to go). "
+                "A die without a box can't be labelled: take the dice out and throw again."
+            )
         if self.state == "throw":
             missing = self.coverage.missing(self.per_face)
             want = ", ".join(self.coverage.label(*k) for k in missing[:4])
             more = "..." if len(missing) > 4 else ""
             if not missing:
                 want = f"{self.total_dice - self.coverage.total()} more dice, any faces"
-            return (f"Throw {self.min_dice}-{self.max_dice} dice of {self.diceset.name} "
-                    f"(still needed: {want}{more})")
+            return (
+                f"Throw {self.min_dice}-{self.max_dice} dice of {self.diceset.name} "
+                f"(still needed: {want}{more})"
+            )
         if self.state == "done":
             return "Capture finished: teaching"
         return "Capture left"
@@ -135,8 +150,15 @@ class Capture:
         for r in roll.dice:
             cands = face_candidates(self.diceset, r.die)
             spec = r.spec if r.spec in cands else None
-            slots.append(Slot(spec, cands, cands.index(spec) if spec else -1,
-                              was_unread=spec is None, box=(r.x, r.y, r.w, r.h)))
+            slots.append(
+                Slot(
+                    spec,
+                    cands,
+                    cands.index(spec) if spec else -1,
+                    was_unread=spec is None,
+                    box=(r.x, r.y, r.w, r.h),
+                )
+            )
         self.correction = Correction(slots)
         unsure = [i for i, s in enumerate(slots) if s.was_unread]
         self.correction.selected = unsure[0] if unsure else 0
@@ -145,14 +167,17 @@ class Capture:
         self.state = "review"
         n = len(slots)
         if not self.min_dice <= n <= self.max_dice:
-            self._say(f"{n} {'die' if n == 1 else 'dice'} found: fine to label, but "
-                      f"{self.min_dice}-{self.max_dice} dice a throw teach best", "info", t)
+            self._say(
+                f"{n} {'die' if n == 1 else 'dice'} found: fine to label, but "
+                f"{self.min_dice}-{self.max_dice} dice a throw teach best",
+                "info",
+                t,
+            )
         elif unsure:
             self._say(f"{len(unsure)} of {n} dice unsure (?): pick their faces", "unreadable", t)
         else:
             self.message = None
-        self._emit("review", f"throw with {n} dice: " + ", ".join(
-            s.value or "?" for s in slots))
+        self._emit("review", f"throw with {n} dice: " + ", ".join(s.value or "?" for s in slots))
         return "reviewing"
 
     # ----------------------------------------------------------------- inputs
@@ -188,8 +213,9 @@ class Capture:
         if len(self.accepted) == len(c.slots):
             return self._save(t)
         n = len(c.slots)
-        c.selected = next(k % n for k in range(c.selected + 1, c.selected + n + 1)
-                          if k % n not in self.accepted)
+        c.selected = next(
+            k % n for k in range(c.selected + 1, c.selected + n + 1) if k % n not in self.accepted
+        )
         return "accepted"
 
     def _save(self, t: float) -> str:
@@ -207,8 +233,11 @@ class Capture:
         self._emit("coverage", self.coverage.table(self.per_face, self.total_dice))
         if self.coverage.done(self.per_face, self.total_dice):
             self.state = "done"
-            self._say(f"Every face seen {self.per_face} times, {self.coverage.total()} dice: "
-                      "teaching", "info", t)
+            self._say(
+                f"Every face seen {self.per_face} times, {self.coverage.total()} dice: teaching",
+                "info",
+                t,
+            )
             self._emit("done", "every face seen enough")
             return "saved"
         self.state = "throw"
@@ -283,9 +312,13 @@ class Capture:
             self.select(target[1])
             return "selected die"
         if kind == "button":
-            return {"ok": lambda: self.accept(t), "all": lambda: self.accept(t, all_dice=True),
-                    "rethrow": lambda: self.rethrow(t), "finish": lambda: self.finish(t),
-                    "keep": lambda: "keep throwing"}.get(target[1], lambda: "nothing there")()
+            return {
+                "ok": lambda: self.accept(t),
+                "all": lambda: self.accept(t, all_dice=True),
+                "rethrow": lambda: self.rethrow(t),
+                "finish": lambda: self.finish(t),
+                "keep": lambda: "keep throwing",
+            }.get(target[1], lambda: "nothing there")()
         return "nothing there"
 
     def rethrow(self, t: float) -> str:
@@ -302,12 +335,18 @@ class Capture:
     def camera(self, ok: bool, t: float, lost_after: float = 2.0) -> None:
         """Whether a frame came. After ``lost_after`` s without one the screen says so; the
         throw under review and everything saved are kept, and the capture goes on."""
-        change = watch_camera(self, ok, t, lost_after,
-                              "Camera lost: check its cable. Nothing is lost; the capture goes "
-                              "on when the picture comes back.")
+        change = watch_camera(
+            self,
+            ok,
+            t,
+            lost_after,
+            "Camera lost: check its cable. Nothing is lost; the capture goes "
+            "on when the picture comes back.",
+        )
         if change:
-            self._emit("camera", "camera back" if change == "back"
-                       else "camera lost: waiting for it")
+            self._emit(
+                "camera", "camera back" if change == "back" else "camera lost: waiting for it"
+            )
 
     def tick(self, t: float) -> None:
         if self.message is not None and self.message.until is not None and t >= self.message.until:
@@ -327,8 +366,9 @@ class Buttons:
     (None, 'ok', [True])
     """
 
-    def __init__(self, press: Callable[[bool, float], str], releases: bool = False,
-                 long_s: float = 0.8):
+    def __init__(
+        self, press: Callable[[bool, float], str], releases: bool = False, long_s: float = 0.8
+    ):
         self.press = press
         self.releases = releases
         self.long_s = long_s
@@ -349,10 +389,20 @@ class CaptureSession:
     >>> session.step(t=0.0)                                                      # doctest: +SKIP
     """
 
-    def __init__(self, capture: Capture, source, recognizer, settler,
-                 events: queue.Queue | None = None, display=None, releases: bool = False,
-                 long_s: float = 0.8, read_timeout: float = 1.0, lost_after: float = 2.0,
-                 drawer: Callable | None = None):
+    def __init__(
+        self,
+        capture: Capture,
+        source,
+        recognizer,
+        settler,
+        events: queue.Queue | None = None,
+        display=None,
+        releases: bool = False,
+        long_s: float = 0.8,
+        read_timeout: float = 1.0,
+        lost_after: float = 2.0,
+        drawer: Callable | None = None,
+    ):
         self.capture = capture
         self.source = source
         self.recognizer = recognizer
@@ -391,7 +441,7 @@ class CaptureSession:
                 break
             self.buttons.handle(ev)
         if self.simulated and len(cap.saved) != saved:
-            self.source.pick_up()          # the roller takes the dice out
+            self.source.pick_up()  # the roller takes the dice out
         cap.tick(t)
         if draw and self.display is not None:
             self.draw(t)
@@ -416,16 +466,22 @@ class SimRoller:
     >>> roller.act(t)                                            # doctest: +SKIP
     """
 
-    def __init__(self, session: CaptureSession, rng: np.random.Generator, aim: bool = True,
-                 hold: Callable[[], bool] | None = None, patience: int = 150):
+    def __init__(
+        self,
+        session: CaptureSession,
+        rng: np.random.Generator,
+        aim: bool = True,
+        hold: Callable[[], bool] | None = None,
+        patience: int = 150,
+    ):
         self.session = session
-        session.buttons.releases = True    # its button reports releases, like a GPIO one
+        session.buttons.releases = True  # its button reports releases, like a GPIO one
         self.tray = session.source
         self.rng = rng
         self.aim = aim
         self.hold = hold or (lambda: False)
         self.thrown = 0
-        self.waited = -1          # acts since the dice went in (-1: none in the tray)
+        self.waited = -1  # acts since the dice went in (-1: none in the tray)
         self.patience = patience
         self._saved = 0
 
@@ -435,10 +491,10 @@ class SimRoller:
         cap = self.session.capture
         if self.hold():
             return None
-        if len(cap.saved) != self._saved:     # saved: the dice were taken out
+        if len(cap.saved) != self._saved:  # saved: the dice were taken out
             self._saved, self.waited = len(cap.saved), -1
         if cap.state == "throw":
-            if self.waited < 0 or self.waited > self.patience:   # never settled: throw again
+            if self.waited < 0 or self.waited > self.patience:  # never settled: throw again
                 self.tray.throw(self._dice())
                 self.thrown += 1
                 self.waited = 0
@@ -451,7 +507,7 @@ class SimRoller:
         c = cap.correction
         pairs = _match(c.slots, truth)
         if len(pairs) < len(truth) or len(pairs) < len(c.slots):
-            cap.rethrow(t)                 # a die without a box (or a box without a die)
+            cap.rethrow(t)  # a die without a box (or a box without a die)
             self.tray.pick_up()
             self.waited = -1
             return "rethrow"

@@ -115,17 +115,23 @@ class CaptureFolder:
         self.images = self.path / "images"
         self.labels = self.path / "labels.csv"
         if self.path.exists() and not self.path.is_dir():
-            raise CaptureError(f"--out {self.path}: that is a file; give a folder (new or one "
-                               "holding an earlier capture of the same dice set)")
+            raise CaptureError(
+                f"--out {self.path}: that is a file; give a folder (new or one "
+                "holding an earlier capture of the same dice set)"
+            )
         self.rows: list[dict] = self._read_rows() if self.labels.exists() else []
         base = self.path
-        while not base.exists():                  # made at the first photo, not before
+        while not base.exists():  # made at the first photo, not before
             base = base.parent
         if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
-            raise CaptureError(f"--out {self.path}: cannot write there ({base} is not a "
-                               "writable folder)")
-        numbers = [int(m.group(1)) for p in self.images.iterdir()
-                   if (m := _NUMBERED.match(p.name))] if self.images.is_dir() else []
+            raise CaptureError(
+                f"--out {self.path}: cannot write there ({base} is not a writable folder)"
+            )
+        numbers = (
+            [int(m.group(1)) for p in self.images.iterdir() if (m := _NUMBERED.match(p.name))]
+            if self.images.is_dir()
+            else []
+        )
         numbers += [int(m.group(1)) for r in self.rows if (m := _NUMBERED.match(r["file"]))]
         self.next_number = max(numbers, default=0) + 1
 
@@ -144,19 +150,23 @@ class CaptureFolder:
             with self.labels.open(newline="", encoding="utf-8") as fh:
                 reader = csv.DictReader(fh)
                 if reader.fieldnames != HEADER:
-                    raise CaptureError(f"{where}: its header is {','.join(reader.fieldnames or [])!r}, "
-                                       f"not {','.join(HEADER)!r}: choose another --out folder")
+                    raise CaptureError(
+                        f"{where}: its header is {','.join(reader.fieldnames or [])!r}, "
+                        f"not {','.join(HEADER)!r}: choose another --out folder"
+                    )
                 rows = list(reader)
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
-            raise CaptureError(f"{where}: cannot be read ({exc}); choose another --out folder"
-                               ) from None
+            raise CaptureError(
+                f"{where}: cannot be read ({exc}); choose another --out folder"
+            ) from None
         for i, r in enumerate(rows, 2):
             die, face = r.get("die") or "", r.get("value") or ""
             if not self.diceset.allows(die, face):
                 raise CaptureError(
                     f"{where} line {i}: {die}:{face} is not a face of the {self.diceset.id} "
                     "set: this folder holds a capture of another dice set; give its --dice-set "
-                    "or choose another --out folder")
+                    "or choose another --out folder"
+                )
         return rows
 
     def coverage(self) -> Coverage:
@@ -181,8 +191,18 @@ class CaptureFolder:
                 raise CaptureError(f"{die}:{face} is not a face of the {self.diceset.id} set")
             x0, y0 = max(int(x), 0), max(int(y), 0)
             x1, y1 = min(int(x) + int(bw), w), min(int(y) + int(bh), h)
-            rows.append({"file": name, "split": SPLIT, "x": x0, "y": y0, "w": x1 - x0,
-                         "h": y1 - y0, "value": face, "die": die})
+            rows.append(
+                {
+                    "file": name,
+                    "split": SPLIT,
+                    "x": x0,
+                    "y": y0,
+                    "w": x1 - x0,
+                    "h": y1 - y0,
+                    "value": face,
+                    "die": die,
+                }
+            )
         self.images.mkdir(parents=True, exist_ok=True)
         _write_synced(self.images / name, data.tobytes())
         new_file = not self.labels.exists() or self.labels.stat().st_size == 0

@@ -36,8 +36,12 @@ def choice_label(event: dict, players: list[str] | None = None) -> str:
     extras = {k: v for k, v in event.items() if k not in ("type", "player", "action")}
     parts = [name]
     for k, v in extras.items():
-        if k in ("target", "victim", "who", "loser") and isinstance(v, int) and players \
-                and 0 <= v < len(players):
+        if (
+            k in ("target", "victim", "who", "loser")
+            and isinstance(v, int)
+            and players
+            and 0 <= v < len(players)
+        ):
             parts.append(players[v])
         elif isinstance(v, list):
             parts.append(f"{k} " + (", ".join(str(x) for x in v) if v else "none"))
@@ -67,8 +71,11 @@ def is_save_choice(d: Decision | None) -> bool:
         return False
     saves = [c for c in d.choices if c.get("action") == "save"]
     others = [c for c in d.choices if c.get("action") != "save"]
-    return (len(saves) > 2 and all(isinstance(c.get("dice"), list) for c in saves)
-            and all(c.get("action") == "stop" for c in others))
+    return (
+        len(saves) > 2
+        and all(isinstance(c.get("dice"), list) for c in saves)
+        and all(c.get("action") == "stop" for c in others)
+    )
 
 
 def _face_words(spec: str) -> str:
@@ -93,7 +100,7 @@ class SaveBuilder:
         ids = Counter(s.split(":", 1)[0] for s in self.roll)
         common = ids.most_common(1)[0][0] if ids else ""
         out = []
-        for i, s in enumerate(self.roll):      # the odd die out is named: "keep black 4"
+        for i, s in enumerate(self.roll):  # the odd die out is named: "keep black 4"
             die = s.split(":", 1)[0]
             words = _face_words(s) if die == common else f"{die} {_face_words(s)}"
             out.append(("keep " if i in self.keep else "roll ") + words)
@@ -107,8 +114,10 @@ class SaveBuilder:
         the rules offer no such save (keeping all of them is "Stop")."""
         want = Counter(self.roll[i] for i in self.keep)
         for c in self.decision.choices:
-            if c.get("action") == "save" and \
-                    Counter(self.roll[i] for i in c["dice"] if 0 <= i < len(self.roll)) == want:
+            if (
+                c.get("action") == "save"
+                and Counter(self.roll[i] for i in c["dice"] if 0 <= i < len(self.roll)) == want
+            ):
                 return dict(c)
         return None
 

@@ -49,9 +49,9 @@ class PinsConfig:
 
     buttons: list[int] = field(default_factory=list)
     leds: list[int] = field(default_factory=list)
-    pull_up: bool = True        # buttons wired between the pin and GND (internal pull-up)
-    bounce_ms: int = 30         # a press counts once the pin has been stable this long
-    hold_ms: int = 800          # a press held this long is a long press
+    pull_up: bool = True  # buttons wired between the pin and GND (internal pull-up)
+    bounce_ms: int = 30  # a press counts once the pin has been stable this long
+    hold_ms: int = 800  # a press held this long is a long press
 
 
 @dataclass
@@ -70,12 +70,12 @@ class CameraConfig:
     fps: int = 30
     exposure_us: int = 0
     analogue_gain: float = 0.0
-    colour_gains: list[float] = field(default_factory=list)   # [red, blue]; empty = auto
-    lens_position: float | None = None                        # dioptres; None = leave as is
+    colour_gains: list[float] = field(default_factory=list)  # [red, blue]; empty = auto
+    lens_position: float | None = None  # dioptres; None = leave as is
     software_gains: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0])
-    crop: list[int] = field(default_factory=list)              # [x, y, w, h]; empty = all
+    crop: list[int] = field(default_factory=list)  # [x, y, w, h]; empty = all
     # the empty tray's median (B, G, R) at calibration: frames are read in that light
-    tray_light: list[float] = field(default_factory=list)      # empty = the session's first
+    tray_light: list[float] = field(default_factory=list)  # empty = the session's first
 
     @property
     def calibrated(self) -> bool:
@@ -143,7 +143,7 @@ class VisionConfig:
             try:
                 return folder if TaughtModel.load(folder).dice_set == set_id else None
             except TaughtError:
-                return folder   # let the reader say what is wrong with it
+                return folder  # let the reader say what is wrong with it
         return None
 
 
@@ -168,8 +168,17 @@ class Config:
 _KNOWN = {
     "players": {"names"},
     "pins": {"buttons", "leds", "pull_up", "bounce_ms", "hold_ms"},
-    "camera": {"source", "fps", "exposure_us", "analogue_gain", "colour_gains", "tray_light",
-               "lens_position", "software_gains", "crop"},
+    "camera": {
+        "source",
+        "fps",
+        "exposure_us",
+        "analogue_gain",
+        "colour_gains",
+        "tray_light",
+        "lens_position",
+        "software_gains",
+        "crop",
+    },
     "screen": {"fullscreen", "size", "sound", "odds"},
     "game": {"default", "options"},
     "journal": {"directory"},
@@ -203,36 +212,47 @@ def load_config(path: str | Path | None = None, required: bool = False) -> Confi
         data = p.read_bytes()
     except FileNotFoundError:
         if required:
-            raise ConfigError(f"{p}: no such file: copy config.example.toml there and edit it, "
-                              "or leave out --config to use the defaults") from None
+            raise ConfigError(
+                f"{p}: no such file: copy config.example.toml there and edit it, "
+                "or leave out --config to use the defaults"
+            ) from None
         cfg = Config()
         _check_journal_folder(cfg, "the default")
         return cfg
     except IsADirectoryError:
         raise ConfigError(f"{p} is a folder: give the path of the config .toml file") from None
     except NotADirectoryError:
-        raise ConfigError(f"{p}: part of this path is a file, not a folder: give the path of "
-                          "the config .toml file") from None
+        raise ConfigError(
+            f"{p}: part of this path is a file, not a folder: give the path of "
+            "the config .toml file"
+        ) from None
     except PermissionError:
-        raise ConfigError(f"{p}: no permission to read it: `chmod a+r {p}`, or run dicetray "
-                          "as the file's owner") from None
+        raise ConfigError(
+            f"{p}: no permission to read it: `chmod a+r {p}`, or run dicetray as the file's owner"
+        ) from None
     except OSError as exc:
-        raise ConfigError(f"{p}: cannot be read ({exc.strerror or exc}): check the disk, or "
-                          "write the file again from config.example.toml") from None
+        raise ConfigError(
+            f"{p}: cannot be read ({exc.strerror or exc}): check the disk, or "
+            "write the file again from config.example.toml"
+        ) from None
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise ConfigError(f"{p} is UTF-16 text: save it again as UTF-8 text") from None
     try:
-        text = data.decode("utf-8-sig")   # -sig: a byte order mark an editor added is dropped
+        text = data.decode("utf-8-sig")  # -sig: a byte order mark an editor added is dropped
     except UnicodeDecodeError:
         raise ConfigError(f"{p} is not a UTF-8 text file: save it as UTF-8 text") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}. Fix that line (see "
-                          "config.example.toml for the form of every key)") from None
+        raise ConfigError(
+            f"{p}: not valid TOML: {exc}. Fix that line (see "
+            "config.example.toml for the form of every key)"
+        ) from None
     except RecursionError:
-        raise ConfigError(f"{p}: not valid TOML for dicetray: lists or tables nest far too "
-                          "deeply; write it again from config.example.toml") from None
+        raise ConfigError(
+            f"{p}: not valid TOML for dicetray: lists or tables nest far too "
+            "deeply; write it again from config.example.toml"
+        ) from None
     cfg = parse_config(data, str(p))
     cfg.path = p
     _check_journal_folder(cfg, str(p))
@@ -255,9 +275,11 @@ def _check_journal_folder(cfg: Config, where: str) -> None:
             except OSError:
                 break
     if bad:
-        raise ConfigError(f"{where}: journal.directory = {str(cfg.journal.directory)!r}: "
-                          f"{d} is a file, not a folder: move that file, or set "
-                          "journal.directory to a folder in [journal]")
+        raise ConfigError(
+            f"{where}: journal.directory = {str(cfg.journal.directory)!r}: "
+            f"{d} is a file, not a folder: move that file, or set "
+            "journal.directory to a folder in [journal]"
+        )
 
 
 def parse_config(data: dict, where: str = "") -> Config:
@@ -269,14 +291,18 @@ def parse_config(data: dict, where: str = "") -> Config:
 
     for table, value in data.items():
         if table not in _KNOWN:
-            raise fail(f"unknown table [{table}]: the tables are "
-                       f"{', '.join('[' + t + ']' for t in _KNOWN)}; remove or rename it")
+            raise fail(
+                f"unknown table [{table}]: the tables are "
+                f"{', '.join('[' + t + ']' for t in _KNOWN)}; remove or rename it"
+            )
         if not isinstance(value, dict):
             raise fail(f"{table} must be a table: write it as [{table}] with keys below it")
         unknown = sorted(set(value) - _KNOWN[table])
         if unknown:
-            raise fail(f"unknown key {table}.{unknown[0]}: [{table}] takes "
-                       f"{', '.join(sorted(_KNOWN[table]))}; remove or fix it")
+            raise fail(
+                f"unknown key {table}.{unknown[0]}: [{table}] takes "
+                f"{', '.join(sorted(_KNOWN[table]))}; remove or fix it"
+            )
     cfg = Config()
     t = data.get("players", {})
     if "names" in t:
@@ -304,25 +330,31 @@ def parse_config(data: dict, where: str = "") -> Config:
     if len(pins.buttons) > MAX_PLAYERS:
         raise fail(f"pins.buttons lists {len(pins.buttons)} pins: at most {MAX_PLAYERS} buttons")
     if pins.leds and len(pins.leds) != len(pins.buttons):
-        raise fail(f"pins.leds lists {len(pins.leds)} pins for {len(pins.buttons)} buttons: "
-                   "give one LED pin per button, or leds = [] for none")
+        raise fail(
+            f"pins.leds lists {len(pins.leds)} pins for {len(pins.buttons)} buttons: "
+            "give one LED pin per button, or leds = [] for none"
+        )
     seen: dict[int, str] = {}
     for key in ("buttons", "leds"):
         for i, pin in enumerate(getattr(pins, key)):
             name = f"pins.{key}[{i}]"
             if pin in seen:
                 free = _free_pin(list(pins.buttons) + list(pins.leds))
-                raise fail(f"{name} = {pin}: GPIO {pin} is already used by {seen[pin]}; "
-                           f"use another free pin like {free}")
+                raise fail(
+                    f"{name} = {pin}: GPIO {pin} is already used by {seen[pin]}; "
+                    f"use another free pin like {free}"
+                )
             seen[pin] = name
     if "pull_up" in t:
         pins.pull_up = _bool(t["pull_up"], "pins.pull_up", fail)
     if "bounce_ms" in t:
-        pins.bounce_ms = _int(t["bounce_ms"], "pins.bounce_ms", 0, 500, fail,
-                              "30 suits most push buttons")
+        pins.bounce_ms = _int(
+            t["bounce_ms"], "pins.bounce_ms", 0, 500, fail, "30 suits most push buttons"
+        )
     if "hold_ms" in t:
-        pins.hold_ms = _int(t["hold_ms"], "pins.hold_ms", 200, 5000, fail,
-                            "800 is a comfortable long press")
+        pins.hold_ms = _int(
+            t["hold_ms"], "pins.hold_ms", 200, 5000, fail, "800 is a comfortable long press"
+        )
     t = data.get("camera", {})
     cam = cfg.camera
     if "source" in t:
@@ -330,51 +362,87 @@ def parse_config(data: dict, where: str = "") -> Config:
     if "fps" in t:
         cam.fps = _int(t["fps"], "camera.fps", 1, 120, fail, "30 suits the Pi camera")
     if "exposure_us" in t:
-        cam.exposure_us = _int(t["exposure_us"], "camera.exposure_us", 0, 1_000_000, fail,
-                               "run `dicetray calibrate --write` to measure it, or 0 for auto")
+        cam.exposure_us = _int(
+            t["exposure_us"],
+            "camera.exposure_us",
+            0,
+            1_000_000,
+            fail,
+            "run `dicetray calibrate --write` to measure it, or 0 for auto",
+        )
     if "analogue_gain" in t:
-        cam.analogue_gain = _num(t["analogue_gain"], "camera.analogue_gain", 0.0, 64.0, fail,
-                                 "run `dicetray calibrate --write`, or 0 for auto")
+        cam.analogue_gain = _num(
+            t["analogue_gain"],
+            "camera.analogue_gain",
+            0.0,
+            64.0,
+            fail,
+            "run `dicetray calibrate --write`, or 0 for auto",
+        )
     if "colour_gains" in t:
         g = t["colour_gains"]
-        if (not isinstance(g, list) or len(g) not in (0, 2)
-                or not all(_is_num(x) and 0 < x <= 32 for x in g)):
-            raise fail(f"camera.colour_gains = {g!r}: give [red, blue] gains like [1.8, 1.6] "
-                       "(0 < gain <= 32), or [] for automatic white balance")
+        if (
+            not isinstance(g, list)
+            or len(g) not in (0, 2)
+            or not all(_is_num(x) and 0 < x <= 32 for x in g)
+        ):
+            raise fail(
+                f"camera.colour_gains = {g!r}: give [red, blue] gains like [1.8, 1.6] "
+                "(0 < gain <= 32), or [] for automatic white balance"
+            )
         cam.colour_gains = [float(x) for x in g]
     if "tray_light" in t:
         v = t["tray_light"]
-        if (not isinstance(v, list) or len(v) not in (0, 3)
-                or not all(_is_num(x) and 0 <= x <= 255 for x in v)):
-            raise fail(f"camera.tray_light = {v!r}: give the empty tray's [blue, green, red] "
-                       "levels like [60, 110, 45] (0-255), as `dicetray calibrate --write` "
-                       "measures them, or [] to read in the light play starts in")
+        if (
+            not isinstance(v, list)
+            or len(v) not in (0, 3)
+            or not all(_is_num(x) and 0 <= x <= 255 for x in v)
+        ):
+            raise fail(
+                f"camera.tray_light = {v!r}: give the empty tray's [blue, green, red] "
+                "levels like [60, 110, 45] (0-255), as `dicetray calibrate --write` "
+                "measures them, or [] to read in the light play starts in"
+            )
         cam.tray_light = [float(x) for x in v]
     if "lens_position" in t:
         lp = t["lens_position"]
         if not _is_num(lp) or not 0 <= lp <= 32:
-            raise fail(f"camera.lens_position = {lp!r}: give the focus in dioptres "
-                       "(1 / distance in metres, e.g. 2.5 for 40 cm), 0..32")
+            raise fail(
+                f"camera.lens_position = {lp!r}: give the focus in dioptres "
+                "(1 / distance in metres, e.g. 2.5 for 40 cm), 0..32"
+            )
         cam.lens_position = float(lp)
     if "software_gains" in t:
         g = t["software_gains"]
-        if not isinstance(g, list) or len(g) != 3 or not all(_is_num(x) and 0.1 <= x <= 8
-                                                               for x in g):
-            raise fail(f"camera.software_gains = {g!r}: give [blue, green, red] multipliers "
-                       "between 0.1 and 8, like [1.0, 1.0, 1.0] (no change)")
+        if (
+            not isinstance(g, list)
+            or len(g) != 3
+            or not all(_is_num(x) and 0.1 <= x <= 8 for x in g)
+        ):
+            raise fail(
+                f"camera.software_gains = {g!r}: give [blue, green, red] multipliers "
+                "between 0.1 and 8, like [1.0, 1.0, 1.0] (no change)"
+            )
         cam.software_gains = [float(x) for x in g]
     if "crop" in t:
         c = t["crop"]
-        if not isinstance(c, list) or len(c) not in (0, 4) or not all(
-                isinstance(x, int) and not isinstance(x, bool) for x in c):
-            raise fail(f"camera.crop = {c!r}: give [x, y, width, height] of the tray in the "
-                       "640x480 frame in whole pixels, or [] for the whole frame")
+        if (
+            not isinstance(c, list)
+            or len(c) not in (0, 4)
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in c)
+        ):
+            raise fail(
+                f"camera.crop = {c!r}: give [x, y, width, height] of the tray in the "
+                "640x480 frame in whole pixels, or [] for the whole frame"
+            )
         if c:
             x, y, w, h = c
             if x < 0 or y < 0 or w < 32 or h < 24 or x + w > 640 or y + h > 480:
-                raise fail(f"camera.crop = {c!r}: the rectangle must lie inside the 640x480 "
-                           "frame and be at least 32x24; run `dicetray calibrate --write` to "
-                           "find the tray, or [] for the whole frame")
+                raise fail(
+                    f"camera.crop = {c!r}: the rectangle must lie inside the 640x480 "
+                    "frame and be at least 32x24; run `dicetray calibrate --write` to "
+                    "find the tray, or [] for the whole frame"
+                )
         cam.crop = list(c)
     t = data.get("screen", {})
     if "fullscreen" in t:
@@ -387,9 +455,12 @@ def parse_config(data: dict, where: str = "") -> Config:
         cfg.screen.odds = t["odds"]
     if "size" in t:
         s = t["size"]
-        if (not isinstance(s, list) or len(s) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in s)
-                or not (320 <= s[0] <= 7680 and 240 <= s[1] <= 4320)):
+        if (
+            not isinstance(s, list)
+            or len(s) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in s)
+            or not (320 <= s[0] <= 7680 and 240 <= s[1] <= 4320)
+        ):
             raise fail(f"screen.size = {s!r}: give [width, height] in pixels, like [800, 480]")
         cfg.screen.size = (s[0], s[1])
     t = data.get("game", {})
@@ -401,7 +472,7 @@ def parse_config(data: dict, where: str = "") -> Config:
     if "options" in t:
         opts = t["options"]
         if not isinstance(opts, dict):
-            raise fail('game.options must be a table of games, like [game.options.bank]')
+            raise fail("game.options must be a table of games, like [game.options.bank]")
         for gid, table in opts.items():
             if gid not in GAME_IDS:
                 raise fail(f"game.options.{gid}: no such game; use one of {', '.join(GAME_IDS)}")
@@ -411,12 +482,16 @@ def parse_config(data: dict, where: str = "") -> Config:
             if known is not None:
                 for k, v in table.items():
                     if k not in known:
-                        raise fail(f"unknown key game.options.{gid}.{k}: {gid} takes "
-                                   f"{', '.join(sorted(known)) or 'no options'}")
+                        raise fail(
+                            f"unknown key game.options.{gid}.{k}: {gid} takes "
+                            f"{', '.join(sorted(known)) or 'no options'}"
+                        )
                     d = known[k]
                     if d is not None and not _same_kind(v, d):
-                        raise fail(f"game.options.{gid}.{k} = {v!r}: expected a "
-                                   f"{type(d).__name__} like its default {d!r}")
+                        raise fail(
+                            f"game.options.{gid}.{k} = {v!r}: expected a "
+                            f"{type(d).__name__} like its default {d!r}"
+                        )
             cfg.game.options[gid] = dict(table)
     t = data.get("journal", {})
     if "directory" in t:
@@ -429,12 +504,15 @@ def parse_config(data: dict, where: str = "") -> Config:
         v = t["taught"]
         if isinstance(v, str) and v.strip():
             cfg.vision.taught = {"*": Path(v).expanduser()}
-        elif isinstance(v, dict) and all(isinstance(k, str) and isinstance(f, str) and f.strip()
-                                         for k, f in v.items()):
+        elif isinstance(v, dict) and all(
+            isinstance(k, str) and isinstance(f, str) and f.strip() for k, f in v.items()
+        ):
             cfg.vision.taught = {k: Path(f).expanduser() for k, f in v.items()}
         else:
-            raise fail('vision.taught must be a taught folder, like "~/.config/dicetray/'
-                       'taught-d6", or a table of them by dice set, like { d6 = "..." }')
+            raise fail(
+                'vision.taught must be a taught folder, like "~/.config/dicetray/'
+                'taught-d6", or a table of them by dice set, like { d6 = "..." }'
+            )
     return cfg
 
 
@@ -470,8 +548,9 @@ def _pin_list(v, key, fail) -> list[int]:
     for i, p in enumerate(v):
         if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p <= GPIO_MAX:
             free = _free_pin([q for q in v if isinstance(q, int)])
-            raise fail(f"{key}[{i}] = {p!r}: GPIO pins are 0..{GPIO_MAX}; "
-                       f"set it to a free pin like {free}")
+            raise fail(
+                f"{key}[{i}] = {p!r}: GPIO pins are 0..{GPIO_MAX}; set it to a free pin like {free}"
+            )
     return list(v)
 
 
@@ -480,8 +559,10 @@ _SOURCE = re.compile(r"^(auto|picamera|sim(:[\w-]+)?|opencv:.+|replay:.+)$")
 
 def _source(v, fail) -> str:
     if not isinstance(v, str) or not _SOURCE.match(v):
-        raise fail(f'camera.source = {v!r}: use "auto", "picamera", "opencv:0", '
-                   '"opencv:/dev/video0", "replay:FOLDER" or "sim"')
+        raise fail(
+            f'camera.source = {v!r}: use "auto", "picamera", "opencv:0", '
+            '"opencv:/dev/video0", "replay:FOLDER" or "sim"'
+        )
     return v
 
 
@@ -489,6 +570,7 @@ def _engine_options(game_id: str) -> dict | None:
     """The engine's OPTIONS (name -> default), or None while the engine is not available."""
     try:
         from tray.rules.games import get
+
         return dict(get(game_id).OPTIONS)
     except (ImportError, AttributeError, ValueError):  # engine not on main yet
         return None
@@ -505,6 +587,7 @@ def _same_kind(v, default) -> bool:
 
 
 # --- writing results back -------------------------------------------------------------------
+
 
 def toml_value(v) -> str:
     """A Python value written as a TOML value (bool, int, float, str, list, None -> omitted).
@@ -563,7 +646,7 @@ def update_table(path: str | Path, table: str, values: dict[str, Any]) -> Config
     elif end is None:
         end = len(lines)
     out_section = []
-    for line in lines[start + 1:end]:
+    for line in lines[start + 1 : end]:
         m = re.match(r"^\s*([A-Za-z0-9_-]+)\s*=", line)
         if m and m.group(1) in todo:
             key = m.group(1)
@@ -577,12 +660,14 @@ def update_table(path: str | Path, table: str, values: dict[str, Any]) -> Config
         out_section.pop()
     out_section += [f"{k} = {toml_value(v)}" for k, v in todo.items() if v is not None]
     tail = lines[end:]
-    new = lines[:start + 1] + out_section + ([""] if tail else []) + tail
+    new = lines[: start + 1] + out_section + ([""] if tail else []) + tail
     text = "\n".join(new) + "\n"
     try:
         cfg = parse_config(tomllib.loads(text), str(p))
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: could not update [{table}] ({exc}); fix the file by hand") from None
+        raise ConfigError(
+            f"{p}: could not update [{table}] ({exc}); fix the file by hand"
+        ) from None
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

@@ -39,7 +39,7 @@ class Slot:
 
     spec: str | None
     candidates: tuple[str, ...] = ()
-    index: int = -1          # into candidates; -1 = not chosen yet
+    index: int = -1  # into candidates; -1 = not chosen yet
     was_unread: bool = False
     box: tuple[int, int, int, int] | None = None
 
@@ -98,8 +98,9 @@ class Correction:
         return False
 
 
-def candidates_for(layout: dict[str, list[str]], die: str | None, spec: engine.RollSpec | None,
-                   known: list[str]) -> tuple[str, ...]:
+def candidates_for(
+    layout: dict[str, list[str]], die: str | None, spec: engine.RollSpec | None, known: list[str]
+) -> tuple[str, ...]:
     """Every ``die:face`` an unread die may be, the likeliest first.
 
     A die whose colour was read offers only its faces; otherwise the dice the game waits for
@@ -139,8 +140,8 @@ class CorrectionFlow:
 
     correction: Correction | None
     correction_owner: int | None
-    unsure_rolls: list[bool]     # the last settled rolls: had they dice vision could not read
-    hinted: bool | str           # the teaching hint: given this game, or "due"
+    unsure_rolls: list[bool]  # the last settled rolls: had they dice vision could not read
+    hinted: bool | str  # the teaching hint: given this game, or "due"
 
     def settled(self, roll, t: float) -> str:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
@@ -160,18 +161,25 @@ class CorrectionFlow:
             if r.spec is not None:
                 slots.append(Slot(r.spec, box=(r.x, r.y, r.w, r.h)))
             else:
-                slots.append(Slot(None, candidates_for(layout, r.die, spec, known), was_unread=True,
-                                  box=(r.x, r.y, r.w, r.h)))
+                slots.append(
+                    Slot(
+                        None,
+                        candidates_for(layout, r.die, spec, known),
+                        was_unread=True,
+                        box=(r.x, r.y, r.w, r.h),
+                    )
+                )
         self.correction = Correction(slots)
         self.correction.selected = next(i for i, s in enumerate(slots) if s.value is None)
         n = sum(1 for s in slots if s.was_unread)
         if not self.hinted and sum(self.unsure_rolls) >= UNSURE_HINT:
-            self.hinted = "due"     # said once this roll is taken, not over its instructions
+            self.hinted = "due"  # said once this roll is taken, not over its instructions
             self._emit("hint", "dice often unread: light the tray, or teach it the dice")
         self.message = Message(
             f"{n} {'die' if n == 1 else 'dice'} could not be read: pick the face shown "
             "(Up/Down or the roller's button), then confirm (Enter or a long press)",
-            "unreadable")
+            "unreadable",
+        )
         self._emit("unreadable", f"{n} unread: waiting for a correction")
         return "correcting"
 
@@ -186,8 +194,9 @@ class CorrectionFlow:
             return "nothing to confirm"
         if not c.whole:
             c.next_unfixed()
-            self.message = Message("Some dice are still unread: pick their faces first",
-                                   "unreadable")
+            self.message = Message(
+                "Some dice are still unread: pick their faces first", "unreadable"
+            )
             return "still unread"
         if c.event is None:
             ok = self.roll(c.specs(), t)
@@ -211,7 +220,7 @@ class CorrectionFlow:
 
     def correct_last(self, t: float) -> str:
         """Open the last journaled roll for a correction after the fact (key C)."""
-        self.correction_owner = None      # keys and taps (the table menu sets its opener)
+        self.correction_owner = None  # keys and taps (the table menu sets its opener)
         events = list(getattr(self.journal, "events", []))
         for i in range(len(events) - 1, -1, -1):
             if events[i].get("type") == "roll":
@@ -222,8 +231,10 @@ class CorrectionFlow:
                     cands = candidates_for(layout, die, None, [])
                     slots.append(Slot(s, cands, cands.index(s) if s in cands else -1))
                 self.correction = Correction(slots, 0, event=self._journal_number(i))
-                self.message = Message("Correct the last roll: Left/Right pick a die, Up/Down its "
-                                       "face, Enter saves", "info")
+                self.message = Message(
+                    "Correct the last roll: Left/Right pick a die, Up/Down its face, Enter saves",
+                    "info",
+                )
                 return "correcting"
         return "no roll to correct"
 
@@ -236,4 +247,3 @@ class CorrectionFlow:
         """Escape: drop a correction in progress and clear messages."""
         self.correction = None
         self.message = None
-

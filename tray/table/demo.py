@@ -60,8 +60,11 @@ def log_line(table: Table, kind: str, text: str) -> str | None:
     """
     if kind in ("countdown", "unreadable"):
         return None
-    r = table.event_round if kind in _EVENT_KINDS and table.event_round is not None \
+    r = (
+        table.event_round
+        if kind in _EVENT_KINDS and table.event_round is not None
         else table.state.get("round")
+    )
     return f"[round {r}] {text}" if r is not None else text
 
 
@@ -76,7 +79,9 @@ class _Shots:
 
     def note(self, kind: str, text: str) -> None:
         if self.enabled and kind in ("banner", "finished", "reveal", "unreadable"):
-            self.next.append(kind if kind != "banner" else text.strip("!").lower().replace(" ", "-"))
+            self.next.append(
+                kind if kind != "banner" else text.strip("!").lower().replace(" ", "-")
+            )
 
     def take(self, session: Session, t: float, game_id: str) -> None:
         if not self.next:
@@ -113,7 +118,7 @@ def start_by_buttons(game_id: str, players: int, options: dict, log, shots: _Sho
     from hardware.buttons import ButtonPress, ButtonRelease
     from tray.table.menu import StartMenu
 
-    menu = StartMenu(DEMO_NAMES[:max(players, 4)], default_game="tally-up")
+    menu = StartMenu(DEMO_NAMES[: max(players, 4)], default_game="tally-up")
     plan = menu.plan(game_id, players, options)
     buttons = MenuButtons(menu, releases=True)
     t = 0.0
@@ -123,9 +128,11 @@ def start_by_buttons(game_id: str, players: int, options: dict, log, shots: _Sho
         buttons.handle(ButtonRelease(0, t + held, held))
         t += held + 0.3
     if menu.outcome != "start":
-        raise RuntimeError("the start screen did not start the game")   # a bug, not the user's
-    log(f"start screen: {len(plan)} presses of Ana's button ({sum(plan)} long) chose "
-        f"{menu.engine.TITLE}, {len(menu.players)} players, options {menu.chosen_options()}")
+        raise RuntimeError("the start screen did not start the game")  # a bug, not the user's
+    log(
+        f"start screen: {len(plan)} presses of Ana's button ({sum(plan)} long) chose "
+        f"{menu.engine.TITLE}, {len(menu.players)} players, options {menu.chosen_options()}"
+    )
     if shots is not None:
         from tray.screen.view import start_view
 
@@ -133,9 +140,26 @@ def start_by_buttons(game_id: str, players: int, options: dict, log, shots: _Sho
     return menu
 
 
-def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, log,
-             shots: _Shots, window: bool, fps: int, quiet: bool, script, dropout,
-             max_steps, max_seconds, wall0: float, buttons_only: bool, recognizer) -> dict:
+def play_one(
+    journal,
+    tray,
+    display,
+    out: Path,
+    seed: int,
+    rng: random.Random,
+    log,
+    shots: _Shots,
+    window: bool,
+    fps: int,
+    quiet: bool,
+    script,
+    dropout,
+    max_steps,
+    max_seconds,
+    wall0: float,
+    buttons_only: bool,
+    recognizer,
+) -> dict:
     """One game on the simulated tray until it is over (or a limit), read by ``recognizer``
     (one for the games of a run: a rematch reads with the same models); returns its
     figures."""
@@ -152,10 +176,18 @@ def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, l
 
     table.on_event = on_event
     recognizer.reset()
-    session = Session(table, tray, recognizer, Settler(), display=display,
-                      read_timeout=0.0 if not window else 1.0)
-    sim = SimPlayers(session, tray, rng, log, script=script, think_s=1.2 if window else 0.15,
-                     buttons_only=buttons_only)
+    session = Session(
+        table, tray, recognizer, Settler(), display=display, read_timeout=0.0 if not window else 1.0
+    )
+    sim = SimPlayers(
+        session,
+        tray,
+        rng,
+        log,
+        script=script,
+        think_s=1.2 if window else 0.15,
+        buttons_only=buttons_only,
+    )
     t, dt, steps = 0.0, 1.0 / fps, 0
     finished = timed_out = False
     frames0 = 0
@@ -170,15 +202,20 @@ def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, l
             if table.expect().finished:
                 finished = True
                 break
-            if sim.script_done and not sim.throwing and table.window_decision() is None \
-                    and not table.counting_down():
+            if (
+                sim.script_done
+                and not sim.throwing
+                and table.window_decision() is None
+                and not table.counting_down()
+            ):
                 break
             if dropout is not None and table.rolls_taken >= dropout[0]:
                 tray.drop_out(frames=dropout[1])
                 log(f"  (the camera drops out for {dropout[1]} frames)")
                 dropout = None
             if (max_steps is not None and steps >= max_steps) or (
-                    max_seconds is not None and time.monotonic() - wall0 > max_seconds):
+                max_seconds is not None and time.monotonic() - wall0 > max_seconds
+            ):
                 timed_out = True
                 break
             t = time.monotonic() - wall0 if window else t + dt
@@ -196,19 +233,44 @@ def play_one(journal, tray, display, out: Path, seed: int, rng: random.Random, l
         log(f"winner: {', '.join(w) if isinstance(w, list) else w}")
     if timed_out:
         log("stopped at the time limit: the game is not finished")
-    return {"summary": summary, "state": journal.state, "journal": journal.path,
-            "options": options_of(journal), "frames": session.frames - frames0,
-            "rolls": rolls_taken(journal), "finished": finished, "timed_out": timed_out,
-            "fixed": sim.fixed, "corrected": sim.misread_corrected, "rethrows": sim.rethrows,
-            "log": list(table.log), "table": table, "sim": sim, "t": t}
+    return {
+        "summary": summary,
+        "state": journal.state,
+        "journal": journal.path,
+        "options": options_of(journal),
+        "frames": session.frames - frames0,
+        "rolls": rolls_taken(journal),
+        "finished": finished,
+        "timed_out": timed_out,
+        "fixed": sim.fixed,
+        "corrected": sim.misread_corrected,
+        "rethrows": sim.rethrows,
+        "log": list(table.log),
+        "table": table,
+        "sim": sim,
+        "t": t,
+    }
 
 
-def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
-             out: str | Path = "demo-out", max_seconds: float | None = None, window: bool = False,
-             options: dict | None = None, fps: int = 30, quiet: bool = False,
-             screenshots: bool = True, script: list[dict] | None = None, rest_frames: int = 6,
-             dropout: tuple[int, int] | None = None, max_steps: int | None = None,
-             buttons_only: bool = False, rematch: bool = False, taught=None) -> dict:
+def run_demo(
+    game_id: str = "tally-up",
+    players: int = 2,
+    seed: int = 0,
+    out: str | Path = "demo-out",
+    max_seconds: float | None = None,
+    window: bool = False,
+    options: dict | None = None,
+    fps: int = 30,
+    quiet: bool = False,
+    screenshots: bool = True,
+    script: list[dict] | None = None,
+    rest_frames: int = 6,
+    dropout: tuple[int, int] | None = None,
+    max_steps: int | None = None,
+    buttons_only: bool = False,
+    rematch: bool = False,
+    taught=None,
+) -> dict:
     """Play a game (two with ``rematch``) on the simulated tray (``taught``: a taught folder
     to read the throws with); returns the last game's
     {"summary", "journal", "finished", "rolls", "frames", ...} plus "games" (one such dict per
@@ -220,9 +282,11 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
     turns per game (tests)."""
     engine = games.get(game_id)
     if not engine.MIN_PLAYERS <= players <= engine.MAX_PLAYERS:
-        raise ValueError(f"{engine.TITLE} is played by {engine.MIN_PLAYERS} to "
-                         f"{engine.MAX_PLAYERS} players, not {players}: use --players "
-                         f"{max(engine.MIN_PLAYERS, min(players, engine.MAX_PLAYERS))}")
+        raise ValueError(
+            f"{engine.TITLE} is played by {engine.MIN_PLAYERS} to "
+            f"{engine.MAX_PLAYERS} players, not {players}: use --players "
+            f"{max(engine.MIN_PLAYERS, min(players, engine.MAX_PLAYERS))}"
+        )
     # the whole pipeline first: nothing is written when a part is missing
     from hardware.camera import SimulatedTray
     from tray.table.teaching import say_stale
@@ -251,20 +315,38 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
         menu = start_by_buttons(game_id, players, opts, log, shots)
         names, opts = menu.players, menu.chosen_options()
     rng = random.Random(seed)
-    tray = SimulatedTray(diceset, seed=seed, fps=fps, realtime=window,
-                         rest_frames=rest_frames)
+    tray = SimulatedTray(diceset, seed=seed, fps=fps, realtime=window, rest_frames=rest_frames)
     wall0 = time.monotonic()
     results: list[dict] = []
     try:
         for n in range(2 if rematch else 1):
             jpath = _journal_path(out, game_id, seed)
             journal = make_journal(jpath, game_id, names, opts)
-            log(f"dicetray demo: {engine.TITLE}, {players} players ({', '.join(names)}), "
-                f"seed {seed}{', rematch' if n else ''}; options {options_of(journal)}")
+            log(
+                f"dicetray demo: {engine.TITLE}, {players} players ({', '.join(names)}), "
+                f"seed {seed}{', rematch' if n else ''}; options {options_of(journal)}"
+            )
             log(f"journal: {jpath}")
-            res = play_one(journal, tray, display, out, seed, rng, log, shots, window, fps,
-                           quiet, script, dropout, max_steps, max_seconds, wall0, buttons_only,
-                           recognizer)
+            res = play_one(
+                journal,
+                tray,
+                display,
+                out,
+                seed,
+                rng,
+                log,
+                shots,
+                window,
+                fps,
+                quiet,
+                script,
+                dropout,
+                max_steps,
+                max_seconds,
+                wall0,
+                buttons_only,
+                recognizer,
+            )
             results.append(res)
             if n == 0 and rematch:
                 if not res["finished"]:
@@ -272,7 +354,7 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
                 sim, table = res["sim"], res["table"]
                 sim.choose("rematch", res["t"] + 1.0)
                 if table.outcome != "rematch":
-                    raise RuntimeError("the end screen did not start a rematch")   # a bug
+                    raise RuntimeError("the end screen did not start a rematch")  # a bug
                 log("end screen: Ana's button chose Rematch (same game, same options)")
                 names, opts = list(journal.players), options_of(journal)
     finally:
@@ -280,16 +362,24 @@ def run_demo(game_id: str = "tally-up", players: int = 2, seed: int = 0,
     seconds = time.monotonic() - wall0
     last = dict(results[-1])
     frames = sum(r["frames"] for r in results)
-    log(f"{sum(r['rolls'] for r in results)} rolls, {frames} frames read by the vision "
+    log(
+        f"{sum(r['rolls'] for r in results)} rolls, {frames} frames read by the vision "
         f"pipeline in {seconds:.1f} s; {sum(r['fixed'] for r in results)} unread dice fixed, "
         f"{sum(r['corrected'] for r in results)} misread rolls corrected, "
-        f"{sum(r['rethrows'] for r in results)} rethrows; {len(shots.files)} screenshots in {out}")
+        f"{sum(r['rethrows'] for r in results)} rethrows; {len(shots.files)} screenshots in {out}"
+    )
     for r in results:
         r.pop("table"), r.pop("sim")
     last.pop("table"), last.pop("sim")
-    last.update({"games": results, "screenshots": shots.files, "seconds": seconds,
-                 "finished": all(r["finished"] for r in results)
-                 and len(results) == (2 if rematch else 1)})
+    last.update(
+        {
+            "games": results,
+            "screenshots": shots.files,
+            "seconds": seconds,
+            "finished": all(r["finished"] for r in results)
+            and len(results) == (2 if rematch else 1),
+        }
+    )
     return last
 
 
@@ -316,53 +406,97 @@ def has_display() -> bool:
 def main_demo(argv: list[str]) -> int:
     """``dicetray demo``: exit 0 when every game finished, 2 on a user's mistake (bad game,
     players or option: one line on stderr), 1 otherwise."""
-    ap = argparse.ArgumentParser(prog="dicetray demo", description=(
-        "Play a whole game on the simulated tray with simulated players. Every throw is "
-        "rendered and read by the real vision pipeline; the journal (*.jsonl) and screenshots "
-        "(*.png) land in --out."))
+    ap = argparse.ArgumentParser(
+        prog="dicetray demo",
+        description=(
+            "Play a whole game on the simulated tray with simulated players. Every throw is "
+            "rendered and read by the real vision pipeline; the journal (*.jsonl) and screenshots "
+            "(*.png) land in --out."
+        ),
+    )
     ap.add_argument("--game", default="tally-up", choices=games.GAME_IDS)
     ap.add_argument("--players", type=int, default=None, help="number of players (default 3)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="demo-out", help="folder for the journal and screenshots")
-    ap.add_argument("--max-seconds", type=float, default=None,
-                    help="stop after this many seconds (the game may be unfinished)")
-    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                    help="a game option, e.g. --option rounds=15 (repeatable)")
-    ap.add_argument("--buttons-only", action="store_true",
-                    help="the players choose the game and options on the start screen and do "
-                         "everything else with their buttons alone")
-    ap.add_argument("--rematch", action="store_true",
-                    help="after the game, a player chooses Rematch on the end screen: a second "
-                         "game with the same options")
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="stop after this many seconds (the game may be unfinished)",
+    )
+    ap.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option, e.g. --option rounds=15 (repeatable)",
+    )
+    ap.add_argument(
+        "--buttons-only",
+        action="store_true",
+        help="the players choose the game and options on the start screen and do "
+        "everything else with their buttons alone",
+    )
+    ap.add_argument(
+        "--rematch",
+        action="store_true",
+        help="after the game, a player chooses Rematch on the end screen: a second "
+        "game with the same options",
+    )
     ap.add_argument("--fps", type=int, default=30)
-    ap.add_argument("--taught", metavar="DIR", default=None,
-                    help="read the simulated throws with a taught folder (dicetray teach)")
+    ap.add_argument(
+        "--taught",
+        metavar="DIR",
+        default=None,
+        help="read the simulated throws with a taught folder (dicetray teach)",
+    )
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--window", action="store_true", help="show the game in a window")
-    mode.add_argument("--headless", action="store_true", help="no window (default without a display)")
+    mode.add_argument(
+        "--headless", action="store_true", help="no window (default without a display)"
+    )
     args = ap.parse_args(argv)
     engine = games.get(args.game)
-    players = args.players if args.players is not None else max(engine.MIN_PLAYERS,
-                                                                min(3, engine.MAX_PLAYERS))
+    players = (
+        args.players
+        if args.players is not None
+        else max(engine.MIN_PLAYERS, min(3, engine.MAX_PLAYERS))
+    )
     window = args.window or (not args.headless and has_display())
     try:
         options = parse_options(args.option)
-        result = run_demo(args.game, players, args.seed, args.out, args.max_seconds, window,
-                          options, fps=args.fps, buttons_only=args.buttons_only,
-                          rematch=args.rematch, taught=args.taught)
+        result = run_demo(
+            args.game,
+            players,
+            args.seed,
+            args.out,
+            args.max_seconds,
+            window,
+            options,
+            fps=args.fps,
+            buttons_only=args.buttons_only,
+            rematch=args.rematch,
+            taught=args.taught,
+        )
     except (ValueError, RuleError) as exc:
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 2
     except ImportError as exc:
-        print(f"dicetray demo: part of the vision pipeline is missing ({exc}). The demo reads "
-              "every throw with lab.render, vision.pipeline and vision.settle: update your "
-              "checkout or reinstall (pip install -e .).", file=sys.stderr)
+        print(
+            f"dicetray demo: part of the vision pipeline is missing ({exc}). The demo reads "
+            "every throw with lab.render, vision.pipeline and vision.settle: update your "
+            "checkout or reinstall (pip install -e .).",
+            file=sys.stderr,
+        )
         return 1
     except (FileExistsError, NotADirectoryError) as exc:
-        print(f"dicetray demo: --out {args.out}: {exc.strerror}: give a folder (it is made "
-              "when missing)", file=sys.stderr)
+        print(
+            f"dicetray demo: --out {args.out}: {exc.strerror}: give a folder (it is made "
+            "when missing)",
+            file=sys.stderr,
+        )
         return 2
-    except (OSError, RuntimeError) as exc:   # hardware.camera.CameraError, file errors
+    except (OSError, RuntimeError) as exc:  # hardware.camera.CameraError, file errors
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 1
     return 0 if result["finished"] else 1

@@ -73,4 +73,3 @@ class MemoryJournal:
                 raise RuleError(f"That correction makes event {i} impossible: {exc}") from None
         self.events, self._states = events, states
         return self.state
-

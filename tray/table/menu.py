@@ -59,16 +59,16 @@ class ButtonMenu:
     (None, 'end')
     """
 
-    def __init__(self, title: str, lines, focus: int = 0, owner: int | None = None,
-                 opened: float = 0.0):
+    def __init__(
+        self, title: str, lines, focus: int = 0, owner: int | None = None, opened: float = 0.0
+    ):
         self.title = title
-        self.lines = [MenuLine(*line) if not isinstance(line, MenuLine) else line
-                      for line in lines]
+        self.lines = [MenuLine(*line) if not isinstance(line, MenuLine) else line for line in lines]
         self.focus = focus % max(1, len(self.lines))
-        self.owner = owner            # the seat whose button works it (None: anyone's)
-        self.opened = opened          # time of the last press (menus close when left alone)
+        self.owner = owner  # the seat whose button works it (None: anyone's)
+        self.opened = opened  # time of the last press (menus close when left alone)
         self.asking: MenuLine | None = None
-        self.answer = 0               # 0 = "No, go back", 1 = "Yes"
+        self.answer = 0  # 0 = "No, go back", 1 = "Yes"
 
     @property
     def question(self) -> str | None:
@@ -166,8 +166,13 @@ class StartMenu:
     'start'
     """
 
-    def __init__(self, names: list[str], default_game: str = "tally-up",
-                 options: dict | None = None, players: int | None = None):
+    def __init__(
+        self,
+        names: list[str],
+        default_game: str = "tally-up",
+        options: dict | None = None,
+        players: int | None = None,
+    ):
         from tray.rules import games
 
         self.games = [(gid, games.get(gid).TITLE) for gid in games.GAME_IDS]
@@ -178,7 +183,7 @@ class StartMenu:
         self.n_players = players or max(2, min(len(names) or 2, 4))
         self.overrides = {g: dict(v) for g, v in (options or {}).items() if isinstance(v, dict)}
         self.focus = 0
-        self.editing = False          # a long press on a value line: short presses change it
+        self.editing = False  # a long press on a value line: short presses change it
         self.outcome: str | None = None
         self.resume: str | None = None
         self.resume_path = None
@@ -199,7 +204,7 @@ class StartMenu:
 
     @property
     def players(self) -> list[str]:
-        return self.names[:self.n_players]
+        return self.names[: self.n_players]
 
     @property
     def started(self) -> bool:
@@ -220,8 +225,9 @@ class StartMenu:
     def value(self, name: str):
         return self.chosen_options().get(name, self.engine.OPTIONS[name])
 
-    def set_game(self, game_id: str, options: dict | None = None,
-                 players: list[str] | None = None) -> None:
+    def set_game(
+        self, game_id: str, options: dict | None = None, players: list[str] | None = None
+    ) -> None:
         """Show ``game_id`` (with these options and players) as the choice, e.g. after a game."""
         ids = [g for g, _ in self.games]
         if game_id in ids:
@@ -247,8 +253,11 @@ class StartMenu:
 
     def actions(self) -> list[str]:
         """The action lines below the values, in order."""
-        return ["start"] + (["resume", "discard"] if self.resume_path is not None else []) + [
-            "quit", "history", "howto"]
+        return (
+            ["start"]
+            + (["resume", "discard"] if self.resume_path is not None else [])
+            + ["quit", "history", "howto"]
+        )
 
     def lines(self) -> int:
         return self.rows() + len(self.actions())
@@ -263,7 +272,7 @@ class StartMenu:
             self.game_index = (self.game_index + step) % len(self.games)
             self._clamp()
             self.focus = min(self.focus, self.lines() - 1)
-        elif row == 1:      # wraps round, so one button reaches every count
+        elif row == 1:  # wraps round, so one button reaches every count
             e = self.engine
             top = min(e.MAX_PLAYERS, len(self.names))
             n = self.n_players + step
@@ -290,12 +299,15 @@ class StartMenu:
         if action in ("start", "resume", "history", "howto"):
             self.outcome = action
         elif action == "discard":
-            self.confirm = ButtonMenu("", [("discard", "Discard it",
-                                            f"Discard the unfinished game? {self.resume or ''}")])
+            self.confirm = ButtonMenu(
+                "", [("discard", "Discard it", f"Discard the unfinished game? {self.resume or ''}")]
+            )
             self.confirm.ok()
         elif action == "quit":
-            self.confirm = ButtonMenu("", [("quit", "Quit the table",
-                                            "Quit dicetray? The table stays off until restarted")])
+            self.confirm = ButtonMenu(
+                "",
+                [("quit", "Quit the table", "Quit dicetray? The table stays off until restarted")],
+            )
             self.confirm.ok()
 
     def clear(self) -> None:
@@ -387,8 +399,12 @@ class StartMenu:
         sim = _Shadow(self)
         out: list[bool] = []
         ids = [g for g, _ in self.games]
-        out += sim.go(0) + [True] + [False] * ((ids.index(game_id) - self.game_index)
-                                              % len(ids)) + [True]
+        out += (
+            sim.go(0)
+            + [True]
+            + [False] * ((ids.index(game_id) - self.game_index) % len(ids))
+            + [True]
+        )
         sim.menu.game_index = ids.index(game_id)
         sim.menu._clamp()
         out += sim.go(1)
@@ -415,7 +431,7 @@ class StartMenu:
             else:
                 raise ValueError(f"option {name}={want!r} cannot be chosen on the start screen")
             out.append(True)
-        out += sim.go(sim.menu.rows()) + [True]      # Start: the first action line
+        out += sim.go(sim.menu.rows()) + [True]  # Start: the first action line
         return out
 
 

@@ -71,7 +71,8 @@ def watch_camera(owner, ok: bool, t: float, lost_after: float, lost_text: str) -
     if owner.camera_lost_since is None:
         owner.camera_lost_since = t
     if t - owner.camera_lost_since >= lost_after and (
-            owner.message is None or owner.message.kind != "camera"):
+        owner.message is None or owner.message.kind != "camera"
+    ):
         owner.message = Message(lost_text, "camera")
         return "lost"
     return None
@@ -84,8 +85,10 @@ def watch_camera(owner, ok: bool, t: float, lost_after: float, lost_text: str) -
 #: every frame "moving", and no roll is ever taken
 SHAKY_S = 6.0
 SHAKY_MOTION = 10.0
-SHAKY_TEXT = ("The picture never keeps still, so no roll can be taken: is the camera or the "
-              "tray shaking? Fix the camera firmly above the tray.")
+SHAKY_TEXT = (
+    "The picture never keeps still, so no roll can be taken: is the camera or the "
+    "tray shaking? Fix the camera firmly above the tray."
+)
 
 
 def watch_shaking(owner, reading, status: str, t: float) -> str | None:
@@ -103,13 +106,18 @@ def watch_shaking(owner, reading, status: str, t: float) -> str | None:
     >>> watch_shaking(table, NS(motion=0.0, dice=(1, 2), hand=False), "settling", 7.0)
     'still'
     """
-    shaky = (status == "moving" and not reading.hand and bool(reading.dice)
-             and reading.motion <= SHAKY_MOTION)
+    shaky = (
+        status == "moving"
+        and not reading.hand
+        and bool(reading.dice)
+        and reading.motion <= SHAKY_MOTION
+    )
     return _watch(owner, "shaky_since", shaky, t, SHAKY_S, SHAKY_TEXT, ("shaking", "still"))
 
 
-def _watch(owner, since: str, on: bool, t: float, after_s: float, text: str,
-           words: tuple[str, str]) -> str | None:
+def _watch(
+    owner, since: str, on: bool, t: float, after_s: float, text: str, words: tuple[str, str]
+) -> str | None:
     """A "camera" message with ``text`` on ``owner`` once ``on`` has held ``after_s`` seconds
     (``owner.<since>`` keeps when it began), taken down as soon as it no longer holds:
     ``words[0]`` when it is put up, ``words[1]`` when it is taken down, else None."""
@@ -131,8 +139,10 @@ def _watch(owner, since: str, on: bool, t: float, after_s: float, text: str,
 #: phone) before the screen says that no roll can be taken until it is out: a hand reaching in
 #: for the dice is gone well within that, an object left in the tray is not
 BLOCKED_S = 5.0
-BLOCKED_TEXT = ("Something that is not a die is in the tray (a hand, a cup, a phone?): no roll "
-                "can be taken until it is out.")
+BLOCKED_TEXT = (
+    "Something that is not a die is in the tray (a hand, a cup, a phone?): no roll "
+    "can be taken until it is out."
+)
 
 
 def watch_blocked(owner, reading, t: float) -> str | None:
@@ -149,16 +159,19 @@ def watch_blocked(owner, reading, t: float) -> str | None:
     >>> watch_blocked(table, NS(hand=False), 7.0), table.message
     ('clear', None)
     """
-    return _watch(owner, "blocked_since", bool(reading.hand), t, BLOCKED_S, BLOCKED_TEXT,
-                  ("blocked", "clear"))
+    return _watch(
+        owner, "blocked_since", bool(reading.hand), t, BLOCKED_S, BLOCKED_TEXT, ("blocked", "clear")
+    )
 
 
 #: said once a session when the tray first seen is far off the light the calibration stored
 #: (``camera.tray_light``): the dice are then read in the session's own light, which is fine
 #: under a steady light, but a setup changed since calibration is worth calibrating again
-UNLIKE_TEXT = ("The tray looks unlike it did at calibration (another cloth or lamp, or the "
-               "camera moved?). Dice are read as they look now; to set the tray again: "
-               "dicetray calibrate --write")
+UNLIKE_TEXT = (
+    "The tray looks unlike it did at calibration (another cloth or lamp, or the "
+    "camera moved?). Dice are read as they look now; to set the tray again: "
+    "dicetray calibrate --write"
+)
 
 
 def watch_calibration(owner, recognizer, t: float) -> str | None:

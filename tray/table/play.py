@@ -60,17 +60,25 @@ class Play:
     0
     """
 
-    def __init__(self, cfg, source_spec: str | None = None, headless: bool = False,
-                 max_seconds: float | None = None, clock: Callable[[], float] | None = None,
-                 pin_factory=None, on_step: Callable | None = None,
-                 open_source: Callable | None = None, open_vision: Callable | None = None,
-                 taught: str | None = None):
+    def __init__(
+        self,
+        cfg,
+        source_spec: str | None = None,
+        headless: bool = False,
+        max_seconds: float | None = None,
+        clock: Callable[[], float] | None = None,
+        pin_factory=None,
+        on_step: Callable | None = None,
+        open_source: Callable | None = None,
+        open_vision: Callable | None = None,
+        taught: str | None = None,
+    ):
         from hardware.buttons import KeyboardButtons
         from tray.screen.display import Display
 
         self.cfg = cfg
         self.source_spec = source_spec
-        self.taught = taught          # --taught DIR: over the config's [vision] taught
+        self.taught = taught  # --taught DIR: over the config's [vision] taught
         self.headless = headless
         self.max_seconds = max_seconds
         wall0 = time.monotonic()
@@ -78,8 +86,12 @@ class Play:
         self.on_step = on_step
         self.open_source = open_source or self._open_camera
         self.open_vision = open_vision or self._open_vision
-        self.display = Display(size=tuple(cfg.screen.size), fullscreen=cfg.screen.fullscreen,
-                               headless=headless, sound=cfg.screen.sound and not headless)
+        self.display = Display(
+            size=tuple(cfg.screen.size),
+            fullscreen=cfg.screen.fullscreen,
+            headless=headless,
+            sound=cfg.screen.sound and not headless,
+        )
         self.events: queue.Queue = queue.Queue()
         self.long_s = cfg.pins.hold_ms / 1000.0
         self.buttons = None
@@ -90,28 +102,40 @@ class Play:
 
             try:
                 self.buttons = PlayerButtons(
-                    cfg.pins.buttons, self.events, pin_factory=pin_factory,
-                    bounce_ms=cfg.pins.bounce_ms, led_pins=cfg.pins.leds or None,
-                    pull_up=cfg.pins.pull_up, releases=True, clock=self.now,
-                    poll_interval=None if self.polled else 0.005)
+                    cfg.pins.buttons,
+                    self.events,
+                    pin_factory=pin_factory,
+                    bounce_ms=cfg.pins.bounce_ms,
+                    led_pins=cfg.pins.leds or None,
+                    pull_up=cfg.pins.pull_up,
+                    releases=True,
+                    clock=self.now,
+                    poll_interval=None if self.polled else 0.005,
+                )
                 self.releases = True
             except Exception as exc:  # noqa: BLE001 - GPIO missing off a Pi: keys still work
                 print(f"buttons: {exc}; using keys 1-0 instead", file=sys.stderr)
         self.keys = KeyboardButtons(self.events, players=10, clock=self.now)
         self.journal_dir = Path(cfg.journal.directory).expanduser()
         self.names = list(cfg.players) or DEMO_NAMES[:4]
-        self.menu = StartMenu(self.names, default_game=cfg.game.default,
-                              options=dict(cfg.game.options))
+        self.menu = StartMenu(
+            self.names, default_game=cfg.game.default, options=dict(cfg.game.options)
+        )
         self.source = None
         self.source_set = None
-        self.journals: list[Path] = []     # every game played, in order (tests, logs)
+        self.journals: list[Path] = []  # every game played, in order (tests, logs)
 
     # ------------------------------------------------------------------------ parts
     def _open_camera(self, dice_set: str):
         from hardware.camera import Guarded, open_source
 
-        return Guarded(open_source(self.source_spec or self.cfg.camera.source,
-                                   camera=self.cfg.camera, dice_set=dice_set))
+        return Guarded(
+            open_source(
+                self.source_spec or self.cfg.camera.source,
+                camera=self.cfg.camera,
+                dice_set=dice_set,
+            )
+        )
 
     def _open_vision(self, diceset):
         from tray.table.teaching import say_stale
@@ -157,8 +181,7 @@ class Play:
     def new_journal(self, game_id: str, players: list[str], options: dict):
         from tray.rules.journal import Journal, journal_path
 
-        j = Journal.create(journal_path(self.journal_dir, game_id), game_id, players, options,
-                           None)
+        j = Journal.create(journal_path(self.journal_dir, game_id), game_id, players, options, None)
         self.journals.append(j.path)
         return j
 
@@ -174,11 +197,11 @@ class Play:
         menu = self.menu
         offer = resume_offer(self.journal_dir)
         menu.offer_resume(*(offer if offer is not None else (None, None)))
-        if focus_game:                    # "Another game": short presses change the game now
+        if focus_game:  # "Another game": short presses change the game now
             menu.focus, menu.editing = 0, True
         self.flush()
         if self.buttons is not None:
-            self.buttons.all_leds(True)       # every button works the start screen
+            self.buttons.all_leds(True)  # every button works the start screen
         buttons = MenuButtons(menu, releases=self.releases, long_s=self.long_s)
         while True:
             t = self.turn()
@@ -189,7 +212,7 @@ class Play:
                     return None
                 if ev.type == pygame.KEYDOWN:
                     name = pygame.key.name(ev.key)
-                    if len(name) == 1 and name.isdigit():      # a player's key: a button
+                    if len(name) == 1 and name.isdigit():  # a player's key: a button
                         menu.press(bool(ev.mod & pygame.KMOD_SHIFT))
                     else:
                         menu.key(name)
@@ -231,7 +254,7 @@ class Play:
             self.display.draw(start_view(menu))
             if self.out_of_time(t):
                 return None
-            self.pause(0.03)              # about 30 pictures a second on the start screen
+            self.pause(0.03)  # about 30 pictures a second on the start screen
 
     def history_screen(self) -> bool:
         """The table's history pages (tray/screen/history_screen.py): a press or a key turns
@@ -256,8 +279,7 @@ class Play:
             t = self.turn()
             while not self.events.empty():
                 # a GPIO press is decided when let go, as on the start screen (held long: back)
-                long = press_length(self.events.get_nowait(), pending, self.releases,
-                                    self.long_s)
+                long = press_length(self.events.get_nowait(), pending, self.releases, self.long_s)
                 if long is not None:
                     i = -1 if long else i + 1
             for ev in pygame.event.get():
@@ -291,11 +313,23 @@ class Play:
         source = self.source
         simulated = hasattr(source, "throw") and hasattr(source, "pick_up")
         if simulated:
-            table.message = Message("No camera: this is the simulated tray. Press T to throw "
-                                    "the dice the game asks for.", "info", self.now() + 8)
+            table.message = Message(
+                "No camera: this is the simulated tray. Press T to throw "
+                "the dice the game asks for.",
+                "info",
+                self.now() + 8,
+            )
         recognizer, settler = self.open_vision(diceset)
-        session = Session(table, source, recognizer, settler, events=self.events,
-                          display=self.display, releases=self.releases, long_s=self.long_s)
+        session = Session(
+            table,
+            source,
+            recognizer,
+            settler,
+            events=self.events,
+            display=self.display,
+            releases=self.releases,
+            long_s=self.long_s,
+        )
         self.keys.players = len(journal.players)
         session.keys = self.keys
         session.bots = BotSeats(table)
@@ -307,11 +341,11 @@ class Play:
             session.step(t)
             if simulated and table.rolls_taken != rolls_seen:
                 rolls_seen = table.rolls_taken
-                source.pick_up()          # people take their dice out of the tray
+                source.pick_up()  # people take their dice out of the tray
             if self.buttons is not None and getattr(self.buttons, "leds", None):
                 want = led_states(table)
                 if want != lit:
-                    for p, on in enumerate(want[:len(self.buttons.leds)]):
+                    for p, on in enumerate(want[: len(self.buttons.leds)]):
                         self.buttons.set_led(p, on)
                     lit = want
             for ev in pygame.event.get():
@@ -325,16 +359,17 @@ class Play:
                 return table.outcome
             if self.out_of_time(t):
                 return "quit"
-            if self.headless:             # otherwise the camera's frames pace the loop
+            if self.headless:  # otherwise the camera's frames pace the loop
                 self.pause(0.001)
 
     def run(self, game_id: str | None = None, players: int | None = None) -> int:
         """Start screen, games, rematches, until "Quit the table": the exit code (0)."""
         journal = None
-        if game_id is not None:           # --game: straight into a game
+        if game_id is not None:  # --game: straight into a game
             n = players or max(games.get(game_id).MIN_PLAYERS, min(len(self.names), 4))
-            journal = self.new_journal(game_id, (self.names + DEMO_NAMES)[:n],
-                                       dict(self.cfg.game.options.get(game_id, {})))
+            journal = self.new_journal(
+                game_id, (self.names + DEMO_NAMES)[:n], dict(self.cfg.game.options.get(game_id, {}))
+            )
         focus_game = False
         try:
             while True:
@@ -346,8 +381,9 @@ class Play:
                 if what == "quit":
                     return 0
                 if what == "rematch":
-                    journal = self.new_journal(journal.game_id, list(journal.players),
-                                               options_of(journal))
+                    journal = self.new_journal(
+                        journal.game_id, list(journal.players), options_of(journal)
+                    )
                     continue
                 self.menu.set_game(journal.game_id, options_of(journal), list(journal.players))
                 focus_game = what == "another"
@@ -356,9 +392,15 @@ class Play:
             self.close()
 
 
-def run_play(cfg, source_spec: str | None = None, game_id: str | None = None,
-             players: int | None = None, headless: bool = False,
-             max_seconds: float | None = None, **parts) -> int:
+def run_play(
+    cfg,
+    source_spec: str | None = None,
+    game_id: str | None = None,
+    players: int | None = None,
+    headless: bool = False,
+    max_seconds: float | None = None,
+    **parts,
+) -> int:
     """The play loop (see :class:`Play`; ``parts``: its test hooks). Returns the exit code."""
     return Play(cfg, source_spec, headless, max_seconds, **parts).run(game_id, players)
 
@@ -394,18 +436,34 @@ def _on_pi_console() -> bool:
 
 def main_play(argv: list[str]) -> int:
     """``dicetray play``: the real table (camera, buttons, screen) from the config file."""
-    ap = argparse.ArgumentParser(prog="dicetray play", description=(
-        "Run the table: the camera reads the dice, the buttons (or keys 1-0) answer, the screen "
-        "runs the game. Uses the config file (see config.example.toml). Exit 0: quit from the "
-        "start screen; 2: a mistake in the config; other: a crash."))
-    ap.add_argument("--config", default=None, help="config file (default ~/.config/dicetray/config.toml)")
-    ap.add_argument("--source", default=None, help="override camera.source (auto, sim, picamera, opencv:0, replay:DIR)")
-    ap.add_argument("--game", default=None, choices=games.GAME_IDS, help="skip the start screen: play this game")
+    ap = argparse.ArgumentParser(
+        prog="dicetray play",
+        description=(
+            "Run the table: the camera reads the dice, the buttons (or keys 1-0) answer, the screen "
+            "runs the game. Uses the config file (see config.example.toml). Exit 0: quit from the "
+            "start screen; 2: a mistake in the config; other: a crash."
+        ),
+    )
+    ap.add_argument(
+        "--config", default=None, help="config file (default ~/.config/dicetray/config.toml)"
+    )
+    ap.add_argument(
+        "--source",
+        default=None,
+        help="override camera.source (auto, sim, picamera, opencv:0, replay:DIR)",
+    )
+    ap.add_argument(
+        "--game", default=None, choices=games.GAME_IDS, help="skip the start screen: play this game"
+    )
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--headless", action="store_true", help="no window (for testing)")
     ap.add_argument("--max-seconds", type=float, default=None)
-    ap.add_argument("--taught", metavar="DIR", default=None,
-                    help="a taught folder (dicetray teach) for your own dice")
+    ap.add_argument(
+        "--taught",
+        metavar="DIR",
+        default=None,
+        help="a taught folder (dicetray teach) for your own dice",
+    )
     args = ap.parse_args(argv)
     from tray.table.config import ConfigError, load_config
 
@@ -420,18 +478,25 @@ def main_play(argv: list[str]) -> int:
         from vision.taught import TaughtError, TaughtModel
 
         if args.taught:
-            TaughtModel.load(args.taught)       # a bad folder is told now, not mid-game
-        for folder in cfg.vision.taught.values():   # the config's too, before the start screen
+            TaughtModel.load(args.taught)  # a bad folder is told now, not mid-game
+        for folder in cfg.vision.taught.values():  # the config's too, before the start screen
             try:
                 TaughtModel.load(folder)
             except TaughtError as exc:
                 raise TaughtError(f"{cfg.path or 'config'}: [vision] taught: {exc}") from None
-        return run_play(cfg, source_spec=args.source, game_id=args.game, players=args.players,
-                        headless=headless, max_seconds=args.max_seconds, taught=args.taught)
+        return run_play(
+            cfg,
+            source_spec=args.source,
+            game_id=args.game,
+            players=args.players,
+            headless=headless,
+            max_seconds=args.max_seconds,
+            taught=args.taught,
+        )
     except (ValueError, RuleError) as exc:
         print(f"dicetray play: {exc}", file=sys.stderr)
         show_error(str(exc), headless)
         return 2
-    except (OSError, RuntimeError, ImportError) as exc:   # camera, models, GPIO: not a mistake
+    except (OSError, RuntimeError, ImportError) as exc:  # camera, models, GPIO: not a mistake
         print(f"dicetray play: {exc}", file=sys.stderr)
         return 1

@@ -33,26 +33,34 @@ class SimPlayers:
     >>> sim.act(t=0.0); sim.choose("rematch", t=9.0)                              # doctest: +SKIP
     """
 
-    def __init__(self, session: Session, tray, rng: random.Random, log: Callable[[str], None],
-                 think_s: float = 0.4, give_up_frames: int = 240, script: list[dict] | None = None,
-                 buttons_only: bool = False):
+    def __init__(
+        self,
+        session: Session,
+        tray,
+        rng: random.Random,
+        log: Callable[[str], None],
+        think_s: float = 0.4,
+        give_up_frames: int = 240,
+        script: list[dict] | None = None,
+        buttons_only: bool = False,
+    ):
         self.buttons_only = buttons_only
         self.script = list(script) if script is not None else None
-        self.k = 0   # the next scripted event
+        self.k = 0  # the next scripted event
         self.s = session
         self.tray = tray
         self.rng = rng
         self.log = log
         self.think_s = think_s
         self.give_up_frames = give_up_frames
-        self.throwing: list[str] | None = None   # the dice thrown and not yet taken
+        self.throwing: list[str] | None = None  # the dice thrown and not yet taken
         self.throw_frames = 0
         self.next_act = 0.0
         self.tally_press_at: float | None = None
         self.rethrows = 0
         self.fixed = 0
         self.misread_corrected = 0
-        self.misreads: list[tuple[list[str], list[str]]] = []   # (taken as read, thrown)
+        self.misreads: list[tuple[list[str], list[str]]] = []  # (taken as read, thrown)
         session.on_settled = self.settled
 
     # a settled roll from the real vision pipeline
@@ -76,8 +84,10 @@ class SimPlayers:
         else:
             # the camera saw another count of dice, or the table refused it: throw again
             self.rethrows += 1
-            self.log(f"  (vision: {table.message.text if table.message else 'not taken'}; "
-                     "the dice are thrown again)")
+            self.log(
+                f"  (vision: {table.message.text if table.message else 'not taken'}; "
+                "the dice are thrown again)"
+            )
             table.correction = None
             self._done_throw(t)
 
@@ -130,7 +140,7 @@ class SimPlayers:
                 dist = (lx - cx) ** 2 + (ly - cy) ** 2
                 if best is None or dist < best[0]:
                     best = (dist, f"{lab['die']}:{lab['face']}")
-            if best is not None and best[0] < 30 ** 2:
+            if best is not None and best[0] < 30**2:
                 out.append(best[1])
             elif d.spec is not None:
                 out.append(d.spec)
@@ -153,8 +163,11 @@ class SimPlayers:
         for v in taken:
             if left[v] > 0:
                 left[v] -= 1
-        wrong = [i for i, v in enumerate(taken) if v not in Counter(thrown) or
-                 taken[:i + 1].count(v) > Counter(thrown)[v]]
+        wrong = [
+            i
+            for i, v in enumerate(taken)
+            if v not in Counter(thrown) or taken[: i + 1].count(v) > Counter(thrown)[v]
+        ]
         spare = list(left.elements())
         for i in wrong:
             if not spare:
@@ -175,8 +188,10 @@ class SimPlayers:
         seats = [p for p in range(len(table.players)) if table.decision_of(p) is None]
         plan = menu_plan(table, "correct", seats[0]) if seats else []
         if not plan:
-            self.log("  (a die was misread and the roll taken: nobody is free to open the table "
-                     "menu, so it stands)")
+            self.log(
+                "  (a die was misread and the roll taken: nobody is free to open the table "
+                "menu, so it stands)"
+            )
             return
         self._presses(plan, t)
         c = table.correction
@@ -184,7 +199,7 @@ class SimPlayers:
             return
         left = Counter(thrown)
         want = []
-        for s in c.slots:                       # keep the dice read right, fix the others
+        for s in c.slots:  # keep the dice read right, fix the others
             if left[s.value] > 0:
                 left[s.value] -= 1
                 want.append(s.value)
@@ -198,8 +213,9 @@ class SimPlayers:
                 steps = (s.candidates.index(target) - s.index) % len(s.candidates)
             self._presses([(seats[0], False)] * steps + [(seats[0], True)], t)
         self.misread_corrected += 1
-        self.log(f"  (a die was misread: {table.name(seats[0])} corrected the roll with the "
-                 "table menu)")
+        self.log(
+            f"  (a die was misread: {table.name(seats[0])} corrected the roll with the table menu)"
+        )
 
     # acting
     def act(self, t: float) -> None:
@@ -210,7 +226,7 @@ class SimPlayers:
             return
         if self.throwing is not None:
             self.throw_frames += 1
-            if self.throw_frames > self.give_up_frames:   # vision never settled: throw again
+            if self.throw_frames > self.give_up_frames:  # vision never settled: throw again
                 self.rethrows += 1
                 self.log("  (the roll was not read: the dice are thrown again)")
                 self._done_throw(t)
@@ -243,7 +259,7 @@ class SimPlayers:
         plan = press_plan(table, ev)
         if not plan and self.buttons_only:
             self.log(f"  (no button press sends {ev}: chosen again)")
-        elif not plan:   # no button sends it: fall back to the keys' confirm
+        elif not plan:  # no button sends it: fall back to the keys' confirm
             table.send(ev, t)
         self._presses(plan, t)
         self.next_act = t + self.think_s
@@ -265,7 +281,7 @@ class SimPlayers:
             return
         if ev.get("player") == -1:
             if ev.get("action") == "window_closed":
-                if table.window_decision() is None:   # the table closed it on time
+                if table.window_decision() is None:  # the table closed it on time
                     self.k += 1
                 return
             table.table_action(ev.get("action"), t)
@@ -283,8 +299,9 @@ class SimPlayers:
         table = self.s.table
         if self.tally_press_at is None:
             w = table.window_seconds()
-            self.tally_press_at = -1.0 if self.rng.random() < 0.15 else \
-                t + self.rng.uniform(0.3, max(0.4, w * 0.6))
+            self.tally_press_at = (
+                -1.0 if self.rng.random() < 0.15 else t + self.rng.uniform(0.3, max(0.4, w * 0.6))
+            )
         if 0 <= self.tally_press_at <= t:
             seat = self.rng.randrange(len(table.players))
             self._presses([(seat, False)], t)
@@ -335,4 +352,3 @@ class SimPlayers:
         plan = menu_plan(self.s.table, key, seat)
         self._presses(plan, t)
         return bool(plan)
-

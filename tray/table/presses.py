@@ -52,8 +52,13 @@ def press_plan(table: Table, event: dict) -> list[tuple[int, bool]]:
         cur = table.secret.get(p)
         if cur == want:
             return []
-        return [(p, False)] if (cur is None and want == "in") or cur == "out" else \
-            [(p, False), (p, False)] if cur is None else [(p, False)]
+        return (
+            [(p, False)]
+            if (cur is None and want == "in") or cur == "out"
+            else [(p, False), (p, False)]
+            if cur is None
+            else [(p, False)]
+        )
     if kind == "single":
         return [(p, False)] if d.choices[0] == event else []
     if kind == "choice" and table.save_builder(p) is not None:
@@ -76,7 +81,7 @@ def menu_plan(table: Table, key: str, seat: int = 0) -> list[tuple[int, bool]]:
     if table.menu is None:
         if table.expect().finished or table.decision_of(seat) is not None:
             return []
-        probe = Table.__new__(Table)     # the table menu's lines, without opening it
+        probe = Table.__new__(Table)  # the table menu's lines, without opening it
         probe.__dict__.update(table.__dict__)
         probe.undo_request(table.now, seat)
         lines = probe.menu.plan(key)
@@ -123,7 +128,7 @@ class ButtonMapper:
             return True
         d = t.decision_of(player)
         if d is None:
-            return True   # a long press undoes
+            return True  # a long press undoes
         kind = classify_decision(d)
         return kind == "choice" or (kind == "secret" and t._is_active(player))
 
@@ -131,7 +136,7 @@ class ButtonMapper:
         """Apply one queue event; returns what the table did (None while waiting a release)."""
         now = getattr(ev, "time", 0.0) if t is None else t
         held = getattr(ev, "held", None)
-        if held is not None:   # a release
+        if held is not None:  # a release
             start = self.pending.pop(ev.player, None)
             if start is None:
                 return None
@@ -206,7 +211,7 @@ def handle_tap(table: Table, target: tuple | None, t: float) -> str:
     if target and target[0] == "menu" and table.menu is not None:
         return table.menu_pick(target[1], t)
     if table.expect().finished and target != ("button", "undo"):
-        return "nothing there"          # the end screen: only its lines (and undo) tap
+        return "nothing there"  # the end screen: only its lines (and undo) tap
     if not target:
         return "nothing there"
     kind = target[0]
@@ -236,9 +241,7 @@ def handle_tap(table: Table, target: tuple | None, t: float) -> str:
     return "nothing there"
 
 
-
-def press_length(ev, pending: dict[int, float], releases: bool,
-                 long_s: float) -> bool | None:
+def press_length(ev, pending: dict[int, float], releases: bool, long_s: float) -> bool | None:
     """Whether a button-queue event makes a long press (True), a short one (False), or is to
     wait for its release (None): GPIO buttons that report releases are decided when let go
     (held ``long_s`` or more is long); keys and taps are short at once unless marked long.

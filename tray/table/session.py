@@ -55,8 +55,10 @@ def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
         return None
     n = len(j.events)
     kept = f" (damaged: the first {n} events kept)" if j.damage else ""
-    return path, (f"Resume {j.game.TITLE} ({', '.join(j.players)}), "
-                  f"{n} {'event' if n == 1 else 'events'} in{kept}")
+    return path, (
+        f"Resume {j.game.TITLE} ({', '.join(j.players)}), "
+        f"{n} {'event' if n == 1 else 'events'} in{kept}"
+    )
 
 
 def discard(path: Path) -> Path:
@@ -132,9 +134,19 @@ class Session:
     [4, 0]
     """
 
-    def __init__(self, table: Table, source, recognizer, settler, events: queue.Queue | None = None,
-                 display=None, releases: bool = False, long_s: float = 0.8,
-                 read_timeout: float = 1.0, lost_after: float = 2.0):
+    def __init__(
+        self,
+        table: Table,
+        source,
+        recognizer,
+        settler,
+        events: queue.Queue | None = None,
+        display=None,
+        releases: bool = False,
+        long_s: float = 0.8,
+        read_timeout: float = 1.0,
+        lost_after: float = 2.0,
+    ):
         self.table = table
         self.source = source
         self.recognizer = recognizer
@@ -148,10 +160,10 @@ class Session:
         self.last_frame = None
         self.last_reading = None
         self.setup_view = False
-        self.keys = None   # hardware.buttons.KeyboardButtons: keys 1-0 as buttons
+        self.keys = None  # hardware.buttons.KeyboardButtons: keys 1-0 as buttons
         self.on_settled: Callable | None = None
-        self.bots = None   # tray.table.bot_seats.BotSeats: computer players' decisions
-        self.odds_mode = "off"   # live odds: "off", "hold" (a button held, or key O), "always"
+        self.bots = None  # tray.table.bot_seats.BotSeats: computer players' decisions
+        self.odds_mode = "off"  # live odds: "off", "hold" (a button held, or key O), "always"
         self.odds_toggled = False
 
     def step(self, t: float, draw: bool = True) -> None:
@@ -170,8 +182,9 @@ class Session:
             settled = self.settler.update(reading)
             change = watch_shaking(self.table, reading, getattr(self.settler, "status", ""), t)
             if change:
-                self.table._emit("camera", "camera shaking" if change == "shaking"
-                                 else "camera still")
+                self.table._emit(
+                    "camera", "camera shaking" if change == "shaking" else "camera still"
+                )
             change = watch_blocked(self.table, reading, t)
             if change:
                 self.table._emit("camera", f"tray {change}")
@@ -211,9 +224,13 @@ class Session:
                     label = d.spec or (f"{d.die}:?" if d.die else "?")
                     boxes.append((d.x, d.y, d.w, d.h, label, d.read))
             status = getattr(self.settler, "status", "")
-            return SetupView(self.last_frame, boxes, f"Tray: {status}",
-                             self.table.journal.game.DICE_SET,
-                             self.table.message.text if self.table.message else None)
+            return SetupView(
+                self.last_frame,
+                boxes,
+                f"Tray: {status}",
+                self.table.journal.game.DICE_SET,
+                self.table.message.text if self.table.message else None,
+            )
         view = build_view(self.table, t)
         if self.odds_shown(t):
             from tray.screen.odds_view import odds_lines

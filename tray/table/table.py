@@ -70,8 +70,12 @@ class Table(CorrectionFlow, TableMenuFlow):
     ('chose', [1])
     """
 
-    def __init__(self, journal, countdown_s: float = COUNTDOWN_S,
-                 on_event: Callable[[str, str], None] | None = None):
+    def __init__(
+        self,
+        journal,
+        countdown_s: float = COUNTDOWN_S,
+        on_event: Callable[[str, str], None] | None = None,
+    ):
         self.journal = journal
         self.countdown_s = countdown_s
         self.on_event = on_event
@@ -79,25 +83,25 @@ class Table(CorrectionFlow, TableMenuFlow):
         self.countdown_from: float | None = None
         self.highlight: dict[int, int] = {}
         self.correction: Correction | None = None
-        self.correction_owner: int | None = None   # whose button corrects the last roll
-        self.unsure_rolls: list[bool] = []         # settled rolls with unread dice (hint)
+        self.correction_owner: int | None = None  # whose button corrects the last roll
+        self.unsure_rolls: list[bool] = []  # settled rolls with unread dice (hint)
         self.hinted = False
-        self.menu_owner: int | None = None         # who chose the last table-menu line
+        self.menu_owner: int | None = None  # who chose the last table-menu line
         self.message: Message | None = None
-        self.banner: tuple[str, str, float] | None = None   # (kind, text, until)
+        self.banner: tuple[str, str, float] | None = None  # (kind, text, until)
         self.window_from: float | None = None
         self.camera_lost_since: float | None = None
-        self.shaky_since: float | None = None     # the dice look "moving" but barely move
-        self.blocked_since: float | None = None   # something not a die lies in the tray
-        self.calibration_told = False   # the tray unlike the calibration's: said
-        self.revealed: dict | None = None   # {"in": [names], "out": [names]} of the last reveal
+        self.shaky_since: float | None = None  # the dice look "moving" but barely move
+        self.blocked_since: float | None = None  # something not a die lies in the tray
+        self.calibration_told = False  # the tray unlike the calibration's: said
+        self.revealed: dict | None = None  # {"in": [names], "out": [names]} of the last reveal
         self.log: list[str] = []
-        self.last_roll: list[str] = []   # the dice of the last roll taken, for the screen
-        self.rolls_taken = 0             # rolls this table sent to the journal
-        self.menu: ButtonMenu | None = None      # the table menu, or the end screen's choices
-        self.outcome: str | None = None          # "rematch", "another", "menu" or "leave"
-        self.saves: SaveBuilder | None = None    # Rollers' save chosen die by die
-        self.event_round = None                  # the round an event was made in (log lines)
+        self.last_roll: list[str] = []  # the dice of the last roll taken, for the screen
+        self.rolls_taken = 0  # rolls this table sent to the journal
+        self.menu: ButtonMenu | None = None  # the table menu, or the end screen's choices
+        self.outcome: str | None = None  # "rematch", "another", "menu" or "leave"
+        self.saves: SaveBuilder | None = None  # Rollers' save chosen die by die
+        self.event_round = None  # the round an event was made in (log lines)
         self.now = 0.0
         self._expect_cache: Expect | None = None
 
@@ -176,8 +180,10 @@ class Table(CorrectionFlow, TableMenuFlow):
         kind = last.get("kind") if isinstance(last, dict) else None
         moment = moment_of(last)
         if kind == "reveal":
-            self.revealed = {k: [self.name(x) if isinstance(x, int) else str(x)
-                                 for x in last.get(k, [])] for k in ("in", "out")}
+            self.revealed = {
+                k: [self.name(x) if isinstance(x, int) else str(x) for x in last.get(k, [])]
+                for k in ("in", "out")
+            }
         if moment is not None:
             self.banner = (moment, BIG_MOMENTS[moment], t + BANNER_S)
             self._emit("banner", BIG_MOMENTS[moment])
@@ -198,8 +204,9 @@ class Table(CorrectionFlow, TableMenuFlow):
         try:
             self.journal.append(event)
         except RuleError as exc:
-            self.message = Message(str(exc), "wrong_roll" if event.get("type") == "roll"
-                                   else "error", t + MESSAGE_S)
+            self.message = Message(
+                str(exc), "wrong_roll" if event.get("type") == "roll" else "error", t + MESSAGE_S
+            )
             self._emit("refused", f"refused: {exc}")
             return False
         except OSError as exc:  # journal.JournalWriteError: a full disk; nothing written is lost
@@ -248,8 +255,11 @@ class Table(CorrectionFlow, TableMenuFlow):
                 c.select(c.selected + 1)
                 return "next die"
             return self.confirm_correction(t)
-        if self.correction is not None and self.correction.event is None and (
-                spec is None or player == spec.roller or self.decision_of(player) is None):
+        if (
+            self.correction is not None
+            and self.correction.event is None
+            and (spec is None or player == spec.roller or self.decision_of(player) is None)
+        ):
             # the roller's button fixes an unread die: short = next face, long = confirm
             # (another player with a decision of their own, like banking, keeps it)
             if long:
@@ -278,8 +288,9 @@ class Table(CorrectionFlow, TableMenuFlow):
             if ev is not None:
                 return "sent" if self.send(ev, t) else "refused"
             if long and self.saves.focus >= len(self.saves.roll):
-                self.message = Message("Keeping every die is Stop: let one go, or stop",
-                                       "error", t + MESSAGE_S)
+                self.message = Message(
+                    "Keeping every die is Stop: let one go, or stop", "error", t + MESSAGE_S
+                )
                 return "refused"
             return "kept" if long else "cycled"
         if kind == "choice":
@@ -340,7 +351,9 @@ class Table(CorrectionFlow, TableMenuFlow):
     def chooser(self) -> int | None:
         """The seat whose multi-choice decision keys (arrows, Enter) act on: the active player's
         if they have one, else the first such decision."""
-        ds = [d for d in self.expect().decisions if classify_decision(d) == "choice" and d.player >= 0]
+        ds = [
+            d for d in self.expect().decisions if classify_decision(d) == "choice" and d.player >= 0
+        ]
         for d in ds:
             if self._is_active(d.player):
                 return d.player
@@ -373,8 +386,9 @@ class Table(CorrectionFlow, TableMenuFlow):
                 for c in d.choices:
                     if c.get("action") == name:
                         return self.send(dict(c), t)
-        self.message = Message(f"'{name.replace('_', ' ')}' is not possible now", "error",
-                               t + MESSAGE_S)
+        self.message = Message(
+            f"'{name.replace('_', ' ')}' is not possible now", "error", t + MESSAGE_S
+        )
         return False
 
     def table_actions(self) -> list[str]:
@@ -409,7 +423,6 @@ class Table(CorrectionFlow, TableMenuFlow):
         self._changed(t)
         return "undone"
 
-
     def roll(self, specs: list[str], t: float) -> bool:
         """A whole roll of ``die:face`` specs: checked against what the game waits for, then
         journaled; otherwise a message says what is wrong and nothing is scored."""
@@ -421,11 +434,14 @@ class Table(CorrectionFlow, TableMenuFlow):
             self._no_roll_wanted(t)
             return False
         if self.countdown_from is not None or self.secret:
-            self.message = Message("Wait for the reveal before rolling", "wrong_roll", t + MESSAGE_S)
+            self.message = Message(
+                "Wait for the reveal before rolling", "wrong_roll", t + MESSAGE_S
+            )
             return False
         try:
-            engine.check_roll(e.roll, [engine.parse_die(s) for s in specs],
-                              self.state.get("layout") or {})
+            engine.check_roll(
+                e.roll, [engine.parse_die(s) for s in specs], self.state.get("layout") or {}
+            )
         except RuleError as exc:
             text = self._roll_words(specs) or str(exc)
             self.message = Message(text, "wrong_roll", t + MESSAGE_S)
@@ -444,7 +460,6 @@ class Table(CorrectionFlow, TableMenuFlow):
         except (ValueError, TypeError, KeyError):
             return None
         return None
-
 
     # ------------------------------------------------------------------ clock
     def tick(self, t: float) -> None:
@@ -483,7 +498,7 @@ class Table(CorrectionFlow, TableMenuFlow):
             ev = next((dict(c) for c in d.choices if c.get("action") == choices[p]), None)
             if ev is None:
                 ev = engine.action(p, choices[p])
-            if not self.send(ev, t):   # send() clears the hidden choices: ours are in `choices`
+            if not self.send(ev, t):  # send() clears the hidden choices: ours are in `choices`
                 break
         self.secret.clear()
         self.revealed = {"in": ins, "out": outs}
@@ -492,10 +507,13 @@ class Table(CorrectionFlow, TableMenuFlow):
     def camera(self, ok: bool, t: float, lost_after: float = 2.0) -> None:
         """Report whether a frame came in. After ``lost_after`` seconds without frames the
         screen says the camera is gone; the game is kept and carries on when frames return."""
-        change = watch_camera(self, ok, t, lost_after,
-                              "Camera lost: check its cable. The game is kept and goes on "
-                              "when the picture comes back.")
+        change = watch_camera(
+            self,
+            ok,
+            t,
+            lost_after,
+            "Camera lost: check its cable. The game is kept and goes on "
+            "when the picture comes back.",
+        )
         if change:
             self._emit("camera", "camera back" if change == "back" else "camera lost")
-
-

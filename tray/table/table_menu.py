@@ -44,29 +44,39 @@ class TableMenuFlow:
         if any(e.get("type") == "roll" for e in getattr(self.journal, "events", [])):
             lines.append(("correct", "Correct the last roll"))
         if "end_game" in self.table_actions():
-            lines.append(("end_game", "End the game now",
-                          "End the game now? The scores stand as they are"))
-        lines += [("leave", "Leave: back to the start screen (the game is kept)"),
-                  ("back", "Back to the game")]
+            lines.append(
+                ("end_game", "End the game now", "End the game now? The scores stand as they are")
+            )
+        lines += [
+            ("leave", "Leave: back to the start screen (the game is kept)"),
+            ("back", "Back to the game"),
+        ]
         self.menu = ButtonMenu("Table menu", lines, owner=player, opened=t)
-        self.message = Message("Undo the last event? Long-press again to undo it "
-                               "(a short press shows the other choices)", "info",
-                               t + UNDO_CONFIRM_S)
+        self.message = Message(
+            "Undo the last event? Long-press again to undo it "
+            "(a short press shows the other choices)",
+            "info",
+            t + UNDO_CONFIRM_S,
+        )
         return "undo asked"
 
     def ask_end(self, t: float) -> str:
         """Key E / the "end game" button: ask "End the game now?" (the game must allow it)."""
         if "end_game" not in self.table_actions():
             return "nothing to end"
-        if self.menu is not None and self.menu.asking is not None \
-                and self.menu.asking.key == "end_game":
-            self.menu.answer = 1            # E again, or a second tap: yes
+        if (
+            self.menu is not None
+            and self.menu.asking is not None
+            and self.menu.asking.key == "end_game"
+        ):
+            self.menu.answer = 1  # E again, or a second tap: yes
             return self._menu_ok(t)
         self.undo_request(t)
         self.menu.focus = self.menu.line_keys().index("end_game")
         self.menu.ok()
-        self.message = Message("End the game now? Press E again (or choose Yes) to end it",
-                               "info", t + UNDO_CONFIRM_S)
+        self.message = Message(
+            "End the game now? Press E again (or choose Yes) to end it", "info", t + UNDO_CONFIRM_S
+        )
         return "asked"
 
     def close_menu(self) -> None:
@@ -120,9 +130,12 @@ class TableMenuFlow:
             res = self.correct_last(t)
             if res == "correcting" and owner is not None:
                 self.correction_owner = owner
-                self.message = Message("Correct the last roll: a short press shows the next "
-                                       "face, a long press goes to the next die (on the last "
-                                       "die it saves)", "info")
+                self.message = Message(
+                    "Correct the last roll: a short press shows the next "
+                    "face, a long press goes to the next die (on the last "
+                    "die it saves)",
+                    "info",
+                )
             return res
         if key == "end_game":
             return "sent" if self.table_action("end_game", t) else "refused"
@@ -135,6 +148,11 @@ class TableMenuFlow:
 def end_menu() -> ButtonMenu:
     """The end screen's choices: a rematch with the same options (highlighted), another game,
     or back to the start screen."""
-    return ButtonMenu("What next?", [("rematch", "Rematch: same game, same options"),
-                                     ("another", "Another game"),
-                                     ("menu", "Back to the start screen")])
+    return ButtonMenu(
+        "What next?",
+        [
+            ("rematch", "Rematch: same game, same options"),
+            ("another", "Another game"),
+            ("menu", "Back to the start screen"),
+        ],
+    )

@@ -33,7 +33,8 @@ def load_teacher() -> tuple[Callable, type]:
     except ImportError as exc:
         raise TeachingUnavailable(
             f"teaching is not available here ({exc}); the photos are kept: teach them later "
-            "with `dicetray teach FOLDER --dice-set SET --out DIR`") from None
+            "with `dicetray teach FOLDER --dice-set SET --out DIR`"
+        ) from None
     return teach, TeachError
 
 
@@ -64,11 +65,17 @@ class Progress:
             # a new count: a new bar, starting where the count is (the rate, hence the
             # time left, comes from the steps it sees advance)
             self.close()
-            bar = self.bar = tqdm(total=total, initial=done, desc=f"teaching: {stage}",
-                                  unit="step", file=self.stream, leave=True,
-                                  dynamic_ncols=True)
+            bar = self.bar = tqdm(
+                total=total,
+                initial=done,
+                desc=f"teaching: {stage}",
+                unit="step",
+                file=self.stream,
+                leave=True,
+                dynamic_ncols=True,
+            )
         elif stage != self.stage:
-            bar.set_description(f"teaching: {stage}", refresh=False)   # same count goes on
+            bar.set_description(f"teaching: {stage}", refresh=False)  # same count goes on
         self.stage = stage
         bar.update(done - bar.n)
         if self.on_screen is not None:
@@ -101,8 +108,15 @@ def format_left(seconds: float | None) -> str:
     return f"about {tqdm.format_interval(seconds)} left"
 
 
-def teach_folder(folder, dice_set, out_dir, on_screen: Callable | None = None,
-                 teacher: Callable | None = None, seed: int = 0, stream=None) -> dict:
+def teach_folder(
+    folder,
+    dice_set,
+    out_dir,
+    on_screen: Callable | None = None,
+    teacher: Callable | None = None,
+    seed: int = 0,
+    stream=None,
+) -> dict:
     """Teach the model of ``dice_set`` from the capture ``folder`` into ``out_dir``; returns
     teaching's summary. Raises lab.teach.TeachError (a ValueError) on bad input and
     TeachingUnavailable without lab.teach."""

@@ -80,7 +80,7 @@ def _check_options(options: dict | None) -> dict:
     if options is None:
         return opts
     if not isinstance(options, dict):
-        raise RuleError("Bank options must be a table of settings, like {\"rounds\": 10}")
+        raise RuleError('Bank options must be a table of settings, like {"rounds": 10}')
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise RuleError(
@@ -94,15 +94,15 @@ def _check_options(options: dict | None) -> dict:
         )
     if opts["doubles_rule"] not in DOUBLES_RULES:
         raise RuleError(
-            f"unknown doubles rule {opts['doubles_rule']!r}: choose \"double_then_add\" "
-            "(double the total, then add the roll) or \"double_only\""
+            f'unknown doubles rule {opts["doubles_rule"]!r}: choose "double_then_add" '
+            '(double the total, then add the roll) or "double_only"'
         )
     return opts
 
 
 def _check_layout(layout: dict) -> dict[str, list[str]]:
     if not isinstance(layout, dict) or DIE not in layout:
-        raise RuleError("Bank needs the d6 dice set: its layout has no die \"d6\"")
+        raise RuleError('Bank needs the d6 dice set: its layout has no die "d6"')
     faces = layout[DIE]
     for face in faces:
         if not (isinstance(face, str) and face.isdigit() and 1 <= int(face) <= 6):
@@ -205,11 +205,15 @@ def expect(state: dict) -> Expect:
     else:
         unbanked = can_bank(state)
         if len(unbanked) == 1:
-            prompt = (f"{head}: total {state['total']}. {name} rolls alone: roll both dice, "
-                      f"or press your button to BANK {state['total']} (a 7 loses it)")
+            prompt = (
+                f"{head}: total {state['total']}. {name} rolls alone: roll both dice, "
+                f"or press your button to BANK {state['total']} (a 7 loses it)"
+            )
         else:
-            prompt = (f"{head}: total {state['total']}. {name}, roll both dice "
-                      f"(a 7 ends the round); press your button to BANK {state['total']}")
+            prompt = (
+                f"{head}: total {state['total']}. {name}, roll both dice "
+                f"(a 7 ends the round); press your button to BANK {state['total']}"
+            )
     return Expect(prompt=prompt, roll=spec, decisions=tuple(decisions), detail=_detail(state))
 
 
@@ -286,9 +290,18 @@ def _apply_roll(state: dict, event: dict) -> dict:
     number = s["rolls"]
     before = s["total"]
     total = a + b
-    last = {"kind": "roll", "player": roller, "dice": dice, "sum": total, "roll_number": number,
-            "phase": 1 if number <= PHASE1_ROLLS else 2, "before": before,
-            "round": s["round"], "round_over": False, "game_over": False}
+    last = {
+        "kind": "roll",
+        "player": roller,
+        "dice": dice,
+        "sum": total,
+        "roll_number": number,
+        "phase": 1 if number <= PHASE1_ROLLS else 2,
+        "before": before,
+        "round": s["round"],
+        "round_over": False,
+        "game_over": False,
+    }
     if number <= PHASE1_ROLLS:
         if total == 7:
             s["total"] = before + 70
@@ -332,8 +345,15 @@ def _apply_bank(state: dict, player: int) -> dict:
     s["scores"][player] += amount
     s["round_points"][-1][player] += amount
     s["banked"][player] = True
-    s["last"] = {"kind": "bank", "player": player, "amount": amount, "total": amount,
-                 "round": s["round"], "round_over": False, "game_over": False}
+    s["last"] = {
+        "kind": "bank",
+        "player": player,
+        "amount": amount,
+        "total": amount,
+        "round": s["round"],
+        "round_over": False,
+        "game_over": False,
+    }
     if all(s["banked"]):
         return _end_round(s, "all_banked")
     if s["active"] == player:
@@ -348,8 +368,7 @@ def _apply_end(state: dict, player: int) -> dict:
     s["finished"] = True
     s["ended_early"] = True
     s["active"] = None
-    s["last"] = {"kind": "ended_early", "round": s["round"], "round_over": True,
-                 "game_over": True}
+    s["last"] = {"kind": "ended_early", "round": s["round"], "round_over": True, "game_over": True}
     return s
 
 

@@ -253,28 +253,32 @@ def expect(state: dict) -> Expect:
         )
     if phase == "bonus":
         numbers = sorted(_unmarked(state, seat), reverse=True)
-        choices = tuple({"type": "action", "player": seat, "action": "mark", "number": n}
-                        for n in numbers)
+        choices = tuple(
+            {"type": "action", "player": seat, "action": "mark", "number": n} for n in numbers
+        )
         detail["labels"] = [f"mark {n}" for n in numbers]
         rolled = (state["last"] or {}).get("sum")
         return Expect(
             prompt=f"{name} rolled {rolled} (••): choose one more number to mark",
-            decisions=(Decision(player=seat, actions=("mark",), choices=choices,
-                                default=choices[0]),),
+            decisions=(
+                Decision(player=seat, actions=("mark",), choices=choices, default=choices[0]),
+            ),
             detail=detail,
         )
     if phase == "penalty":
         others = [p for p in range(len(state["players"])) if p != seat]
-        choices = tuple({"type": "action", "player": seat, "action": "penalize", "target": p}
-                        for p in others)
+        choices = tuple(
+            {"type": "action", "player": seat, "action": "penalize", "target": p} for p in others
+        )
         detail["labels"] = [f"{_name(state, p)} loses a reroll" for p in others]
         default = choices[others.index(_penalty_default(state, seat))]
         return Expect(
             prompt=(
                 f"{name} starts round {state['round'] + 1}: choose a player to lose one reroll"
             ),
-            decisions=(Decision(player=seat, actions=("penalize",), choices=choices,
-                                default=default),),
+            decisions=(
+                Decision(player=seat, actions=("penalize",), choices=choices, default=default),
+            ),
             detail=detail,
         )
     raise AssertionError(f"unknown phase {phase!r}")  # pragma: no cover
@@ -321,8 +325,9 @@ def apply(state: dict, event: dict) -> dict:
             raise RuleError(f"No roll now: {_name(state, seat)} chooses first ({exp.prompt})")
         dice = roll_dice(event)
         if len(dice) != 2:
-            raise RuleError(f"{len(dice)} {'die' if len(dice) == 1 else 'dice'} seen: "
-                            "roll both dice")
+            raise RuleError(
+                f"{len(dice)} {'die' if len(dice) == 1 else 'dice'} seen: roll both dice"
+            )
         check_roll(exp.roll, dice, state["layout"])
         total = sum(int(face) for _, face in dice)
         new = copy_state(state)
@@ -351,8 +356,12 @@ def apply(state: dict, event: dict) -> dict:
         else:
             target = event.get("target")
             n = len(state["players"])
-            if (isinstance(target, bool) or not isinstance(target, int)
-                    or not 0 <= target < n or target == decision.player):
+            if (
+                isinstance(target, bool)
+                or not isinstance(target, int)
+                or not 0 <= target < n
+                or target == decision.player
+            ):
                 raise RuleError("Choose another player (not yourself) to lose one reroll")
             _penalize(new, decision.player, target, auto=False)
         return new
@@ -371,23 +380,31 @@ def _rolloff_roll(s: dict, dice: list[str], total: int) -> None:
     best = max(ro["totals"].values())
     top = [p for p in ro["players"] if ro["totals"][str(p)] == best]
     if len(top) > 1:
-        s["rolloff"] = {"players": top, "pending": list(top), "totals": {},
-                        "pass": ro["pass"] + 1}
+        s["rolloff"] = {"players": top, "pending": list(top), "totals": {}, "pass": ro["pass"] + 1}
         s["active"] = top[0]
-        s["last"] = {"kind": f"{phase}_tie", "player": seat, "dice": dice, "total": total,
-                     "tied": top}
+        s["last"] = {
+            "kind": f"{phase}_tie",
+            "player": seat,
+            "dice": dice,
+            "total": total,
+            "tied": top,
+        }
         return
     winner = top[0]
     s["rolloff"] = None
     if phase == "start":
-        s["last"] = {"kind": "first", "player": seat, "dice": dice, "total": total,
-                     "first": winner}
+        s["last"] = {"kind": "first", "player": seat, "dice": dice, "total": total, "first": winner}
         s["starter"] = winner
         s["active"] = winner
         s["phase"] = "turn"
     else:
-        s["last"] = {"kind": "tiebreak_won", "player": seat, "dice": dice, "total": total,
-                     "starter": winner}
+        s["last"] = {
+            "kind": "tiebreak_won",
+            "player": seat,
+            "dice": dice,
+            "total": total,
+            "starter": winner,
+        }
         _start_penalty(s, winner)
 
 
@@ -397,14 +414,24 @@ def _turn_roll(s: dict, dice: list[str], total: int) -> None:
         if s["rerolls"][seat] > 0:
             s["rerolls"][seat] -= 1
             s["in_turn"] = True
-            s["last"] = {"kind": "reroll", "player": seat, "dice": dice, "sum": total,
-                         "left": s["rerolls"][seat]}
+            s["last"] = {
+                "kind": "reroll",
+                "player": seat,
+                "dice": dice,
+                "sum": total,
+                "left": s["rerolls"][seat],
+            }
             return
         score = _round_score(s, seat)
         s["out"][seat] = "diced_out"
         s["round_scores"][seat].append(score)
-        s["last"] = {"kind": "diced_out", "player": seat, "dice": dice, "sum": total,
-                     "score": score}
+        s["last"] = {
+            "kind": "diced_out",
+            "player": seat,
+            "dice": dice,
+            "sum": total,
+            "score": score,
+        }
         _end_turn(s)
         return
     s["marks"][seat].append(total)
@@ -429,8 +456,14 @@ def _bonus_mark(s: dict, seat: int, number: int, auto: bool) -> None:
     s["marks"][seat].append(number)
     s["marks"][seat].sort()
     s["phase"] = "turn"
-    s["last"] = {"kind": "bonus_mark", "player": seat, "dice": dice, "sum": rolled,
-                 "number": number, "auto": auto}
+    s["last"] = {
+        "kind": "bonus_mark",
+        "player": seat,
+        "dice": dice,
+        "sum": rolled,
+        "number": number,
+        "auto": auto,
+    }
     _after_mark(s, seat)
 
 
@@ -497,8 +530,13 @@ def _penalize(s: dict, chooser: int, target: int, auto: bool) -> None:
     s["active"] = chooser
     s["chooser"] = None
     s["phase"] = "turn"
-    s["last"] = {"kind": "penalty", "player": chooser, "target": target, "auto": auto,
-                 "round": s["round"]}
+    s["last"] = {
+        "kind": "penalty",
+        "player": chooser,
+        "target": target,
+        "auto": auto,
+        "round": s["round"],
+    }
     if auto and previous:
         s["last"]["before"] = previous  # what led here (the round end or the tie-break roll)
         if "round_end" in previous:

@@ -332,8 +332,7 @@ def _default_save(state: dict, seat: int) -> list[int] | None:
 
     def collect_pays(k: int) -> bool:
         return chips[seat] > 0 and any(
-            q != seat and state["boards"][q][k - 1] != "closed" and chips[q] > 0
-            for q in range(n)
+            q != seat and state["boards"][q][k - 1] != "closed" and chips[q] > 0 for q in range(n)
         )
 
     values = [_value(s) for s in roll]
@@ -375,8 +374,9 @@ def _save_label(roll: list[str], indices: list[int]) -> str:
     left = len(roll) - len(indices)
     if not indices:
         return f"roll all {left} again"
-    faces = ", ".join(_face(roll[i]).upper() if not _face(roll[i]).isdigit() else _face(roll[i])
-                      for i in indices)
+    faces = ", ".join(
+        _face(roll[i]).upper() if not _face(roll[i]).isdigit() else _face(roll[i]) for i in indices
+    )
     return f"save {faces}; roll {left}"
 
 
@@ -405,24 +405,40 @@ def expect(state: dict) -> Expect:
     name = state["players"][seat]
     if state["phase"] == "start":
         again = state["rolloff"]["pass"] > 1
-        prompt = (f"Tie for first: {name}, roll one die again" if again
-                  else f"Start: {name}, roll one die (high roller goes first)")
+        prompt = (
+            f"Tie for first: {name}, roll one die again"
+            if again
+            else f"Start: {name}, roll one die (high roller goes first)"
+        )
         return Expect(
             prompt=prompt,
-            roll=RollSpec(roller=seat, count=1, dice_set=DICE_SET, choose_from=("wild", "black"),
-                          purpose="start"),
+            roll=RollSpec(
+                roller=seat,
+                count=1,
+                dice_set=DICE_SET,
+                choose_from=("wild", "black"),
+                purpose="start",
+            ),
             detail=detail,
         )
     turn = state["turn"]
     if turn["step"] == "roll":
         dice = _remaining(turn)
         number = turn["rolls"] + 1
-        what = "all six dice" if len(dice) == 6 else (
-            "the last die" if len(dice) == 1 else f"the {len(dice)} dice not saved")
+        what = (
+            "all six dice"
+            if len(dice) == 6
+            else ("the last die" if len(dice) == 1 else f"the {len(dice)} dice not saved")
+        )
         return Expect(
             prompt=f"{name}: roll {what} (roll {number} of {ROLLS_PER_TURN})",
-            roll=RollSpec(roller=seat, count=len(dice), dice_set=DICE_SET, dice=dice,
-                          purpose="turn" if number == 1 else "reroll"),
+            roll=RollSpec(
+                roller=seat,
+                count=len(dice),
+                dice_set=DICE_SET,
+                dice=dice,
+                purpose="turn" if number == 1 else "reroll",
+            ),
             detail=detail,
         )
     if turn["step"] == "save":
@@ -436,25 +452,27 @@ def expect(state: dict) -> Expect:
         default = choices[-1] if best is None else choices[sets.index(best)]
         detail["labels"] = labels
         if turn["zapped"]:
-            prompt = (f"ZAP! Nothing from that roll counts. {name}: roll "
-                      f"{len(roll)} again or stop")
+            prompt = f"ZAP! Nothing from that roll counts. {name}: roll {len(roll)} again or stop"
         else:
             prompt = f"{name}: choose the dice to save and roll the rest, or stop"
         return Expect(
             prompt=prompt,
-            decisions=(Decision(player=seat, actions=("save", "stop"), choices=tuple(choices),
-                                default=default),),
+            decisions=(
+                Decision(
+                    player=seat, actions=("save", "stop"), choices=tuple(choices), default=default
+                ),
+            ),
             detail=detail,
         )
     plans = _plans(state, seat, _usable(turn))
-    choices = tuple({"type": "action", "player": seat, "action": "apply", "stars": stars}
-                    for stars, _ in plans)
+    choices = tuple(
+        {"type": "action", "player": seat, "action": "apply", "stars": stars} for stars, _ in plans
+    )
     detail["labels"] = [_describe(state, stars, out) for stars, out in plans]
     detail["plans"] = [out for _, out in plans]
     return Expect(
         prompt=f"{name}: choose the values of the STARs and how to apply the dice",
-        decisions=(Decision(player=seat, actions=("apply",), choices=choices,
-                            default=choices[0]),),
+        decisions=(Decision(player=seat, actions=("apply",), choices=choices, default=choices[0]),),
         detail=detail,
     )
 
@@ -535,10 +553,12 @@ def apply(state: dict, event: dict) -> dict:
     elif name == "save":
         indices = event.get("dice")
         roll = turn["last_roll"]
-        if (not isinstance(indices, list)
-                or any(isinstance(i, bool) or not isinstance(i, int) for i in indices)
-                or any(not 0 <= i < len(roll) for i in indices)
-                or len(set(indices)) != len(indices)):
+        if (
+            not isinstance(indices, list)
+            or any(isinstance(i, bool) or not isinstance(i, int) for i in indices)
+            or any(not 0 <= i < len(roll) for i in indices)
+            or len(set(indices)) != len(indices)
+        ):
             raise RuleError(
                 f"Choose the dice to save by their places in the last roll, 0 to {len(roll) - 1}"
             )
@@ -546,8 +566,12 @@ def apply(state: dict, event: dict) -> dict:
             raise RuleError("ZAP: no die of that roll can be saved. Roll them again or stop")
         saved = [roll[i] for i in sorted(indices)]
         turn["saved"] += saved
-        new["last"] = {"kind": "save", "player": decision.player, "saved": saved,
-                       "rolls": turn["rolls"]}
+        new["last"] = {
+            "kind": "save",
+            "player": decision.player,
+            "saved": saved,
+            "rolls": turn["rolls"],
+        }
         if len(indices) == len(roll) and roll:
             turn["last_roll"] = []
             _to_apply(new)  # everything saved: nothing left to roll
@@ -559,8 +583,11 @@ def apply(state: dict, event: dict) -> dict:
         stars = event.get("stars")
         usable = _usable(turn)
         n_stars = sum(1 for s in usable if _value(s) == STAR)
-        if (not isinstance(stars, list) or len(stars) != n_stars
-                or any(isinstance(v, bool) or v not in SECTIONS for v in stars)):
+        if (
+            not isinstance(stars, list)
+            or len(stars) != n_stars
+            or any(isinstance(v, bool) or v not in SECTIONS for v in stars)
+        ):
             raise RuleError(
                 f"Give each STAR a value from 1 to 5: {n_stars} STAR"
                 f"{'s' if n_stars != 1 else ''} to value"
@@ -601,8 +628,12 @@ def _turn_roll(s: dict, specs: list[str]) -> None:
     turn["last_roll"] = specs
     turn["zapped"] = any(_value(x) == ZAP for x in specs)
     seat = s["active"]
-    s["last"] = {"kind": "zap" if turn["zapped"] else "roll", "player": seat, "dice": specs,
-                 "roll_number": turn["rolls"]}
+    s["last"] = {
+        "kind": "zap" if turn["zapped"] else "roll",
+        "player": seat,
+        "dice": specs,
+        "roll_number": turn["rolls"],
+    }
     if turn["rolls"] >= ROLLS_PER_TURN:
         _to_apply(s)
     else:
@@ -629,10 +660,20 @@ def _apply_dice(s: dict, stars: list[int], chosen: bool) -> None:
     previous = s["last"]
     s["boards"][seat] = out["board"]
     s["chips"] = out["chips"]
-    s["last"] = {"kind": "apply", "player": seat, "dice": dice, "stars": list(stars),
-                 "chosen": chosen, "opened": out["opened"], "closed": out["closed"],
-                 "collect": out["collect"], "paid": out["paid"], "gained": out["gained"],
-                 "unused": out["unused"], "text": _describe(s, list(stars), out)}
+    s["last"] = {
+        "kind": "apply",
+        "player": seat,
+        "dice": dice,
+        "stars": list(stars),
+        "chosen": chosen,
+        "opened": out["opened"],
+        "closed": out["closed"],
+        "collect": out["collect"],
+        "paid": out["paid"],
+        "gained": out["gained"],
+        "unused": out["unused"],
+        "text": _describe(s, list(stars), out),
+    }
     if not chosen and previous and previous.get("kind") == "zap":
         s["last"]["zap"] = True  # the third roll was a ZAP: only the saved dice counted
     if out["complete"]:
@@ -691,8 +732,9 @@ def summary(state: dict) -> dict:
     players = state["players"]
     return {
         **summary_base(state, state["winner"]),
-        "boards": {p: {str(k): b[k - 1] for k in SECTIONS}
-                   for p, b in zip(players, state["boards"])},
+        "boards": {
+            p: {str(k): b[k - 1] for k in SECTIONS} for p, b in zip(players, state["boards"])
+        },
         "chips": {p: c for p, c in zip(players, state["chips"])},
         "points": {p: s for p, s in zip(players, state["scores"])},
         "round_results": [dict(r) for r in state["round_results"]],

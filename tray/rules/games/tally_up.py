@@ -143,7 +143,9 @@ def dice_roles(layout: dict[str, list[str]]) -> tuple[list[str], str]:
                 "(star, 150, (150)) nor all Up Die faces (+1, -100, x2): fix the dice-set file"
             )
     if len(ups) != 1:
-        raise RuleError(f"the layout needs exactly one Up Die, it has {len(ups)}: fix the dice-set file")
+        raise RuleError(
+            f"the layout needs exactly one Up Die, it has {len(ups)}: fix the dice-set file"
+        )
     if len(tally) < MAIN_DICE:
         raise RuleError(f"the layout needs at least {MAIN_DICE} Tally Dice, it has {len(tally)}")
     return tally, ups[0]
@@ -199,7 +201,11 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
         if key not in OPTIONS:
             raise RuleError(f"unknown Tally Up! option {key!r}: choose from {', '.join(OPTIONS)}")
         opts[key] = value
-    if isinstance(opts["target"], bool) or not isinstance(opts["target"], int) or opts["target"] < 1:
+    if (
+        isinstance(opts["target"], bool)
+        or not isinstance(opts["target"], int)
+        or opts["target"] < 1
+    ):
         raise RuleError("the target score must be a whole number of points above 0, like 2500")
     for key in ("every_player_once", "high_stakes"):
         if not isinstance(opts[key], bool):
@@ -332,7 +338,9 @@ def expect(state: dict) -> Expect:
         return Expect(prompt=prompt, decisions=decisions, detail=detail)
     if phase == TALLY:
         decisions = tuple(
-            Decision(p, ("tally_up",), choices=(action(p, "tally_up"),), default=action(p, "tally_up"))
+            Decision(
+                p, ("tally_up",), choices=(action(p, "tally_up"),), default=action(p, "tally_up")
+            )
             for p in range(len(players))
         ) + (
             Decision(
@@ -384,7 +392,9 @@ def _apply_roll(s: dict, event: dict) -> None:
         waiting = [s["players"][p] for p in _awaiting(s)]
         raise RuleError(f"Not yet: {_names(waiting)} must choose IN or OUT before the next roll")
     if phase == TALLY:
-        raise RuleError("Tally Up! was rolled: press your button first (or wait for the window to close)")
+        raise RuleError(
+            "Tally Up! was rolled: press your button first (or wait for the window to close)"
+        )
     dice = _read_dice(s, event)
     ids = [d for d, _ in dice]
     _, up = dice_roles(s["layout"])
@@ -437,8 +447,13 @@ def _resolve_main(s: dict, dice: list[tuple[str, str]]) -> None:
     # a circle is a bust and the Up Die is not rolled: the round is already over. Three stars
     # (all the dice) is a Tally Up!, which cannot show a circle.
     if stars >= MAIN_DICE:
-        s["last"] = {"kind": "tally_up", "roll": roll, "points": 0, "lost": s["running"],
-                     "in": [p for p, i in enumerate(s["in"]) if i]}
+        s["last"] = {
+            "kind": "tally_up",
+            "roll": roll,
+            "points": 0,
+            "lost": s["running"],
+            "in": [p for p, i in enumerate(s["in"]) if i],
+        }
         s["running"] = 0
         s["phase"] = TALLY
         return
@@ -447,8 +462,14 @@ def _resolve_main(s: dict, dice: list[tuple[str, str]]) -> None:
         return
     s["running"] += points
     s["main_roll"] = roll
-    s["last"] = {"kind": "main", "roll": roll, "points": points, "stars": stars, "circle": circle,
-                 "running": s["running"]}
+    s["last"] = {
+        "kind": "main",
+        "roll": roll,
+        "points": points,
+        "stars": stars,
+        "circle": circle,
+        "running": s["running"],
+    }
     if circle:
         # High stakes: "If you are IN, you also stay IN for the Up Die roll": no reveal here.
         if s["options"]["high_stakes"]:
@@ -462,8 +483,13 @@ def _resolve_main(s: dict, dice: list[tuple[str, str]]) -> None:
 def _resolve_up(s: dict, face: str) -> None:
     effect, n = up_face(face)
     before = s["running"]
-    last = {"kind": "up", "roll": [f"{dice_roles(s['layout'])[1]}:{face}"], "face": face,
-            "effect": effect, "amount": n}
+    last = {
+        "kind": "up",
+        "roll": [f"{dice_roles(s['layout'])[1]}:{face}"],
+        "face": face,
+        "effect": effect,
+        "amount": n,
+    }
     if effect == "bonus":
         spare = _unrolled(s)
         count = min(n, len(spare))
@@ -501,14 +527,25 @@ def _resolve_bonus(s: dict, dice: list[tuple[str, str]]) -> None:
         _bust(s, roll, "bonus", stars=main_stars + stars)
         return
     s["running"] += points
-    s["last"] = {"kind": "bonus", "roll": roll, "points": points, "stars": main_stars + stars,
-                 "running": s["running"]}
+    s["last"] = {
+        "kind": "bonus",
+        "roll": roll,
+        "points": points,
+        "stars": main_stars + stars,
+        "running": s["running"],
+    }
     _to_choose(s, MAIN)
 
 
 def _bust(s: dict, roll: list[str], where: str, stars: int | None = None) -> None:
-    s["last"] = {"kind": "bust", "roll": roll, "on": where, "points": 0, "lost": s["running"],
-                 "busted": [p for p, i in enumerate(s["in"]) if i]}
+    s["last"] = {
+        "kind": "bust",
+        "roll": roll,
+        "on": where,
+        "points": 0,
+        "lost": s["running"],
+        "busted": [p for p, i in enumerate(s["in"]) if i],
+    }
     if stars is not None:
         s["last"]["stars"] = stars
     s["running"] = 0
@@ -539,7 +576,9 @@ def _apply_action(s: dict, event: dict) -> None:
         if phase != CHOOSE:
             raise RuleError(f"{who}: this is not the time to choose IN or OUT")
         if not s["in"][p]:
-            raise RuleError(f"{who} is OUT for the rest of this round: only players still IN choose")
+            raise RuleError(
+                f"{who} is OUT for the rest of this round: only players still IN choose"
+            )
         if s["choices"][p] is not None:
             raise RuleError(f"{who} has already chosen: wait for the others")
         s["choices"][p] = name
@@ -549,7 +588,9 @@ def _apply_action(s: dict, event: dict) -> None:
         return
     if name == "tally_up":
         if p < 0:
-            raise RuleError("a Tally Up! press belongs to a player: send it with that player's seat")
+            raise RuleError(
+                "a Tally Up! press belongs to a player: send it with that player's seat"
+            )
         if phase != TALLY:
             raise RuleError("No Tally Up! to claim now: three stars on a Main Roll make one")
         _tally_bonus(s, p)
@@ -577,8 +618,13 @@ def _reveal(s: dict) -> None:
         else:
             stay.append(p)
     s["choices"] = [None] * len(s["players"])
-    s["last"] = {"kind": "reveal", "in": stay, "out": leave, "banked": running,
-                 "before": s["after_reveal"]}
+    s["last"] = {
+        "kind": "reveal",
+        "in": stay,
+        "out": leave,
+        "banked": running,
+        "before": s["after_reveal"],
+    }
     if not stay:
         _end_round(s, "everyone_out")
     else:

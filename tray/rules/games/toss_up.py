@@ -62,8 +62,10 @@ def toss_die(layout: dict[str, list[str]]) -> str:
     'toss'
     """
     if not isinstance(layout, dict) or len(layout) != 1:
-        raise RuleError("the Toss Up! layout must have exactly one kind of die: load the toss-up dice set")
-    (die, faces), = layout.items()
+        raise RuleError(
+            "the Toss Up! layout must have exactly one kind of die: load the toss-up dice set"
+        )
+    ((die, faces),) = layout.items()
     bad = [f for f in faces if f not in FACES]
     if bad or not faces:
         raise RuleError(
@@ -87,7 +89,9 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     """
     players = list(players)
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleError(f"Toss Up! needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
+        raise RuleError(
+            f"Toss Up! needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}"
+        )
     if any(not isinstance(p, str) or not p.strip() for p in players):
         raise RuleError("every player needs a name")
     if len(set(players)) != len(players):
@@ -127,7 +131,9 @@ def _suggest_stop(state: dict) -> bool:
         # A last turn (or tie-break turn) is only worth stopping once it takes the lead.
         others = [sc for p, sc in enumerate(state["scores"]) if p != a]
         return mine > max(others)
-    return state["turn_points"] >= SUGGEST_STOP_AT or (state["left"] <= 3 and state["turn_points"] > 0)
+    return state["turn_points"] >= SUGGEST_STOP_AT or (
+        state["left"] <= 3 and state["turn_points"] > 0
+    )
 
 
 def _detail(state: dict) -> dict:
@@ -159,13 +165,20 @@ def expect(state: dict) -> Expect:
         w = state["winner"]
         best = max(state["scores"])
         if isinstance(w, list):
-            return Expect(prompt=f"Game over: {_names(w)} share the win with {best} points",
-                          finished=True, detail=detail)
-        return Expect(prompt=f"Game over: {w} wins with {best} points", finished=True, detail=detail)
+            return Expect(
+                prompt=f"Game over: {_names(w)} share the win with {best} points",
+                finished=True,
+                detail=detail,
+            )
+        return Expect(
+            prompt=f"Game over: {w} wins with {best} points", finished=True, detail=detail
+        )
     a = state["active"]
     die = toss_die(state["layout"])
     left = state["left"]
-    spec = RollSpec(a, left, DICE_SET, dice=(die,) * left, purpose="more" if state["rolled"] else "turn")
+    spec = RollSpec(
+        a, left, DICE_SET, dice=(die,) * left, purpose="more" if state["rolled"] else "turn"
+    )
     if state["tiebreak"]:
         lead = f"Tie-break turn! {players[a]}"
     elif state["final"]:
@@ -176,7 +189,9 @@ def expect(state: dict) -> Expect:
     if not state["rolled"]:
         return Expect(prompt=f"{lead}: roll all {left} dice", roll=spec, detail=detail)
     stop = action(a, "stop")
-    decision = Decision(a, ("stop",), choices=(stop,), default=stop if _suggest_stop(state) else None)
+    decision = Decision(
+        a, ("stop",), choices=(stop,), default=stop if _suggest_stop(state) else None
+    )
     prompt = (
         f"{lead}: roll the {left} dice left or stop ({state['turn_points']} points this turn)"
         if left < DICE
@@ -209,17 +224,27 @@ def _apply_roll(s: dict, event: dict) -> None:
     if len(dice) != left:
         # Every message ends with "roll N dice", the words games.md gives for this refusal.
         if not s["rolled"]:
-            raise RuleError(f"{len(dice)} dice seen: a turn starts with all {left} dice: roll {left} dice")
+            raise RuleError(
+                f"{len(dice)} dice seen: a turn starts with all {left} dice: roll {left} dice"
+            )
         if len(dice) > left:
             raise RuleError(f"{len(dice)} dice seen: remove the greens set aside: roll {left} dice")
-        raise RuleError(f"{len(dice)} dice seen: only {left} dice are left to roll: roll {left} dice")
+        raise RuleError(
+            f"{len(dice)} dice seen: only {left} dice are left to roll: roll {left} dice"
+        )
     faces = [f for _, f in dice]
     greens, reds = faces.count("green"), faces.count("red")
     roll = [f"{d}:{f}" for d, f in dice]
     a = s["active"]
     if greens == 0 and reds >= 1:
         # "Run a red light": the turn scores nothing and ends.
-        s["last"] = {"kind": "bust", "player": a, "roll": roll, "points": 0, "lost": s["turn_points"]}
+        s["last"] = {
+            "kind": "bust",
+            "player": a,
+            "roll": roll,
+            "points": 0,
+            "lost": s["turn_points"],
+        }
         _end_turn(s)
         return
     s["turn_points"] += greens
@@ -251,7 +276,9 @@ def _apply_action(s: dict, event: dict) -> None:
     if p != a:
         raise RuleError(f"Only {s['players'][a]}, whose turn it is, can stop")
     if not s["rolled"]:
-        raise RuleError(f"{s['players'][a]}: roll the dice first: a turn starts with all {DICE} dice")
+        raise RuleError(
+            f"{s['players'][a]}: roll the dice first: a turn starts with all {DICE} dice"
+        )
     s["scores"][a] += s["turn_points"]
     s["last"] = {"kind": "stop", "player": a, "points": s["turn_points"], "score": s["scores"][a]}
     _end_turn(s)
