@@ -1,0 +1,138 @@
+"""Abstention thresholds that bound the rate of wrong reads, with a stated confidence.
+
+A reader says a face only when its confidence reaches a threshold. Set on a few hundred
+labelled dice, "no die read wrong above it" says little (zero wrong of 300 is still
+consistent with a true wrong rate of 1%), and demanding it throws away readers that are
+right 98% of the time. So a threshold here is chosen the way *Learn then Test* (Angelopoulos
+et al., 2021) chooses one: for each candidate threshold, from the surest down, the number of
+calibration dice read wrong above it gives a one-sided Clopper-Pearson upper bound on the
+share of dice that will be read wrong; the candidates are tested in that fixed order and the
+lowest one whose bound is at most ``alpha`` (before the first that fails) is taken. With
+confidence ``1 - delta`` the wrong-read rate on new dice like the calibration dice is then at
+most ``alpha``. The rate counts wrong reads among all dice seen (a die not read costs a
+question, not a wrong read).
+
+With ``n`` dice no bound under ``1 - delta ** (1 / n)`` can be shown (0.97% for 308 dice at
+95%): with fewer dice than ``alpha`` needs, the bound is stated at that level instead and
+then no calibration die may be read wrong. The card of a model says which bound it holds.
+
+    >>> round(upper_bound(0, 600), 4), round(upper_bound(2, 1000), 4)
+    (0.005, 0.0063)
+    >>> conf = [0.99, 0.98, 0.97, 0.9, 0.8, 0.6]
+    >>> wrong = [False, False, False, False, True, False]
+    >>> c = choose(conf, wrong, alpha=0.5, delta=0.05)
+    >>> c.threshold, c.read, c.wrong
+    (0.9, 4, 0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+ALPHA = 0.005  # the wrong-read rate a shipped or taught reader is held to
+DELTA = 0.05  # ... with confidence 1 - DELTA
+NEVER = 1.01  # a threshold no confidence reaches: the reader abstains on every die
+
+
+def _log_binom_cdf(k: int, n: int, p: float) -> float:
+    """log P(X <= k) for X ~ Binomial(n, p), summed in logs (no scipy at the table)."""
+    if p <= 0.0:
+        return 0.0
+    if p >= 1.0:
+        return 0.0 if k >= n else -math.inf
+    lp, lq = math.log(p), math.log1p(-p)
+    terms = [
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+        for i in range(0, min(k, n) + 1)
+    ]
+    top = max(terms)
+    return top + math.log(sum(math.exp(t - top) for t in terms))
+
+
+def upper_bound(k: int, n: int, delta: float = DELTA) -> float:
+    """The one-sided ``1 - delta`` Clopper-Pearson upper bound of a rate seen ``k`` times in
+    ``n`` trials: the largest p with P(X <= k) >= delta.
+
+    >>> round(upper_bound(0, 100), 4)
+    0.0295
+    """
+    if n <= 0:
+        return 1.0
+    if k >= n:
+        return 1.0
+    if k == 0:
+        return 1.0 - delta ** (1.0 / n)
+    lo, hi, target = k / n, 1.0, math.log(delta)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if _log_binom_cdf(k, n, mid) >= target:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def least_bound(n: int, delta: float = DELTA) -> float:
+    """The least wrong-read rate ``n`` calibration dice can show at ``1 - delta``."""
+    return upper_bound(0, n, delta)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A chosen threshold and what the calibration dice said of it.
+
+    ``bound``: the rate the threshold holds (``alpha``, or the least that ``dice`` can show);
+    ``read``/``wrong``: calibration dice read, and read wrong, at the threshold."""
+
+    threshold: float
+    bound: float
+    delta: float
+    dice: int
+    read: int
+    wrong: int
+
+    def to_json(self) -> dict:
+        return {
+            "threshold": round(self.threshold, 6),
+            "wrong_rate_bound": round(self.bound, 6),
+            "confidence": round(1 - self.delta, 6),
+            "calibration_dice": self.dice,
+            "read": self.read,
+            "read_wrong": self.wrong,
+        }
+
+
+def choose(conf, wrong, alpha: float = ALPHA, delta: float = DELTA, floor: float = 0.0) -> Choice:
+    """The lowest threshold (not under ``floor``) whose wrong-read rate is bounded by
+    ``alpha`` at ``1 - delta``, tested in fixed sequence from the surest read down.
+
+    ``conf``: each calibration die's confidence in its best guess; ``wrong``: whether that
+    guess is wrong. Returns :data:`NEVER` as the threshold when not even the surest reads
+    pass (then the reader abstains on every die)."""
+    conf = [float(c) for c in conf]
+    wrong = [bool(w) for w in wrong]
+    if len(conf) != len(wrong):
+        raise ValueError("conf and wrong differ in length")
+    n = len(conf)
+    bound = max(alpha, least_bound(n, delta)) if n else 1.0
+    best = Choice(NEVER, bound, delta, n, 0, 0)
+    if n == 0:
+        return best
+    order = sorted(range(n), key=lambda i: -conf[i])
+    k = 0
+    i = 0
+    while i < n:
+        c = conf[order[i]]
+        if c < floor:
+            break
+        # every die at this confidence joins together (a threshold cannot split them)
+        j = i
+        while j < n and conf[order[j]] == c:
+            k += wrong[order[j]]
+            j += 1
+        if upper_bound(k, n, delta) > bound + 1e-12:
+            break
+        best = Choice(c, bound, delta, n, j, k)
+        i = j
+    return best
