@@ -135,7 +135,7 @@ def _eval_folder(args) -> int:
     """``dicetray eval --photos FOLDER [--taught DIR]``: an owner's own labelled photos read
     as photos are read, zero-shot and taught."""
     from lab import evalteach
-    from lab.labelled import LabelError, read_folder
+    from vision.labelled import LabelError, read_folder
     from lab.othersets import read_set
     from vision.dicesets import DiceSetError
     from vision.taught import TaughtError, TaughtModel

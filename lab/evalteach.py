@@ -195,7 +195,7 @@ def _score(by, images: Path, files, pip_boxes: bool, taught, crops: bool) -> dic
 
 
 def score_folder(photos, set_id: str | DiceSet, taught) -> dict:
-    """A labelled folder's photos (``lab.labelled.read_folder``) read as photos are read."""
+    """A labelled folder's photos (``vision.labelled.read_folder``) read as photos are read."""
     return read_photos(set_id, photos, taught=taught)
 
 

@@ -101,7 +101,7 @@ class Tally:
 
 
 def read_photos(dice_set, photos, images=None, taught=None, fine: bool = True) -> dict:
-    """Labelled photos (``lab.labelled.Photo``) read as ``dicetray recognize`` reads photos
+    """Labelled photos (``vision.labelled.Photo``) read as ``dicetray recognize`` reads photos
     (``fine``; else as camera frames), with the shipped models or a ``taught`` folder: the
     :class:`Tally` figures, without the confusion. ``images``: the photos already decoded
     (else each is read from its file)."""

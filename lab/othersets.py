@@ -1,7 +1,7 @@
 """Real photo sets the project has no reader of its own for (part of ``dicetray eval``).
 
 Any folder in the labelled-photo layout (``images/`` + ``labels.csv``:
-``file,split,x,y,w,h,value[,die]``, see ``lab.labelled``) found in ``--realdice`` beside the
+``file,split,x,y,w,h,value[,die]``, see ``vision.labelled``) found in ``--realdice`` beside the
 three sets of ../shared/realdice (or ``--realdice`` itself, when it is such a folder) is read
 as it is:
 - its dice set is the first of d6, tally-up, toss-up and rollers that has every face and die
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from lab.evalteach import covering
 from lab.evaluate import Tally, read_photos
-from lab.labelled import LabelError, Photo, crops_only, read_folder
+from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import SET_IDS, load
 

@@ -2,7 +2,7 @@
 
     dicetray teach FOLDER --dice-set SET --out DIR
 
-``FOLDER`` is a labelled photo folder (``images/`` + ``labels.csv``, see ``lab.labelled``);
+``FOLDER`` is a labelled photo folder (``images/`` + ``labels.csv``, see ``vision.labelled``);
 ``DIR`` receives a taught model (``vision.taught``) that ``--taught DIR`` (recognize, eval,
 calibrate, play, demo) or the config's ``[vision] taught`` key puts to use.
 
@@ -47,7 +47,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from lab.labelled import LabelError, crops_only, read_folder
+from vision.labelled import LabelError, crops_only, read_folder
 from vision.classify import TURNS, FaceClassifier, file_sha256, model_paths
 from vision.crops import crop_matrix, to_input
 from vision.detect import (

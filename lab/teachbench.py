@@ -214,7 +214,7 @@ def run(
     (None: the case's own numbers); ``teaching``: ``lab.teach.teach``'s own settings (copies,
     clf_epochs, det_epochs), its defaults else."""
     from lab.evalteach import score_folder
-    from lab.labelled import read_folder
+    from vision.labelled import read_folder
     from lab.teach import teach
 
     with tempfile.TemporaryDirectory(prefix="dicetray-teachbench-") as tmp:

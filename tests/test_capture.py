@@ -129,7 +129,7 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     assert min(seen.values()) < 2
 
     # teaching's own reader takes the folder as it is
-    from lab.labelled import read_folder
+    from vision.labelled import read_folder
 
     photos = read_folder(tmp_path / "cap", TOSS)
     assert sorted(p.path.name for p in photos) == sorted(cap.saved)

@@ -220,7 +220,7 @@ def test_a_phone_photo_held_upright_finds_its_dice_seen_as_large_as_in_a_4_3_pho
     to 4:3, as until session 21, its dice were seen 1.8 times smaller and 7 of these 24 were
     not found (23 of 24 on five other seeds); searched in 4:3 windows, 23 or more, and
     nothing that is not a die."""
-    from lab.labelled import read_folder
+    from vision.labelled import read_folder
     from lab.teachbench import PHONE, phone_photos
 
     phone_photos(tmp_path / "p", 1, seed=3)

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from lab.labelled import LabelError, read_folder
+from vision.labelled import LabelError, read_folder
 from lab.teachbench import with_orientation
 from vision.cli import read_photo
 

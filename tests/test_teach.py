@@ -247,7 +247,7 @@ def test_the_teaching_benchmark_prints_time_memory_and_both_readings():
 def test_the_rollers_digit_case_writes_a_labelled_folder_of_both_dice(tmp_path):
     """``dicetray bench --teach --case rollers-digits``: photos of the black ZAP die and four
     wild dice printed with digits, a die column naming each, readable as a labelled folder."""
-    from lab.labelled import read_folder
+    from vision.labelled import read_folder
     from lab.teachbench import rollers_digit_photos
 
     rollers_digit_photos(tmp_path / "r", 2, seed=3)
@@ -329,7 +329,7 @@ def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, mo
 def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
     """A 12 MP phone photo is decoded at half size, as ``dicetray recognize`` reads it, and
     its labelled boxes follow: a die cut from it is the same die at the same place."""
-    from lab.labelled import read_folder
+    from vision.labelled import read_folder
     from lab.render import random_style, render_scene
 
     rng = np.random.default_rng(4)

@@ -10,7 +10,7 @@ Everything is checked before anything is used, and each problem is one line nami
 the row and the fix (:class:`LabelError`).
 
     >>> import tempfile, pathlib, cv2, numpy as np
-    >>> from lab.labelled import read_folder
+    >>> from vision.labelled import read_folder
     >>> root = pathlib.Path(tempfile.mkdtemp()); (root / "images").mkdir()
     >>> _ = cv2.imwrite(str(root / "images" / "a.jpg"), np.zeros((100, 120, 3), np.uint8))
     >>> _ = (root / "labels.csv").write_text("file,split,x,y,w,h,value\\na.jpg,t,10,10,30,30,6\\n")
