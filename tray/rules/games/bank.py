@@ -1,6 +1,6 @@
 """Bank: a shared running total, two pip dice, and the nerve to bank before someone rolls a 7.
 
-The rules engine for Bank (rulebook: /work/shared/rules/bank.txt, readings: games.md §3), to the
+The rules engine for Bank (readings: ``tray/rules/RULES.md`` section 3, #3-bank), to the
 interface of ``tray/rules/engine.py``. Pure and deterministic: a state is plain data, ``apply`` returns
 a new state and never changes its input.
 

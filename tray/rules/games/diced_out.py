@@ -1,6 +1,6 @@
 """DICEDOUT! (Yahweh Game, LLC): roll two dice, mark the sum, lowest total after four rounds wins.
 
-Rulebook: /work/shared/rules/diced-out.txt; readings: games.md section 4. Two standard d6
+Readings: ``tray/rules/RULES.md`` section 4 (#4-dicedout). Two standard d6
 (die id ``d6``, faces ``1``..``6``). Each player's score sheet lists, for every round, the sums
 2..12; the two-circle (••) numbers are an option (default 2 and 12), and every player has three
 rerolls per round (option).
@@ -65,7 +65,7 @@ MIN_PLAYERS = 2
 # allow more, but a round with more players gets long (every player needs several turns).
 MAX_PLAYERS = 8
 OPTIONS = {
-    "circled": [2, 12],  # the •• numbers of the score sheet (games.md: proposal, option)
+    "circled": [2, 12],  # the •• numbers of the score sheet (RULES.md 4: proposal, option)
     "rerolls": 3,  # rerolls per player per round
     "rounds": 4,
 }

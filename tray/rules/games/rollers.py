@@ -1,6 +1,6 @@
 """Rollers (USAopoly, 2016): roll sets of like numbers, fill your board, take chips, race to 5.
 
-Rulebook: /work/shared/rules/rollers.txt; readings: games.md section 5. Six dice: five wild
+Readings: ``tray/rules/RULES.md`` section 5 (#5-rollers). Six dice: five wild
 dice (die id ``wild``, faces ``1``..``5`` and ``star``) and one black die (``black``, faces
 ``1``..``5`` and ``zap``). Each round every player has a board with sections 1..5 (each
 ``"empty"``, ``"open"`` or ``"closed"``) and chips worth 55; the engine tracks chip value.
@@ -94,7 +94,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 5  # five game boards in the box
 OPTIONS = {"target": 5}  # points to win, 3..5
 
-CHIPS = 55  # 10 chips worth 5 and 5 worth 1 (games.md: the project tracks chip value)
+CHIPS = 55  # 10 chips worth 5 and 5 worth 1 (RULES.md 5.1: the table tracks chip value)
 ALL_DICE = ("wild", "wild", "wild", "wild", "wild", "black")
 SECTIONS = (1, 2, 3, 4, 5)
 ROLLS_PER_TURN = 3

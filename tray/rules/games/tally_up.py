@@ -1,8 +1,8 @@
 """Tally Up! (Messy Table Games, 2025): the rules engine.
 
-Rulebook: ``/work/shared/rules/tally-up.txt``; every unclear rule is read as in
-``shared/games.md`` section 1. The engine is pure: a state (a plain JSON-able dict) and an
-event go in, the next state comes out; the input is never changed.
+Every unclear rule is read as in ``tray/rules/RULES.md`` section 1 (#1-tally-up). The engine
+is pure: a state (a plain JSON-able dict) and an event go in, the next state comes out; the
+input is never changed.
 
 A round, as this engine runs it::
 

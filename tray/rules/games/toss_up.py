@@ -1,13 +1,13 @@
 """Toss Up! (Patch Products): the rules engine.
 
-Rulebook: ``/work/shared/rules/toss-up.txt``; readings as in ``shared/games.md`` section 2.
-Ten identical dice (die id ``toss``), faces ``green`` / ``yellow`` / ``red``. A turn starts
-with all 10 dice; after each roll the greens are set aside and count one point each; a roll with
-no green and at least one red busts the turn (0 points). After a roll that did not bust, the
-player stops (banks the turn's points) or rolls the dice that are left; when all 10 are green
-they all come back. When a player ends a turn over 100, every other player gets one last turn;
-then the highest score wins (tied players share the win, or with the ``tie_break`` option play
-another turn each until the tie breaks).
+Readings as in ``tray/rules/RULES.md`` section 2 (#2-toss-up). Ten identical dice (die id
+``toss``), faces ``green`` / ``yellow`` / ``red``. A turn starts with all 10 dice; after each
+roll the greens are set aside and count one point each; a roll with no green and at least one
+red busts the turn (0 points). After a roll that did not bust, the player stops (banks the
+turn's points) or rolls the dice that are left; when all 10 are green they all come back. When a
+player ends a turn over 100, every other player gets one last turn; then the highest score wins
+(tied players share the win, or with the ``tie_break`` option play another turn each until the
+tie breaks).
 
 The state waits for the roll of the dice that are left AND, after a roll that did not bust,
 the active player's ``stop`` at the same time (expect() gives both).
@@ -222,7 +222,7 @@ def _apply_roll(s: dict, event: dict) -> None:
             raise RuleError(f"a Toss Up! die has no face {face}: check the roll")
     left = s["left"]
     if len(dice) != left:
-        # Every message ends with "roll N dice", the words games.md gives for this refusal.
+        # Every message ends with "roll N dice", the words of RULES.md 2.4 for this refusal.
         if not s["rolled"]:
             raise RuleError(
                 f"{len(dice)} dice seen: a turn starts with all {left} dice: roll {left} dice"
