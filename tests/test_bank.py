@@ -1,4 +1,5 @@
-"""Bank: one scenario test per reading of games.md §3, named after it, plus the interface."""
+"""Bank: one scenario test per reading of tray/rules/RULES.md section 3 (#3-bank), named after it,
+plus the interface."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ PHASE1 = (r(1, 4), r(2, 4), r(4, 5))
 
 
 def test_rounds_10_15_or_20_default_20():
-    """ "Rounds: 10, 15 or 20 (option, default 20)." """
+    """3.1: 10, 15 or 20 rounds, 20 by default."""
     assert game()["options"]["rounds"] == 20
     for n in (10, 15, 20):
         s = game({"rounds": n})
@@ -56,8 +57,8 @@ def test_rounds_10_15_or_20_default_20():
 
 
 def test_roller_rotates_after_every_roll_among_players_who_have_not_banked():
-    """ "The roller rotates after every roll among the players who have not banked this round;
-    turn order carries over between rounds." """
+    """3.2: the dice move on after every roll, skipping the players who banked this round; the order
+    carries over between rounds."""
     s = game()
     rollers = []
     for ev in PHASE1:
@@ -79,8 +80,8 @@ def test_roller_rotates_after_every_roll_among_players_who_have_not_banked():
 
 
 def test_phase_1_rolls_1_to_3_add_the_sum_a_7_scores_70_doubles_are_plain_no_banking():
-    """ "Rolls 1–3 of a round (phase 1): add the sum; a 7 scores 70; doubles are plain;
-    no banking." """
+    """3.3: rolls 1-3 (phase 1) add the sum; a 7 is worth 70; doubles count as their sum; no
+    banking."""
     s = game()
     s = bank.apply(s, r(3, 4))
     assert s["total"] == 70 and s["last"]["kind"] == "seventy" and s["round"] == 1
@@ -95,8 +96,8 @@ def test_phase_1_rolls_1_to_3_add_the_sum_a_7_scores_70_doubles_are_plain_no_ban
 
 
 def test_phase_2_doubles_double_the_total_then_add_the_roll():
-    """ "From roll 4 (phase 2): add the sum; doubles double the shared total and then add the
-    roll" (the default doubles rule)."""
+    """3.4: from roll 4 (phase 2) doubles double the total and then add their sum (the default
+    doubles rule)."""
     s = play(game(), *PHASE1)
     assert s["total"] == 20
     s = bank.apply(s, r(2, 3))
@@ -107,7 +108,7 @@ def test_phase_2_doubles_double_the_total_then_add_the_roll():
 
 
 def test_phase_2_doubles_option_double_only():
-    """ "(option: "double only", as most other Bank scorekeepers do)" """
+    """3.4, option doubles_rule = "double_only": doubles only double the total."""
     s = play(game({"doubles_rule": "double_only"}), *PHASE1, r(4, 4))
     assert s["total"] == 40
     with pytest.raises(RuleError, match="doubles rule"):
@@ -115,7 +116,7 @@ def test_phase_2_doubles_option_double_only():
 
 
 def test_phase_2_seven_ends_the_round_and_unbanked_players_score_nothing():
-    """ "a 7 ends the round and every player who has not banked scores nothing for it." """
+    """3.4: a 7 in phase 2 ends the round; whoever has not banked gets nothing from it."""
     s = play(game(), *PHASE1, bank_(2))
     assert s["scores"] == [0, 0, 20]
     s = play(s, r(5, 5))  # 20*2+10 = 50
@@ -128,9 +129,8 @@ def test_phase_2_seven_ends_the_round_and_unbanked_players_score_nothing():
 
 
 def test_banking_opens_right_after_roll_3_before_roll_4():
-    """ "Banking: any unbanked player, with their button, at any moment once the third roll of
-    the round has been scored (so the first chance to bank is right after roll 3, before
-    roll 4), between rolls" """
+    """3.5: any unbanked player may bank with their button once roll 3 has been scored (the first
+    chance: after roll 3, before roll 4), between rolls."""
     s = play(game(), *PHASE1[:2])
     with pytest.raises(RuleError, match="No banking yet"):
         bank.apply(s, bank_(1))
@@ -147,8 +147,8 @@ def test_banking_opens_right_after_roll_3_before_roll_4():
 
 
 def test_banking_adds_the_total_without_reducing_it_several_may_bank_at_the_same_total():
-    """ "it adds the current shared total to their score and does not reduce the total.
-    Several may bank at the same total." """
+    """3.5: banking adds the total to the player's score and leaves the total as it is; several may
+    bank the same amount."""
     s = play(game(players=["A", "B", "C", "D"]), *PHASE1, r(2, 6))
     assert s["total"] == 28
     s = play(s, bank_(0), bank_(3))
@@ -158,7 +158,7 @@ def test_banking_adds_the_total_without_reducing_it_several_may_bank_at_the_same
 
 
 def test_round_ends_when_every_player_has_banked():
-    """ "A round ends when every player has banked or on a phase-2 seven." """
+    """3.6: a round ends when every player has banked (or on a phase-2 seven)."""
     s = play(game(), *PHASE1, bank_(0), bank_(1))
     assert s["round"] == 1
     s = bank.apply(s, bank_(2))
@@ -167,7 +167,7 @@ def test_round_ends_when_every_player_has_banked():
 
 
 def test_last_unbanked_player_rolls_alone():
-    """ "The last unbanked player rolls alone until they bank or roll a 7." """
+    """3.6: a player left alone unbanked keeps rolling until they bank or roll a 7."""
     s = play(game(), *PHASE1, bank_(0), bank_(1))
     for ev in (r(1, 1), r(2, 3), r(6, 6)):
         assert s["active"] == 2
@@ -181,7 +181,7 @@ def test_last_unbanked_player_rolls_alone():
 
 
 def test_next_round_starts_with_the_player_after_the_one_who_made_the_last_roll():
-    """ "The next round starts with the player after the one who made the round's last roll." """
+    """3.6: the next round opens with the player after whoever made the round's last roll."""
     # Round ends on a seven rolled by Ben (seat 1): Cy starts round 2.
     s = play(game(), *PHASE1, r(1, 2))  # Ann rolls 4th; Ben is next
     assert s["active"] == 1
@@ -199,7 +199,7 @@ def test_next_round_starts_with_the_player_after_the_one_who_made_the_last_roll(
 
 
 def test_end_after_the_last_round_highest_score_wins():
-    """ "End after the last round, highest score wins" """
+    """3.7: after the last round the highest score wins."""
     s = game({"rounds": 10})
     for i in range(10):
         s = play(s, *PHASE1)
@@ -217,7 +217,7 @@ def test_end_after_the_last_round_highest_score_wins():
 
 
 def test_tied_winners_are_listed():
-    """A tie for the highest score: the winner is the list of tied names."""
+    """3.7: a tie for the highest score: the winner is the list of tied names."""
     s = game({"rounds": 10})
     for _ in range(10):
         s = play(s, *PHASE1, bank_(0), bank_(1), bank_(2))
@@ -227,7 +227,7 @@ def test_tied_winners_are_listed():
 
 
 def test_end_game_early_ends_it_now_with_the_scores_so_far():
-    """ ""end game early" ends it now with the scores so far." """
+    """3.7: "End the game now" stops at once with the scores as they are."""
     s = play(game(), *PHASE1, bank_(1), r(2, 3))
     with pytest.raises(RuleError, match="table action"):
         bank.apply(s, action(0, "end_game"))

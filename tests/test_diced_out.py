@@ -1,4 +1,5 @@
-"""DICEDOUT! rules engine: one scenario per reading of games.md section 4, plus the options."""
+"""DICEDOUT! rules engine: one scenario per reading of tray/rules/RULES.md section 4 (#4-dicedout),
+plus the options."""
 
 from __future__ import annotations
 
@@ -49,8 +50,8 @@ def with_marks(state: dict, marks: dict[int, list[int]]) -> dict:
 
 
 def test_sheet_lists_sums_2_to_12_circled_2_and_12_three_rerolls():
-    """ "each of the 4 rounds lists the sums 2..12; the two-circle (••) numbers are 2 and 12
-    (option); 3 rerolls per player per round." """
+    """Section 4, the score sheet (proposal): each round lists the sums 2..12; the •• numbers are 2
+    and 12 (option); 3 rerolls per player per round."""
     s = g.new_game(["Ann", "Ben"], LAYOUT)
     assert g.OPTIONS == {"circled": [2, 12], "rerolls": 3, "rounds": 4}
     assert s["rerolls"] == [3, 3]
@@ -62,7 +63,7 @@ def test_sheet_lists_sums_2_to_12_circled_2_and_12_three_rerolls():
 
 
 def test_start_every_player_rolls_both_dice_highest_total_goes_first():
-    """ "Start: every player rolls both dice; highest total goes first" """
+    """4.1: everyone rolls both dice; the highest sum begins."""
     s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
     rollers = []
     for total in (5, 11, 8):
@@ -76,7 +77,7 @@ def test_start_every_player_rolls_both_dice_highest_total_goes_first():
 
 
 def test_start_tie_among_the_highest_rolls_again_among_the_tied():
-    """ "a tie among the highest rolls again among the tied players." """
+    """4.1: players tied for the highest roll again among themselves."""
     s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
     s = play(s, dice(10), dice(4), dice(10))
     assert s["last"]["kind"] == "start_tie" and s["last"]["tied"] == [0, 2]
@@ -89,7 +90,7 @@ def test_start_tie_among_the_highest_rolls_again_among_the_tied():
 
 
 def test_play_goes_left_clockwise():
-    """ "Play goes left (clockwise)." (seat order: the next seat is to the left)"""
+    """4.1: play goes to the left, clockwise (the next seat)."""
     s = started(4, first=2)
     order = []
     for total in (4, 5, 6, 7, 8):
@@ -102,7 +103,7 @@ def test_play_goes_left_clockwise():
 
 
 def test_unmarked_sum_is_marked_and_the_turn_ends():
-    """ "A turn: roll both dice. An unmarked sum is marked and the turn ends." """
+    """4.2: a sum not yet marked is marked and the turn ends."""
     s = started()
     s = g.apply(s, engine.roll("d6:3", "d6:4"))
     assert s["marks"][0] == [7]
@@ -111,7 +112,8 @@ def test_unmarked_sum_is_marked_and_the_turn_ends():
 
 
 def test_marked_sum_uses_a_reroll_automatically_in_the_same_turn():
-    """ "A marked sum uses a reroll automatically, in the same turn, while rerolls remain." """
+    """4.2: a sum already marked spends a reroll at once and the same player rolls again, while
+    rerolls are left."""
     s = with_marks(started(), {0: [7]})
     s = g.apply(s, dice(7))
     assert s["active"] == 0 and s["rerolls"][0] == 2
@@ -132,8 +134,8 @@ def test_marked_sum_uses_a_reroll_automatically_in_the_same_turn():
 
 
 def test_no_reroll_left_is_diced_out_scoring_unmarked_numbers_and_no_more_turns():
-    """ "With none left the player is DICEDOUT! for the round: the round score is the sum of
-    their unmarked numbers and they take no more turns this round." """
+    """4.2: with no reroll left the player is DICEDOUT! for the round: the round score is the sum of
+    the unmarked numbers, and no more turns in it."""
     s = with_marks(started(3), {0: [6, 7, 8]})
     s["rerolls"][0] = 0
     s = g.apply(s, dice(7))
@@ -147,9 +149,8 @@ def test_no_reroll_left_is_diced_out_scoring_unmarked_numbers_and_no_more_turns(
 
 
 def test_double_circle_number_marks_one_more_chosen_default_highest_unmarked():
-    """ "Rolling a •• number marks it and then lets the player mark one more unmarked number of
-    their choice (the screen suggests the highest unmarked number; the player can pick
-    another)." """
+    """4.3: rolling an unmarked •• number marks it, then the player marks one more unmarked number
+    of their choice (the highest unmarked number is offered first; another may be chosen)."""
     s = with_marks(started(), {0: [11]})
     s = g.apply(s, dice(12))
     assert s["marks"][0] == [11, 12] and s["phase"] == "bonus"
@@ -167,7 +168,7 @@ def test_double_circle_number_marks_one_more_chosen_default_highest_unmarked():
 
 
 def test_double_circle_bonus_with_one_number_left_marks_it_at_once():
-    """ "...mark one more unmarked number of their choice": with one left there is no choice."""
+    """4.3: with one number left there is no choice: it is marked at once."""
     s = with_marks(started(), {0: [n for n in NUMBERS if n not in (2, 9)]})
     s = g.apply(s, dice(2))
     assert s["marks"][0] == NUMBERS and s["out"][0] == "complete"
@@ -175,7 +176,8 @@ def test_double_circle_bonus_with_one_number_left_marks_it_at_once():
 
 
 def test_player_who_marks_every_number_scores_zero_and_takes_no_more_turns():
-    """ "A player who marks every number scores 0 for the round and takes no more turns in it." """
+    """4.4: a player who has marked every number scores 0 for the round and takes no more turns in
+    it."""
     s = with_marks(started(3), {0: [n for n in NUMBERS if n != 6]})
     s = g.apply(s, dice(6))
     assert s["out"][0] == "complete" and s["round_scores"][0] == [0]
@@ -198,7 +200,7 @@ def _finish_round(s: dict, marks: dict[int, list[int]], rolled: dict[int, int]) 
 
 
 def test_round_ends_when_every_player_is_diced_out_or_complete():
-    """ "The round ends when every player is DICEDOUT! or complete." """
+    """4.5: the round ends when every player is DICEDOUT! or has marked everything."""
     s = with_marks(started(3), {1: [n for n in NUMBERS if n != 5]})
     s["rerolls"] = [0, 0, 0]
     s = with_marks(s, {0: [7], 2: [7]})
@@ -213,8 +215,8 @@ def test_round_ends_when_every_player_is_diced_out_or_complete():
 
 
 def test_lowest_round_score_starts_next_round_and_picks_another_player_to_lose_a_reroll():
-    """ "The lowest round score starts the next round and picks one player (any player,
-    themselves excluded) to lose one reroll next round." """
+    """4.5: the lowest round score starts the next round and chooses another player (never
+    themselves) who has one reroll fewer in it."""
     s = _finish_round(started(3), {0: [7], 1: [2, 3, 4, 7], 2: [7, 8]}, {0: 7, 1: 7, 2: 7})
     assert s["phase"] == "penalty" and s["active"] == 1 and s["round"] == 1
     e = g.expect(s)
@@ -231,7 +233,7 @@ def test_lowest_round_score_starts_next_round_and_picks_another_player_to_lose_a
 
 
 def test_two_players_the_only_other_player_loses_the_reroll_at_once():
-    """ "picks one player (any player, themselves excluded)": with two players there is one."""
+    """4.5: with two players there is nobody else to choose: the other loses the reroll at once."""
     s = _finish_round(started(2), {0: [7], 1: [2, 7]}, {0: 7, 1: 7})
     assert s["round"] == 2 and s["active"] == 1 and s["rerolls"] == [2, 3]
     assert s["last"]["kind"] == "penalty" and s["last"]["auto"] is True
@@ -239,8 +241,7 @@ def test_two_players_the_only_other_player_loses_the_reroll_at_once():
 
 
 def test_tie_for_lowest_round_score_tied_players_roll_highest_total_wins_ties_again():
-    """ "A tie for lowest: the tied players roll both dice, highest total wins (ties roll
-    again)." """
+    """4.5: tied lowest round scores roll both dice; the highest sum wins; a tie rolls again."""
     s = _finish_round(started(3), {0: [7, 12], 1: [7], 2: [7, 12]}, {0: 7, 1: 7, 2: 7})
     assert s["phase"] == "tiebreak" and s["last"]["round_end"]["lowest"] == [0, 2]
     e = g.expect(s)
@@ -255,7 +256,7 @@ def test_tie_for_lowest_round_score_tied_players_roll_highest_total_wins_ties_ag
 
 
 def test_after_round_4_lowest_total_wins():
-    """ "After round 4 the lowest total wins" """
+    """4.6: after the last round the lowest total wins."""
     s = started(2)
     for rnd in range(1, 5):
         assert s["round"] == rnd and s["active"] == 0  # P0, lowest each round, starts
@@ -270,7 +271,7 @@ def test_after_round_4_lowest_total_wins():
 
 
 def test_after_last_round_lowest_total_wins_example():
-    """ "After round 4 the lowest total wins": P1 with 0 beats P0 with 70 (rounds=1)."""
+    """4.6: after the last round the lowest total wins: P1 with 0 beats P0 with 70 (rounds=1)."""
     s = started(2, options={"rounds": 1})
     s = with_marks(s, {0: [7], 1: [n for n in NUMBERS if n != 6]})
     s["rerolls"] = [0, 0]
@@ -283,7 +284,7 @@ def test_after_last_round_lowest_total_wins_example():
 
 
 def test_tie_for_lowest_total_is_a_shared_win():
-    """ "a tie for lowest is a shared win." """
+    """4.6: tied lowest totals share the win."""
     s = started(3, options={"rounds": 1})
     s = _finish_round(s, {0: [7, 2], 1: [7], 2: [7, 2]}, {0: 7, 1: 7, 2: 7})
     assert s["finished"] and s["scores"] == [68, 70, 68]
@@ -295,7 +296,8 @@ def test_tie_for_lowest_total_is_a_shared_win():
 
 
 def test_option_circled_numbers():
-    """Option: the •• numbers (here 7): rolling 7 gives the extra mark, 12 does not."""
+    """Section 4, option circled: the •• numbers (here 7): rolling 7 gives the extra mark, 12 does
+    not."""
     s = started(options={"circled": [7]})
     s = g.apply(s, dice(12))
     assert s["phase"] == "turn" and s["active"] == 1
@@ -304,7 +306,7 @@ def test_option_circled_numbers():
 
 
 def test_option_rerolls_per_round():
-    """Option: rerolls per round (here 1)."""
+    """Section 4, option rerolls: rerolls per round (here 1)."""
     s = with_marks(started(options={"rerolls": 1}), {0: [7]})
     assert s["rerolls"] == [1, 1]
     s = g.apply(s, dice(7))
@@ -314,7 +316,7 @@ def test_option_rerolls_per_round():
 
 
 def test_option_rounds():
-    """Option: the number of rounds (here 2)."""
+    """Section 4, option rounds: the number of rounds (here 2)."""
     s = started(2, options={"rounds": 2})
     s = _finish_round(s, {0: [7], 1: [7, 2]}, {0: 7, 1: 7})
     assert not s["finished"] and s["round"] == 2 and s["active"] == 1

@@ -1,4 +1,5 @@
-"""The dice sets are data: every shipped file loads, matches games.md, and bad files say why."""
+"""The dice sets are data: every shipped file loads, matches tray/rules/RULES.md, and bad files
+say why."""
 
 from pathlib import Path
 
@@ -16,12 +17,25 @@ def test_every_shipped_set_loads():
             assert all(f in ds.faces for f in die.faces)
 
 
-def test_tally_up_layout_is_the_games_md_proposal():
+def test_tally_up_layout_is_the_rules_md_proposal():
     ds = load("tally-up")
     assert ds.die("red").faces == ("star", "star", "star", "200", "200", "(200)")
     assert ds.die("purple").faces == ("star", "100", "100", "100", "(100)", "(100)")
     assert ds.die("up").faces == ("+1", "+2", "+3", "-100", "+100", "x2")
     assert ds.faces["(150)"].circle and not ds.faces["150"].circle
+
+
+def test_rules_md_tally_up_table_is_the_shipped_layout():
+    """The face table of RULES.md section 1 and vision/dicesets/tally-up.toml say the same."""
+    text = (Path(__file__).resolve().parent.parent / "tray" / "rules" / "RULES.md").read_text()
+    section = text.split("## 1. Tally Up!")[1].split("## 2.")[0]
+    table = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            table[cells[0].split()[0].strip("`")] = tuple(f.strip("`") for f in cells[2].split())
+    ds = load("tally-up")
+    assert table == {die.id: die.faces for die in ds.dice}
 
 
 def test_toss_up_die_has_three_green_two_yellow_one_red():

@@ -1,4 +1,5 @@
-"""Rollers rules engine: one scenario per reading of games.md section 5, plus the option."""
+"""Rollers rules engine: one scenario per reading of tray/rules/RULES.md section 5 (#5-rollers),
+plus the option."""
 
 from __future__ import annotations
 
@@ -77,8 +78,8 @@ def choice_of(state: dict, **fields) -> dict:
 
 
 def test_two_to_five_players_each_with_a_board_of_five_sections_and_55_chips():
-    """ "2–5 players. Each round each player has a board with sections 1..5 (empty, open,
-    closed) and chips worth 55" """
+    """5.1: 2-5 players; every round each has a board of sections 1..5 (empty, open, closed) and
+    chips worth 55."""
     s = g.new_game(["A", "B", "C", "D", "E"], LAYOUT)
     assert s["boards"] == [[E] * 5] * 5 and s["chips"] == [55] * 5
     for n in (1, 6):
@@ -87,7 +88,7 @@ def test_two_to_five_players_each_with_a_board_of_five_sections_and_55_chips():
 
 
 def test_start_every_player_rolls_one_die_high_roller_goes_first():
-    """ "Start: every player rolls one die; high roller goes first" """
+    """5.2: everyone rolls one die; the highest number begins."""
     s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
     e = g.expect(s)
     assert e.roll.purpose == "start" and e.roll.count == 1
@@ -98,7 +99,7 @@ def test_start_every_player_rolls_one_die_high_roller_goes_first():
 
 
 def test_start_ties_roll_again_star_and_zap_count_as_six():
-    """ "(ties roll again)"; a STAR or ZAP stands for the 6 and counts as 6 here."""
+    """5.2: tied players roll again; a STAR or ZAP stands for the 6 and counts as 6 here."""
     s = g.new_game(["Ann", "Ben", "Cy"], LAYOUT)
     s = play(s, R("star"), R("5"), R(black="zap"))
     assert s["last"]["kind"] == "start_tie" and s["last"]["tied"] == [0, 2]
@@ -108,7 +109,7 @@ def test_start_ties_roll_again_star_and_zap_count_as_six():
 
 
 def test_play_goes_clockwise():
-    """ "play goes clockwise." (the next seat in the list is clockwise)"""
+    """5.2: play goes clockwise (the next seat in the list)."""
     s = started(3, first=2)
     order = []
     for _ in range(4):
@@ -121,7 +122,7 @@ def test_play_goes_clockwise():
 
 
 def test_a_turn_has_up_to_three_rolls_the_first_with_all_six_dice():
-    """ "A turn: up to three rolls. The first roll uses all six dice." """
+    """5.3: a turn is at most three rolls; the first uses all six dice."""
     s = started()
     e = g.expect(s)
     assert e.roll.dice == ("wild",) * 5 + ("black",) and e.roll.purpose == "turn"
@@ -137,8 +138,8 @@ def test_a_turn_has_up_to_three_rolls_the_first_with_all_six_dice():
 
 
 def test_saved_dice_stay_saved_and_the_rest_are_rolled():
-    """ "After rolls 1 and 2 the player saves dice (saved dice stay saved for the turn) and
-    rolls the rest" (saving design: the dice saved are set aside, the camera sees the rest)"""
+    """5.3 and 5.4: after rolls 1 and 2 the player saves dice (saved for the rest of the turn) and
+    rolls the others; saved dice are set aside, the camera sees the rest."""
     s = started()
     s = play(s, R("3", "3", "1", "5", "2", black="3"))
     s = g.apply(s, engine.action(0, "save", dice=[0, 1, 5]))
@@ -155,7 +156,7 @@ def test_saved_dice_stay_saved_and_the_rest_are_rolled():
 
 
 def test_stop_early_applies_saved_and_last_roll():
-    """ "...or stops early." """
+    """5.3: the player may stop early: the saved dice and the last roll are applied."""
     s = started()
     s = play(s, R("1", "1", "2", "2", "2", black="4"))
     (d,) = g.expect(s).decisions
@@ -166,7 +167,8 @@ def test_stop_early_applies_saved_and_last_roll():
 
 
 def test_save_choices_are_distinct_sets_and_saving_everything_is_stopping():
-    """Saving design: choices list every distinct save set (same faces interchangeable)."""
+    """5.4: the choices are the distinct save sets (dice showing the same face are interchangeable);
+    saving everything is stopping."""
     s = play(started(), R("2", "2", "2", "2", "2", black="2"))
     (d,) = g.expect(s).decisions
     saves = [c["dice"] for c in d.choices if c["action"] == "save"]
@@ -181,9 +183,9 @@ def test_save_choices_are_distinct_sets_and_saving_everything_is_stopping():
 
 
 def test_zap_nothing_rolled_with_it_is_saved_or_applied_counts_as_a_roll():
-    """ "A roll that shows the ZAP: none of the dice rolled with it may be saved or applied (the
-    black die included); dice saved earlier are unaffected; it still counts as one of the
-    three rolls." """
+    """5.5: a roll showing the ZAP cancels itself: nothing thrown in it, the black die included, may
+    be saved or applied; dice saved earlier are untouched; the roll still counts as one of the
+    three."""
     s = started()
     s = g.apply(s, R("1", "1", "2", "2", "2", black="zap"))
     assert s["last"]["kind"] == "zap"
@@ -204,7 +206,7 @@ def test_zap_nothing_rolled_with_it_is_saved_or_applied_counts_as_a_roll():
 
 
 def test_zap_then_stop_applies_only_the_dice_saved_before():
-    """ "dice saved earlier are unaffected" """
+    """5.5: dice saved before a ZAP are untouched."""
     s = started()
     s = play(s, R("2", "2", "2", "5", "5", black="4"), engine.action(0, "save", dice=[0, 1, 2]))
     s = play(s, R("1", "1", black="zap"), stop())
@@ -212,7 +214,7 @@ def test_zap_then_stop_applies_only_the_dice_saved_before():
 
 
 def test_black_die_saved_on_a_number_cannot_zap_later():
-    """ "A black die saved on a number cannot zap later." """
+    """5.5: a black die saved on a number cannot zap later."""
     s = started()
     s = play(s, R("1", "2", "3", "4", "5", black="3"), engine.action(0, "save", dice=[5]))
     assert g.expect(s).roll.dice == ("wild",) * 5
@@ -226,7 +228,7 @@ def test_black_die_saved_on_a_number_cannot_zap_later():
 
 
 def test_star_value_is_chosen_when_applying():
-    """ "Apply (after the last roll): a STAR is any value 1..5, chosen when applying." """
+    """5.6: a STAR is any number 1..5, decided when the dice are applied."""
     s = play(started(), R("star", "2", "4", "4", "4", black="1"), stop())
     e = g.expect(s)
     (d,) = e.decisions
@@ -239,20 +241,20 @@ def test_star_value_is_chosen_when_applying():
 
 
 def test_open_section_k_with_k_dice_of_value_k():
-    """ "Open section k with k dice of value k" """
+    """5.6: k dice showing k open section k."""
     s = play(started(), R("4", "4", "4", "4", "3", black="3"), stop())
     assert s["boards"][0] == [E, E, E, O, E]  # four 4s open; two 3s are not enough
 
 
 def test_close_an_open_section_with_one_die_of_value_k():
-    """ "close an open section with one die of value k" """
+    """5.6: one die showing k closes an open section k."""
     s = setup(started(), {0: [O, E, O, E, E]})
     s = play(s, R("1", "3", "2", "5", "5", black="4"), stop())
     assert s["boards"][0] == [C, E, C, E, E]  # rulebook example 2 (first part)
 
 
 def test_open_and_close_in_one_turn_with_k_plus_1_dice():
-    """ "(open and close in one turn with k+1 dice)" """
+    """5.6: k + 1 dice open and close section k in one turn."""
     s = setup(started(), {0: [O, E, O, E, E]})
     s = play(s, R("1", "3", "2", "2", "2", black="4"), stop())
     # rulebook example 2: 1 and 3 close, three 2s open and close 2s, the 4 is not used
@@ -262,8 +264,8 @@ def test_open_and_close_in_one_turn_with_k_plus_1_dice():
 
 
 def test_each_die_of_a_closed_value_collects_k_chips_from_every_player_not_closed():
-    """ "Each die of value k whose section is closed (earlier, or by this same apply) collects
-    k chips from every other player who has not closed k" """
+    """5.6: every die showing k whose section is closed (earlier, or in this same apply) takes k
+    chips from each other player who has not closed k."""
     s = setup(started(3), {0: [E, E, C, E, E], 2: [E, E, C, E, E]})
     s = play(s, R("3", "3", "1", "5", "5", black="4"), stop())
     assert s["chips"] == [55 + 6, 55 - 6, 55]  # P2 has closed 3s: pays nothing
@@ -274,7 +276,7 @@ def test_each_die_of_a_closed_value_collects_k_chips_from_every_player_not_close
 
 
 def test_a_player_pays_what_they_have_down_to_0():
-    """ "a player pays what they have, down to 0" """
+    """5.6: a player pays what they have, down to 0."""
     s = setup(started(3), {0: [E, E, E, E, C]}, chips=[55, 2, 55])
     s = play(s, R("5", "1", "2", "3", "4", black="1"), stop())
     assert s["chips"] == [55 + 2 + 5, 0, 50]
@@ -282,22 +284,22 @@ def test_a_player_pays_what_they_have_down_to_0():
 
 
 def test_a_player_with_0_chips_can_no_longer_collect():
-    """ "a player with 0 chips can no longer collect." """
+    """5.6: a player with no chips left cannot collect any more."""
     s = setup(started(3), {0: [E, E, E, E, C]}, chips=[0, 55, 55])
     s = play(s, R("5", "5", "1", "3", "4", black="1"), stop())
     assert s["chips"] == [0, 55, 55] and s["last"]["gained"] == 0
 
 
 def test_dice_that_fit_nothing_are_not_used():
-    """ "Dice that fit nothing are not used." """
+    """5.6: dice that fit nowhere are left unused."""
     s = play(started(), R("2", "3", "4", "4", "5", black="5"), stop())
     assert s["boards"][0] == [E] * 5 and s["chips"] == [55] * 3
     assert s["last"]["unused"] == 6 and s["active"] == 1
 
 
 def test_engine_proposes_the_best_use_and_offers_the_others():
-    """ "The screen proposes the best use of the dice and lets the player choose another."
-    Rulebook example 3: with 1s-3s closed, 3, 4, 4, 4, STAR, 5: the STAR as a 4 opens the 4s
+    """5.6: the screen proposes the best use of the dice and lets the player pick another. The
+    rulebook's third example: with 1s-3s closed, 3, 4, 4, 4, STAR, 5: the STAR as a 4 opens the 4s
     (proposed), or as another 3 collects more chips."""
     s = setup(started(3), {0: [C, C, C, E, E]})
     s = play(s, R("3", "4", "4", "4", "star", black="5"), stop())
@@ -342,8 +344,8 @@ def test_default_stops_when_the_dice_close_the_board():
 
 
 def test_round_ends_when_a_player_closes_all_five_closer_scores_2_highest_chips_1():
-    """ "The round ends when a player closes all five sections: that player scores 2 points
-    (1 if they hold no chips); the highest chip value scores 1 point" """
+    """5.7: the round ends when a player closes all five sections: 2 points to them (1 if they hold
+    no chips), 1 point to the highest chip value."""
     s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 60, 50])
     s = close_the_5s(s)
     assert s["last"]["round_over"] is True
@@ -353,22 +355,22 @@ def test_round_ends_when_a_player_closes_all_five_closer_scores_2_highest_chips_
 
 
 def test_closer_with_no_chips_scores_only_1():
-    """ "(1 if they hold no chips)" """
+    """5.7: a closer holding no chips scores 1."""
     s = setup(started(3), {0: [C, C, C, C, O]}, chips=[0, 60, 105])
     s = close_the_5s(s)
     assert s["scores"] == [1, 0, 1]
 
 
 def test_every_player_tied_for_the_highest_chip_value_scores_1():
-    """ "(every player tied for highest scores it)" """
+    """5.7: every player tied for the highest chip value scores the point."""
     s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 55, 55])
     s = close_the_5s(s)
     assert s["scores"] == [3, 1, 1]
 
 
 def test_boards_and_chips_reset_and_the_player_to_the_right_starts_the_next_round():
-    """ "Boards and chips reset for the next round." and "Each new round is started by the
-    player to the RIGHT of the previous round's starter." """
+    """5.7 and 5.2: boards and chips reset for the next round, which the player to the right of the
+    previous starter opens."""
     s = setup(started(3, first=1), {2: [C, C, C, C, O]}, chips=[40, 60, 65])
     s = play(s, R("1", "1", "1", "2", "3", black="3"), stop(1))  # P1 (the starter)
     s = close_the_5s(s, 2)  # P2 closes everything
@@ -382,7 +384,7 @@ def test_boards_and_chips_reset_and_the_player_to_the_right_starts_the_next_roun
 
 
 def test_first_to_5_points_wins():
-    """ "End: first to 5 points" """
+    """5.8: the first to 5 points wins."""
     s = setup(started(3), {0: [C, C, C, C, O]}, chips=[70, 50, 45], scores=[3, 4, 4])
     s = close_the_5s(s)
     assert s["finished"] and s["scores"] == [6, 4, 4]
@@ -392,7 +394,7 @@ def test_first_to_5_points_wins():
 
 
 def test_several_reaching_the_target_together_higher_chip_value_wins():
-    """ "several reaching it together: higher chip value wins." """
+    """5.8: several reaching the target together: the higher chip value wins."""
     s = setup(started(3), {0: [C, C, C, C, O]}, chips=[50, 60, 45], scores=[4, 4, 0])
     s = close_the_5s(s)
     assert s["scores"] == [6, 5, 0]
@@ -400,7 +402,7 @@ def test_several_reaching_the_target_together_higher_chip_value_wins():
 
 
 def test_several_reaching_the_target_with_equal_chips_share_the_win():
-    """ "higher chip value wins" — still tied: a shared win."""
+    """5.8: equal chips as well: a shared win."""
     s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 55, 55], scores=[4, 4, 2])
     s = close_the_5s(s)
     assert g.summary(s)["winner"] == ["P0", "P1"]
@@ -408,7 +410,7 @@ def test_several_reaching_the_target_with_equal_chips_share_the_win():
 
 
 def test_option_target_points():
-    """ "(option: 3 to 5)" """
+    """5.8, option target: 3 to 5 points."""
     s = setup(started(2, options={"target": 3}), {0: [C, C, C, C, O]}, chips=[60, 50])
     s = close_the_5s(s)
     assert s["scores"] == [3, 0] and s["finished"]

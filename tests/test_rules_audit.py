@@ -1,11 +1,11 @@
-"""Independent rules audit of the five engines (engineer A1).
+"""Independent rules audit of the five engines.
 
-The scenarios below were written from ``/work/shared/games.md`` and the rulebooks in
-``/work/shared/rules/`` before the engines' code was read; every engine is driven only through
-its public interface (``new_game``, ``expect``, ``apply``, ``summary``, events made with
-``tray.rules.engine.roll`` / ``tray.rules.engine.action``). A test marked ``xfail(strict=True)`` records a
-discrepancy with games.md in an engine its author is still working on: it flips to a pass (and
-then, being strict, to a failure that asks for the marker to be removed) once fixed.
+The scenarios below follow ``tray/rules/RULES.md`` and the publishers' rulebooks, and were
+written without reading the engines' code; every engine is driven only through its public interface
+(``new_game``, ``expect``, ``apply``, ``summary``, events made with ``tray.rules.engine.roll`` /
+``tray.rules.engine.action``). A discrepancy found with RULES.md is recorded as a test marked
+``xfail(strict=True)`` until the engine is fixed: it then flips to a pass and, being strict, to a
+failure that asks for the marker to be removed.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def refused(engine, state, event, *words):
 
 
 # =============================================================================================
-# Tally Up! (games.md section 1)
+# Tally Up! (tray/rules/RULES.md#1-tally-up)
 # =============================================================================================
 
 TU = get("tally-up")
@@ -421,7 +421,7 @@ def test_tu_refuses_choices_out_of_turn():
 
 
 # =============================================================================================
-# Toss Up! (games.md section 2)
+# Toss Up! (tray/rules/RULES.md#2-toss-up)
 # =============================================================================================
 
 TO = get("toss-up")
@@ -607,7 +607,7 @@ def test_to_tie_break_option_plays_on_until_the_tie_breaks():
 
 
 # =============================================================================================
-# Bank (games.md section 3)
+# Bank (tray/rules/RULES.md#3-bank)
 # =============================================================================================
 
 BK = get("bank")
@@ -812,7 +812,7 @@ def test_bk_two_players_last_unbanked_rolls_alone_until_a_seven():
 
 
 # =============================================================================================
-# DICEDOUT! (games.md section 4)
+# DICEDOUT! (tray/rules/RULES.md#4-dicedout)
 # =============================================================================================
 
 DO = get("diced-out")
@@ -1055,7 +1055,7 @@ def test_do_shared_win_on_a_tie():
 
 
 # =============================================================================================
-# Rollers (games.md section 5)
+# Rollers (tray/rules/RULES.md#5-rollers)
 # =============================================================================================
 
 RO = get("rollers")

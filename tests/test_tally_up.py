@@ -1,7 +1,7 @@
-"""Scenario tests of the Tally Up! engine: one test per reading of shared/games.md section 1.
+"""Scenario tests of the Tally Up! engine: one test per reading of tray/rules/RULES.md section 1
+(#1-tally-up).
 
-Each test's docstring quotes the reading (or rulebook line) it covers.
-"""
+Each test's docstring names the reading it covers (1.1 is the first reading of section 1)."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def test_apply_never_mutates_input():
 
 
 def test_first_main_roll_has_no_reveal_before_it():
-    """ "The first Main Roll of a round has no IN/OUT reveal before it (the running total is 0).\""""
+    """1.1: no reveal before a round's first Main Roll (the running total is 0)."""
     e = T.expect(game())
     assert e.decisions == ()
     assert e.roll.purpose == "main" and e.roll.roller == 0
@@ -119,7 +119,7 @@ def test_first_main_roll_has_no_reveal_before_it():
 
 
 def test_reveal_after_every_resolved_roll_among_in_players():
-    """ "After every resolved roll the IN players choose in secret and reveal together.\""""
+    """1.1: after each resolved roll the players still IN choose in secret and reveal together."""
     s = T.apply(game(3), PLAIN)
     e = T.expect(s)
     assert e.roll is None
@@ -136,8 +136,8 @@ def test_reveal_after_every_resolved_roll_among_in_players():
 
 
 def test_in_out_choices_stay_secret_until_the_last_one():
-    """ "The IN players choose in secret and reveal together": the state shows who has chosen,
-    never what, and resolves the reveal when the last awaited choice arrives."""
+    """1.1: the choices are secret: the state shows who has chosen, never what, and resolves the
+    reveal when the last awaited choice arrives."""
     s = T.apply(game(3), PLAIN)
     s = T.apply(s, action(1, "out"))
     assert s["last"] == {"kind": "chosen", "player": 1}
@@ -155,7 +155,7 @@ def test_in_out_choices_stay_secret_until_the_last_one():
 
 
 def test_out_banks_running_total_at_that_moment():
-    """ "OUT players bank the running total at that moment."""
+    """1.1: a player going OUT banks the running total of that moment."""
     s = T.apply(game(3), PLAIN)  # 450
     s = choose(s, p2="out")
     assert s["scores"] == [0, 0, 450] and s["in"] == [True, True, False]
@@ -166,15 +166,14 @@ def test_out_banks_running_total_at_that_moment():
 
 
 def test_out_player_stays_out_for_the_round():
-    """ "Once you are OUT, you are OUT for the rest of that round": an OUT player's choice is refused."""
+    """1.1: OUT stays OUT until the round ends: an OUT player's choice is refused."""
     s = choose(T.apply(game(3), PLAIN), p1="out")
     s = T.apply(s, PLAIN)
     refused(s, action(1, "in"), "Ben is OUT for the rest of this round")
 
 
 def test_reveal_before_up_die_roll():
-    """ "Before an Up Die roll the IN players choose again": a circle leads to a reveal, then the
-    Up Die."""
+    """1.1: a circle on a Main Roll means one more secret choice, then the Up Die."""
     s = T.apply(game(3), CIRCLE)
     e = T.expect(s)
     assert e.roll is None and "before the Up Die" in e.prompt
@@ -187,8 +186,8 @@ def test_reveal_before_up_die_roll():
 
 
 def test_reveal_follows_up_die_points_face():
-    """ "After every resolved roll the IN players choose": the Up Die roll (-100/+100/x2) is
-    followed by a reveal, then the next Main Roll."""
+    """1.1: the Up Die roll (-100/+100/x2) is a resolved roll: a reveal follows it, then the next
+    Main Roll."""
     s = choose(T.apply(game(2), CIRCLE))
     s = T.apply(s, roll("up:+100"))
     assert s["running"] == 550 and s["phase"] == "choose"
@@ -197,8 +196,7 @@ def test_reveal_follows_up_die_points_face():
 
 
 def test_high_stakes_no_reveal_before_up_die_in_holds():
-    """High stakes: "choose only before each Main Roll, and an IN choice holds through the Up Die
-    roll"."""
+    """1.10, high stakes: no choice before the Up Die; an IN choice holds through it."""
     s = T.apply(game(2, high_stakes=True), CIRCLE)
     e = T.expect(s)
     assert e.decisions == () and e.roll.dice == ("up",)
@@ -213,8 +211,8 @@ def test_high_stakes_no_reveal_before_up_die_in_holds():
 
 
 def test_high_stakes_chooses_before_each_main_roll_but_not_the_first():
-    """High stakes: "Before each Main Roll, all players choose IN or OUT"; the first Main Roll of a
-    round has no reveal (the running total is 0, OUT would bank nothing)."""
+    """1.10, high stakes: players choose before each Main Roll but the round's first (1.1: the
+    running total is 0, OUT would bank nothing)."""
     s = game(2, high_stakes=True)
     assert T.expect(s).decisions == ()
     s = T.apply(s, PLAIN)
@@ -226,7 +224,7 @@ def test_high_stakes_chooses_before_each_main_roll_but_not_the_first():
 
 
 def test_first_main_roll_any_three_tally_dice():
-    """ "The active player picks any three Tally Dice by rolling them.\""""
+    """1.2: the active player chooses any three Tally Dice by rolling them."""
     spec = T.expect(game()).roll
     assert spec.choose_from == ALL_TALLY and spec.count == 3 and spec.dice is None
     s = game()
@@ -239,8 +237,8 @@ def test_first_main_roll_any_three_tally_dice():
 
 
 def test_locked_colours_refused_with_message():
-    """ "The colours seen in the round's first Main Roll are locked for the round. A later Main Roll
-    with other colours ... is refused with a message naming the locked dice; nothing is scored.\""""
+    """1.2: a later Main Roll with other colours is refused, the message names the locked dice,
+    nothing is scored."""
     s = choose(T.apply(game(2), roll("red:200", "blue:100", "green:150")))
     assert T.expect(s).roll.dice == ("red", "green", "blue")
     msg = refused(
@@ -254,8 +252,8 @@ def test_locked_colours_refused_with_message():
 
 
 def test_wrong_number_of_dice_refused_naming_locked_dice():
-    """ "A later Main Roll with ... another number of dice, is refused with a message naming the
-    locked dice; nothing is scored.\""""
+    """1.2: a later Main Roll with another number of dice is refused the same way, naming the locked
+    dice."""
     s = choose(T.apply(game(2), PLAIN))
     refused(s, roll("red:200", "yellow:150"), "Roll the red, yellow and blue dice", "2 dice seen")
     refused(s, roll("red:200", "yellow:150", "blue:100", "green:150"), "4 dice seen")
@@ -266,14 +264,14 @@ def test_wrong_number_of_dice_refused_naming_locked_dice():
 
 
 def test_main_roll_points_add_to_running_total():
-    """ "0 or 1 star: Add the numbers shown on the dice to the Running Total" (circled numbers count
-    their points too)."""
+    """1.3: with no star or one, the points of all three dice, circled ones included, go into the
+    running total."""
     s = T.apply(game(2), roll("red:star", "orange:(200)", "blue:100"))
     assert s["running"] == 300 and s["last"]["stars"] == 1
 
 
 def test_running_total_never_below_zero():
-    """ "The running total never goes below 0 (a -100 on 60 leaves 0).\""""
+    """1.4: the running total cannot drop below 0 (-100 on 60 leaves 0)."""
     layout = dict(LAYOUT)
     layout["blue"] = ["star", "20", "20", "20", "(20)", "(20)"]
     layout["purple"] = ["star", "40", "40", "40", "(40)", "(40)"]
@@ -289,7 +287,7 @@ def test_running_total_never_below_zero():
 
 
 def test_x2_doubles_after_main_points_added():
-    """ "x2 doubles the running total after the Main Roll's points were added.\""""
+    """1.5: x2 doubles the running total after the Main Roll's points were added."""
     s = choose(T.apply(game(2), PLAIN))  # 450
     s = T.apply(s, roll("red:(200)", "yellow:150", "blue:100"))  # 900, circle
     s = choose(s)
@@ -298,7 +296,7 @@ def test_x2_doubles_after_main_points_added():
 
 
 def test_up_die_rolled_once_even_with_several_circles():
-    """ "The Up Die is only rolled once, even if multiple numbers are circled.\""""
+    """1.3: several circles still mean one Up Die roll."""
     s = T.apply(game(2), roll("red:(200)", "orange:(200)", "blue:(100)"))
     s = choose(s)
     s = T.apply(s, roll("up:+100"))
@@ -307,7 +305,7 @@ def test_up_die_rolled_once_even_with_several_circles():
 
 
 def test_main_roll_two_stars_busts_in_players():
-    """ "2 stars = Bust! The round ends immediately ... Everyone still IN scores no points.\""""
+    """1.3: two stars on a Main Roll bust: the round ends and everyone still IN scores nothing."""
     s = T.apply(game(3), PLAIN)
     s = choose(s, p2="out")
     s = T.apply(s, roll("red:star", "yellow:star", "blue:100"))
@@ -318,8 +316,7 @@ def test_main_roll_two_stars_busts_in_players():
 
 
 def test_main_roll_two_stars_and_circle_is_bust_no_up_die():
-    """A Main Roll with a circle AND two stars: bust wins ("2 stars = Bust! The round ends
-    immediately"), the Up Die is not rolled."""
+    """1.3: two stars and a circle on a Main Roll: the bust wins, the Up Die is not rolled."""
     s = T.apply(game(2), roll("red:star", "orange:star", "blue:(100)"))
     assert s["last"]["kind"] == "bust"
     e = T.expect(s)
@@ -336,7 +333,7 @@ def _bonus_state(up_face, main=("red:star", "yellow:(150)", "blue:100")):
 
 
 def test_bonus_roll_uses_n_of_the_dice_not_rolled():
-    """ "Bonus Roll (+1/+2/+3): that many dice from the three not rolled in the Main Roll.\""""
+    """1.6: a Bonus Roll of N uses N of the three dice left out of the Main Roll."""
     s = _bonus_state("+2")
     spec = T.expect(s).roll
     assert spec.purpose == "bonus" and spec.count == 2 and spec.dice is None
@@ -350,7 +347,7 @@ def test_bonus_roll_uses_n_of_the_dice_not_rolled():
 
 
 def test_no_reveal_between_up_die_and_bonus_roll():
-    """ "No reveal between the Up Die and its Bonus Roll; the reveal follows the Bonus Roll.\""""
+    """1.6: no reveal between the Up Die and its Bonus Roll; the reveal follows the Bonus Roll."""
     s = _bonus_state("+1")
     e = T.expect(s)
     assert e.decisions == () and e.roll.purpose == "bonus"
@@ -360,14 +357,14 @@ def test_no_reveal_between_up_die_and_bonus_roll():
 
 
 def test_bonus_roll_adds_points_when_fewer_than_two_stars():
-    """ "Otherwise add the Bonus Roll's points.\""""
+    """1.6: with fewer than two stars across both rolls, the Bonus Roll's points are added."""
     s = _bonus_state("+2")  # running 250, one star on the Main Roll
     s = T.apply(s, roll("orange:200", "green:150"))
     assert s["running"] == 600 and s["last"]["kind"] == "bonus" and s["last"]["points"] == 350
 
 
 def test_bonus_roll_bust_counts_main_and_bonus_stars():
-    """ "Bust if two or more stars show across the Main Roll and Bonus Roll dice together.\""""
+    """1.6: two or more stars across the Main Roll and the Bonus Roll together bust."""
     s = _bonus_state("+2")  # one star on the Main Roll
     s = T.apply(s, roll("orange:200", "green:star"))
     assert s["last"]["kind"] == "bust" and s["last"]["on"] == "bonus" and s["last"]["stars"] == 2
@@ -379,8 +376,7 @@ def test_bonus_roll_bust_counts_main_and_bonus_stars():
 
 
 def test_circles_on_bonus_roll_do_nothing():
-    """ "Circles on a Bonus Roll do nothing" ("You do not roll the Up Die again if a circle appears
-    on a Bonus Roll")."""
+    """1.6: a circle on a Bonus Roll calls nothing (the Up Die is not rolled again)."""
     s = _bonus_state("+1")
     s = T.apply(s, roll("orange:(200)"))
     assert s["running"] == 450
@@ -390,7 +386,7 @@ def test_circles_on_bonus_roll_do_nothing():
 
 
 def test_stars_on_bonus_roll_never_tally_up():
-    """ "Stars on it never make a Tally Up!": three stars on a Bonus Roll are a bust."""
+    """1.6: stars on a Bonus Roll never make a Tally Up!: three of them are a bust."""
     s = _bonus_state("+3", main=("red:200", "yellow:(150)", "blue:100"))
     s = T.apply(s, roll("orange:star", "green:star", "purple:star"))
     assert s["last"]["kind"] == "bust"
@@ -408,8 +404,8 @@ def _tally_state(n=3, out=()):
 
 
 def test_tally_up_ends_round_as_bust():
-    """ "Three stars on a Main Roll = Tally Up!: the round ends as a bust (the running total is lost
-    for everyone still IN)."""
+    """1.7: three stars on a Main Roll end the round like a bust: the running total is lost for
+    everyone still IN."""
     s = _tally_state(3, out=(2,))
     assert s["last"]["kind"] == "tally_up" and s["last"]["lost"] == 450
     assert s["running"] == 0 and s["scores"] == [0, 0, 450]
@@ -420,8 +416,8 @@ def test_tally_up_ends_round_as_bust():
 
 
 def test_tally_up_first_press_gets_200_others_in_get_100():
-    """ "The first player to press their button after the roll is shown scores +200 ...; every
-    other player still IN scores +100" (the first presser does not also get +100)."""
+    """1.7: the first press after the roll gains 200, every other player still IN gains 100 (the
+    first presser does not also take the 100)."""
     s = _tally_state(4, out=(3,))
     e = T.expect(s)
     assert [d.player for d in e.decisions] == [0, 1, 2, 3, -1]
@@ -435,22 +431,21 @@ def test_tally_up_first_press_gets_200_others_in_get_100():
 
 
 def test_tally_up_out_player_can_press_first():
-    """ "The first player to press ... scores +200, IN or OUT": an OUT player pressing first gets
-    +200 on top of what they banked."""
+    """1.7: an OUT player pressing first gains the 200 on top of what they banked."""
     s = _tally_state(3, out=(2,))
     s = T.apply(s, action(2, "tally_up"))
     assert s["scores"] == [100, 100, 650]
 
 
 def test_tally_up_active_player_can_press_first():
-    """ "The first player to press ... scores +200, IN or OUT, active player included.\""""
+    """1.7: the active player may be the first to press, and gains the 200."""
     s = T.apply(_tally_state(2), action(0, "tally_up"))
     assert s["scores"] == [200, 100]
 
 
 def test_tally_up_window_closed_nobody_gets_200():
-    """ "If nobody presses within a configurable window (default 5 s), nobody gets the +200"; the
-    players still IN get their +100. The app sends action(-1, "window_closed")."""
+    """1.7: nobody presses within the window: nobody gains the 200; the players still IN gain their
+    100. The app sends action(-1, "window_closed")."""
     s = _tally_state(3, out=(0,))
     d = T.expect(s).decisions[-1]
     assert d.player == -1 and d.choices == (action(-1, "window_closed"),)
@@ -466,7 +461,7 @@ def test_tally_up_window_closed_nobody_gets_200():
 
 
 def test_active_player_keeps_rolling_while_out():
-    """ "The active player keeps rolling while OUT.\""""
+    """1.8: the active player keeps rolling after going OUT."""
     s = choose(T.apply(game(3), PLAIN), p0="out")
     e = T.expect(s)
     assert e.roll.roller == 0 and e.roll.purpose == "main"
@@ -477,8 +472,8 @@ def test_active_player_keeps_rolling_while_out():
 
 
 def test_round_ends_when_everyone_out_next_player_clockwise():
-    """ "The round ends on a bust, a Tally Up!, or when every player is OUT; then the next player
-    clockwise is active.\""""
+    """1.8: the round ends on a bust, a Tally Up! or when nobody is IN; then the next player
+    clockwise becomes active."""
     s = choose(T.apply(game(3), PLAIN), p0="out")
     s = T.apply(s, PLAIN)
     s = choose(s, p1="out", p2="out")
@@ -491,13 +486,13 @@ def test_round_ends_when_everyone_out_next_player_clockwise():
 
 
 def test_everyone_out_before_up_die_ends_round():
-    """A reveal where every player goes OUT ends the round, even before an Up Die roll."""
+    """1.8: a reveal where every player goes OUT ends the round, even before an Up Die roll."""
     s = choose(T.apply(game(2), CIRCLE), p0="out", p1="out")
     assert s["scores"] == [450, 450] and s["active"] == 1 and s["phase"] == "main"
 
 
 def test_next_player_clockwise_wraps_around():
-    """ "Pass the dice to the next player clockwise": after the last seat comes seat 0."""
+    """1.8: the next player clockwise: after the last seat comes seat 0."""
     s = game(2)
     s = T.apply(s, roll("red:star", "orange:star", "blue:100"))
     assert s["active"] == 1
@@ -510,7 +505,7 @@ def test_next_player_clockwise_wraps_around():
 
 
 def test_end_checked_at_end_of_round_not_before():
-    """ "End: checked at the end of a round. A player at or over the target ends the game.\""""
+    """1.9: the end of the game is checked only when a round ends."""
     s = game(2, target=800)
     s = choose(T.apply(s, PLAIN))
     s = T.apply(s, PLAIN)  # 900
@@ -525,8 +520,8 @@ def test_end_checked_at_end_of_round_not_before():
 
 
 def test_target_reached_highest_score_wins():
-    """ "A player at or over the target ends the game; the highest score wins" (several over the
-    target: the highest, not the first, wins)."""
+    """1.9: once somebody reaches the target, the highest score wins (several over the target: the
+    highest, not the first)."""
     # Ben reaches the target first (450), Cy passes him later in the same round.
     s = game(3, target=400)
     s = T.apply(s, PLAIN)
@@ -538,7 +533,7 @@ def test_target_reached_highest_score_wins():
 
 
 def test_tie_for_highest_plays_one_more_round_and_repeats():
-    """ "A tie for highest plays one more full round, and this repeats while the tie lasts.\""""
+    """1.9: a tie for the highest plays one more full round, again while the tie lasts."""
     s = game(2, target=400)
     s = choose(T.apply(s, PLAIN), p0="out", p1="out")  # 450 each: tied, over the target
     assert not s["finished"] and s["tie"] and s["active"] == 1 and s["round"] == 2
@@ -551,7 +546,7 @@ def test_tie_for_highest_plays_one_more_round_and_repeats():
 
 
 def test_option_target():
-    """Option target (rulebook: "Change the target score"): the game ends at the chosen target."""
+    """1.9, option target: the game ends at the chosen target."""
     s = choose(T.apply(game(2, target=450), PLAIN), p0="out")
     s = T.apply(s, roll("red:star", "yellow:star", "blue:100"))
     assert s["finished"] and s["winner"] == "Ana"
@@ -561,8 +556,8 @@ def test_option_target():
 
 
 def test_option_every_player_once_ends_after_each_player_active_once():
-    """Option every_player_once: "the game ends after each player has been active once; highest
-    wins" (the target is not used)."""
+    """1.10, option every_player_once: the game ends once every player has been active once; the
+    highest score wins (the target is not used)."""
     s = game(3, every_player_once=True, target=100)
     s = choose(T.apply(s, PLAIN), p1="out")  # Ben 450 > target, not the end
     s = T.apply(s, roll("red:star", "yellow:star", "blue:100"))
@@ -575,7 +570,7 @@ def test_option_every_player_once_ends_after_each_player_active_once():
 
 
 def test_option_every_player_once_tie_plays_another_round():
-    """Option every_player_once with a tie for highest: one more round, while the tie lasts."""
+    """1.10, option every_player_once, a tie for the highest: one more round while the tie lasts."""
     s = game(2, every_player_once=True)
     bust = roll("red:star", "yellow:star", "blue:100")
     s = T.apply(T.apply(s, bust), bust)  # both active once, 0 - 0
@@ -586,7 +581,8 @@ def test_option_every_player_once_tie_plays_another_round():
 
 
 def test_option_press_window_kept_in_options():
-    """Option press_window_s (5, used by the app only) is kept in the options and shown in detail."""
+    """1.7, option press_window_s (5, used by the app only): kept in the options and shown in
+    detail."""
     s = game(2, press_window_s=3.5)
     assert s["options"]["press_window_s"] == 3.5
     assert T.expect(s).detail["press_window_s"] == 3.5

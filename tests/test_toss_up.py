@@ -1,9 +1,8 @@
-"""Scenario tests of the Toss Up! engine: one test per reading of shared/games.md section 2.
+"""Scenario tests of the Toss Up! engine: one test per reading of tray/rules/RULES.md section 2
+(#2-toss-up).
 
-Each test's docstring quotes the reading (or rulebook line) it covers. Some scenarios start from
-a state whose scores were set by hand (the state is plain data) to reach the end of the game
-in a few events.
-"""
+Each test's docstring names the reading it covers. Some scenarios start from a state whose scores
+were set by hand (the state is plain data) to reach the end of the game in a few events."""
 
 from __future__ import annotations
 
@@ -102,7 +101,7 @@ def test_apply_never_mutates_input():
 
 
 def test_first_roll_uses_all_ten_dice():
-    """ "A turn's first roll uses all 10 dice.\""""
+    """2.1: a turn starts with all 10 dice."""
     e = U.expect(game())
     assert e.roll.dice == ("toss",) * 10 and e.roll.count == 10 and e.roll.roller == 0
     assert e.decisions == () and e.prompt == "Ana: roll all 10 dice"
@@ -110,8 +109,7 @@ def test_first_roll_uses_all_ten_dice():
 
 
 def test_greens_set_aside_and_counted():
-    """ "After each roll the greens are set aside (removed from the tray by the player) and counted
-    as points for the turn.\""""
+    """2.1: after each throw the greens are set aside and count one point each for the turn."""
     s = U.apply(game(), toss(green=4, yellow=4, red=2))
     assert s["turn_points"] == 4 and s["left"] == 6
     assert U.expect(s).roll.dice == ("toss",) * 6
@@ -121,7 +119,7 @@ def test_greens_set_aside_and_counted():
 
 
 def test_no_green_and_a_red_busts_turn_scores_zero():
-    """ "A roll with no green and at least one red busts: the turn scores 0 and ends.\""""
+    """2.2: no green and at least one red: the turn scores 0 and ends."""
     s = U.apply(game(), toss(green=7, yellow=3))
     s = U.apply(s, toss(yellow=2, red=1))
     assert s["last"]["kind"] == "bust" and s["last"]["lost"] == 7
@@ -130,15 +128,14 @@ def test_no_green_and_a_red_busts_turn_scores_zero():
 
 
 def test_one_green_with_reds_is_not_a_bust():
-    """Rulebook: "even if you roll just one green and all the rest are red, you still get to set
-    aside the green and roll the remaining Dice again if you wish.\""""
+    """2.2: one green among reds is not a bust: the green is set aside and the turn goes on."""
     s = U.apply(game(), toss(green=1, red=9))
     assert s["last"]["kind"] == "roll" and s["turn_points"] == 1 and s["left"] == 9
     assert s["active"] == 0
 
 
 def test_only_yellows_changes_nothing():
-    """ "A roll of only yellows changes nothing" (the player may still roll again or stop)."""
+    """2.3: yellows only score nothing and cost nothing (the player may still roll or stop)."""
     s = U.apply(game(), toss(green=3, yellow=7))
     s2 = U.apply(s, toss(yellow=7))
     assert s2["turn_points"] == 3 and s2["left"] == 7 and s2["last"]["all_yellow"]
@@ -150,8 +147,8 @@ def test_only_yellows_changes_nothing():
 
 
 def test_after_roll_player_may_stop_or_roll_the_rest():
-    """ "After any roll that did not bust, the player may stop (bank the turn's points) or roll the
-    dice that are left.\""""
+    """2.4: after a throw that did not bust the player stops (banks the turn's points) or throws the
+    dice that are left."""
     s = U.apply(game(), toss(green=6, yellow=3, red=1))
     e = U.expect(s)
     assert e.roll.dice == ("toss",) * 4
@@ -167,8 +164,8 @@ def test_after_roll_player_may_stop_or_roll_the_rest():
 
 
 def test_wrong_count_refused_with_message():
-    """ "A roll must show exactly the dice that are left: a different count is refused with a
-    message ("remove the greens set aside: roll 4 dice"), nothing scored.\""""
+    """2.4: a throw must show exactly the dice that are left; another count is refused, nothing is
+    scored, and the message ends with "roll N dice"."""
     s = U.apply(game(), toss(green=6, yellow=4))
     refused(s, toss(green=6, yellow=4), "10 dice seen: remove the greens set aside: roll 4 dice")
     refused(s, toss(green=1, yellow=2), "3 dice seen: only 4 dice are left to roll: roll 4 dice")
@@ -177,7 +174,7 @@ def test_wrong_count_refused_with_message():
 
 
 def test_all_ten_green_come_back():
-    """ "When all 10 dice are green, they all come back and the turn goes on with 10 dice.\""""
+    """2.5: when all 10 dice have turned green they all come back and the turn goes on with 10."""
     s = U.apply(game(), toss(green=8, yellow=2))
     s = U.apply(s, toss(green=2))
     assert s["turn_points"] == 10 and s["left"] == 10 and s["last"]["all_back"]
@@ -190,8 +187,8 @@ def test_all_ten_green_come_back():
 
 
 def test_stop_refused_before_rolling_and_for_others():
-    """Stop banks "after any roll that did not bust": not before the turn's first roll, and only
-    the active player stops."""
+    """2.4: stopping comes only after a throw that did not bust: not before the turn's first throw,
+    and only the active player stops."""
     s = game()
     refused(s, action(0, "stop"), "roll the dice first")
     s = U.apply(s, toss(green=3, yellow=7))
@@ -200,7 +197,7 @@ def test_stop_refused_before_rolling_and_for_others():
 
 
 def test_play_passes_to_the_left():
-    """Rulebook: "Decide who goes first, then play passes to the left": seat order, wrapping."""
+    """2.1: play passes to the left: seat order, wrapping."""
     s = game(3)
     s = turn(s, 2)
     assert s["active"] == 1 and s["round"] == 1
@@ -215,8 +212,8 @@ def test_play_passes_to_the_left():
 
 
 def test_over_100_at_end_of_turn_gives_others_one_last_turn():
-    """ "When a player's total is over 100 (strictly) at the end of their turn, every other player
-    gets one last turn, in turn order; then the highest score over 100 wins.\""""
+    """2.6: a player ending a turn above 100 gives every other player one last turn, in seat order;
+    then the highest total above 100 wins."""
     s = game(3)
     s["scores"] = [40, 95, 60]
     s["active"] = 1
@@ -236,7 +233,7 @@ def test_over_100_at_end_of_turn_gives_others_one_last_turn():
 
 
 def test_exactly_100_does_not_end_the_game():
-    """ "Over 100 (strictly)": a total of exactly 100 does not start the last turns."""
+    """2.6: exactly 100 is not above 100: it does not start the last turns."""
     s = game(2)
     s["scores"] = [95, 0]
     s = turn(s, 5)
@@ -244,7 +241,7 @@ def test_exactly_100_does_not_end_the_game():
 
 
 def test_highest_score_over_100_wins_even_if_not_first():
-    """ "Then the highest score over 100 wins": a player passing the first one in a last turn wins."""
+    """2.6: the highest total above 100 wins: a player passing the first one in a last turn wins."""
     s = game(3)
     s["scores"] = [101, 90, 80]
     s = U.apply(s, toss(green=1, yellow=9))
@@ -258,7 +255,7 @@ def test_highest_score_over_100_wins_even_if_not_first():
 
 
 def test_tie_for_highest_shares_the_win():
-    """ "Players tied for highest share the win" (tie_break off, the default)."""
+    """2.6: players tied for the highest share the win (tie_break off, the default)."""
     s = game(2)
     s["scores"] = [98, 97]
     s = turn(s, 6)  # Ana 104
@@ -268,8 +265,8 @@ def test_tie_for_highest_shares_the_win():
 
 
 def test_option_tie_break_tied_players_play_another_turn_until_broken():
-    """Option tie_break: "tied players play another turn each until the tie breaks" (players not
-    tied for highest take no part)."""
+    """2.6, option tie_break: the tied players play another turn each until the tie breaks (players
+    not tied for the highest take no part)."""
     s = game(3, tie_break=True)
     s["scores"] = [98, 50, 97]
     s = turn(s, 6)  # Ana 104

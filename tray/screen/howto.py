@@ -1,8 +1,8 @@
 """How to play each game, in a few short lines a table can read aloud.
 
-Written for the screen from the rulebooks (../shared/rules) and the readings the project follows
-(../shared/games.md), in our own words. Each page: the goal, then a handful of points, then
-what the buttons do in that game.
+Written for the screen, in our own words, from the publishers' rulebooks and the readings the
+table follows (``tray/rules/RULES.md``; a comment above each page names its section). Each
+page: the goal, then a handful of points, then what the buttons do in that game.
 
 >>> page = how_to("bank")
 >>> page.goal
@@ -26,6 +26,7 @@ class HowTo:
 
 
 PAGES = {
+    # tray/rules/RULES.md#1-tally-up
     "tally-up": HowTo(
         "First to reach the target score wins.",
         (
@@ -38,6 +39,7 @@ PAGES = {
         ),
         "Press to switch IN / OUT in secret. After three stars, press first!",
     ),
+    # tray/rules/RULES.md#2-toss-up
     "toss-up": HowTo(
         "Score over 100 points; the highest score then wins.",
         (
@@ -49,6 +51,7 @@ PAGES = {
         ),
         "Press to stop and keep your points; roll again to push on.",
     ),
+    # tray/rules/RULES.md#3-bank
     "bank": HowTo(
         "Bank the most points over the rounds.",
         (
@@ -60,6 +63,7 @@ PAGES = {
         ),
         "Press your button to bank the total, any time after roll 3.",
     ),
+    # tray/rules/RULES.md#4-dicedout
     "diced-out": HowTo(
         "Lowest total after four rounds wins.",
         (
@@ -71,6 +75,7 @@ PAGES = {
         ),
         "Choices: short press = next, long press = confirm.",
     ),
+    # tray/rules/RULES.md#5-rollers
     "rollers": HowTo(
         "First to 5 points wins; close all five sections to score.",
         (
