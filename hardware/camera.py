@@ -793,7 +793,7 @@ class ReplaySource(FrameSource):
 
 
 class SimulatedTray(FrameSource):
-    """A dice tray rendered live (engineer V1's ``lab.render``), for demos and tests.
+    """A dice tray rendered live (``lab.render``), for demos and tests.
 
     Between throws it shows the empty tray. :meth:`throw` drops dice in: frames of dice
     tumbling ("moving"), then resting ("rest"); the resting dice stay until :meth:`pick_up`

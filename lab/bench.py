@@ -28,8 +28,8 @@ def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121) -> dict:
     rng = np.random.default_rng(seed)
     pool = [d for d in ds.dice for _ in range(max(d.count, 4))]
     rec = Recognizer(ds)
-    # one tray and light, as at the table (since session 18 the tray model follows the light
-    # from frame to frame, and a frame of another tray would look like a lamp switched on)
+    # one tray and light, as at the table (the tray model follows the light from frame to
+    # frame, and a frame of another tray would look like a lamp switched on)
     style = random_style(rng)
     frame_ms, det_ms = {}, {}
     for n in (2, 6, 10):

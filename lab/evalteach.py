@@ -13,9 +13,9 @@ split: up to N photos teach (the photos with the most dice first, as an owner th
 their dice; one per base name for rune55, whose rotated copies of one photo share a base
 name; at most half of the base names), and the photos of the other base names are scored,
 zero-shot and taught alike. The chase crops hold one die each: 48 of them (8 of each face)
-teach, about as many dice as 14-16 photos of three. Until session 9 the teaching photos came
-from the training side, which the shipped classifier had been trained on: on those dice it
-looked better than any taught network could, and teaching kept it on every real set.
+teach, about as many dice as 14-16 photos of three. The teaching photos never come
+from the training side, which the shipped classifier was trained on: on those dice it looks
+better than any taught network can, and teaching would keep it on every real set.
 """
 
 from __future__ import annotations

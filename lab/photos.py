@@ -38,9 +38,9 @@ class RealCrop:
 # them for a file of several. Applied wherever lab reads those labels.
 ERRATA = {
     # a red casino die showing six pips on top (two rows of three), filed under 3 by its
-    # author (found in session 6: a taught model read it as a 6 for sure)
+    # author (found when a taught model read it as a 6 for sure)
     ("chase_casino_crops", "val_3_DJI_20241005234237_0223_D_detection_1.jpg"): "6",
-    # rune55 numeric_tube (all on its training side), found in session 9 as the shipped d6
+    # rune55 numeric_tube (all on its training side), found as the shipped d6
     # network's surest disagreements with the labels (0.97-1.0) and checked by eye: three
     # pips in a diagonal filed under 5, and five pips filed under 2
     ("rune55_gray", "00059_jpg.rf.4cff4e82258214768afbe48366f2fcdf.jpg", "214.8", "87.5"): "3",
@@ -50,7 +50,7 @@ ERRATA = {
     ("rune55_gray", "00054_jpg.rf.05e2ff959493ddd2a9f2009ebd609d8a.jpg", "297.5", "192.5"): "5",
     ("rune55_gray", "00054_jpg.rf.3488bc70a00283c85a221ef4d0d66a0b.jpg", "250.0", "292.5"): "5",
     # matteop65 (held out): the box of one pip (13 x 9 px) on a die whose top face is a 1,
-    # filed under 4 (its side faces show 4 and 5 pips); both networks read a 1, sure (session 9)
+    # filed under 4 (its side faces show 4 and 5 pips); both networks read a 1, sure
     ("matteop65_webcam", "valid_56.jpg", "467.0", "269.0"): "1",
 }
 

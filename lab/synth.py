@@ -241,13 +241,13 @@ TRAIN_FONTS = (
 HELD_OUT_FONT = cv2.FONT_HERSHEY_COMPLEX  # never in training, upright or italic
 # outline (TrueType) fonts, as real dice are printed: the DejaVu family of Debian's
 # fonts-dejavu-core (sans, serif, mono, condensed; bold, oblique, extra light) and the font
-# pygame-ce ships. Looks print with one of them about half the time (session 13); a machine
+# pygame-ce ships. Looks print with one of them about half the time; a machine
 # without them draws the Hershey fonts alone.
 TTF_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/TTF"))
 TTF_SHARE = 0.5
 # share of training looks that print pip faces as digits, for sets with pip faces: Rollers
-# half (session 14: its network read 22% of the held-out digit dice right on the camera path,
-# 50% after 8 epochs at half; classic 97.7% -> 96.8%), others (d6) DIGIT_SHARE_DEFAULT
+# half (measured: a network trained without that share read 22% of the held-out digit dice
+# right on the camera path, 50% after 8 epochs at half; classic 97.7% -> 96.8%), others (d6) DIGIT_SHARE_DEFAULT
 DIGIT_SHARE = {"rollers": 0.5}
 DIGIT_SHARE_DEFAULT = 0.25
 
@@ -282,7 +282,7 @@ def ttf_font(path: str):
     """The outline font at ``path``, opened once in each process. A font opened before a
     ``fork`` is not used in the child: FreeType reads the file through a descriptor whose
     offset the forked training workers would share, and two of them reading at once got
-    "Failed to resize font: unknown file format" (session 16, tally-up training, seed 16)."""
+    "Failed to resize font: unknown file format" (seen in tally-up training, seed 16)."""
     return _ttf_font(path, os.getpid())
 
 
@@ -603,7 +603,7 @@ def _rounded_square(n: int, quad: np.ndarray, radius_frac: float) -> np.ndarray:
 
 
 FAR_LIGHTS = 0.25  # training: share of lights far from the camera's white balance
-# (since session 17; see light_cast)
+# (see light_cast)
 MAX_WARMTH = 3.0
 
 
@@ -615,10 +615,10 @@ def light_cast(
     Drawn (``warmth`` None): a moderate light (warmth -1..1), or, in a share ``far`` of the
     draws (training: ``FAR_LIGHTS``), one as far off as a lamp the camera's fixed white
     balance was not set for (warmth 1..``MAX_WARMTH`` either way: blue down to 0.55 and red up
-    to 1.39, a tungsten lamp after calibrating by daylight). Session 17: the Tally Up!
-    network, trained on moderate lights only, read 21 of 324 dice wrong for sure at warmth
-    3, purple as red. With ``far`` 0 the draws are those of earlier sessions (the held-out
-    scenes keep their seeds). Lights off that axis (a green fluorescent tint) are kept out of
+    to 1.39, a tungsten lamp after calibrating by daylight). Measured: a Tally Up!
+    network trained on moderate lights only read 21 of 324 dice wrong for sure at warmth
+    3, purple as red. With ``far`` 0 only moderate lights are drawn, the same draws as
+    before far lights existed (the held-out scenes keep their seeds). Lights off that axis (a green fluorescent tint) are kept out of
     training (lab.render.OTHER_LIGHT).
 
     >>> import numpy as np
@@ -681,7 +681,7 @@ class SyntheticDice:
 
     ``random_colours``: fraction of dice drawn with random body/ink colours instead of the
     set's own (used for the d6 set, whose real dice come in every colour). ``wide``
-    (training, session 4): random print looks (``random_look``; pip faces as digits in
+    (training): random print looks (``random_look``; pip faces as digits in
     ``digits`` of them, default ``digit_share`` for sets with pip faces; see-through in
     ``translucent``), low-contrast colours, other printings of a set's colours. Without it
     the classic look (three fonts, the set's colours), as the committed models' tests expect.

@@ -66,8 +66,8 @@ from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
 
 Progress = Callable[[str, int, int], None]
 COPIES = 48  # augmented crops per labelled die (Rollers with digits, fresh dice
-# read taught: 16 71%, 32 83% (session 12); with every layer taught
-# (session 13) 32 94%, 48 97%)
+# read taught: 16 71%, 32 83% with only the last layers taught;
+# with every layer taught 32 94%, 48 97%)
 CROP_BUDGET = 4800  # ... at most this many in all (48 a die up to 100 dice): a table
 # of 24 dice in each of 14 photos (336 dice) takes 14 crops a die,
 # and teaching time no longer grows with the dice
@@ -85,7 +85,7 @@ MIN_PER_FACE = 2  # dice a face must show in the photos
 FEW_HELD = 200  # fewer cross-validated dice: the upright read may not decide alone
 FEW_CV = 60  # fewer cross-validated dice than this: the higher floors below
 MIN_CV = 40  # photos holding fewer dice teach no classifier: too few to judge one
-# (session 9: taught on the 25 dice of 20 matteop65 photos, none of them read wrong in the
+# (measured: taught on the 25 dice of 20 matteop65 photos, none of them read wrong in the
 # cross-validation, a network read a tilted 1, two pips of a side face in view, as a 2 at
 # 0.991 where the shipped network's best guess was the same at 0.82)
 AGREE_FLOOR = (0.9, 0.95)  # least agree threshold: enough dice, few dice
@@ -401,7 +401,7 @@ def finetune_classifier(
             loss = loss + nll(log_die[dice], dy[idx][dice])
         return loss
 
-    # trained on log-probabilities from the logits (session 10: with log(p + 1e-7) a network
+    # trained on log-probabilities from the logits (with log(p + 1e-7) a network
     # sure that the owner's star is a 4 (p(6) under 1e-7) never learned it: 79% of the
     # cross-validated dice right against 100% from a less sure network)
     net.log_probs = True
@@ -574,9 +574,9 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     for backed in (True, False):
         best = None
         for alone in [t for t in GRID if t >= floors[0]] or [floors[0]]:
-            # (until session 12 an ``alone`` under ``floors[1]`` had no agree value to try and
-            # was never chosen: Rollers with digits, 100 cross-validated dice, 66 read right
-            # at 0.85 and none wrong, were taught 0.99, reading 60)
+            # (an ``alone`` under ``floors[1]`` is tried too, with no agree value: without it,
+            # Rollers with digits, 100 cross-validated dice, 66 read right at 0.85 and
+            # none wrong, were given 0.99, reading 60)
             agrees = [None] + [t for t in GRID if floors[1] <= t < alone] if backed else [None]
             for agree in agrees:
                 right, wrong, _ = _tally(held, turns, alone, agree, backed)
@@ -586,9 +586,9 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
         if best is not None and best[0][0]:
             out = {"threshold": best[1], "die_thresholds": {}, "agree_threshold": best[2]}
             return out if backed else {**out, "shipped_backs": False}
-    # the taught network reads a die wrong even at the top: it never reads alone (until
-    # session 14 it did from MAX_THRESHOLD up, where Rollers with digits, read once, still
-    # had 1 of 100 cross-validated dice read wrong), and the shipped network stands in only
+    # the taught network reads a die wrong even at the top: it never reads alone (from
+    # MAX_THRESHOLD up, Rollers with digits, read once, still had 1 of 100 cross-validated
+    # dice read wrong), and the shipped network stands in only
     # where its own sure reads were never wrong
     never = {"threshold": NEVER, "die_thresholds": {}, "agree_threshold": None}
     if _tally(held, turns, NEVER, None, True)[1] == 0:
@@ -602,7 +602,7 @@ def _beats_shipped(heldout: dict) -> bool:
     (once), no more wrong and more right while as photos it reads as many right with no more
     wrong. True when there was nothing to compare with.
 
-    Why both (session 19): taught with 48 of chase_casino_crops' casino dice, the taught
+    Why both (measured): taught with 48 of chase_casino_crops' casino dice, the taught
     network's best guess at four turns was right on 93.8% of the cross-validated dice, under
     ``WEAK``, so as photos the shipped network read alone (87.5%, the same); read once, as the
     table's camera reads, it read 95.8% with none wrong, and was thrown away."""

@@ -80,8 +80,8 @@ def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
     and 4 wild dice each, faces cycling), on one tray under one light: the held-out other
     style (checked cloth, green fluorescent light, serif print) that training never drew,
     written as a labelled folder with the die column. The dice are 44-60 px across, as the
-    tray's camera should see them (hardware/PI.md); until session 8 the style's own random
-    size made them 19-26 px, too small to read for sure (``vision.pipeline.SMALL_PX``)."""
+    tray's camera should see them (hardware/PI.md); the style's own random size
+    would make them 19-26 px, too small to read for sure (``vision.pipeline.SMALL_PX``)."""
     from lab.render import other_style, render_scene
 
     ds = load("rollers")

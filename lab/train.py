@@ -258,7 +258,7 @@ def real_d6_found(realdice: Path, size: int = INPUT_SIZE, models_dir: Path | Non
     ``SMALL_PX`` are left out: the table reads those only at ``SMALL_SURE``, whatever the
     threshold.
 
-    Why (session 15): the label boxes of rune55 i_single hug the top face of a die seen from
+    Why (measured): the label boxes of rune55 i_single hug the top face of a die seen from
     the side, the detector's box holds the whole die and a side face's pips. A network with
     no wrong read over 0.68 on the label boxes read three of those dice wrong at 0.85-0.91
     at the detector's boxes, where the four-turn threshold it was given was 0.78.
@@ -317,7 +317,7 @@ def build_model(n_dice: int, n_faces: int):
     keep half the input resolution (32 x 32) before the first pooling: the Up Die's small
     text (+1 against +3, +100 against -100) and a 1 against a 2 on a small die are lost when
     the first layers pool. Separable convs at 32 x 32 and 16 x 16 make it about three times
-    cheaper per die than the full conv blocks of session 3 (0.30 against 0.93 ms per die in
+    cheaper per die than full conv blocks (0.30 against 0.93 ms per die in
     onnxruntime on one thread here). ``forward_features`` gives the last conv map (80 x 8 x 8)
     before global pooling: the ONNX ``features`` output a taught head is fitted on.
     """
@@ -563,7 +563,7 @@ def calibrate(
                 ),
             )
             if real_valid is not None:
-                # the real photos hold it too (session 15: d6 has one die, whose own rendered
+                # the real photos hold it too (measured: d6 has one die, whose own rendered
                 # threshold of 0.91 passed two dice of rune55 i_single read wrong at the
                 # detector's boxes, where the set's threshold, 0.93, held them)
                 for s in sorted(set(vsrc)):
@@ -789,14 +789,14 @@ def train_set(set_id: str, args, log=print) -> dict:
 
 
 # Least thresholds of a set, (read once, read at four turns), over what calibrate finds on
-# the training looks. tally-up (session 7): its network is sure and wrong on stars drawn in
+# the training looks. tally-up: its network is sure and wrong on stars drawn in
 # an art it never saw (a fat gold star read as the die's 200 or 150): on 150 other-style
 # scenes of seeds the eval does not use, sure-wrong reads were 1.02% at 0.95 and 0.38% at
 # 0.98 read once, 0.76% at 0.95 and 0.13% at 0.97 at four turns; the classic look loses
 # 2.3 points of sure reads at 0.98 (98.3% -> 96.0% read right on 100 classic scenes).
 SET_FLOORS = {
     "tally-up": (0.98, 0.97),
-    # session 10: the rule gave the network taught on with the corrected labels
+    # the rule gave the network taught on with the corrected labels
     # 0.96 read once, at which it read a clear blue 6 of PXL_phone as a 4 at 0.963
     "d6": (0.97, 0.0),
 }
@@ -825,7 +825,7 @@ def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log
         )
         if real_valid is not None:
             # the same rule without each real set in turn: do the thresholds hold on real
-            # photos they were not set on? (session 17: at four turns the rule gave 0.89
+            # photos they were not set on? (measured: at four turns the rule gave 0.89
             # without rune55 i_single, which read 2 of its 147 dice wrong, both cut at the
             # detector's boxes; with it, 0.98)
             figures["real_left_out"] = left_out(

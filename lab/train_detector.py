@@ -3,7 +3,7 @@
 Needs the training extra (torch). Training images:
 - rendered trays (``lab.render``) of all four dice sets, 0-10 dice of 20-120 px, many
   floors and lights, some with a hand reaching in (its mask is the hand target); some with
-  11-30 dice of 20-56 px, as in photos of a dice collection; since session 21 a share on
+  11-30 dice of 20-56 px, as in photos of a dice collection; and a share on
   trays unlike the named floors (``lab.render.ODD_FLOORS``: grain, board, speckle);
 - the real photos of ``../shared/realdice`` (training splits only): matteop65_webcam (MIT,
   (c) 2021 Matteo A. Penlington; boxes there cover the pip pattern, so the die box is taken as
@@ -33,8 +33,8 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 OUT_W, OUT_H = NET_W // STRIDE, NET_H // STRIDE
 CROWD_SHARE = 0.15  # rendered trays with 11-30 small dice, many touching (photos of collections)
-ODD_FLOOR_SHARE = 0.3  # ... on a tray unlike the named floors (lab.render.ODD_FLOORS), since
-# session 21: a wood grain as fine as pips hid dice from session 3's net
+ODD_FLOOR_SHARE = 0.3  # ... on a tray unlike the named floors (lab.render.ODD_FLOORS): a
+# wood grain as fine as pips hid dice from a net trained without them
 
 
 def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):

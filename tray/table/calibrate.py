@@ -328,7 +328,7 @@ class DieCheck:
 
 
 def make_recognizer(diceset, taught=None):
-    """Engineer V3's ``vision.pipeline.Recognizer`` for ``diceset`` (``taught``: a taught
+    """A ``vision.pipeline.Recognizer`` for ``diceset`` (``taught``: a taught
     folder or model for it); CalibrationError if the pipeline is not available."""
     try:
         from vision.pipeline import Recognizer
