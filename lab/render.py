@@ -68,8 +68,9 @@ FLOORS = {
 # a greenish fluorescent light off the warm-cold axis training uses, the serif italic look
 # of lab.synth.OTHER_LOOK (its font, and stars fatter and rounder than any training star),
 # gold or navy ink, and d6 dice with coloured pips of low contrast. Training also prints
-# dice in tinted inks (``lab.synth.set_colours``: gold, cream, pastel, navy, brown), so the other style's ink colours are no longer new in kind; its font, star shape,
-# light, floor and d6 palette are.
+# dice in tinted inks (``lab.synth.set_colours``: gold, cream, pastel, navy, brown), so the
+# other style's ink colours are not new in kind; its font, star shape, light, floor and d6
+# palette are.
 OTHER_FLOOR = (150, 160, 175)
 _CLASSIC_FLOORS = [
     "felt-green",

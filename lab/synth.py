@@ -247,7 +247,8 @@ TTF_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/TTF
 TTF_SHARE = 0.5
 # share of training looks that print pip faces as digits, for sets with pip faces: Rollers
 # half (measured: a network trained without that share read 22% of the held-out digit dice
-# right on the camera path, 50% after 8 epochs at half; classic 97.7% -> 96.8%), others (d6) DIGIT_SHARE_DEFAULT
+# right on the camera path, 50% after 8 epochs at half; classic 97.7% -> 96.8%), others (d6)
+# DIGIT_SHARE_DEFAULT
 DIGIT_SHARE = {"rollers": 0.5}
 DIGIT_SHARE_DEFAULT = 0.25
 
@@ -617,9 +618,9 @@ def light_cast(
     balance was not set for (warmth 1..``MAX_WARMTH`` either way: blue down to 0.55 and red up
     to 1.39, a tungsten lamp after calibrating by daylight). Measured: a Tally Up!
     network trained on moderate lights only read 21 of 324 dice wrong for sure at warmth
-    3, purple as red. With ``far`` 0 only moderate lights are drawn, the same draws as
-    before far lights existed (the held-out scenes keep their seeds). Lights off that axis (a green fluorescent tint) are kept out of
-    training (lab.render.OTHER_LIGHT).
+    3, purple as red. With ``far`` 0 only moderate lights are drawn, the same draws as with
+    no far share (the held-out scenes keep their seeds). Lights off that axis (a green
+    fluorescent tint) are kept out of training (lab.render.OTHER_LIGHT).
 
     >>> import numpy as np
     >>> light_cast(np.random.default_rng(0), warmth=1.0).round(2).tolist()[0] < 0.9
