@@ -10,7 +10,7 @@ import pytest
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # one thread of torch (teaching) per worker: `make test` runs two workers on two cores,
     # and two workers teaching at once with two OpenMP threads each took 160 s for a teaching
-    # fixture that takes 16 s alone (session 17). Set before anything imports torch.
+    # fixture that takes 16 s alone. Set before anything imports torch.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 

@@ -496,7 +496,7 @@ def test_open_source_applies_calibration(frames_dir):
         assert f.shape == (480, 640, 3) and f[0, 0].tolist() == [10, 10, 15]
 
 
-# --- the real renderer (engineer V1), once it is on main ---------------------------------
+# --- the real renderer (lab.render) ------------------------------------------------------
 
 
 def test_sim_with_real_renderer_moves_then_rests():

@@ -14,7 +14,7 @@ from vision.faceart import draw_face
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
 # the test still runs and reports xfail with the figure instead of hiding the shortfall.
 KNOWN_WEAK = {
-    "tally-up": "tally-up model (session 20, thresholds 0.99 once / 0.97 at four "
+    "tally-up": "tally-up model (thresholds 0.99 once / 0.97 at four "
     "turns) abstains on some faces, mostly the Up Die's, never reading "
     "one wrong (60 and 62 of 72 on felt, 129 of 150 augmented)"
 }
@@ -43,7 +43,7 @@ def test_models_are_small_and_described():
 # threshold that four turns pass; the camera loop reads such a die again at four turns on a
 # still frame, so the four-turn read below is held to the full rate.
 ONCE_WEAK = {
-    "rollers": "rollers model (session 20, threshold 0.93 read once) reads the black "
+    "rollers": "rollers model (threshold 0.93 read once) reads the black "
     "die's 4 and 5 on a near-white tray at 0.58 and 0.77; at four turns "
     "it reads all 36"
 }
@@ -175,7 +175,7 @@ def test_a_die_of_its_own_threshold_still_holds_the_real_photos():
     """``calibrate``: a die whose rendered and synthetic readings are safe down to 0.5 gets no
     threshold of its own under a real photo source's sure misread of it (0.8). d6 has one
     die, so its own threshold would stand in for the set's, and the real photos would not
-    count (session 15: 0.91 against the set's 0.93)."""
+    count (measured: 0.91 against the set's 0.93)."""
     from lab.train import calibrate
 
     ds = load("d6")
@@ -405,7 +405,7 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
 def test_fine_tuning_can_teach_away_an_answer_the_network_is_sure_of():
     """Teaching trains on log-probabilities taken from the logits (``OnnxModule.log_probs``):
     a class the network gives far under 1e-7 still has a gradient towards it. With
-    log(p + 1e-7), as before session 10, it had none, and a network sure that an owner's
+    log(p + 1e-7) it would have none, and a network sure that an owner's
     star was a 4 never learned the star."""
     torch = pytest.importorskip("torch")
     import onnx
@@ -484,7 +484,7 @@ def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_pat
     written by teaching). Beside that network the shipped one stands in and the agreement
     rule holds; once the shipped network has changed (dicetray updated since teaching),
     neither does: the taught network reads alone, and says why. A card without the name (a
-    folder taught before session 15) is read as before."""
+    folder taught by an older dicetray) is read as before."""
     from vision.classify import file_sha256
 
     ds = load("d6")
@@ -550,7 +550,7 @@ def test_a_taught_network_agreeing_with_the_shipped_one_is_trusted_lower_down(
 
 def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_path, taught_copy):
     """The agree path needs the shipped network to see a die: its best face on a box it
-    calls "none" is no opinion (session 10: a 2 seen askew, shipped "none" 0.67 and "1"
+    calls "none" is no opinion (measured: a 2 seen askew, shipped "none" 0.67 and "1"
     0.21, taught "1" 0.90, was read as a 1). The shipped network's reading is scripted."""
     from vision.classify import CropReading
 
@@ -584,8 +584,8 @@ def test_the_classifier_docstring_examples_run():
 
 def test_rollers_printed_with_digits_are_read_untaught_and_never_wrong():
     # The held-out other style (font, light, floor never trained on) with digits for 1-5:
-    # session 20's network reads 97 of these 119 for sure (session 16's 83, session 14's 73,
-    # which fails the 65% below; session 5's 38), and none wrong; the rest are asked about.
+    # the shipped network reads 97 of these 119 for sure (earlier networks 83, 73, which
+    # fails the 65% below, and 38), and none wrong; the rest are asked about.
     from lab.render import other_style, render_scene
 
     ds = load("rollers")
@@ -665,10 +665,9 @@ def test_the_d6_thresholds_are_checked_on_real_dice_at_the_detector_boxes_too(tm
 @pytest.mark.parametrize("warmth", [3.0, -3.0])
 def test_tally_up_under_a_lamp_far_from_the_white_balance_is_never_read_wrong(warmth):
     """A tungsten lamp after calibrating by daylight (warmth 3: blue x0.55, red x1.39), or a
-    cold light as far the other way. Session 7's Tally Up! network, trained on lights within
-    about 15%, read a purple die as red for sure (21 of 324 dice in 60 scenes at warmth 3,
-    a /tmp probe of session 17) and one as blue at -3; session 17's, trained with a quarter
-    of its lights that far off (``lab.synth.FAR_LIGHTS``), reads none wrong and most right."""
+    cold light as far the other way. A Tally Up! network trained on lights within about 15%
+    read a purple die as red for sure (21 of 324 dice in 60 scenes at warmth 3) and one as
+    blue at -3; the shipped one, trained with a quarter of its lights that far off (``lab.synth.FAR_LIGHTS``), reads none wrong and most right."""
     from lab.render import far_light_style, render_scene
 
     ds = load("tally-up")

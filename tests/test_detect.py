@@ -217,7 +217,7 @@ def test_a_phone_photo_held_upright_finds_its_dice_seen_as_large_as_in_a_4_3_pho
 ):
     """A 12 MP phone photo held upright (3024x4032, stored on its side with an EXIF tag) of
     24 see-through blue dice on a wood table, read as ``dicetray recognize`` reads it. Padded
-    to 4:3, as until session 21, its dice were seen 1.8 times smaller and 7 of these 24 were
+    to 4:3 instead, its dice were seen 1.8 times smaller and 7 of these 24 were
     not found (23 of 24 on five other seeds); searched in 4:3 windows, 23 or more, and
     nothing that is not a die."""
     from vision.labelled import read_folder

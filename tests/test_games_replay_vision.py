@@ -139,7 +139,7 @@ def test_a_rematch_reads_with_the_same_models_and_says_a_stale_taught_folder_onc
     """``dicetray demo --rematch`` plays a game, chooses Rematch on the end screen and plays
     the same game with the same players and options to the end, both journals replaying to
     their games; one recognizer reads both, so a taught folder whose shipped network has
-    changed is said once (it was said once a game until session 17)."""
+    changed is said once, not once a game."""
     stale = taught_copy(tmp_path / "old", shipped_sha256="0" * 64)
     result = run_demo(
         "bank",

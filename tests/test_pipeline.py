@@ -29,8 +29,8 @@ def _recognizer(ds):
 
 
 # Dice sets whose pipeline is known to misread some of these dice, kept visible as expected
-# failures with the reason. Empty since session 3's detector retrain (rollers misread a black 2
-# whose box was cut short before).
+# failures with the reason. Empty: the detector's boxes no longer cut a black Rollers 2 short,
+# which was read wrong.
 SHORTFALL: dict[str, str] = {}
 
 
@@ -179,8 +179,8 @@ def test_a_photo_box_of_no_die_s_shape_is_found_but_not_read_for_sure():
 
 def test_two_overlapping_dice_boxed_as_one_in_a_large_photo_are_not_read_as_one_die(tmp_path):
     """A rendered 4032x3024 photo (dice about 60 px) in which two 4s overlap: the detector
-    boxes them as one die, about 1.2 times the median die's side, which was read as a 6 at
-    0.89 until session 12. A large photo's box that much larger than its dice is read again at
+    boxes them as one die, about 1.2 times the median die's side, which a single read took
+    for a 6 at 0.89. A large photo's box that much larger than its dice is read again at
     the median size, and two readings that disagree are asked about."""
     import cv2
 
@@ -350,9 +350,9 @@ def test_dice_under_a_lamp_switched_on_mid_throw_are_read_in_the_first_light(mon
     """A warm lamp far from the calibrated white balance (B x0.55, R x1.39) switched on as
     the dice roll in: the tray model follows the light, and the dice are found and read in the
     first light (``TrayModel.lut``), so every throw gives its roll and no die is read wrong.
-    Toss Up!'s network, trained under such lights since session 19, reads every die of its
-    throws; Tally Up!'s asks about fewer dice in the first light than in the lamp's
-    (measured: 1 against 3 of these 6 throws' dice, session 20's network)."""
+    Toss Up!'s network, trained under such lights, reads every die of its throws; Tally
+    Up!'s asks about fewer dice in the first light than in the lamp's (measured: 1 against 3
+    of these 6 throws' dice)."""
     import lab.evaluate as ev
     from vision.pipeline import TrayModel
 
@@ -396,8 +396,8 @@ def test_a_calibrated_tray_light_is_the_first_light_unless_the_tray_is_another()
 def test_a_rolling_shutter_shaken_mid_frame_is_still_a_camera_shift():
     """A rolling shutter reads the rows one after another: a camera shaken while it reads
     shifts the lower dice a little further than the upper ones (here 1.0 and 1.6 px). That is
-    still the camera (``camera_shift`` gives the shift between them); it refused it while it
-    asked the dice to agree within 0.2 px (session 19). A die that slid 1.5 px while the
+    still the camera (``camera_shift`` gives the shift between them); asking the dice to agree
+    within 0.2 px would refuse it. A die that slid 1.5 px while the
     other stayed put is no camera shift."""
     from vision.detect import camera_shift
 

@@ -58,8 +58,8 @@ def test_warm_light_lifts_red_and_lowers_blue_mostly_moderately_sometimes_far():
     assert warm[2] > 1.05 and warm[0] < 0.9 and cold[0] > 1.05 and cold[2] < 0.9
     lamp = light_cast(rng, warmth=3.0)  # a tungsten lamp, white balance by daylight
     assert lamp[0] < 0.6 and lamp[2] > 1.3
-    # drawn: moderate, as in earlier sessions (the same draws: held-out scenes keep their
-    # seeds) unless far lights are asked for, as training does
+    # drawn: moderate, with the same draws as without a far share (held-out scenes keep
+    # their seeds), unless far lights are asked for, as training does
     assert max(abs(np.array(light_cast(rng)) - 1).max() for _ in range(500)) < 0.2
     a, b = np.random.default_rng(5), np.random.default_rng(5)
     assert np.array_equal(light_cast(a), light_cast(b, far=0.0))
@@ -228,8 +228,8 @@ def test_a_forked_training_worker_opens_the_fonts_again(monkeypatch):
 def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monkeypatch):
     """``lab.train.mined_negatives`` draws scenes of 1-6 dice; a tray too small for them
     (``render_scene`` raises ValueError) is skipped for the next scene, as the other scene
-    loops skip it. Session 20: a training run at seed 15 stopped there ("6 dice of 123 px do
-    not fit the tray")."""
+    loops skip it (seen: a training run at seed 15 stopped there, "6 dice of 123 px do not
+    fit the tray")."""
     import lab.render
     from lab.train import mined_negatives
 
@@ -249,10 +249,9 @@ def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monke
 
 def test_frames_of_a_throw_have_sensor_noise_of_their_own():
     """Each frame of ``render_throw`` gets noise of its own, as a sensor's: one frame's noise
-    is no shifted copy of another's. Until session 20 every frame took the style's one noise
-    bank at another offset, a pattern that moved from frame to frame, and phase correlation
-    on a plain die followed it by 10-40 px (``dicetray eval``'s shaken throws lost rolls to
-    it)."""
+    is no shifted copy of another's. Were every frame to take the style's one noise bank at
+    another offset, a pattern would move from frame to frame, and phase correlation on a
+    plain die followed it by 10-40 px (``dicetray eval``'s shaken throws lost rolls to it)."""
     from dataclasses import replace
 
     from lab.render import render_throw

@@ -36,9 +36,8 @@ def _face_at(dice, cx: float, cy: float):
 def taught(tmp_path_factory):
     root = tmp_path_factory.mktemp("teach")
     _photos(root / "photos", 12, seed=11)
-    # a short teaching (teach's own: 48 copies, 20 epochs): 4 epochs taught session 10's
-    # shipped network the star, session 15's reads 2 of the 4 fresh stars under the taught
-    # threshold after 4 epochs, all 4 after 6
+    # a short teaching (teach's own: 48 copies, 20 epochs): measured on the shipped network:
+    # 2 of the 4 fresh stars read under the taught threshold after 4 epochs, all 4 after 6
     record = teach(
         root / "photos", "d6", root / "taught", seed=1, copies=8, clf_epochs=6, det_epochs=2
     )
@@ -421,7 +420,7 @@ def test_teaching_stops_the_shipped_network_standing_in_where_it_was_sure_and_wr
     """When every taught threshold reads a cross-validated die wrong because the shipped
     network, standing in, was sure of a wrong face, the thresholds are chosen with its sure
     reads no longer standing in (``"shipped_backs": false``); where they never were wrong,
-    nothing changes. When the taught network is wrong at the top itself (session 14: Rollers
+    nothing changes. When the taught network is wrong at the top itself (measured: Rollers
     printed with digits, read once: 1 of 100 dice read wrong by it at 0.99), it never reads
     alone."""
     from lab.teach import _choose
@@ -463,7 +462,7 @@ def test_teaching_stops_the_shipped_network_standing_in_where_it_was_sure_and_wr
 def test_a_taught_network_better_at_the_camera_and_as_good_on_photos_is_kept():
     """Teaching keeps a taught classifier when its cross-validated reads beat the shipped
     models' as photos are read (four turns), or as the camera reads (once) while as photos it
-    reads as many right and no more wrong (session 19: chase_casino_crops' casino dice, read
+    reads as many right and no more wrong (measured: chase_casino_crops' casino dice, read
     once, 95.8% right taught against 87.5%, were thrown away because at four turns the taught
     network was weak and the shipped one read alone). Never when it reads more dice wrong."""
     from lab.teach import _beats_shipped

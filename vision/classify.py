@@ -137,7 +137,7 @@ class FaceClassifier:
         self.threshold = self._cuts[1][0]
         # a taught card whose network never reads alone at four turns (teaching found its
         # best guess there weak) but does read once: photos are read as the camera reads
-        # them, once, at the thresholds the cross-validation set for that (session 19:
+        # them, once, at the thresholds the cross-validation set for that (measured:
         # chase_casino_crops taught, 121 fresh casino dice read 99.2% right once, 87.6% at
         # four turns where only the shipped network read)
         self.photos_once = bool(
@@ -295,10 +295,10 @@ class FaceClassifier:
                 elif (m.die, m.face) != (f.die, f.face):
                     out[i] = _doubt(m)
             # one turn more than even sure of another face: the network does not see the
-            # same die from every side (session 9: a fat star of Tally Up!'s held-out style
+            # same die from every side (measured: a fat star of Tally Up!'s held-out style
             # read as 100 at 0.986 on average, as a star at 0.59 at one turn; and a Rollers
             # digit). It cost 0-0.5 points of the dice read right on most held-out sets, 1.8
-            # on the chase crops and 2.4 on PXL_phone (models/README.md, session 9).
+            # on the chase crops and 2.4 on PXL_phone (models/README.md).
             split = self._split(die_t, face_t, best)
             out = [_doubt(r) if s and r.face is not None else r for r, s in zip(out, split)]
         else:
@@ -326,7 +326,7 @@ class FaceClassifier:
                     # both networks' best guess is this face and the taught one is fairly
                     # sure of it: two networks agreeing are trusted further down. Not when the
                     # shipped network takes the box for no die: its best face is then no
-                    # opinion (session 10: a 2 seen askew, shipped "none" 0.67 and "1" 0.21,
+                    # opinion (measured: a 2 seen askew, shipped "none" 0.67 and "1" 0.21,
                     # taught "1" 0.90, read as a 1)
                     out[i] = replace(t, die=best[i][0], face=best[i][1])
                     continue
