@@ -667,7 +667,8 @@ def test_tally_up_under_a_lamp_far_from_the_white_balance_is_never_read_wrong(wa
     """A tungsten lamp after calibrating by daylight (warmth 3: blue x0.55, red x1.39), or a
     cold light as far the other way. A Tally Up! network trained on lights within about 15%
     read a purple die as red for sure (21 of 324 dice in 60 scenes at warmth 3) and one as
-    blue at -3; the shipped one, trained with a quarter of its lights that far off (``lab.synth.FAR_LIGHTS``), reads none wrong and most right."""
+    blue at -3; the shipped one, trained with a quarter of its lights that far off
+    (``lab.synth.FAR_LIGHTS``), reads none wrong and most right."""
     from lab.render import far_light_style, render_scene
 
     ds = load("tally-up")

@@ -393,7 +393,8 @@ SHAKE_PX = 2.5  # the largest shift (frame pixels) a shaken camera is allowed be
 # third of them may be off it. Phase correlation reads a die's shift to about 0.15 px, and a
 # rolling shutter shaken mid-frame shifts the rows it reads later by more; a die that creeps
 # by under a pixel a frame is still for reading (its face does not change), and the motion
-# left once the shift is out still has to be under STILL (0.2 / 0.6 refused a shaken rolling shutter).
+# left once the shift is out still has to be under STILL (0.2 / 0.6 refused a rolling
+# shutter shaken mid-frame).
 SHAKE_AGREE = 0.5
 SHAKE_NEAR = 1.0
 
