@@ -2,7 +2,7 @@
 
 Any folder in the labelled-photo layout (``images/`` + ``labels.csv``:
 ``file,split,x,y,w,h,value[,die]``, see ``vision.labelled``) found in ``--realdice`` beside the
-three sets of ../shared/realdice (or ``--realdice`` itself, when it is such a folder) is read
+three known sets (``KNOWN``), or ``--realdice`` itself when it is such a folder, is read
 as it is:
 - its dice set is the first of d6, tally-up, toss-up and rollers that has every face and die
   its labels name;

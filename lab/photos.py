@@ -1,8 +1,10 @@
-"""Readers of labelled real-photo sets: ``images/`` + ``labels.csv`` (the ../shared/realdice layout).
+"""Readers of labelled real-photo sets: ``images/`` + ``labels.csv`` (see ``vision.labelled``).
 
-Real photos (``read_matteop65``, ``read_rune55``, ``read_chase``) come from /work/shared/realdice/ and are
-used for training and evaluation only; nothing at the table needs them. Attribution of those
-sets is in models/README.md.
+The real photo sets (``read_matteop65``, ``read_rune55``, ``read_chase``) are not shipped with
+dicetray: they are looked for in ``REALDICE_DIR``, a ``shared/realdice`` folder beside the
+repository, or wherever ``--realdice DIR`` points. Only training and evaluation read them;
+nothing at the table needs them, and the tests that read them say so and skip when they are
+absent. Attribution of those sets is in models/README.md.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from vision.crops import CROP_MARGIN, INPUT_SIZE, crop_matrix
 
+# the labelled real photo sets (not shipped): shared/realdice beside the repository
 REALDICE_DIR = Path(__file__).resolve().parents[2] / "shared" / "realdice"
 
 # --------------------------------------------------------------------------------------------

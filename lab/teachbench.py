@@ -131,8 +131,8 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
     6, every face shown 4 times a photo, many dice touching), 3024x4032 held upright, stored
     as a phone stores them (landscape pixels and an EXIF orientation tag), labelled as they
     are seen. One setup for every seed: a wood table in one light, dice 150-190 px across,
-    as the public case of ../shared/vision-notes.md (blue see-through dice with a symbol on
-    the 6, top-down 12 MP phone photos, 14 taught and 6 to score) was taken."""
+    as an owner's photos of their own set are often taken (blue see-through dice with a
+    symbol on the 6, top-down 12 MP phone photos, 14 taught and 6 to score)."""
     from lab.render import FLOORS, random_style, render_scene
     from lab.synth import Look
 

@@ -7,7 +7,7 @@ else in dicetray imports torch. For each dice set it:
    any rotation, offset, tilt and side faces, shadows, glare, blur, noise, white balance,
    JPEG), crops of rendered tray scenes (``lab.render``) when present, "not a die" crops
    (felt, skin, clutter), and for the pip set ``d6`` the real photos of
-   ``../shared/realdice`` (matteop65_webcam: MIT, (c) 2021 Matteo A. Penlington;
+   ``--realdice`` (not shipped; matteop65_webcam: MIT, (c) 2021 Matteo A. Penlington;
    rune55_gray: Roboflow "rune55" v3, CC BY 4.0, via N3VERS4YDIE/dice-recognition, MIT);
 2. trains a small two-head CNN (die identity, face mark + ``none``) on the CPU;
 3. picks the abstention threshold on held-out crops (``calibrate``: synthetic, rendered and,

@@ -5,7 +5,7 @@ Needs the training extra (torch). Training images:
   floors and lights, some with a hand reaching in (its mask is the hand target); some with
   11-30 dice of 20-56 px, as in photos of a dice collection; and a share on
   trays unlike the named floors (``lab.render.ODD_FLOORS``: grain, board, speckle);
-- the real photos of ``../shared/realdice`` (training splits only): matteop65_webcam (MIT,
+- the real photos of ``--realdice`` (not shipped; training splits only): matteop65_webcam (MIT,
   (c) 2021 Matteo A. Penlington; boxes there cover the pip pattern, so the die box is taken as
   2.2x that, 50 px for a single pip) and rune55_gray (Roboflow "rune55" v3, CC BY 4.0, via
   N3VERS4YDIE/dice-recognition, MIT; 640x640 stretched, resized here to 640x480).

@@ -146,7 +146,9 @@ def test_see_through_dice_show_the_floor_through_their_body():
 
 
 @pytest.mark.skipif(
-    not (photos.REALDICE_DIR / "chase_casino_crops").exists(), reason="../shared/realdice not here"
+    not (photos.REALDICE_DIR / "chase_casino_crops").is_dir(),
+    reason=f"reads the real photo set chase_casino_crops (not shipped), which is not in "
+    f"{photos.REALDICE_DIR}",
 )
 def test_casino_crops_keep_val_and_test_out_of_training():
     crops = photos.read_chase(size=32)

@@ -1,4 +1,4 @@
-"""A labelled photo folder: ``images/`` + ``labels.csv``, the ../shared/realdice layout.
+"""A labelled photo folder: ``images/`` + ``labels.csv``, as teaching and ``dicetray eval`` read it.
 
 ``labels.csv`` has one row per labelled die: ``file,split,x,y,w,h,value[,die]`` — ``file``
 inside ``images/``; ``split`` free text (a set's own split or source); ``x,y`` the top-left

@@ -1,6 +1,6 @@
 """A labelled photo folder being filled at the table, and how often each face has been seen.
 
-The folder has the ``../shared/realdice`` layout that teaching reads: ``images/NNNN.jpg``
+The folder has the labelled-photo layout that teaching reads (``vision.labelled``): ``images/NNNN.jpg``
 (full frames, JPEG quality 95) and ``labels.csv`` with one row per die::
 
     file,split,x,y,w,h,value,die
