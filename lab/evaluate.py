@@ -4,7 +4,8 @@ Per dice set, on rendered held-out scenes (seeds never used in training), read a
 frames and again as photos: detection recall and precision, face accuracy on found dice,
 abstentions, wrong readings, the confusion matrix; and on rendered throws through the Settler: settled rolls, wrong faces among the dice
 it was sure of, frames from rest to roll, rolls taken while dice moved or a hand was in.
-On each real photo set (``--realdice``, not shipped: ``lab.photos.REALDICE_DIR``; d6 path): the same detection and face
+On each real photo set (``--realdice``, not shipped: ``lab.photos.REALDICE_DIR``; d6 path):
+the same detection and face
 figures, for the held-out split and for all photos, rune55_gray per source.
 A found die matches a labelled die when the labelled box's centre lies inside the found box
 (one match each); the matteop65 boxes cover only the pip pattern.

@@ -1,7 +1,7 @@
 """A labelled photo folder being filled at the table, and how often each face has been seen.
 
-The folder has the labelled-photo layout that teaching reads (``vision.labelled``): ``images/NNNN.jpg``
-(full frames, JPEG quality 95) and ``labels.csv`` with one row per die::
+The folder has the labelled-photo layout that teaching reads (``vision.labelled``):
+``images/NNNN.jpg`` (full frames, JPEG quality 95) and ``labels.csv`` with one row per die::
 
     file,split,x,y,w,h,value,die
     0001.jpg,capture,212,140,48,47,red,toss
