@@ -918,6 +918,7 @@ class SimulatedTray(FrameSource):
                     fps=self.fps,
                     rest_frames=self.rest_frames,
                     hand=self.auto_pickup,
+                    fit=True,  # a crowded throw lands anyway, as in a real tray
                 )
             )
             self._hold = None

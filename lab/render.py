@@ -348,16 +348,59 @@ def pose_box(p: Pose, w: int, h: int) -> tuple[int, int, int, int] | None:
     return int(x0), int(y0), int(x1 - x0), int(y1 - y0)
 
 
+FIT_MIN_PX = 24.0  # a crowded throw's dice shrink no smaller (the detector learnt 16-125 px)
+PACK_MIN_PX = 16.0  # packed side by side, no smaller: the detector's smallest
+
+
 def place_dice(
-    diceset: DiceSet, dice, rng: np.random.Generator, style: Style, size=(640, 480)
+    diceset: DiceSet,
+    dice,
+    rng: np.random.Generator,
+    style: Style,
+    size=(640, 480),
+    fit: bool = False,
 ) -> list[Pose]:
-    """Random resting places for ``dice`` [(die, face), ...]: apart, touching, some tilted."""
+    """Random resting places for ``dice`` [(die, face), ...]: apart, touching, some tilted.
+
+    Dice that do not fit the tray at the style's sizes raise ValueError (scene loops draw
+    another scene), unless ``fit`` (the simulated tray: a real tray holds any throw). Then
+    the throw is scattered again with dice ever smaller (down to ``FIT_MIN_PX``), and if it
+    is still too crowded, packed side by side in rows, as in a full tray::
+
+        >>> import numpy as np
+        >>> from vision.dicesets import load
+        >>> crowded = Style(die_px=(110.0, 120.0))
+        >>> len(place_dice(load("toss-up"), [("toss", "red")] * 10,
+        ...                np.random.default_rng(0), crowded, fit=True))
+        10
+    """
+    dice = list(dice)
+    try:
+        return _scatter(dice, rng, style, size, 1.0)
+    except ValueError:
+        if not fit:
+            raise
+    scale = 1.0
+    while style.die_px[0] * scale > FIT_MIN_PX:
+        scale *= 0.85
+        try:
+            return _scatter(dice, rng, style, size, scale)
+        except ValueError:
+            continue
+    return _packed(dice, rng, style, size)
+
+
+def _scatter(dice, rng: np.random.Generator, style: Style, size, scale: float) -> list[Pose]:
+    """Dice dropped one by one at random places (``scale``: their sizes shrunk by that)."""
     w, h = size
     margin = style.rim + 4
+    smallest = min(FIT_MIN_PX, style.die_px[0])
     poses: list[Pose] = []
     for die_id, face_id in dice:
         side = float(rng.uniform(*style.die_px))
-        for attempt in range(200):
+        if scale != 1.0:
+            side = max(smallest, side * scale)
+        for _attempt in range(200):
             if poses and rng.random() < 0.3:  # lie against a neighbour, edge to edge
                 nb = poses[int(rng.integers(0, len(poses)))]
                 k = int(rng.integers(0, 4))
@@ -386,6 +429,37 @@ def place_dice(
         if near_rim and rng.random() < 0.25:  # cocked against the rim
             t = t + rng.normal(0, 0.15 * side, 2)
         poses.append(Pose(die_id, face_id, cx, cy, side, angle, (float(t[0]), float(t[1]))))
+    return poses
+
+
+def _packed(dice, rng: np.random.Generator, style: Style, size) -> list[Pose]:
+    """The dice side by side in rows across the floor, each in a cell of its own (nearly
+    square to the tray, about a tenth of a side apart): the largest size at which they all
+    fit."""
+    w, h = size
+    margin = style.rim + 4
+    room_w, room_h = w - 2 * margin, h - 2 * margin
+    side = float(math.floor(style.die_px[1]))
+    while side >= PACK_MIN_PX:
+        cell = side * 1.12  # a die turned by up to 0.08 rad spans at most 1.08 sides
+        cols, rows = int(room_w // cell), int(room_h // cell)
+        if cols * rows >= len(dice):
+            break
+        side -= 1.0
+    else:
+        raise ValueError(
+            f"{len(dice)} dice do not fit a {w}x{h} tray, even side by side at {PACK_MIN_PX:.0f} px"
+        )
+    x0 = margin + (room_w - cols * cell) / 2
+    y0 = margin + (room_h - rows * cell) / 2
+    cells = rng.permutation(cols * rows)[: len(dice)]
+    poses = []
+    for (die_id, face_id), c in zip(dice, cells):
+        row, col = divmod(int(c), cols)
+        cx = x0 + (col + 0.5) * cell + float(rng.uniform(-0.01, 0.01)) * side
+        cy = y0 + (row + 0.5) * cell + float(rng.uniform(-0.01, 0.01)) * side
+        angle = float(rng.uniform(-0.08, 0.08))
+        poses.append(Pose(die_id, face_id, cx, cy, side, angle))
     return poses
 
 
@@ -698,14 +772,20 @@ def compose(
 
 
 def render_scene(
-    diceset: DiceSet, dice, rng: np.random.Generator, size=(640, 480), style: Style | None = None
+    diceset: DiceSet,
+    dice,
+    rng: np.random.Generator,
+    size=(640, 480),
+    style: Style | None = None,
+    fit: bool = False,
 ) -> tuple[np.ndarray, list[dict]]:
     """A still tray with ``dice`` [(die_id, face_id), ...] at rest; (frame, labels).
 
-    Labels are in the order of ``dice``.
+    Labels are in the order of ``dice``. ``fit``: a crowded throw is placed with smaller or
+    packed dice instead of raising ValueError (see :func:`place_dice`).
     """
     style = style or random_style(rng)
-    poses = place_dice(diceset, list(dice), rng, style, size)
+    poses = place_dice(diceset, list(dice), rng, style, size, fit=fit)
     return compose(diceset, poses, rng, style, size)
 
 
@@ -722,6 +802,7 @@ def render_throw(
     empty_frames: int = 3,
     pickup: bool = True,
     hand_frames: int = 8,
+    fit: bool = False,
 ):
     """A throw in time: yields ``(frame, truth)`` per frame.
 
@@ -729,11 +810,12 @@ def render_throw(
     Phases: ``empty_frames`` of empty tray, the dice entering and bouncing (``move_frames``,
     default about 0.6 s), ``rest_frames`` at rest, then (``hand``) a hand reaching in and
     taking the dice (``hand_frames`` in, as many out), and the empty tray again
-    (``pickup=False``: the sequence ends at rest).
+    (``pickup=False``: the sequence ends at rest). ``fit``: a crowded throw is placed with
+    smaller or packed dice instead of raising ValueError (see :func:`place_dice`).
     """
     w, h = size
     style = style or random_style(rng)
-    final = place_dice(diceset, list(dice), rng, style, size)
+    final = place_dice(diceset, list(dice), rng, style, size, fit=fit)
     move = move_frames if move_frames is not None else max(6, int(0.6 * fps))
     i = 0
     for _ in range(empty_frames):

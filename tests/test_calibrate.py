@@ -153,7 +153,15 @@ def fake_render_module():
         return scene(dice), labels(dice)
 
     def render_throw(
-        diceset, dice, rng, size=(640, 480), style=None, fps=30, rest_frames=12, hand=True
+        diceset,
+        dice,
+        rng,
+        size=(640, 480),
+        style=None,
+        fps=30,
+        rest_frames=12,
+        hand=True,
+        fit=False,
     ):
         for i in range(3):
             yield scene(dice), {"phase": "moving", "labels": labels(dice), "frame": i}

@@ -361,7 +361,15 @@ def fake_render_module():
         return np.full((size[1], size[0], 3), 5, np.uint8), []
 
     def render_throw(
-        diceset, dice, rng, size=(640, 480), style=None, fps=30, rest_frames=12, hand=True
+        diceset,
+        dice,
+        rng,
+        size=(640, 480),
+        style=None,
+        fps=30,
+        rest_frames=12,
+        hand=True,
+        fit=False,
     ):
         labels = [
             {"x": 10 * i, "y": 10, "w": 40, "h": 40, "die": d, "face": f}
