@@ -322,6 +322,8 @@ class Journal:
                 start += 3
             ended = raw.endswith(b"\n")
             line = raw[:-1] if ended else raw
+            if line.endswith(b"\r"):  # CRLF line ends (saved by an editor on Windows)
+                line = line[:-1]
             if not ended and len(raw) > MAX_LINE:
                 err = JournalError(
                     f"the line is longer than {MAX_LINE} bytes (no journal line "
