@@ -318,7 +318,7 @@ def build_model(n_dice: int, n_faces: int):
     text (+1 against +3, +100 against -100) and a 1 against a 2 on a small die are lost when
     the first layers pool. Separable convs at 32 x 32 and 16 x 16 make it about three times
     cheaper per die than full conv blocks (0.30 against 0.93 ms per die in
-    onnxruntime on one thread here). ``forward_features`` gives the last conv map (80 x 8 x 8)
+    onnxruntime on one thread). ``forward_features`` gives the last conv map (80 x 8 x 8)
     before global pooling: the ONNX ``features`` output a taught head is fitted on.
     """
     import torch
