@@ -165,6 +165,7 @@ class Session:
         self.bots = None  # tray.table.bot_seats.BotSeats: computer players' decisions
         self.odds_mode = "off"  # live odds: "off", "hold" (a button held, or key O), "always"
         self.odds_toggled = False
+        self.net = None  # tray.net.attach.NetTable: phones and the broker (--web, --broker)
 
     def step(self, t: float, draw: bool = True) -> None:
         """One turn of the loop at time ``t``."""
@@ -196,10 +197,14 @@ class Session:
                     self.on_settled(settled, t)
                 else:
                     self.table.settled(settled, t)
+        if self.net is not None:
+            self.net.pump(self, t)  # phones' presses join the button queue
         self.drain(t)
         self.table.tick(t)
         if self.bots:
             self.bots.tick(t)
+        if self.net is not None:
+            self.net.update(self, t)
         if draw and self.display is not None:
             self.draw(t)
 
@@ -232,6 +237,8 @@ class Session:
                 self.table.message.text if self.table.message else None,
             )
         view = build_view(self.table, t)
+        if self.net is not None:
+            view.join = self.net.join_info()
         if self.odds_shown(t):
             from tray.screen.odds_view import odds_lines
 
