@@ -311,7 +311,12 @@ def draw_play(d, v) -> None:
     header(d, v.title, v.game_id, v.round_text, v.turn, v.turn_colour)
     top, bottom = HEADER_H + GAP, BASE_H - FOOTER_H - 4
     sb = _sb_width(d)
-    scoreboard(d, v, 8, top, sb, bottom - top)
+    from tray.screen.join_panel import draw_join, join_height
+
+    jh = join_height(d, getattr(v, "join", None))
+    scoreboard(d, v, 8, top, sb, bottom - top - (jh + GAP if jh else 0))
+    if jh:
+        draw_join(d, v.join, 8, bottom - jh, sb, jh)
     x, mw = 8 + sb + 16, w - 10 - (8 + sb + 16)
     y = top
 

@@ -138,6 +138,7 @@ class View:
     history: list[tuple[str, list[str]]] = field(default_factory=list)  # ("Round 1", scores)
     cue: str | None = None  # the sound of the latest event: roll, bust, reveal, win
     cue_count: int = 0  # journal events so far: the cue plays when this grows
+    join: dict | None = None  # phones joining (--web): QR rows, table and seat codes
 
 
 @dataclass
