@@ -8,7 +8,15 @@ import random
 
 import pytest
 
-from tray.history import chi_square_p, dice_fairness, fairness, history, main_stats, read_folder
+from tray.history import (
+    chi_square_p,
+    dice_fairness,
+    fairness,
+    history,
+    holm,
+    main_stats,
+    read_folder,
+)
 from tray.rules.engine import action, roll
 from tray.rules.journal import Journal
 
@@ -107,5 +115,48 @@ def test_stats_command_json_and_plot(tmp_path, capsys):
 
 
 def test_stats_command_missing_folder(tmp_path, capsys):
-    assert main_stats(["--journals", str(tmp_path / "none")]) == 0
+    """A folder named on the command line that is not there is a mistake: one line, exit 2
+    (before: exit 0 and an empty report)."""
+    assert main_stats(["--journals", str(tmp_path / "none")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"dicetray stats: {tmp_path / 'none'}: no such folder")
+    (tmp_path / "a.jsonl").write_text("")
+    assert main_stats(["--journals", str(tmp_path / "a.jsonl"), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "is a file, not a folder" in err
+
+
+def test_stats_with_the_configs_folder_not_made_yet_has_no_games(tmp_path, capsys, monkeypatch):
+    """The config's journal folder is made by the first game: before it, no games yet."""
+    import types
+
+    import tray.table.config
+
+    cfg = types.SimpleNamespace(journal=types.SimpleNamespace(directory=str(tmp_path / "j")))
+    monkeypatch.setattr(tray.table.config, "load_config", lambda: cfg)
+    assert main_stats([]) == 0
     assert "no games yet" in capsys.readouterr().out
+
+
+D6_FAIR = {str(i): 1 / 6 for i in range(1, 7)}
+P_028 = {"1": 100, "2": 100, "3": 100, "4": 100, "5": 75, "6": 125}  # chi2 12.5, p = 0.028
+
+
+def test_a_p_value_under_5_percent_is_not_called_fair():
+    out = fairness(P_028, D6_FAIR)
+    assert out["p_value"] == pytest.approx(0.0285, abs=5e-4)
+    assert out["verdict"] == "uneven: 6 comes up 21% (a fair die: 17%): roll it more to be sure"
+
+
+def test_several_dice_tested_together_allow_for_luck():
+    """Of six dice tested, one at p = 0.028 is no clear sign (Holm: 6 x 0.028 > 0.05); the
+    same die tested alone is uneven, and a strongly loaded one stays suspicious."""
+    assert holm([0.028, 0.5, 0.6, 0.7, 0.8, 0.9]) == pytest.approx([0.168, 1, 1, 1, 1, 1])
+    assert holm([0.01, 0.04]) == pytest.approx([0.02, 0.04])
+    out = fairness(P_028, D6_FAIR, adjusted=0.168, tests=6)
+    assert out["p_adjusted"] == pytest.approx(0.168) and out["tests"] == 6
+    assert out["verdict"].startswith("no clear sign of bias: 6 comes up 21%")
+    assert "looks fair" not in out["verdict"] and "suspicious" not in out["verdict"]
+    loaded = {"1": 80, "2": 80, "3": 80, "4": 80, "5": 80, "6": 200}
+    assert fairness(loaded, D6_FAIR, adjusted=6e-20, tests=6)["verdict"].startswith("suspicious")

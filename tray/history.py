@@ -7,7 +7,8 @@ with a note, never an error. From the games read:
 - ``dice_fairness(games)``: per die of each dice set (the die id: ``red`` of Tally Up!, the
   ``d6`` both pip dice share), the count of each face over every roll in the journals, a
   chi-square goodness-of-fit test against the layout (a face printed twice is expected twice
-  as often) and a plain verdict that honours the sample size.
+  as often) and a plain verdict that honours the sample size and, when several dice are
+  tested at once, the chance that one of them looks uneven by luck alone (Holm's method).
 - ``history(games)``: games played and won per player name and per game, longest winning
   streaks, best scores, and each game's scores round by round (``chart``).
 
@@ -45,8 +46,8 @@ from tray.rules.engine import winners
 from tray.rules.journal import Journal
 
 MIN_EXPECTED = 5  # every face expected at least this often before the test can tell anything
-SUSPICIOUS_P = 0.001  # below this p-value a die is called suspicious
-UNEVEN_P = 0.01
+SUSPICIOUS_P = 0.001  # below this (adjusted) p-value a die is called suspicious
+UNEVEN_P = 0.05  # below this one, uneven; at or above it, fair as far as the rolls tell
 
 
 @dataclass
@@ -132,16 +133,24 @@ def _gamma_q(a: float, x: float) -> float:
     return min(1.0, math.exp(-x + a * math.log(x) - lg) * h)
 
 
-def fairness(counts: dict[str, int], expected: dict[str, float]) -> dict:
+def fairness(
+    counts: dict[str, int], expected: dict[str, float], adjusted: float | None = None, tests=1
+) -> dict:
     """Chi-square test of face ``counts`` against face chances ``expected``, with a verdict.
+
+    ``adjusted``: the p-value adjusted for the ``tests`` dice tested together (see
+    :func:`holm`); the verdict follows it, so that one die of many that looks a little
+    uneven by luck is not called uneven.
 
     >>> fairness({"1": 1, "2": 1}, {"1": 0.5, "2": 0.5})["verdict"]
     'too few rolls to tell'
     >>> fairness({"1": 500, "2": 500}, {"1": 0.5, "2": 0.5})["verdict"]
     'looks fair'
+    >>> fairness({"1": 535, "2": 465}, {"1": 0.5, "2": 0.5})["verdict"]  # p = 0.027
+    'uneven: 1 comes up 54% (a fair die: 50%): roll it more to be sure'
     """
     n = sum(counts.values())
-    out = {"rolls": n, "chi2": None, "p_value": None}
+    out = {"rolls": n, "chi2": None, "p_value": None, "p_adjusted": None, "tests": tests}
     if n == 0 or n * min(expected.values()) < MIN_EXPECTED:
         need = math.ceil(MIN_EXPECTED / min(expected.values()))
         out["verdict"] = "too few rolls to tell"
@@ -149,18 +158,35 @@ def fairness(counts: dict[str, int], expected: dict[str, float]) -> dict:
         return out
     stat = sum((counts[f] - n * p) ** 2 / (n * p) for f, p in expected.items())
     p_value = chi_square_p(stat, len(expected) - 1)
-    out["chi2"], out["p_value"] = round(stat, 3), p_value
+    p_adj = p_value if adjusted is None else max(p_value, adjusted)
+    out["chi2"], out["p_value"], out["p_adjusted"] = round(stat, 3), p_value, p_adj
     face = max(expected, key=lambda f: counts[f] / n - expected[f])
-    share = counts[face] / n
-    if p_value < SUSPICIOUS_P:
-        out["verdict"] = (
-            f"suspicious: {face} comes up {share:.0%} of the time "
-            f"(a fair die: {expected[face]:.0%})"
-        )
+    share = f"{face} comes up {counts[face] / n:.0%}"
+    fair = f"(a fair die: {expected[face]:.0%})"
+    if p_adj < SUSPICIOUS_P:
+        out["verdict"] = f"suspicious: {share} of the time {fair}"
+    elif p_adj < UNEVEN_P:
+        out["verdict"] = f"uneven: {share} {fair}: roll it more to be sure"
     elif p_value < UNEVEN_P:
-        out["verdict"] = f"a little uneven ({face} {share:.0%}): roll it more to tell"
+        out["verdict"] = f"no clear sign of bias: {share} {fair}, common by luck among {tests} dice"
     else:
         out["verdict"] = "looks fair"
+    return out
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment of p-values tested together: an adjusted p-value under
+    0.05 keeps the chance of calling any fair die unfair under 5%, however many are tested.
+
+    >>> [round(p, 3) for p in holm([0.028, 0.5, 0.01])]
+    [0.056, 0.5, 0.03]
+    """
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    out = [1.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        out[i] = running
     return out
 
 
@@ -182,18 +208,25 @@ def dice_fairness(records: list[GameRecord]) -> list[dict]:
                 layouts.setdefault(key, list(layout[die]))
                 counts = tallies.setdefault(key, dict.fromkeys(layout[die], 0))
                 counts[face] = counts.get(face, 0) + 1
-    out = []
+    dice = []
     for (dice_set, die), counts in sorted(tallies.items()):
         faces = layouts[(dice_set, die)]
         expected = {f: faces.count(f) / len(faces) for f in dict.fromkeys(faces)}
-        counts = {f: counts.get(f, 0) for f in expected}
+        dice.append((dice_set, die, {f: counts.get(f, 0) for f in expected}, expected))
+    # every die with enough rolls is tested; the verdicts allow for their number
+    first = [fairness(counts, expected) for _, _, counts, expected in dice]
+    tested = [i for i, r in enumerate(first) if r["p_value"] is not None]
+    adjusted = dict(zip(tested, holm([first[i]["p_value"] for i in tested])))
+    out = []
+    for i, (dice_set, die, counts, expected) in enumerate(dice):
+        result = fairness(counts, expected, adjusted[i], len(tested)) if i in adjusted else first[i]
         out.append(
             {
                 "dice_set": dice_set,
                 "die": die,
                 "counts": counts,
                 "expected": {f: round(p, 4) for f, p in expected.items()},
-                **fairness(counts, expected),
+                **result,
             }
         )
     return out
@@ -310,6 +343,15 @@ def main_stats(argv: list[str]) -> int:
         except Exception as err:  # noqa: BLE001 - a bad config: say so and stop
             print(f"dicetray stats: {err}", file=sys.stderr)
             return 2
+    if args.journals is not None and not Path(folder).expanduser().is_dir():
+        p = Path(folder).expanduser()
+        why = "is a file, not a folder" if p.exists() else "no such folder"
+        print(
+            f"dicetray stats: {folder}: {why}: give the folder the journals are in "
+            "(--journals DIR; without it, the config's journal folder)",
+            file=sys.stderr,
+        )
+        return 2
     records, notes = read_folder(folder)
     out = {
         "journals": str(folder),
@@ -348,10 +390,16 @@ def render_text(out: dict) -> str:
     """The ``dicetray stats`` report in words."""
     lines = [f"{out['read']} games read from {out['journals']}"]
     lines += [f"  {n}" for n in out["skipped"]]
-    lines.append("\nDice (chi-square test of every face against the layout):")
+    tests = max((d.get("tests", 1) for d in out["dice"]), default=1)
+    lines.append(
+        "\nDice (chi-square test of every face against the layout"
+        + (f"; p-values adjusted for the {tests} dice tested, Holm):" if tests > 1 else "):")
+    )
     for d in out["dice"]:
         counts = " ".join(f"{f}:{c}" for f, c in d["counts"].items())
         p = "" if d["p_value"] is None else f"  p={d['p_value']:.3g}"
+        if d["p_value"] is not None and d.get("tests", 1) > 1:
+            p += f" (adjusted {d['p_adjusted']:.3g})"
         lines.append(
             f"  {d['dice_set']:<9} {d['die']:<7} {d['rolls']:>5} rolls  {counts}{p}  {d['verdict']}"
         )
