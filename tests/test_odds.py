@@ -224,3 +224,21 @@ def test_odds_command_bad_journal(tmp_path, capsys):
     assert main_odds([str(bad), "--json"]) == 2
     assert "cannot read" in capsys.readouterr().err
     assert main_odds([str(tmp_path / "missing.jsonl")]) == 2
+
+
+def test_odds_command_after_n_heads_its_table_with_the_decision_at_n(tmp_path, capsys):
+    """A finished game asked about event 2: the header is the prompt after event 2, not the
+    end of the game (before: "Game over: Ann wins" above the odds of event 2)."""
+    j = Journal.create(tmp_path / "t.jsonl", "toss-up", ["Ann", "Ben"], {}, None)
+    for _ in range(11):
+        j.append(roll(*["toss:green"] * 10))
+    j.append(action(0, "stop"))
+    j.append(roll(*["toss:red"] * 10))  # Ben's last turn: a bust
+    assert j.finished and "Game over" in j.expect().prompt
+    assert main_odds([str(j.path), "--after", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    prompt = toss_up.expect(j.state_after(2)).prompt
+    assert lines[0] == f"toss-up after event 2 of 13: {prompt}"
+    assert "Game over" not in lines[0] and lines[1].split()[0] == "roll"
+    assert main_odds([str(j.path)]) == 0
+    assert capsys.readouterr().out == "toss-up: nothing left to chance at this point\n"

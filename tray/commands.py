@@ -51,9 +51,12 @@ def main_odds(argv: list[str]) -> int:
         print(json.dumps(out))
         return 0
     if not out["options"]:
-        print(f"{out['game']}: nothing left to chance at this point")
+        where = "" if args.after is None else f" after event {args.after}"
+        print(f"{out['game']}{where}: nothing left to chance at this point")
         return 0
-    print(f"{out['game']}: {j.expect().prompt}")
+    prompt = j.game.expect(state).prompt  # the decision at that event, not at the end
+    where = "" if args.after is None else f" after event {args.after} of {len(j.events)}"
+    print(f"{out['game']}{where}: {prompt}")
     for o in out["options"]:
         extra = "  ".join(
             f"{k} {v:.1%}"
