@@ -46,12 +46,14 @@ COMMANDS = {
 def usage() -> str:
     lines = ["usage: dicetray COMMAND [options]", "", "commands:"]
     lines += [f"  {name:<12} {help_}" for name, (_, _, help_) in COMMANDS.items()]
-    lines += ["", "dicetray COMMAND --help shows the options of a command."]
+    lines += ["", "dicetray COMMAND --help (or dicetray help COMMAND) shows a command's options."]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["help"] and len(argv) > 1:
+        argv = [argv[1], "--help"]  # dicetray help CMD = dicetray CMD --help
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0
