@@ -1014,8 +1014,14 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(
         prog="dicetray teach",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Teach the table your own dice and tray from labelled photos: FOLDER holds "
+            "images/ and labels.csv (one row per die: file,split,x,y,w,h,value[,die]). The "
+            "taught folder written to --out is used with --taught DIR (recognize, eval, "
+            "calibrate, play, demo) or the config's [vision] taught key. Needs the train "
+            "extra (pip install -e '.[train]'); it takes minutes."
+        ),
+        epilog="example: dicetray teach my-photos --dice-set d6 --out my-taught",
     )
     p.add_argument("folder", help="labelled photos: images/ + labels.csv")
     p.add_argument("--dice-set", required=True, help="d6, tally-up, toss-up, rollers or a file")
