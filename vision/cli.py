@@ -150,6 +150,13 @@ def main_recognize(argv: list[str]) -> int:
         "also searching it at twice the scale for small dice",
     )
     args = p.parse_args(argv)
+    if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:  # NaN fails too
+        print(
+            f"dicetray recognize: --threshold {args.threshold} is not a confidence: give a "
+            "number from 0 to 1 (like 0.9), or leave it out for the model's own",
+            file=sys.stderr,
+        )
+        return 2
     try:
         from vision.pipeline import Recognizer
 
@@ -192,8 +199,7 @@ def main_recognize(argv: list[str]) -> int:
     else:
         for r in results:
             if "error" in r:
-                print(f"{r['image']}: {r['error']}")
-                continue
+                continue  # said once, on stderr, as it happened
             print(f"{r['image']}: {len(r['dice'])} dice")
             for d in r["dice"]:
                 face = d["face"] if d["face"] is not None else "?  (not sure: re-roll or fix)"
