@@ -227,17 +227,39 @@ PICTURE_NOISE = (
     "The picture is only noise: check the camera cable. The game is kept and goes "
     "on when the picture comes back."
 )
+PICTURE_FLAT = (
+    "The picture is one flat colour: is the lens capped, or the camera stuck? The game is "
+    "kept and goes on when the picture comes back."
+)
 BAD_FRAME = "A bad frame from the camera was skipped."
+MIN_PICTURE_SIDE = 32  # a smaller picture cannot show a die
+FLAT_SPAN = 3  # grey levels between the darkest and lightest 1%: under this, one flat colour
+
+
+def picture_too_small(width: int, height: int) -> str:
+    """The status for a camera whose pictures are too small to show dice.
+
+    >>> picture_too_small(1, 1).split(":")[0]
+    'The camera sends pictures of 1x1 pixels'
+    """
+    return (
+        f"The camera sends pictures of {width}x{height} pixels: too small to show dice (at "
+        f"least {MIN_PICTURE_SIDE} a side); check its settings. The game is kept and goes on "
+        "when the picture comes back."
+    )
 
 
 def picture_fault(frame: np.ndarray) -> str | None:
-    """What is wrong with a whole frame that shows no tray at all (black, white, noise), or None.
+    """What is wrong with a whole frame that shows no tray at all (black, white, one flat
+    colour, noise), or None.
 
     >>> picture_fault(np.zeros((480, 640, 3), np.uint8)) == PICTURE_BLACK
     True
     >>> noise = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
-    >>> picture_fault(noise) == PICTURE_NOISE, picture_fault(np.full((480, 640, 3), 90, np.uint8))
-    (True, None)
+    >>> picture_fault(noise) == PICTURE_NOISE
+    True
+    >>> picture_fault(np.full((480, 640, 3), 90, np.uint8)) == PICTURE_FLAT   # a stuck camera
+    True
     """
     grey = frame[::4, ::4].mean(axis=2, dtype=np.float32)
     lo, hi = np.percentile(grey, (1, 99))
@@ -245,6 +267,8 @@ def picture_fault(frame: np.ndarray) -> str | None:
         return PICTURE_BLACK
     if lo > 215:
         return PICTURE_WHITE
+    if hi - lo < FLAT_SPAN:  # not even sensor noise: a stuck or capped camera, not a tray
+        return PICTURE_FLAT
     # neighbouring pixels of a real picture are alike; those of noise are not
     if float(np.abs(np.diff(grey, axis=1)).mean()) > 45:
         return PICTURE_NOISE
@@ -274,8 +298,9 @@ class Guarded(FrameSource):
 
     A source that raises (``RuntimeError``, ``OSError``, ``cv2.error``, anything) is a lost
     camera ("Camera lost"); a frame that cannot be a picture (0x0, odd channels, not numbers)
-    is skipped ("bad frame"); grey, BGRA and float frames are converted; a black, white or
-    noise picture is not read (the dice cannot be seen) and ``status`` says why. Counters:
+    is skipped ("bad frame"); grey, BGRA and float frames are converted; a picture too small
+    to show dice (under 32 px a side), or black, white, one flat colour or noise, is not read
+    (the dice cannot be seen) and ``status`` says why. Counters:
     ``errors``, ``bad_frames``, ``faulty_pictures``. Other attributes pass through.
 
     >>> class Broken(FrameSource):
@@ -309,6 +334,11 @@ class Guarded(FrameSource):
             self.status = CAMERA_LOST
             return None
         if image is None:
+            return None
+        shape = getattr(image, "shape", None)
+        if isinstance(shape, tuple) and len(shape) >= 2 and 0 < min(shape[:2]) < MIN_PICTURE_SIDE:
+            self.faulty_pictures += 1
+            self.status = picture_too_small(int(shape[1]), int(shape[0]))
             return None
         try:
             frame = _as_frame(image, self.size)
