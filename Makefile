@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= demo-out
 
-.PHONY: run test venv lint clean pi-install
+.PHONY: run test venv lint clean pi-install net-tools
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +15,18 @@ $(BIN)/.installed: pyproject.toml
 
 # the tests also teach (lab.teach), which needs the train extra (torch CPU, onnx)
 $(BIN)/.installed-train: $(BIN)/.installed
-	$(BIN)/pip install --quiet -e '.[dev,train]'
+	$(BIN)/pip install --quiet -e '.[dev,train,web]'
 	touch $@
+
+# the network tests start Mosquitto and drive Chromium (Debian's packages): installed when
+# missing and apt-get can be used; otherwise those tests fail saying what to install
+net-tools:
+	@PATH="$$PATH:/usr/sbin"; command -v mosquitto >/dev/null && command -v chromium >/dev/null \
+	  && command -v chromedriver >/dev/null || { \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq || true; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto chromium chromium-driver; \
+	  else echo "make test: install mosquitto, chromium and chromium-driver (apt-get)" >&2; fi; }
 
 venv: $(BIN)/.installed
 
@@ -25,7 +35,7 @@ venv: $(BIN)/.installed
 run: $(BIN)/.installed
 	$(BIN)/dicetray demo --out $(OUT)
 
-test: $(BIN)/.installed-train
+test: $(BIN)/.installed-train net-tools
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -n 2
 
 lint: $(BIN)/.installed

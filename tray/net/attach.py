@@ -112,8 +112,11 @@ class NetTable:
             self.publisher = Publisher(cfg).start()
         return self
 
-    def close(self) -> None:
+    def close(self, flush_s: float = 5.0) -> None:
+        """Stop serving; the broker first gets up to ``flush_s`` seconds to acknowledge
+        every record."""
         if self.publisher is not None:
+            self.publisher.flush(flush_s)
             self.publisher.stop()
             self.publisher = None
         if self.server is not None:
@@ -242,3 +245,48 @@ def _join_url(host: str, port: int) -> str:
     elif ":" in host:
         host = f"[{host}]"
     return f"http://{host}:{port}/"
+
+
+def net_from_options(
+    web: str | None,
+    broker: str | None,
+    table: str | None = None,
+    cfg=None,
+    journal_dir: str | Path | None = None,
+) -> NetTable | None:
+    """The NetTable ``--web`` / ``--broker`` / ``--table`` and the config's ``[web]`` /
+    ``[broker]`` ask for (the command line wins), started; None when neither asks. Raises
+    ValueError on a bad value and tray.net.MissingExtra without the ``web`` extra."""
+    web_cfg = getattr(cfg, "web", None)
+    broker_cfg = getattr(cfg, "broker", None) or BrokerConfig()
+    listen = web or (web_cfg.listen if web_cfg is not None else "")
+    url = broker or broker_cfg.url
+    if not listen and not url:
+        return None
+    b = BrokerConfig(url, table or broker_cfg.table, broker_cfg.username, broker_cfg.password)
+    if url:
+        from tray.net.netconfig import parse_broker_url
+
+        parse_broker_url(url)
+    net = NetTable(
+        listen or None,
+        b if url else None,
+        name=table or broker_cfg.table or None,
+        url=web_cfg.url if web_cfg is not None else "",
+        claim_s=web_cfg.claim_s if web_cfg is not None else 120,
+        journal_dir=journal_dir,
+    )
+    return net.start()
+
+
+def describe(net: NetTable) -> list[str]:
+    """Lines saying where the table can be reached (printed at start)."""
+    out = []
+    if net.server is not None:
+        out.append(f"phones: {net.hub.join_url} (table {net.name})")
+    if net.publisher is not None:
+        p = net.publisher
+        out.append(
+            f"broker: mqtt://{p.host}:{p.port}, topics dicetray/{net.name}/events and /state"
+        )
+    return out

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tray.net.netconfig import BROKER_KEYS, WEB_KEYS, BrokerConfig, WebConfig, parse_net
+
 DEFAULT_PATH = Path("~/.config/dicetray/config.toml")
 DEFAULT_JOURNALS = "~/.local/share/dicetray/journals"
 GPIO_MAX = 27
@@ -162,6 +164,8 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     journal: JournalConfig = field(default_factory=JournalConfig)
     vision: VisionConfig = field(default_factory=VisionConfig)
+    web: WebConfig = field(default_factory=WebConfig)  # the phone page (tray/net)
+    broker: BrokerConfig = field(default_factory=BrokerConfig)  # the MQTT broker (tray/net)
     path: Path | None = None
 
 
@@ -183,6 +187,8 @@ _KNOWN = {
     "game": {"default", "options"},
     "journal": {"directory"},
     "vision": {"taught"},
+    "web": WEB_KEYS,
+    "broker": BROKER_KEYS,
 }
 
 
@@ -513,6 +519,8 @@ def parse_config(data: dict, where: str = "") -> Config:
                 'vision.taught must be a taught folder, like "~/.config/dicetray/'
                 'taught-d6", or a table of them by dice set, like { d6 = "..." }'
             )
+    net = parse_net(data, fail)  # [web] and [broker]: tray/net/netconfig.py
+    cfg.web, cfg.broker = net.web, net.broker
     return cfg
 
 

@@ -159,6 +159,7 @@ def play_one(
     wall0: float,
     buttons_only: bool,
     recognizer,
+    net=None,
 ) -> dict:
     """One game on the simulated tray until it is over (or a limit), read by ``recognizer``
     (one for the games of a run: a rematch reads with the same models); returns its
@@ -188,6 +189,9 @@ def play_one(
         think_s=1.2 if window else 0.15,
         buttons_only=buttons_only,
     )
+    if net is not None:  # --web / --broker: phones follow, a claimed seat is the phone's
+        net.attach(session)
+        sim.phones = net.claims.claimed
     t, dt, steps = 0.0, 1.0 / fps, 0
     finished = timed_out = False
     frames0 = 0
@@ -270,6 +274,7 @@ def run_demo(
     buttons_only: bool = False,
     rematch: bool = False,
     taught=None,
+    net=None,
 ) -> dict:
     """Play a game (two with ``rematch``) on the simulated tray (``taught``: a taught folder
     to read the throws with); returns the last game's
@@ -279,7 +284,8 @@ def run_demo(
     ``script``: play exactly these events (rolls thrown on the tray, decisions pressed on the
     buttons) instead of random choices, and stop when they are done. ``dropout``: (after this
     many rolls, this many frames) the camera goes quiet once. ``max_steps``: a bound on loop
-    turns per game (tests)."""
+    turns per game (tests). ``net``: a started tray.net.attach.NetTable (--web, --broker)
+    that follows every game."""
     engine = games.get(game_id)
     if not engine.MIN_PLAYERS <= players <= engine.MAX_PLAYERS:
         raise ValueError(
@@ -346,6 +352,7 @@ def run_demo(
                 wall0,
                 buttons_only,
                 recognizer,
+                net,
             )
             results.append(res)
             if n == 0 and rematch:
@@ -445,6 +452,26 @@ def main_demo(argv: list[str]) -> int:
     )
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument(
+        "--web",
+        metavar="HOST:PORT",
+        default=None,
+        help="serve the phone page, e.g. 0.0.0.0:8080 (needs the web extra)",
+    )
+    ap.add_argument(
+        "--broker",
+        metavar="URL",
+        default=None,
+        help="publish every journal event to an MQTT broker, e.g. mqtt://127.0.0.1:1883",
+    )
+    ap.add_argument("--table", default=None, help="the table's name on the page and the broker")
+    ap.add_argument(
+        "--linger",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="with --web/--broker: keep serving S seconds after the game ends",
+    )
+    ap.add_argument(
         "--taught",
         metavar="DIR",
         default=None,
@@ -463,8 +490,15 @@ def main_demo(argv: list[str]) -> int:
         else max(engine.MIN_PLAYERS, min(3, engine.MAX_PLAYERS))
     )
     window = args.window or (not args.headless and has_display())
+    net = None
     try:
         options = parse_options(args.option)
+        if args.web or args.broker:
+            from tray.net.attach import describe, net_from_options
+
+            net = net_from_options(args.web, args.broker, args.table, journal_dir=args.out)
+            for line in describe(net):
+                print(line, flush=True)
         result = run_demo(
             args.game,
             players,
@@ -477,7 +511,11 @@ def main_demo(argv: list[str]) -> int:
             buttons_only=args.buttons_only,
             rematch=args.rematch,
             taught=args.taught,
+            net=net,
         )
+        if net is not None and args.linger > 0:
+            print(f"serving {args.linger:g} s more (--linger)", flush=True)
+            net.wait(args.linger)
     except (ValueError, RuleError) as exc:
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 2
@@ -498,5 +536,8 @@ def main_demo(argv: list[str]) -> int:
         return 2
     except (OSError, RuntimeError) as exc:  # hardware.camera.CameraError, file errors
         print(f"dicetray demo: {exc}", file=sys.stderr)
-        return 1
+        return 2 if type(exc).__name__ == "MissingExtra" else 1
+    finally:
+        if net is not None:
+            net.close()
     return 0 if result["finished"] else 1

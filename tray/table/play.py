@@ -72,6 +72,7 @@ class Play:
         open_source: Callable | None = None,
         open_vision: Callable | None = None,
         taught: str | None = None,
+        net=None,
     ):
         from hardware.buttons import KeyboardButtons
         from tray.screen.display import Display
@@ -79,6 +80,7 @@ class Play:
         self.cfg = cfg
         self.source_spec = source_spec
         self.taught = taught  # --taught DIR: over the config's [vision] taught
+        self.net = net  # tray.net.attach.NetTable: the phone page and the broker, or None
         self.headless = headless
         self.max_seconds = max_seconds
         wall0 = time.monotonic()
@@ -154,6 +156,8 @@ class Play:
             self.source = None
         if self.buttons is not None:
             self.buttons.close()
+        if self.net is not None:
+            self.net.close()
 
     def turn(self) -> float:
         """The start of a loop turn: the time, the test hook, the buttons' debounce."""
@@ -334,6 +338,8 @@ class Play:
         session.keys = self.keys
         session.bots = BotSeats(table)
         session.odds_mode = getattr(self.cfg.screen, "odds", "off")
+        if self.net is not None:
+            self.net.attach(session)
         self.flush()
         rolls_seen, lit = 0, []
         while True:
@@ -464,6 +470,19 @@ def main_play(argv: list[str]) -> int:
         default=None,
         help="a taught folder (dicetray teach) for your own dice",
     )
+    ap.add_argument(
+        "--web",
+        metavar="HOST:PORT",
+        default=None,
+        help="serve the phone page (over the config's [web] listen; needs the web extra)",
+    )
+    ap.add_argument(
+        "--broker",
+        metavar="URL",
+        default=None,
+        help="publish the games to an MQTT broker, mqtt://HOST:PORT (over [broker] url)",
+    )
+    ap.add_argument("--table", default=None, help="the table's name on the page and the broker")
     args = ap.parse_args(argv)
     from tray.table.config import ConfigError, load_config
 
@@ -484,6 +503,18 @@ def main_play(argv: list[str]) -> int:
                 TaughtModel.load(folder)
             except TaughtError as exc:
                 raise TaughtError(f"{cfg.path or 'config'}: [vision] taught: {exc}") from None
+        from tray.net import MissingExtra
+        from tray.net.attach import describe, net_from_options
+
+        try:
+            net = net_from_options(
+                args.web, args.broker, args.table, cfg, journal_dir=cfg.journal.directory
+            )
+        except MissingExtra as exc:
+            print(f"dicetray play: {exc}", file=sys.stderr)
+            return 2
+        for line in describe(net) if net is not None else []:
+            print(line, flush=True)
         return run_play(
             cfg,
             source_spec=args.source,
@@ -492,6 +523,7 @@ def main_play(argv: list[str]) -> int:
             headless=headless,
             max_seconds=args.max_seconds,
             taught=args.taught,
+            net=net,
         )
     except (ValueError, RuleError) as exc:
         print(f"dicetray play: {exc}", file=sys.stderr)

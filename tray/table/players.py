@@ -61,6 +61,7 @@ class SimPlayers:
         self.fixed = 0
         self.misread_corrected = 0
         self.misreads: list[tuple[list[str], list[str]]] = []  # (taken as read, thrown)
+        self.phones: Callable[[], list[int]] = list  # seats a phone holds: it decides for them
         session.on_settled = self.settled
 
     # a settled roll from the real vision pipeline
@@ -240,9 +241,10 @@ class SimPlayers:
             self._tally_window(t)
             return
         secret = table.secret_decisions()
+        phones = set(self.phones())
         if secret:
             for d in secret:
-                if d.player in table.secret:
+                if d.player in table.secret or d.player in phones:
                     continue
                 want = self._pick(d)
                 self._presses(press_plan(table, want), t)
@@ -323,7 +325,8 @@ class SimPlayers:
         from tray.rules import playthrough
 
         layout = self.s.table.state.get("layout")
-        ds = [d for d in e.decisions if d.player >= 0 and d.choices]
+        phones = set(self.phones())
+        ds = [d for d in e.decisions if d.player >= 0 and d.choices and d.player not in phones]
         if ds and e.roll is None:
             return self._pick(self.rng.choice(ds))
         if ds:
