@@ -14,6 +14,8 @@ dicetray screenshots [--out DIR]         every screen of every game, headless
 dicetray teach FOLDER --dice-set SET --out DIR   learn your dice from labelled photos
 dicetray train                           retrain the ONNX models (needs the train extra)
 dicetray soak --throws N [--json]        hours of play with faults, checked against truth
+dicetray standings --broker URL --web HOST:PORT   every table on a broker, one page
+dicetray netbench [--minutes M]          10 tables x 8 phones on a local broker: latency
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ COMMANDS = {
     "teach": ("lab.teach", "main", "learn your own dice and tray from labelled photos"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
     "soak": ("lab.soak", "main", "play for hours on the simulated tray with faults injected"),
+    "standings": ("tray.net.standings", "main", "every table on an MQTT broker on one page"),
+    "netbench": ("tray.net.bench", "main", "tables, phones and a broker under load: latency"),
 }
 
 
