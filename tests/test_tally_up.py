@@ -182,7 +182,7 @@ def test_reveal_before_up_die_roll():
     assert s["scores"] == [450, 0, 0]
     e = T.expect(s)
     assert e.roll.dice == ("up",) and e.roll.purpose == "up"
-    assert e.prompt == "Ana (OUT, still rolling): roll the Up Die"
+    assert e.prompt == "Ana is OUT but keeps rolling: roll the Up Die"
 
 
 def test_reveal_follows_up_die_points_face():
@@ -465,7 +465,7 @@ def test_active_player_keeps_rolling_while_out():
     s = choose(T.apply(game(3), PLAIN), p0="out")
     e = T.expect(s)
     assert e.roll.roller == 0 and e.roll.purpose == "main"
-    assert e.prompt == "Ana (OUT, still rolling): roll the red, yellow and blue dice"
+    assert e.prompt == "Ana is OUT but keeps rolling: roll the red, yellow and blue dice"
     s = T.apply(s, PLAIN)
     assert s["running"] == 900
     assert [d.player for d in T.expect(s).decisions] == [1, 2]

@@ -285,7 +285,7 @@ def expect(state: dict) -> Expect:
     """
     players = state["players"]
     a = state["active"]
-    who = players[a] + ("" if state["in"][a] else " (OUT, still rolling)")
+    who = players[a] + ("" if state["in"][a] else " is OUT but keeps rolling")
     detail = _detail(state)
     phase = state["phase"]
     if phase == OVER:
