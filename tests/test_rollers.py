@@ -176,7 +176,13 @@ def test_save_choices_are_distinct_sets_and_saving_everything_is_stopping():
     # or not; saving all six is "stop"
     assert len(saves) == 11 and [] in saves and [0, 1, 2, 3, 4] in saves
     assert len(g.expect(s).detail["labels"]) == len(d.choices)
-    s2 = g.apply(s, engine.action(0, "save", dice=[0, 1, 2, 3, 4, 5]))
+    # saving every die is not offered, and refused (before: taken, and journalled as a save)
+    assert [0, 1, 2, 3, 4, 5] not in saves
+    with pytest.raises(RuleError, match="Saving every die is stopping: choose stop"):
+        g.apply(s, engine.action(0, "save", dice=[0, 1, 2, 3, 4, 5]))
+    with pytest.raises(RuleError, match="Saving every die is stopping"):
+        g.apply(s, engine.action(0, "save", dice=[5, 4, 3, 2, 1, 0]))
+    s2 = g.apply(s, engine.action(0, "stop"))
     assert s2["last"]["kind"] == "apply" and s2["active"] == 1
     s = play(started(), R("1", "2", "3", "4", "5", black="1"))
     assert len(g.expect(s).decisions[0].choices) == 2**6 - 1 + 1
@@ -447,3 +453,37 @@ def test_docstring_examples_run():
     """The runnable examples in the module's docstrings give what they show."""
     result = doctest.testmod(g, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_apply_takes_exactly_the_saves_expect_offers():
+    """Every subset of the last roll's dice: apply takes it when expect offers a save of the
+    same faces (dice showing one face are interchangeable), and refuses every other, so
+    nothing reaches the journal as a save that the table could not have offered."""
+    from itertools import combinations
+
+    for dice in (R("2", "2", "3", "4", "4", black="1"), R("1", "2", "3", "5", "5", black="2")):
+        s = play(started(), dice)
+        roll = s["turn"]["last_roll"]
+        offered = {
+            tuple(sorted(roll[i] for i in c["dice"]))
+            for c in g.expect(s).decisions[0].choices
+            if c["action"] == "save"
+        }
+        for k in range(len(roll) + 1):
+            for idx in combinations(range(len(roll)), k):
+                faces = tuple(sorted(roll[i] for i in idx))
+                event = engine.action(0, "save", dice=list(idx))
+                if faces in offered:
+                    assert g.apply(s, event)["turn"]["saved"] == [roll[i] for i in idx]
+                else:
+                    assert k == len(roll)
+                    with pytest.raises(RuleError):
+                        g.apply(s, event)
+    # the last die of a turn: only roll it or stop
+    s = play(started(), R("3", "3", "3", "4", "5", black="1"))
+    s = play(s, engine.action(0, "save", dice=[0, 1, 2, 3, 4]), engine.roll("black:2"))
+    assert [c for c in g.expect(s).decisions[0].choices if c["action"] == "save"] == [
+        engine.action(0, "save", dice=[])
+    ]
+    with pytest.raises(RuleError, match="Saving every die is stopping"):
+        g.apply(s, engine.action(0, "save", dice=[0]))

@@ -18,7 +18,8 @@ player picks, on the screen, which dice of the last roll to save:
 ``action(p, "save", dice=[indices into the last roll])`` (``[]`` = roll them all again); the
 state then waits for a roll of exactly the dice not saved (``RollSpec.dice`` = their die ids,
 e.g. ``("wild", "wild", "black")``). ``action(p, "stop")`` stops rolling and applies the dice
-now. Saving every die of the last roll is the same as stopping. ``Decision.choices`` lists
+now. Saving every die of the last roll would be stopping: it is not offered, and refused
+(RuleError: choose ``stop``). ``Decision.choices`` lists
 every distinct save set (dice showing the same face are interchangeable, so at most 2^6) and
 ``stop``; ``Expect.detail["labels"]`` says each in words, in the same order.
 
@@ -564,6 +565,8 @@ def apply(state: dict, event: dict) -> dict:
             )
         if turn["zapped"] and indices:
             raise RuleError("ZAP: no die of that roll can be saved. Roll them again or stop")
+        if len(indices) == len(roll):  # not a save expect() offers: nothing left to roll
+            raise RuleError("Saving every die is stopping: choose stop to apply the dice")
         saved = [roll[i] for i in sorted(indices)]
         turn["saved"] += saved
         new["last"] = {
@@ -572,13 +575,9 @@ def apply(state: dict, event: dict) -> dict:
             "saved": saved,
             "rolls": turn["rolls"],
         }
-        if len(indices) == len(roll) and roll:
-            turn["last_roll"] = []
-            _to_apply(new)  # everything saved: nothing left to roll
-        else:
-            turn["last_roll"] = []
-            turn["zapped"] = False
-            turn["step"] = "roll"
+        turn["last_roll"] = []
+        turn["zapped"] = False
+        turn["step"] = "roll"
     else:
         stars = event.get("stars")
         usable = _usable(turn)
