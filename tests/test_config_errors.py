@@ -68,3 +68,14 @@ def test_a_journal_folder_that_is_a_file_names_the_key(tmp_path, capsys):
     assert "journal.directory" in err and "is a file, not a folder" in err
     p.write_text(f'[journal]\ndirectory = "{tmp_path / "journals" / "deeper"}"\n')
     assert "journal.directory" in play_says(capsys, "--config", str(p))
+
+
+def test_a_player_name_too_long_for_the_screen_names_the_key(tmp_path, capsys):
+    """Before: a 10,000-character name was taken."""
+    p = tmp_path / "c.toml"
+    p.write_text('[players]\nnames = ["Ann", "' + "x" * 10_000 + '"]\n')
+    err = play_says(capsys, "--config", str(p))
+    assert "players.names[1] is 10000 characters long: give a name of at most 20" in err
+    assert "x" * 30 not in err  # the name itself is not quoted back
+    p.write_text('[players]\nnames = ["Ann", "' + "x" * 20 + '"]\n')
+    assert load_config(p).players == ["Ann", "x" * 20]

@@ -35,6 +35,7 @@ GPIO_MAX = 27
 _FREE_PINS = (17, 27, 22, 23, 24, 25, 5, 6, 12, 13, 16, 19, 20, 21, 26, 4)
 GAME_IDS = ("tally-up", "toss-up", "bank", "diced-out", "rollers")
 MAX_PLAYERS = 10
+MAX_NAME = 20  # characters in a player's name: it has to fit beside the scores on the screen
 
 
 class ConfigError(ValueError):
@@ -318,6 +319,11 @@ def parse_config(data: dict, where: str = "") -> Config:
         for i, n in enumerate(names):
             if not n.strip():
                 raise fail(f"players.names[{i}] is empty: give every player a name")
+            if len(n) > MAX_NAME:
+                raise fail(
+                    f"players.names[{i}] is {len(n)} characters long: give a name of at "
+                    f"most {MAX_NAME} (it is shown beside the scores)"
+                )
         if len(names) > MAX_PLAYERS:
             raise fail(f"players.names has {len(names)} names: at most {MAX_PLAYERS} players")
         if len(set(names)) != len(names):
