@@ -1,6 +1,6 @@
 """``dicetray soak``: the whole table played for hours on the simulated tray, with faults.
 
-All five games are played in turn by the simulated players (``tray.table.app.SimPlayers``:
+All five games are played in turn by the simulated players (``tray.table.players.SimPlayers``:
 they throw, press buttons and fix misread dice as people would) through the real table
 (``Table`` + ``Journal``), the real vision pipeline (detector, classifier, Settler) and the
 camera guard (``hardware.camera.Guarded``). Faults are injected: blurred pictures, a hand in
@@ -23,7 +23,9 @@ prints ``throws``, ``wrong_scores``, ``lost_events``, ``crashes``, ``kills``, ``
 >>> from lab.soak import physical_throw
 >>> import random
 >>> physical_throw(["d6:1", "d6:2"], "wrong_count", ["d6:4"], ["d6"], random.Random(1))
-['d6:1', 'd6:2', 'd6:1']
+['d6:1']
+>>> physical_throw(["d6:1", "d6:2"], "leftover", ["d6:4"], ["d6"], random.Random(1))
+['d6:4', 'd6:1', 'd6:2']
 """
 
 from __future__ import annotations
@@ -110,7 +112,8 @@ class SoakTray:
         if self.fault == "blur":
             style = replace(style, blur=float(self.rng.uniform(1.5, 3.0)))
         pairs = [tuple(s.split(":", 1)) for s in landed]
-        poses = self.render.place_dice(self.diceset, pairs, self.np_rng, style)
+        # a tray holds whatever lands in it: a crowded throw (dice left over) is placed anyway
+        poses = self.render.place_dice(self.diceset, pairs, self.np_rng, style, fit=True)
         frame, labels = self.render.compose(self.diceset, poses, self.np_rng, style)
         self.frames = []
         if self.fault == "hand":
@@ -224,8 +227,9 @@ def worker(state: Path, seed: int, throws: int) -> int:
     from tray.rules import games
     from tray.rules.engine import RuleError
     from tray.rules.journal import Journal, find_unfinished, journal_path
-    from tray.table.actions import Table
-    from tray.table.app import Session, SimPlayers
+    from tray.table.players import SimPlayers
+    from tray.table.session import Session
+    from tray.table.table import Table
     from vision.dicesets import load
     from vision.pipeline import Recognizer
     from vision.settle import Settler
@@ -314,7 +318,10 @@ def worker(state: Path, seed: int, throws: int) -> int:
                     thrown = tray.throws
                     made += 1
                     fault_of_throw["cause"] = tray.fault
-                    _emit(throw=tray.fault)
+                    # the event the throw is for (as truth.log keys it)
+                    _emit(
+                        throw=tray.fault, journal=journal.path.name, event=len(journal.events) + 1
+                    )
                 if players.fixed != fixed:
                     _emit(correction="unread:" + fault_of_throw["cause"])
                     fixed = players.fixed
@@ -365,13 +372,21 @@ class Tally:
         self.checked: dict[str, tuple[int, int]] = {}  # journal -> (rolls, wrong), last check
         self.wrong_rolls: dict[str, list] = {}  # journal -> its wrong rolls, last check
         self.misreads: list[dict] = []  # rolls taken misread, then corrected
+        self.throw_of: dict[tuple, int] = {}  # (journal, event) -> the soak's throw number
+        self.at: dict = {}  # where the worker is: journal, event (of the last throw)
+        self.failures: list[str] = []  # why the soak failed, a line each (crashes, losses)
 
     def take(self, r: dict) -> bool:
         """Count one report; True for a throw."""
         if "throw" in r:
             self.throws += 1
             self.faults[r["throw"]] += 1
+            if "journal" in r:
+                self.at = {"journal": r["journal"], "event": r.get("event")}
+                self.throw_of[(r["journal"], r.get("event"))] = self.throws
             return True
+        if "game" in r:
+            self.at = {"journal": r["game"], "event": r.get("events", 0) + 1}
         if "ack" in r:
             self.acked[r["ack"]] = (r["size"], r["events"])
         elif "refused" in r:
@@ -389,6 +404,12 @@ class Tally:
             self.camera[r["camera"]] += 1
         return False
 
+    def where(self) -> str:
+        """The throw the soak is at, in words (for a failure's message)."""
+        if not self.at:
+            return f"at throw {self.throws}"
+        return f"at throw {self.throws} ({self.at['journal']}, event {self.at['event']})"
+
     def verify(self, state: Path) -> None:
         """After a kill: every acknowledged event must be in its journal, undamaged."""
         from tray.rules.journal import Journal, JournalError
@@ -396,11 +417,27 @@ class Tally:
         for name, (size, events) in self.acked.items():
             try:
                 j = Journal.open(state / name, salvage=True)
-            except (JournalError, OSError):
+            except (JournalError, OSError) as exc:
                 self.lost += events
+                self.failures.append(
+                    f"{events} acknowledged events lost after the kill {self.where()}: "
+                    f"{name} cannot be read ({exc})"
+                )
                 continue
             if j.damage is not None or j._size < size:
-                self.lost += max(1, events - len(j.events))
+                lost = max(1, events - len(j.events))
+                self.lost += lost
+                why = j.damage if j.damage is not None else f"{j._size} of {size} bytes left"
+                self.failures.append(
+                    f"{lost} acknowledged events lost after the kill {self.where()}: {name} ({why})"
+                )
+
+    def crashed(self, returncode: int, stderr: str) -> None:
+        """A worker that ended with an error (not killed by the soak): count it and say why."""
+        self.crashes += 1
+        lines = stderr.strip().splitlines()
+        why = lines[-1] if lines else f"exit code {returncode}, nothing on stderr"
+        self.failures.append(f"the worker failed {self.where()}: {why}")
 
     def result(self, seconds: float) -> dict:
         rolls = sum(r for r, _ in self.checked.values())
@@ -420,8 +457,11 @@ class Tally:
             "camera_faults": dict(sorted(self.camera.items())),
             "misread_rolls": self.misreads,
             "wrong_rolls": [
-                dict(w, journal=name) for name, ws in sorted(self.wrong_rolls.items()) for w in ws
+                dict(w, journal=name, throw=self.throw_of.get((name, w["event"])))
+                for name, ws in sorted(self.wrong_rolls.items())
+                for w in ws
             ],
+            "failures": list(self.failures),
             "seconds": round(seconds, 1),
             "throws_per_second": round(self.throws / seconds, 2) if seconds else None,
         }
@@ -456,23 +496,23 @@ def soak(
                 "--throws",
                 str(throws - tally.throws),
             ]
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            deadline = time.monotonic() + rng.uniform(*KILL_EVERY_S) if kills else None
-            killed = _follow(
-                proc, tally, bar, deadline, None if own else (state / "figures.json", start)
-            )
-            if killed:
-                tally.kills += 1
-                tally.verify(state)
-            elif proc.returncode != 0:
-                tally.crashes += 1
-                err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
-                print(
-                    f"soak: the worker failed: {err[-1] if err else proc.returncode}",
-                    file=sys.stderr,
+            # the worker's stderr goes to a file: a pipe nobody reads while it runs could fill
+            # up and stall it
+            with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as err:
+                proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+                deadline = time.monotonic() + rng.uniform(*KILL_EVERY_S) if kills else None
+                killed = _follow(
+                    proc, tally, bar, deadline, None if own else (state / "figures.json", start)
                 )
-                if tally.crashes > 20:
-                    break
+                if killed:
+                    tally.kills += 1
+                    tally.verify(state)
+                elif proc.returncode != 0:
+                    err.seek(0)
+                    tally.crashed(proc.returncode, err.read())
+                    bar.write(f"soak: {tally.failures[-1]}", file=sys.stderr)
+                    if tally.crashes > 20:
+                        break
     finally:
         bar.close()
         if tmp is not None:
@@ -549,7 +589,36 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for k, v in result.items():
             print(f"{k:>18}: {v}")
-    return 0 if not (result["wrong_scores"] or result["lost_events"] or result["crashes"]) else 1
+    why = reasons(result)
+    for line in why:
+        print(f"soak: {line}", file=sys.stderr)
+    return 1 if why else 0
+
+
+def reasons(result: dict) -> list[str]:
+    """Why a soak failed, one line each (nothing when it passed): every wrong score with its
+    throw, every loss of acknowledged events, every worker that failed, and the totals.
+
+    >>> reasons({"wrong_scores": 0, "lost_events": 0, "crashes": 0})
+    []
+    """
+    out = []
+    for w in result.get("wrong_rolls", []):
+        thrown = "no throw recorded for it" if w.get("thrown") is None else w["thrown"]
+        out.append(
+            f"wrong score at throw {w.get('throw') or '?'} ({w['journal']}, event "
+            f"{w['event']}): scored {w['scored']}, thrown {thrown}"
+        )
+    out += list(result.get("failures", []))
+    counts = [
+        (result["wrong_scores"], "wrong score", "wrong scores"),
+        (result["lost_events"], "lost event", "lost events"),
+        (result["crashes"], "worker crash", "worker crashes"),
+    ]
+    if any(n for n, _, _ in counts):
+        said = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts)
+        out.append(f"FAILED: {said}")
+    return out
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import random
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
-from lab.soak import Tally, physical_throw, worker
+from lab.soak import Tally, main, physical_throw, reasons, worker
 from tray.rules.engine import roll
 from tray.rules.journal import Journal
 
@@ -47,10 +47,15 @@ def test_a_lost_acknowledged_event_is_counted(tmp_path):
     j.path.write_bytes(data[:-10])  # the last acknowledged line did not survive
     tally.verify(tmp_path)
     assert tally.lost == 1
+    (said,) = tally.failures
+    assert said.startswith("1 acknowledged events lost after the kill at throw 0: g.jsonl (")
 
 
 def test_each_wrong_score_is_listed_with_what_was_thrown():
     tally = Tally()
+    tally.take({"game": "bank-1.jsonl", "size": 100, "events": 0})
+    for event in (1, 2, 3):
+        tally.take({"throw": "none", "journal": "bank-1.jsonl", "event": event})
     tally.take(
         {
             "checked": "bank-1.jsonl",
@@ -68,7 +73,15 @@ def test_each_wrong_score_is_listed_with_what_was_thrown():
             "event": 3,
             "scored": ["d6:1", "d6:2"],
             "thrown": ["d6:1", "d6:5"],
+            "throw": 3,
         }
+    ]
+    assert reasons(result) == [
+        (
+            "wrong score at throw 3 (bank-1.jsonl, event 3): scored ['d6:1', 'd6:2'], "
+            "thrown ['d6:1', 'd6:5']"
+        ),
+        "FAILED: 1 wrong score, 0 lost events, 0 worker crashes",
     ]
 
 
@@ -95,3 +108,61 @@ def test_a_roll_taken_misread_and_corrected_is_listed():
             "fault": "none",
         }
     ]
+
+
+def test_the_worker_reports_the_journal_and_event_of_each_throw(tmp_path, capsys):
+    assert worker(tmp_path, seed=4, throws=3) == 0
+    reports = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    throws = [r for r in reports if "throw" in r]
+    assert len(throws) == 3
+    truths = [json.loads(x) for x in (tmp_path / "truth.log").read_text().splitlines()]
+    assert [(r["journal"], r["event"]) for r in throws] == [
+        (t["journal"], t["event"]) for t in truths
+    ]
+
+
+def test_a_worker_that_fails_is_said_with_its_throw():
+    tally = Tally()
+    tally.take({"game": "toss-up-1.jsonl", "size": 100, "events": 4})
+    for event in (5, 6):
+        tally.take({"throw": "none", "journal": "toss-up-1.jsonl", "event": event})
+    tally.crashed(3, "Traceback (most recent call last):\n  ...\nValueError: no such face\n")
+    tally.crashed(-11, "")
+    assert tally.failures == [
+        "the worker failed at throw 2 (toss-up-1.jsonl, event 6): ValueError: no such face",
+        "the worker failed at throw 2 (toss-up-1.jsonl, event 6): exit code -11, nothing on stderr",
+    ]
+    result = tally.result(1.0)
+    assert result["crashes"] == 2 and reasons(result)[-1] == (
+        "FAILED: 0 wrong scores, 0 lost events, 2 worker crashes"
+    )
+
+
+def test_a_failed_soak_says_why_on_stderr_and_a_passed_one_says_nothing(monkeypatch, capsys):
+    """Before: exit 1 after "1000/1000" and nothing on stderr but the progress bar."""
+    import lab.soak
+
+    tally = Tally()
+    tally.take({"throw": "blur", "journal": "bank-1.jsonl", "event": 7})
+    tally.take(
+        {
+            "checked": "bank-1.jsonl",
+            "rolls": 7,
+            "wrong": 1,
+            "wrong_rolls": [{"event": 7, "scored": ["d6:1", "d6:2"], "thrown": None}],
+        }
+    )
+    monkeypatch.setattr(lab.soak, "soak", lambda *a, **k: tally.result(1.0))
+    assert main(["--throws", "1", "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["wrong_scores"] == 1
+    assert err.splitlines() == [
+        (
+            "soak: wrong score at throw 1 (bank-1.jsonl, event 7): scored ['d6:1', 'd6:2'], "
+            "thrown no throw recorded for it"
+        ),
+        "soak: FAILED: 1 wrong score, 0 lost events, 0 worker crashes",
+    ]
+    monkeypatch.setattr(lab.soak, "soak", lambda *a, **k: Tally().result(1.0))
+    assert main(["--throws", "1"]) == 0
+    assert capsys.readouterr().err == ""
