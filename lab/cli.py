@@ -17,6 +17,10 @@ def main_eval(argv: list[str]) -> int:
     """``dicetray eval``: accuracy figures on rendered held-out scenes and real photos."""
     from lab import evaluate
 
+    if "--loso" in argv:  # leave-one-source-out: its own options (python -m lab.loso --help)
+        from lab import loso
+
+        return loso.main([a for a in argv if a != "--loso"])
     p = argparse.ArgumentParser(
         prog="dicetray eval",
         description=evaluate.__doc__,
@@ -63,6 +67,12 @@ def main_eval(argv: list[str]) -> int:
         metavar="DIR",
         default=None,
         help="a taught folder (dicetray teach) to score --photos with",
+    )
+    p.add_argument(
+        "--loso",
+        action="store_true",
+        help="leave-one-source-out figures of the d6 reader instead (trains a classifier "
+        "per real source; its options: python -m lab.loso --help)",
     )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)

@@ -6,7 +6,8 @@ abstentions, wrong readings, the confusion matrix; and on rendered throws throug
 it was sure of, frames from rest to roll, rolls taken while dice moved or a hand was in.
 On each real photo set (``--realdice``, not shipped: ``lab.photos.REALDICE_DIR``; d6 path):
 the same detection and face
-figures, for the held-out split and for all photos, rune55_gray per source.
+figures, for the judge split (``lab.splits``: photos never trained on and never used to set
+a threshold) and for all photos, rune55_gray per source.
 A found die matches a labelled die when the labelled box's centre lies inside the found box
 (one match each); the matteop65 boxes cover only the pip pattern.
 """
@@ -21,7 +22,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from lab.photos import read_label_rows, rune55_split
+from lab.photos import read_label_rows
 from vision.dicesets import load
 from vision.types import closest_pairs
 
@@ -372,14 +373,19 @@ def eval_throws(set_id: str, throws: int, fault: str | None = None) -> dict:
 
 
 def _real_sets(realdice: Path):
-    """(name, split, image path, labels) of the real photos, labels as d6 dicts."""
+    """(name, part, image path, labels) of the real photos, labels as d6 dicts; ``part``:
+    train, calibrate or judge (``lab.splits``)."""
+    from lab.splits import entries
+
+    parts = {key: e.part for key, e in entries(realdice).items()}
     m = realdice / "matteop65_webcam"
     if (m / "labels.csv").exists():
         rows = defaultdict(list)
         for r in read_label_rows(m / "labels.csv"):
             rows[r["file"]].append(r)
         for f, rs in sorted(rows.items()):
-            yield "matteop65_webcam", rs[0]["split"], m / "images" / f, rs, 1.0, 1.0
+            part = parts[("matteop65_webcam", f)]
+            yield "matteop65_webcam", part, m / "images" / f, rs, 1.0, 1.0
     r55 = realdice / "rune55_gray"
     if (r55 / "labels.csv").exists():
         rows = defaultdict(list)
@@ -388,7 +394,7 @@ def _real_sets(realdice: Path):
         for f, rs in sorted(rows.items()):
             yield (
                 f"rune55_gray/{rs[0]['source']}",
-                rune55_split(f),
+                parts[("rune55_gray", f)],
                 r55 / "images" / f,
                 rs,
                 None,
@@ -402,7 +408,7 @@ def eval_real(realdice: Path, fine: bool = True) -> dict:
 
     rec = Recognizer(load("d6"))
     tallies: dict[str, Tally] = defaultdict(Tally)
-    for name, split, path, rows, _, _ in _bar(list(_real_sets(realdice)), "real photos"):
+    for name, part, path, rows, _, _ in _bar(list(_real_sets(realdice)), "real photos"):
         img = cv2.imread(str(path))
         if img is None:
             continue
@@ -421,14 +427,14 @@ def eval_real(realdice: Path, fine: bool = True) -> dict:
         rec.reset()
         found = rec.read(img, fine=fine).dice
         tallies[f"{name} (all)"].add(labels, found)
-        if split == "valid":
-            tallies[f"{name} (held-out)"].add(labels, found)
+        if part == "judge":  # never trained on, never set a threshold (lab.splits)
+            tallies[f"{name} (judge)"].add(labels, found)
     return {k: t.figures() for k, t in sorted(tallies.items())}
 
 
 def eval_real_crops(realdice: Path) -> dict:
-    """Classifier figures on the held-out crops of chase_casino_crops (translucent casino
-    dice; the author's val + test splits; no whole photos, so no detection): each crop read
+    """Classifier figures on the judge crops of chase_casino_crops (translucent casino
+    dice; the author's test split, ``lab.splits``; no whole photos, so no detection): each crop read
     as the camera loop reads a die (once, a die in doubt again at four turns) and as a photo
     is read (four turns), with the table's own ``FaceClassifier.read_boxes``."""
     from lab.photos import read_chase
@@ -442,14 +448,14 @@ def eval_real_crops(realdice: Path) -> dict:
     for path_name, kw in (("camera", {"retry": True}), ("photo", {"turns": TURNS})):
         t = Tally()
         for rc in read_chase(root, size=96):
-            if rc.split == "train":
+            if rc.part != "judge":
                 continue
             img = cv2.imread(str(root / "images" / rc.file))
             h, w = img.shape[:2]
             r = clf.read_boxes(img, [(0, 0, w, h)], **kw)[0]
             found = SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)
             t.add([{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}], [found])
-        out[f"chase_casino_crops (held-out val+test), {path_name} path"] = t.figures()
+        out[f"chase_casino_crops (judge: test), {path_name} path"] = t.figures()
     return out
 
 

@@ -34,6 +34,7 @@ class RealCrop:
     split: str  # matteop65: "train" | "valid"; rune55: "train" | "valid" (by base name)
     source: str  # "matteop65_webcam" or the rune55 source column
     file: str
+    part: str = ""  # "train" | "calibrate" | "judge" (lab.splits)
 
 
 # Labels of the shared photo sets that their photos contradict: the face the photo shows, keyed
@@ -71,6 +72,13 @@ def read_label_rows(path: Path) -> list[dict]:
     return rows
 
 
+def _parts(root: Path) -> dict[str, str]:
+    """{file: part} of a known set's folder (``lab.splits``: train, calibrate or judge)."""
+    from lab.splits import entries
+
+    return {f: e.part for (name, f), e in entries(root.parent).items() if name == root.name}
+
+
 def _rows_with_images(root: Path):
     """Each row of ``root``'s labels.csv with its photo (``images/<file>``), read once for the
     rows that follow one another; rows whose photo cannot be read are left out."""
@@ -105,6 +113,7 @@ def read_matteop65(
     detected box (CROP_MARGIN times its side), so training and running crops match.
     """
     root = Path(root)
+    parts = _parts(root)
     out = []
     for row, img in _rows_with_images(root):
         f = row["file"]
@@ -121,7 +130,7 @@ def read_matteop65(
         crop = cv2.warpAffine(
             img, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
         )
-        out.append(RealCrop(crop, value, row["split"], "matteop65_webcam", f))
+        out.append(RealCrop(crop, value, row["split"], "matteop65_webcam", f, parts.get(f, "")))
     return out
 
 
@@ -183,14 +192,18 @@ def read_rune55(
     """Crops of the rune55 set (Roboflow "rune55" v3, CC BY 4.0; via N3VERS4YDIE, MIT).
 
     Its boxes cover the die's top face or the die, so crops are cut as the pipeline cuts them.
-    Split by base name (``rune55_split``), so rotated copies of one photo stay together.
+    ``split`` by base name (``rune55_split``), so rotated copies of one photo stay together;
+    ``part``: train, calibrate or judge (``lab.splits``).
     """
     root = Path(root)
+    parts = _parts(root)
     out = []
     for row, img in _rows_with_images(root):
         f = row["file"]
         crop = _cut_row(img, row, size, rng, angle, jitter, antialias=True)
-        out.append(RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f))
+        out.append(
+            RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f, parts.get(f, ""))
+        )
     return out
 
 
@@ -210,6 +223,7 @@ def read_chase(
     training (split ``valid`` and ``test`` here); only ``valid`` helps set thresholds.
     """
     root = Path(root)
+    parts = _parts(root)
     out = []
     for row in read_label_rows(root / "labels.csv"):
         img = cv2.imread(str(root / "images" / row["file"]), cv2.IMREAD_COLOR)
@@ -217,7 +231,16 @@ def read_chase(
             continue
         crop = _cut_row(img, row, size, rng, angle, jitter, antialias=False)
         split = {"train": "train", "val": "valid"}.get(row["split"], "test")
-        out.append(RealCrop(crop, int(row["value"]), split, "chase_casino_crops", row["file"]))
+        out.append(
+            RealCrop(
+                crop,
+                int(row["value"]),
+                split,
+                "chase_casino_crops",
+                row["file"],
+                parts.get(row["file"], ""),
+            )
+        )
     return out
 
 

@@ -6,13 +6,16 @@ else in dicetray imports torch. For each dice set it:
 1. makes training crops: synthetic dice drawn from the dice-set file (``vision.crops``:
    any rotation, offset, tilt and side faces, shadows, glare, blur, noise, white balance,
    JPEG), crops of rendered tray scenes (``lab.render``) when present, "not a die" crops
-   (felt, skin, clutter), and for the pip set ``d6`` the real photos of
-   ``--realdice`` (not shipped; matteop65_webcam: MIT, (c) 2021 Matteo A. Penlington;
+   (felt, skin, clutter), and for the pip set ``d6`` the ``train`` photos (``lab.splits``)
+   of ``--realdice`` (not shipped; matteop65_webcam: MIT, (c) 2021 Matteo A. Penlington;
    rune55_gray: Roboflow "rune55" v3, CC BY 4.0, via N3VERS4YDIE/dice-recognition, MIT);
 2. trains a small two-head CNN (die identity, face mark + ``none``) on the CPU;
-3. picks the abstention threshold on held-out crops (``calibrate``: synthetic, rendered and,
-   for d6, the held-out real photos' dice cut at their labelled boxes and at the detector's);
-4. writes ``models/classifier-<set>.onnx`` and ``.json`` and prints the figures.
+3. sets the abstention thresholds (``calibrate_file``): for reads once and at four turns,
+   the lowest whose wrong-read rate is bounded by 0.5% at 95% confidence
+   (``vision.risk.choose``) on held-out rendered dice and, for d6, the ``calibrate`` photos'
+   dice cut at the detector's boxes; never on a ``judge`` photo;
+4. writes ``models/classifier-<set>.onnx`` and ``.json`` (the card says the bound, the dice
+   that set it, and which photos of each real source train, calibrate and judge).
 
     python -m lab.train --sets d6 tally-up --samples 30000 --epochs 14
 """
@@ -24,6 +27,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
 from types import SimpleNamespace
@@ -43,6 +47,7 @@ from lab.render import rendered_crops
 from lab.synth import ANY_COLOUR, FAR_LIGHTS, SyntheticDice, negative_crop, recolour_crop
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load
+from vision.risk import ALPHA, DELTA, choose
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
@@ -55,7 +60,7 @@ def class_lists(ds) -> tuple[list[str], list[str]]:
 
 
 def _synth_chunk(args):
-    set_id, seed, n, n_neg, random_colours, strength, size = args
+    set_id, seed, n, n_neg, random_colours, strength, size, backgrounds = args
     ds = load(set_id)
     rng = np.random.default_rng(seed)
     synth = SyntheticDice(ds, size=size, random_colours=random_colours, canvas=2 * size, wide=True)
@@ -66,7 +71,11 @@ def _synth_chunk(args):
         xs.append(img)
         yd.append(dice.index(die))
         yf.append(faces.index(face))
-    bgs = real_backgrounds(limit=12) if (REALDICE_DIR / "matteop65_webcam").exists() else None
+    bgs = (
+        real_backgrounds(limit=12)
+        if backgrounds and (REALDICE_DIR / "matteop65_webcam").exists()
+        else None
+    )
     for _ in range(n_neg):
         xs.append(negative_crop(rng, size=size, backgrounds=bgs, far_lights=FAR_LIGHTS))
         yd.append(-1)
@@ -99,14 +108,18 @@ def make_synthetic(
     neg_share: float = 0.15,
     strength: float = 1.0,
     size: int = INPUT_SIZE,
+    backgrounds: bool = True,
 ):
-    """``n`` synthetic crops (+ negatives) of a set, made in ``workers`` processes."""
+    """``n`` synthetic crops (+ negatives) of a set, made in ``workers`` processes.
+    ``backgrounds``: some not-a-die crops are cut from real photos with their dice painted
+    out (``real_backgrounds``); False: none (a network that never sees a real photo)."""
     random_colours = ANY_COLOUR.get(set_id, 0.0)
     chunks = max(workers * 4, 1)
     per = n // chunks
     neg = int(per * neg_share)
     jobs = [
-        (set_id, seed * 1000 + i, per, neg, random_colours, strength, size) for i in range(chunks)
+        (set_id, seed * 1000 + i, per, neg, random_colours, strength, size, backgrounds)
+        for i in range(chunks)
     ]
     with Pool(workers) as pool:
         parts = pool.map(_synth_chunk, jobs)
@@ -134,13 +147,18 @@ def make_rendered(
     return tuple(np.concatenate(p) for p in zip(*parts))
 
 
-def _real_photos(realdice: Path, split: str):
-    """(set name, image, label rows) of each real d6 photo of one split that can be read."""
+def _real_photos(realdice: Path, part: str, sources=None):
+    """(set name, image, label rows, file) of each real d6 photo of one part (``lab.splits``:
+    train, calibrate or judge) that can be read; ``sources``: only photos of these sources
+    (``lab.splits.SOURCES``), else all."""
     from lab.evaluate import _real_sets
 
     for name, s, path, rows, _, _ in _real_sets(realdice):
-        if s == split and (img := cv2.imread(str(path))) is not None:
-            yield name, img, rows
+        source = name.split("/")[-1]
+        if s != part or (sources is not None and source not in sources):
+            continue
+        if (img := cv2.imread(str(path))) is not None:
+            yield name, img, rows, path.name
 
 
 def mined_negatives(
@@ -197,7 +215,7 @@ def mined_negatives(
             continue
         misses(frame, [(lab["x"], lab["y"], lab["w"], lab["h"]) for lab in labels], False)
     if set_id == "d6" and realdice is not None:
-        for name, img, rows in _real_photos(realdice, "train"):
+        for name, img, rows, _ in _real_photos(realdice, "train"):
             boxes = []
             for r in rows:
                 x, y, w, h = (float(r[k]) for k in "xywh")
@@ -216,16 +234,27 @@ REAL_WEIGHT = {"PXL_phone": 4, "chase_casino_crops": 4}
 RECOLOUR_SHARE = 0.6
 
 
-def real_d6(realdice: Path, split: str, copies: int, seed: int, size: int = INPUT_SIZE):
-    """Real d6 crops of one split, ``copies`` randomly turned/jittered copies of each die
-    (for training: the first plain, the others weighted by ``REAL_WEIGHT`` and recoloured)."""
+def real_d6(
+    realdice: Path,
+    part: str,
+    copies: int,
+    seed: int,
+    size: int = INPUT_SIZE,
+    sources=None,
+    augment=None,
+):
+    """Real d6 crops of one part (``lab.splits``), cut at the labelled boxes: for ``train``,
+    ``copies`` randomly turned/jittered copies of each die (the first plain, the others
+    weighted by ``REAL_WEIGHT``, recoloured and, with ``augment(crop, rng) -> crop``, spoiled
+    further); for any other part one plain crop of each. ``sources``: only these sources
+    (``lab.splits.SOURCES``), else all. Returns (crops, faces 0-5, sources) or None."""
     rng = np.random.default_rng(seed)
     xs, ys, src = [], [], []
-    for c in range(copies):
+    for c in range(copies if part == "train" else 1):
         kw = (
-            {}
-            if split == "valid"
-            else {"rng": rng, "jitter": 0.08, "angle": float(rng.uniform(0, 360))}
+            {"rng": rng, "jitter": 0.08, "angle": float(rng.uniform(0, 360))}
+            if part == "train"
+            else {}
         )
         for reader, sub in (
             (read_matteop65, "matteop65_webcam"),
@@ -235,79 +264,135 @@ def real_d6(realdice: Path, split: str, copies: int, seed: int, size: int = INPU
             if not (realdice / sub).exists():
                 continue
             for rc in reader(realdice / sub, size=size, **kw):
-                if rc.split != split:
+                if rc.part != part or (sources is not None and rc.source not in sources):
                     continue
                 for _ in range(REAL_WEIGHT.get(rc.source, 1) if c else 1):
                     crop = rc.crop
                     if c and rng.random() < RECOLOUR_SHARE:
                         crop = recolour_crop(crop, rng)
+                    if c and augment is not None:
+                        crop = augment(crop, rng)
                     xs.append(crop)
                     ys.append(rc.value - 1)
                     src.append(rc.source)
-        if split == "valid":
-            break
     if not xs:
         return None
     return np.stack(xs), np.array(ys, np.int64), src
 
 
-def real_d6_found(realdice: Path, size: int = INPUT_SIZE, models_dir: Path | None = None):
-    """The held-out real photos' dice cut at the boxes the detector finds (both passes, as
-    the camera and as photos are read), each found box that holds a labelled die's centre
-    labelled with that die's face; sources named ``"<source> found"``. Boxes under
-    ``SMALL_PX`` are left out: the table reads those only at ``SMALL_SURE``, whatever the
-    threshold.
+@dataclass
+class Crops:
+    """Labelled crops that set thresholds: the crops, die index (-1: not a die), face index,
+    the group each comes from (``rendered``, ``synthetic`` or a real source), the die's side
+    in its photo's pixels (0 where there is no photo: rendered, synthetic and crop sets) and
+    its file (empty where there is none)."""
 
-    Why (measured): the label boxes of rune55 i_single hug the top face of a die seen from
-    the side, the detector's box holds the whole die and a side face's pips. A network with
-    no wrong read over 0.68 on the label boxes read three of those dice wrong at 0.85-0.91
-    at the detector's boxes, where the four-turn threshold it was given was 0.78.
-    Returns (crops, faces 0-5, sources) or None.
-    """
+    x: np.ndarray
+    die: np.ndarray
+    face: np.ndarray
+    group: list[str]
+    side: np.ndarray
+    file: list[str]
+
+    @classmethod
+    def of(cls, x, die, face, group: str) -> Crops:
+        n = len(x)
+        return cls(x, np.asarray(die), np.asarray(face), [group] * n, np.zeros(n), [""] * n)
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    def take(self, keep) -> Crops:
+        keep = np.asarray(keep, bool)
+        return Crops(
+            self.x[keep],
+            self.die[keep],
+            self.face[keep],
+            [g for g, k in zip(self.group, keep) if k],
+            self.side[keep],
+            [f for f, k in zip(self.file, keep) if k],
+        )
+
+    @staticmethod
+    def join(parts) -> Crops | None:
+        parts = [p for p in parts if p is not None and len(p)]
+        if not parts:
+            return None
+        return Crops(
+            np.concatenate([p.x for p in parts]),
+            np.concatenate([p.die for p in parts]),
+            np.concatenate([p.face for p in parts]),
+            [g for p in parts for g in p.group],
+            np.concatenate([p.side for p in parts]),
+            [f for p in parts for f in p.file],
+        )
+
+
+def real_calibration(
+    realdice: Path,
+    size: int = INPUT_SIZE,
+    sources=None,
+    detector=None,
+    models_dir: Path | None = None,
+    margin: float = CROP_MARGIN,
+) -> dict[str, Crops | None]:
+    """The ``calibrate`` photos' dice (``lab.splits``) as the table cuts them: at the boxes
+    the detector finds in each photo (one pass, as the camera reads: ``"camera"``; the fine
+    search, as photos are read: ``"photo"``), each found box holding a labelled die's centre
+    labelled with that die's face; the crop sets' dice at their whole crop (both paths). No
+    photo of another part is read. ``sources``: only these (``lab.splits.SOURCES``).
+    ``detector``: a ``vision.detect.Detector`` (default: the one in ``models_dir``)."""
     from lab.evaluate import match
     from vision.detect import Detector
-    from vision.pipeline import SMALL_PX
 
-    try:
-        det = Detector(models_dir)
-    except FileNotFoundError:
-        return None
-    xs, ys, src = [], [], []
-    for name, img, rows in _real_photos(realdice, "valid"):
+    if detector is None:
+        try:
+            detector = Detector(models_dir)
+        except FileNotFoundError:
+            return {"camera": None, "photo": None}
+    out = {"camera": [], "photo": []}
+    for name, img, rows, file in _real_photos(realdice, "calibrate", sources):
+        source = name.split("/")[-1]
         labels = [{k: float(r[k]) for k in "xywh"} for r in rows]
-        for found in (det.detect(img).boxes, det.detect_fine(img).boxes):
+        for path, found in (
+            ("camera", detector.detect(img).boxes),
+            ("photo", detector.detect_fine(img).boxes),
+        ):
             boxes = [SimpleNamespace(x=b[0], y=b[1], w=b[2], h=b[3]) for b in found]
             for li, fi in match(labels, boxes):
-                if fi is None or max(found[fi][2], found[fi][3]) < SMALL_PX:
+                if fi is None:
                     continue
-                xs.append(cut_crop(img, found[fi], size))
-                ys.append(int(rows[li]["value"]) - 1)
-                src.append(f"{name.split('/')[-1]} found")
-    if not xs:
-        return None
-    return np.stack(xs), np.array(ys, np.int64), src
-
-
-def real_d6_valid(
-    realdice: Path, seed: int, size: int = INPUT_SIZE, models_dir: Path | None = None
-):
-    """Every held-out real d6 crop the thresholds are checked on: at the labelled boxes
-    (``real_d6``) and at the detector's boxes (``real_d6_found``)."""
-    parts = [
-        p
-        for p in (
-            real_d6(realdice, "valid", 1, seed, size),
-            real_d6_found(realdice, size, models_dir),
+                b = found[fi]
+                out[path].append(
+                    (
+                        cut_crop(img, b, size, margin),
+                        int(rows[li]["value"]) - 1,
+                        source,
+                        max(b[2], b[3]),
+                        f"{name.split('/')[0]}/{file}",
+                    )
+                )
+    chase = realdice / "chase_casino_crops"
+    if (chase / "labels.csv").exists() and (sources is None or chase.name in sources):
+        for rc in read_chase(chase, size=size):
+            if rc.part == "calibrate":
+                for items in out.values():
+                    items.append((rc.crop, rc.value - 1, rc.source, 0.0, f"{chase.name}/{rc.file}"))
+    result = {}
+    for path, items in out.items():
+        if not items:
+            result[path] = None
+            continue
+        x, f, g, side, files = zip(*items)
+        result[path] = Crops(
+            np.stack(x),
+            np.zeros(len(x), np.int64),
+            np.array(f, np.int64),
+            list(g),
+            np.array(side, np.float64),
+            list(files),
         )
-        if p is not None
-    ]
-    if not parts:
-        return None
-    return (
-        np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
-        [s for p in parts for s in p[2]],
-    )
+    return result
 
 
 def build_model(n_dice: int, n_faces: int):
@@ -416,302 +501,272 @@ def _to_tensor(x):
     return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float().div_(255.0)
 
 
-def _joint_reader(ds, dice, faces):
-    """``read(die_p, face_p) -> (die index, face index, confidence)`` of each crop: the best
-    (die, face) pair the dice-set layout allows, scored p(die) x p(face)."""
-    pairs = sorted({(dice.index(d.id), faces.index(f)) for d in ds.dice for f in d.faces})
-    pd_idx = np.array([p[0] for p in pairs])
-    pf_idx = np.array([p[1] for p in pairs])
-
-    def joint_read(dp, fp):
-        joint = dp[:, pd_idx] * fp[:, pf_idx]
-        k = joint.argmax(1)
-        return pd_idx[k], pf_idx[k], joint[np.arange(len(k)), k]
-
-    return joint_read
-
-
-def real_set_name(source: str) -> str:
-    """The photo set a real source belongs to: its crops at the labelled boxes
-    ("PXL_phone") and at the detector's ("PXL_phone found") are one set."""
-    return source.removesuffix(" found")
+# Candidate thresholds of reads at four turns, tested from the surest down (a four-turn read
+# also takes the upright read alone, so its decision is tried through the classifier's own
+# code at each candidate rather than read off one confidence)
+TURNED_GRID = tuple(
+    float(v)
+    for v in np.round(
+        np.r_[
+            1.0,
+            np.arange(0.9995, 0.99, -0.0005),
+            np.arange(0.99, 0.9, -0.0025),
+            np.arange(0.9, 0.499, -0.01),
+        ],
+        5,
+    )
+)
+LEAST_THRESHOLD = 0.5  # no threshold under it: under it a best guess is a coin toss
 
 
-def left_out(
-    ds, dice, faces, predict, held_synthetic, held_rendered, real_valid, floor: float = 0.0
-) -> dict:
-    """Each real photo set left out of the thresholds in turn: the thresholds
-    :func:`calibrate` gives without it, and what they read of it. A set the models never
-    saw stands where a new owner's photos would: this says whether the thresholds hold on
-    real photos they were not set on, or only on the sets that set them.
+def turn_outputs(clf, crops: np.ndarray, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """The network's answers for each crop at each of ``TURNS`` turns (turn 0 upright), as
+    ``FaceClassifier`` reads them: (turns x N x dice, turns x N x (faces + none))."""
+    from vision.classify import TURNS
 
-    Returns {set: {"threshold", "dice", "read_right", "wrong_when_read"}}; ``predict`` as
-    for :func:`calibrate` (its readings of the same array are computed once)."""
-    memo: dict[int, tuple] = {}
+    die_t, face_t = [], []
+    for k in range(TURNS):
+        turned = np.rot90(crops, k, (1, 2))
+        parts = [clf.probabilities(turned[i : i + batch], 1) for i in range(0, len(crops), batch)]
+        die_t.append(np.concatenate([p[0] for p in parts]))
+        face_t.append(np.concatenate([p[1] for p in parts]))
+    return np.stack(die_t), np.stack(face_t)
 
-    def once(arr):
-        if id(arr) not in memo:
-            memo[id(arr)] = (arr, predict(arr))  # the array is kept: its id stays its own
-        return memo[id(arr)][1]
 
-    joint_read = _joint_reader(ds, dice, faces)
-    vx, vy, vsrc = real_valid
-    names = np.array([real_set_name(s) for s in vsrc])
-    rd, rf, conf = joint_read(*once(vx))
+def decisions(clf, die_t: np.ndarray, face_t: np.ndarray, turns: int) -> list:
+    """What the table's decision code (``FaceClassifier.classify``, at its present
+    thresholds) reads of crops whose network answers are ``die_t``/``face_t`` (from
+    :func:`turn_outputs`), without running the network again: the classifier is handed the
+    crops' indices and, for them, the stored answers."""
+
+    def answers(idx, n_turns):
+        idx = np.asarray(idx)
+        return die_t[:n_turns, idx], face_t[:n_turns, idx]
+
+    clf._turned = answers
+    try:
+        return clf.classify(np.arange(die_t.shape[1]), turns)
+    finally:
+        del clf._turned
+
+
+def _readable(readings, side: np.ndarray, drop: float) -> tuple[np.ndarray, np.ndarray]:
+    """(read, kept) of each reading by the table's rules after the classifier
+    (``vision.pipeline``): a box the classifier calls not-a-die over ``drop`` is no die
+    found (not kept); a die under ``MIN_READ_PX`` is never read, one under ``SMALL_PX`` only
+    at ``SMALL_SURE``. ``side`` 0: no photo (a crop), no size rule."""
+    from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE
+
+    face = np.array([r.face is not None for r in readings], bool)
+    conf = np.array([r.confidence for r in readings])
+    none = np.array([r.not_a_die for r in readings])
+    sized = side > 0
+    small_ok = ~sized | (side >= SMALL_PX) | (conf >= SMALL_SURE)
+    big_enough = ~sized | (side >= MIN_READ_PX)
+    return face & small_ok & big_enough, none <= drop
+
+
+def _wrong(readings, die: np.ndarray, face: np.ndarray, dice, faces) -> np.ndarray:
+    """Whether each reading's (die, face) is not the truth (a not-a-die crop: always)."""
+    return np.array(
+        [
+            d < 0 or (r.die, r.face) != (dice[d], faces[f])
+            for r, d, f in zip(readings, die.tolist(), face.tolist())
+        ],
+        bool,
+    )
+
+
+def _group_figures(crops: Crops, read, kept, wrong) -> dict:
+    """Per group at the chosen thresholds: dice, found (kept), read right / asked / read
+    wrong as shares of the dice found (the issue's table), and the wrong count."""
     out = {}
-    for name in sorted(set(names)):
-        keep = names != name
-        t, per_die, _ = calibrate(
-            ds,
-            dice,
-            faces,
-            once,
-            held_synthetic,
-            held_rendered,
-            (vx[keep], vy[keep], [s for s, k in zip(vsrc, keep) if k]),
-            floor,
-        )
-        m = ~keep
-        cut = np.array([per_die.get(dice[j], t) for j in rd[m]])
-        sure, right = conf[m] >= cut, rf[m] == vy[m]
-        out[name] = {
-            "threshold": t,
+    groups = np.array(crops.group)
+    is_die = crops.die >= 0
+    for g in sorted(set(crops.group)):
+        m = (groups == g) & is_die
+        if not m.any():
+            continue
+        k = m & kept
+        n = max(int(k.sum()), 1)
+        out[g] = {
             "dice": int(m.sum()),
-            "read_right": int((sure & right).sum()),
-            "wrong_when_read": int((sure & ~right).sum()),
+            "found": int(k.sum()),
+            "read_right": round(float((k & read & ~wrong).sum()) / n, 4),
+            "asked": round(float((k & ~read).sum()) / n, 4),
+            "read_wrong": round(float((k & read & wrong).sum()) / n, 4),
+            "wrong_count": int((k & read & wrong).sum()),
         }
     return out
 
 
-def calibrate(
-    ds,
-    dice,
-    faces,
-    predict,
-    held_synthetic,
-    held_rendered=None,
-    real_valid=None,
-    floor: float = 0.0,
-):
-    """The abstention thresholds of a trained classifier, and its held-out figures.
+def _pool_name(crops: Crops) -> dict:
+    """How many dice of each group a bound was set on."""
+    groups = np.array(crops.group)[crops.die >= 0]
+    return {g: int((groups == g).sum()) for g in sorted(set(groups.tolist()))}
 
-    ``predict(crops) -> (die probabilities, face probabilities)``. The confidence of a reading
-    is the joint probability of its (die, face) pair among the pairs the data file allows. The
-    threshold is the least one (from 0.5 up, at most 0.99) at which at most 0.25% of the
-    held-out rendered crops and of the (harsher) held-out synthetic crops (half the product's
-    0.5% target: a margin for dice unlike them), at most 0.3% of the held-out real crops of
-    each photo source (``real_valid``, d6: cut at the labelled boxes, and at the detector's
-    boxes as a source of its own, ``real_d6_valid``) and no not-a-die crop are read wrong. A die whose
-    own readings are safe lower down (at least 150 held-out rendered readings of it, none
-    wrong, no synthetic not-a-die crop read as it) gets its own lower threshold: one hard die
-    (the Up Die's small text) does not make every die of the set abstain. ``floor``: no
-    threshold, the set's or a die's, is below it (``SET_FLOORS``); the figures are at the
-    thresholds returned.
-    Returns (threshold, {die: threshold}, figures).
+
+def choose_thresholds(
+    clf,
+    camera: Crops,
+    photo: Crops,
+    alpha: float = ALPHA,
+    delta: float = DELTA,
+    floors: tuple[float, float] = (0.0, 0.0),
+    log=print,
+) -> dict:
+    """The thresholds of reads once and at four turns, each the lowest one whose wrong-read
+    rate is bounded by ``alpha`` at ``1 - delta`` (``vision.risk.choose``: Learn then Test,
+    Clopper-Pearson, wrong reads counted among all dice found) on calibration dice only.
+
+    ``camera``: dice cut as the camera loop cuts them (read once), ``photo``: as photos are
+    read (four turns); both may hold not-a-die crops (die -1): no threshold lets one of them
+    pass as a die the table keeps. Readings come from the table's decision code
+    (:func:`decisions`) and its rules after the classifier (:func:`_readable`). The four-turn
+    read takes a sure upright read alone, so its threshold is chosen after the one-read
+    threshold, over ``TURNED_GRID``, a die counting as read down from the highest candidate
+    that reads it and as wrong if any candidate reads it wrong (a bound on what it costs).
+    ``floors``: the least thresholds (once, four turns) of the set (``SET_FLOORS``).
+    When not even the surest four-turn candidate holds, the four-turn read reads nothing
+    (threshold ``vision.risk.NEVER``, ``upright_alone`` false).
+    Writes nothing; returns the card's parts: {"once": {...}, "turned": {...},
+    "upright_alone": bool}.
     """
-    joint_read = _joint_reader(ds, dice, faces)
+    from vision.classify import TURNS
+    from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
 
-    def least_safe(conf, wrong, allowed, top=0.99):
-        for t in np.arange(0.5, top + 0.001, 0.01):
-            if int((wrong & (conf >= t)).sum()) <= allowed:
-                return round(float(t), 2)
-        return top
-
-    real_allowed = 0.003  # wrong share allowed on a held-out real source at the threshold
-    hx, hd, hf = held_synthetic
-    dp, fp = predict(hx)
-    is_die = hd >= 0
-    sd, sf, sconf = joint_read(dp, fp)
-    swrong = (sd != hd) | (sf != hf)  # every not-a-die crop read as a die is wrong
-    conf, wrong = sconf[is_die], swrong[is_die]
-    allowed = 0.0025  # wrong share allowed on held-out rendered and synthetic crops
-    threshold = least_safe(conf, wrong, int(allowed * len(conf)))
-    if (~is_die).any():  # no held-out not-a-die crop may pass as a die
-        threshold = max(threshold, least_safe(sconf[~is_die], np.ones((~is_die).sum(), bool), 0))
-    die_thresholds = {}
-    if real_valid is not None:
-        # the held-out real photos of each source (d6): at most 0.3% of them read wrong
-        vx, vy, vsrc = real_valid
-        rdv, rfv, cv = joint_read(*predict(vx))
-        src = np.array(vsrc)
-        for s in sorted(set(vsrc)):
-            m = src == s
-            threshold = max(
-                threshold, least_safe(cv[m], rfv[m] != vy[m], int(real_allowed * m.sum()))
-            )
-    if held_rendered is not None:
-        gx, gd, gf = held_rendered
-        grd, grf, gconf = joint_read(*predict(gx))
-        gwrong = (grd != gd) | (grf != gf)
-        threshold = max(threshold, least_safe(gconf, gwrong, int(allowed * len(gconf))))
-    threshold = max(threshold, floor)
-    if held_rendered is not None:
-        for j, die in enumerate(dice):
-            mine_r, mine_s = grd == j, sd == j
-            if mine_r.sum() < 150:
-                continue
-            t = max(
-                least_safe(gconf[mine_r], gwrong[mine_r], 0, threshold),
-                least_safe(
-                    sconf[mine_s & is_die],
-                    swrong[mine_s & is_die],
-                    int(allowed * (mine_s & is_die).sum()),
-                    threshold,
-                ),
-                least_safe(
-                    sconf[mine_s & ~is_die], np.ones((mine_s & ~is_die).sum(), bool), 0, threshold
-                ),
-            )
-            if real_valid is not None:
-                # the real photos hold it too (measured: d6 has one die, whose own rendered
-                # threshold of 0.91 passed two dice of rune55 i_single read wrong at the
-                # detector's boxes, where the set's threshold, 0.93, held them)
-                for s in sorted(set(vsrc)):
-                    m = src == s
-                    t = max(
-                        t,
-                        least_safe(
-                            cv[m & (rdv == j)],
-                            (rfv != vy)[m & (rdv == j)],
-                            int(real_allowed * m.sum()),
-                            threshold,
-                        ),
-                    )
-            if floor <= t < threshold:
-                die_thresholds[die] = t
-
-    def cut(die_idx):
-        return np.array([die_thresholds.get(dice[j], threshold) for j in die_idx])
-
-    kept = conf >= cut(sd[is_die])
-    figures = {
-        "holdout_synthetic": {
-            "crops": int(is_die.sum()),
-            "accuracy": float(1 - wrong.mean()),
-            "abstained": float(1 - kept.mean()),
-            "wrong_when_read": int((wrong & kept).sum()),
-        }
+    dice, faces = list(clf.dice), list(clf.faces)
+    out = {}
+    # read once: a die is read at t when its confidence reaches t (the die head's own
+    # confidence is never below the joint one)
+    die_t, face_t = turn_outputs(clf, camera.x)
+    clf.use_thresholds(1, 0.0)
+    first = decisions(clf, die_t, face_t, 1)
+    read, kept = _readable(first, camera.side, NOT_A_DIE_CAMERA)
+    wrong = _wrong(first, camera.die, camera.face, dice, faces)
+    conf = np.array([r.confidence for r in first])
+    is_die = camera.die >= 0
+    neg = ~is_die & kept & read
+    floor = max(floors[0], LEAST_THRESHOLD)
+    if neg.any():  # just above the surest not-a-die crop the table would keep
+        floor = max(floor, float(np.nextafter(conf[neg].max(), 2.0)))
+    m = is_die & kept
+    score = np.where(read, conf, 0.0)
+    once = choose(score[m], (read & wrong)[m], alpha, delta, floor)
+    t1 = float(once.threshold)  # a confidence itself: kept whole, so the same dice pass
+    clf.use_thresholds(1, t1)
+    final = decisions(clf, die_t, face_t, 1)
+    read, kept = _readable(final, camera.side, NOT_A_DIE_CAMERA)
+    wrong = _wrong(final, camera.die, camera.face, dice, faces)
+    out["once"] = {
+        "threshold": t1,
+        "die_thresholds": {},
+        "bound": once.to_json(),
+        "set_on": _pool_name(camera.take(m)),
+        "floor": round(floor, 6),
+        "figures": _group_figures(camera, read, kept, wrong),
+        "not_a_die_passed": int((~is_die & kept & read).sum()),
     }
-    if held_rendered is not None:
-        gkept = gconf >= cut(grd)
-        figures["holdout_rendered"] = {
-            "crops": len(gd),
-            "accuracy": float(1 - gwrong.mean()),
-            "read_right": float((~gwrong & gkept).mean()),
-            "abstained": float(1 - gkept.mean()),
-            "wrong_when_read": int((gwrong & gkept).sum()),
-        }
-    figures["holdout_negatives"] = {
-        "crops": int((~is_die).sum()),
-        "read_as_die": int((sconf[~is_die] >= cut(sd[~is_die])).sum()),
+    log(
+        f"read once: threshold {t1:.4f}, wrong-read rate <= {once.bound:.3%} at "
+        f"{1 - delta:.0%} ({once.wrong} of {once.dice} calibration dice read wrong, "
+        f"{once.read} read)"
+    )
+
+    # four turns, with the one-read threshold in force for the upright read
+    die_t, face_t = turn_outputs(clf, photo.x)
+    is_die = photo.die >= 0
+    best = np.zeros(len(photo))
+    ever_wrong = np.zeros(len(photo), bool)
+    neg_floor = LEAST_THRESHOLD
+    kept = None
+    clf.upright_alone = True
+    for t in TURNED_GRID:
+        clf.use_thresholds(1, t1)
+        clf.use_thresholds(TURNS, t)
+        got = decisions(clf, die_t, face_t, TURNS)
+        read, kept = _readable(got, photo.side, NOT_A_DIE_PHOTO)
+        wrong = _wrong(got, photo.die, photo.face, dice, faces)
+        best = np.where(read & (best == 0), t, best)
+        ever_wrong |= read & wrong
+        if neg_floor == LEAST_THRESHOLD and (~is_die & kept & read).any():
+            neg_floor = t + 1e-6  # candidates from here down let a not-a-die crop pass
+    m = is_die & kept
+    turned = choose(
+        best[m], ever_wrong[m], alpha, delta, max(floors[1], neg_floor, LEAST_THRESHOLD)
+    )
+    t4 = turned.threshold
+    clf.use_thresholds(1, t1)
+    clf.use_thresholds(TURNS, t4)
+    # not even the surest candidate holds: the upright reads taken alone (at the one-read
+    # threshold) are wrong too often on these dice, whatever the four-turn threshold; the
+    # four-turn read then reads nothing, not even upright alone
+    upright_alone = t4 <= 1.0
+    clf.upright_alone = upright_alone
+    final = decisions(clf, die_t, face_t, TURNS)
+    read, kept = _readable(final, photo.side, NOT_A_DIE_PHOTO)
+    wrong = _wrong(final, photo.die, photo.face, dice, faces)
+    out["upright_alone"] = upright_alone
+    out["turned"] = {
+        "threshold": t4,
+        "die_thresholds": {},
+        "bound": turned.to_json(),
+        "set_on": _pool_name(photo.take(m)),
+        "floor": round(max(floors[1], neg_floor, LEAST_THRESHOLD), 6),
+        "figures": _group_figures(photo, read, kept, wrong),
+        "not_a_die_passed": int((~is_die & kept & read).sum()),
     }
-    if real_valid is not None:  # read once above
-        for s in sorted(set(vsrc)):
-            m = src == s
-            ok = rfv[m] == vy[m]
-            kept_v = cv[m] >= cut(rdv[m])
-            figures[f"real_valid/{s}"] = {
-                "dice": int(m.sum()),
-                "accuracy": float(ok.mean()),
-                "abstained": float(1 - kept_v.mean()),
-                "wrong_when_read": int((~ok & kept_v).sum()),
-            }
-    return threshold, die_thresholds, figures
+    log(
+        f"read at four turns: threshold {t4:.4f}, wrong-read rate <= {turned.bound:.3%} at "
+        f"{1 - delta:.0%} ({turned.wrong} of {turned.dice} calibration dice counted wrong, "
+        f"{turned.read} read)"
+    )
+    return out
 
 
-def train_set(set_id: str, args, log=print) -> dict:
-    """Train, calibrate, export and measure the classifier of one dice set."""
+def fit(
+    net,
+    x: np.ndarray,
+    yd: np.ndarray,
+    yf: np.ndarray,
+    epochs: int,
+    lr: float,
+    batch: int = 128,
+    seed: int = 1,
+    log=print,
+    tag: str = "",
+) -> None:
+    """Train ``net`` (two heads: die, face) on uint8 crops ``x`` (die -1: not a die, no die
+    loss) for ``epochs`` with AdamW and a one-cycle learning rate peaking at ``lr``. Each
+    batch is turned by a random quarter turn (a die seen from above lies at any turn) and its
+    brightness scaled by 0.8-1.2; crops become floats one batch at a time."""
     import torch
     import torch.nn.functional as F
-
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    ds = load(set_id)
-    dice, faces = class_lists(ds)
-    t0 = time.time()
-    n = args.samples if set_id != "toss-up" else args.samples // 2
-    size = args.input_size
-    x, yd, yf = make_synthetic(set_id, n, args.seed, args.workers, size=size)
-    rendered = (
-        make_rendered(set_id, args.rendered_scenes, args.seed, args.workers, size, args.partial)
-        if args.rendered_scenes
-        else None
-    )
-    if rendered is not None:
-        x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered))
-    realdice = Path(args.realdice)
-    real_train = real_valid = None
-    if set_id == "d6":
-        real_train = real_d6(realdice, "train", args.real_copies, args.seed, size)
-        real_valid = real_d6_valid(realdice, args.seed, size)
-        if real_train is not None:
-            rx, ry, _ = real_train
-            x = np.concatenate([x, rx])
-            yd = np.concatenate([yd, np.zeros(len(ry), np.int64)])
-            yf = np.concatenate([yf, ry])
-    mined = (
-        mined_negatives(set_id, args.mined_scenes, args.seed + 31, size, realdice)
-        if args.mined_scenes
-        else np.zeros((0, size, size, 3), np.uint8)
-    )
-    if len(mined):
-        reps = max(1, args.real_copies // 2)  # turned copies: they are few
-        mx = np.concatenate([np.rot90(mined, k % 4, (1, 2)) for k in range(reps)])
-        x = np.concatenate([x, mx])
-        yd = np.concatenate([yd, np.full(len(mx), -1, np.int64)])
-        yf = np.concatenate([yf, np.full(len(mx), len(faces) - 1, np.int64)])
-    log(f"[{set_id}] {len(mined)} mined not-a-die crops")
-    log(
-        f"[{set_id}] {len(x)} training crops ({0 if rendered is None else len(rendered[0])} "
-        f"rendered, {0 if real_train is None else len(real_train[0])} real) "
-        f"in {time.time() - t0:.0f} s"
-    )
-    hx, hd, hf = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers, size=size)
-    held_rendered = (
-        make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers, size)
-        if args.holdout_scenes
-        else None
-    )
-
-    from_onnx = bool(args.init) and str(args.init).endswith(".onnx")
-    if from_onnx:  # go on from a shipped network of any architecture (its ONNX + JSON)
-        net = _onnx_start(Path(args.init), dice, faces)
-        Exported = None
-        log(f"[{set_id}] starting from {args.init} (as ONNX)")
-    else:
-        net, Exported = build_model(len(dice), len(faces))
-    if args.init and not from_onnx:  # go on from a trained checkpoint (classifier-<set>.pt)
-        ckpt = torch.load(args.init, map_location="cpu")
-        if (ckpt.get("dice"), ckpt.get("faces")) != (dice, faces):
-            raise SystemExit(f"--init {args.init}: its classes are not those of {set_id}")
-        net.load_state_dict(ckpt["state_dict"])
-        log(f"[{set_id}] starting from {args.init}")
-    lr = args.lr or (3e-4 if from_onnx else 1e-3 if args.init else 3e-3)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    steps = args.epochs * (len(x) // args.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
-    X = _to_tensor(x)
-    YD = torch.from_numpy(yd)
-    YF = torch.from_numpy(yf)
-    rng = np.random.default_rng(args.seed)
-    t1 = time.time()
     from tqdm import tqdm
 
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    per_epoch = max(1, len(x) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * per_epoch)
+    YD = torch.from_numpy(np.asarray(yd, np.int64))
+    YF = torch.from_numpy(np.asarray(yf, np.int64))
+    rng = np.random.default_rng(seed)
+    t1 = time.time()
     for epoch in tqdm(
-        range(args.epochs), desc=f"training {set_id}", unit="epoch", file=sys.stderr, disable=None
+        range(epochs), desc=f"training {tag}", unit="epoch", file=sys.stderr, disable=None
     ):
         net.train()
-        order = torch.from_numpy(rng.permutation(len(X)))
+        order = rng.permutation(len(x))
         total = 0.0
-        for i in range(len(X) // args.batch):
-            idx = order[i * args.batch : (i + 1) * args.batch]
-            xb = X[idx]
+        for i in range(per_epoch):
+            idx = np.sort(order[i * batch : (i + 1) * batch])
+            xb = _to_tensor(x[idx])
             k = int(rng.integers(0, 4))  # a die seen from above can lie at any turn
             if k:
                 xb = torch.rot90(xb, k, (2, 3))
             xb = xb * torch.empty(len(xb), 1, 1, 1).uniform_(0.8, 1.2)
             d_logit, f_logit = net(xb.clamp_(0, 1))
-            db, fb = YD[idx], YF[idx]
+            tidx = torch.from_numpy(idx)
+            db, fb = YD[tidx], YF[tidx]
             loss = F.cross_entropy(f_logit, fb)
             has_die = db >= 0
             if has_die.any():
@@ -722,12 +777,19 @@ def train_set(set_id: str, args, log=print) -> dict:
             sched.step()
             total += float(loss.detach())
         log(
-            f"[{set_id}] epoch {epoch + 1}/{args.epochs} loss {total / max(1, i + 1):.4f} "
+            f"[{tag}] epoch {epoch + 1}/{epochs} loss {total / per_epoch:.4f} "
             f"({time.time() - t1:.0f} s)"
         )
-
     net.eval()
-    out_dir = Path(args.out)
+
+
+def export(net, Exported, out_dir: Path, set_id: str, size: int, meta: dict, from_onnx=False):
+    """Write ``classifier-<set>.onnx`` (outputs die_prob, face_prob, features), its JSON card
+    ``meta`` (thresholds to be set by :func:`calibrate_file`) and, for a network built by
+    :func:`build_model`, the torch checkpoint ``classifier-<set>.pt`` (to go on from)."""
+    import torch
+
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path = out_dir / f"classifier-{set_id}.onnx"
     dummy = torch.zeros(1, 3, size, size)
@@ -751,41 +813,124 @@ def train_set(set_id: str, args, log=print) -> dict:
             opset_version=17,
             dynamo=False,
         )
-    meta = {
-        "dice_set": set_id,
-        "dice": dice,
-        "faces": faces,
-        "input_size": size,
-        "crop_margin": CROP_MARGIN,
-        "threshold": 0.97,  # set by calibrate_file below
-        "parameters": int(sum(p.numel() for p in net.parameters())),
-        "trained": {
-            "samples": len(x),
-            "epochs": args.epochs,
-            "seed": args.seed,
-            "rendered_crops": 0 if rendered is None else len(rendered[0]),
-            "real_crops": 0 if real_train is None else len(real_train[0]),
-            "seconds": round(time.time() - t0),
-        },
-    }
-    if args.init:  # a run that went on from another network says which, and how
-        meta["trained"].update(init=str(args.init), lr=lr)
+    meta = {"parameters": int(sum(p.numel() for p in net.parameters())), **meta}
     (out_dir / f"classifier-{set_id}.json").write_text(json.dumps(meta, indent=1) + "\n")
-    # the torch checkpoint, for fine-tuning later (a network started from an ONNX file goes on
-    # from its ONNX file: --init classifier-<set>.onnx)
     if not from_onnx:
         torch.save(
             {
                 "state_dict": net.state_dict(),
-                "dice": dice,
-                "faces": faces,
+                "dice": meta["dice"],
+                "faces": meta["faces"],
                 "input_size": size,
                 "builder": "lab.train.build_model",
             },
             out_dir / f"classifier-{set_id}.pt",
         )
+    return onnx_path
+
+
+def card(set_id: str, size: int, **trained) -> dict:
+    """A new classifier's JSON card before calibration (thresholds a placeholder)."""
+    dice, faces = class_lists(load(set_id))
+    return {
+        "dice_set": set_id,
+        "dice": dice,
+        "faces": faces,
+        "input_size": size,
+        "crop_margin": CROP_MARGIN,
+        "threshold": 0.97,  # set by calibrate_file
+        "trained": trained,
+    }
+
+
+def load_network(init: str | Path, set_id: str):
+    """(net, Exported, from_onnx) of a network to go on from: a checkpoint
+    ``classifier-<set>.pt`` of :func:`build_model`, or any ``classifier-<set>.onnx`` with its
+    card."""
+    import torch
+
+    dice, faces = class_lists(load(set_id))
+    if str(init).endswith(".onnx"):  # a shipped network of any architecture (ONNX + JSON)
+        return _onnx_start(Path(init), dice, faces), None, True
+    net, Exported = build_model(len(dice), len(faces))
+    ckpt = torch.load(init, map_location="cpu")
+    if (ckpt.get("dice"), ckpt.get("faces")) != (dice, faces):
+        raise SystemExit(f"--init {init}: its classes are not those of {set_id}")
+    net.load_state_dict(ckpt["state_dict"])
+    return net, Exported, False
+
+
+def train_set(set_id: str, args, log=print) -> dict:
+    """Train, calibrate, export and measure the classifier of one dice set."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    ds = load(set_id)
+    dice, faces = class_lists(ds)
+    t0 = time.time()
+    n = args.samples if set_id != "toss-up" else args.samples // 2
+    size = args.input_size
+    x, yd, yf = make_synthetic(set_id, n, args.seed, args.workers, size=size)
+    rendered = (
+        make_rendered(set_id, args.rendered_scenes, args.seed, args.workers, size, args.partial)
+        if args.rendered_scenes
+        else None
+    )
+    if rendered is not None:
+        x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered))
+    realdice = Path(args.realdice)
+    real_train = None
+    if set_id == "d6":
+        real_train = real_d6(realdice, "train", args.real_copies, args.seed, size)
+        if real_train is not None:
+            rx, ry, _ = real_train
+            x = np.concatenate([x, rx])
+            yd = np.concatenate([yd, np.zeros(len(ry), np.int64)])
+            yf = np.concatenate([yf, ry])
+    mined = (
+        mined_negatives(set_id, args.mined_scenes, args.seed + 31, size, realdice)
+        if args.mined_scenes
+        else np.zeros((0, size, size, 3), np.uint8)
+    )
+    if len(mined):
+        reps = max(1, args.real_copies // 2)  # turned copies: they are few
+        mx = np.concatenate([np.rot90(mined, k % 4, (1, 2)) for k in range(reps)])
+        x = np.concatenate([x, mx])
+        yd = np.concatenate([yd, np.full(len(mx), -1, np.int64)])
+        yf = np.concatenate([yf, np.full(len(mx), len(faces) - 1, np.int64)])
+    log(f"[{set_id}] {len(mined)} mined not-a-die crops")
+    log(
+        f"[{set_id}] {len(x)} training crops ({0 if rendered is None else len(rendered[0])} "
+        f"rendered, {0 if real_train is None else len(real_train[0])} real) "
+        f"in {time.time() - t0:.0f} s"
+    )
+    data = calibration_data(
+        set_id, size, args.holdout, args.holdout_scenes, args.seed, args.workers, realdice
+    )
+    if args.init:  # go on from a trained network
+        net, Exported, from_onnx = load_network(args.init, set_id)
+        log(f"[{set_id}] starting from {args.init}")
+    else:
+        (net, Exported), from_onnx = build_model(len(dice), len(faces)), False
+    lr = args.lr or (3e-4 if from_onnx else 1e-3 if args.init else 3e-3)
+    fit(net, x, yd, yf, args.epochs, lr, args.batch, args.seed, log, set_id)
+    meta = card(
+        set_id,
+        size,
+        samples=len(x),
+        epochs=args.epochs,
+        seed=args.seed,
+        rendered_crops=0 if rendered is None else len(rendered[0]),
+        real_crops=0 if real_train is None else len(real_train[0]),
+        seconds=round(time.time() - t0),
+    )
+    if args.init:  # a run that went on from another network says which, and how
+        meta["trained"].update(init=str(args.init), lr=lr)
+    out_dir = Path(args.out)
+    onnx_path = export(net, Exported, out_dir, set_id, size, meta, from_onnx)
     log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB)")
-    return calibrate_file(set_id, out_dir, (hx, hd, hf), held_rendered, real_valid, log)
+    return calibrate_file(set_id, out_dir, data, log, realdice)
 
 
 # Least thresholds of a set, (read once, read at four turns), over what calibrate finds on
@@ -794,81 +939,161 @@ def train_set(set_id: str, args, log=print) -> dict:
 # scenes of seeds the eval does not use, sure-wrong reads were 1.02% at 0.95 and 0.38% at
 # 0.98 read once, 0.76% at 0.95 and 0.13% at 0.97 at four turns; the classic look loses
 # 2.3 points of sure reads at 0.98 (98.3% -> 96.0% read right on 100 classic scenes).
-SET_FLOORS = {
-    "tally-up": (0.98, 0.97),
-    # the rule gave the network taught on with the corrected labels
-    # 0.96 read once, at which it read a clear blue 6 of PXL_phone as a 4 at 0.963
-    "d6": (0.97, 0.0),
-}
+SET_FLOORS = {"tally-up": (0.98, 0.97)}
 
 
-def calibrate_file(set_id: str, models_dir, held, held_rendered, real_valid, log=print) -> dict:
-    """Set the thresholds of the ONNX classifier in ``models_dir`` on held-out crops, for
-    crops read once (the camera loop) and read at four turns (photos), and write them with the
-    held-out figures into its JSON."""
-    from vision.classify import TURNS, FaceClassifier, model_paths
+@dataclass
+class Calibration:
+    """What sets a classifier's thresholds: held-out rendered dice (``rendered``), held-out
+    synthetic crops (``synthetic``: their not-a-die crops hold the thresholds up, their dice
+    are only measured), and for d6 the ``calibrate`` photos' dice as the camera and photo
+    paths cut them (``real``, :func:`real_calibration`). Never a ``judge`` photo."""
 
-    ds = load(set_id)
-    clf = FaceClassifier(ds, models_dir=models_dir)
-    dice, faces = list(clf.dice), list(clf.faces) + [NONE_CLASS]
+    rendered: Crops | None
+    synthetic: Crops | None
+    real: dict[str, Crops | None]
+
+    def files(self) -> set[str]:
+        """Every real file the calibration reads ("<set>/<file>")."""
+        return {f for c in self.real.values() if c is not None for f in c.file if f}
+
+    def check(self, realdice: Path) -> None:
+        """ValueError when a real file it reads is not a ``calibrate`` photo (``lab.splits``)."""
+        from lab.splits import entries
+
+        parts = {f"{k[0]}/{k[1]}": e.part for k, e in entries(realdice).items()}
+        bad = sorted(f for f in self.files() if parts.get(f) != "calibrate")
+        if bad:
+            raise ValueError(
+                f"{len(bad)} calibration crops come from photos that are not calibrate "
+                f"photos (lab.splits), first {bad[0]}: thresholds are never set on them"
+            )
+
+    def without(self, source: str) -> Calibration:
+        """The same without one real source (leave-one-source-out)."""
+        return Calibration(
+            self.rendered,
+            self.synthetic,
+            {
+                k: (None if c is None else c.take([g != source for g in c.group]))
+                for k, c in self.real.items()
+            },
+        )
+
+    def path(self, name: str) -> Crops:
+        """The calibration crops of one path (``camera`` or ``photo``): rendered dice, the
+        synthetic not-a-die crops, and the real dice of that path."""
+        neg = None
+        if self.synthetic is not None:
+            neg = self.synthetic.take(self.synthetic.die < 0)
+        return Crops.join([self.rendered, neg, self.real.get(name)])
+
+
+def calibration_data(
+    set_id: str,
+    size: int,
+    holdout: int,
+    holdout_scenes: int,
+    seed: int,
+    workers: int,
+    realdice: Path | None,
+    sources=None,
+    detector=None,
+) -> Calibration:
+    """The calibration crops of a dice set (:class:`Calibration`), made afresh: synthetic
+    and rendered with the held-out seeds (``seed + 7919``), the real ones for d6."""
+    synthetic = rendered = None
+    if holdout:
+        sx, sd, sf = make_synthetic(set_id, holdout, seed + 7919, workers, size=size)
+        synthetic = Crops.of(sx, sd, sf, "synthetic")
+    if holdout_scenes:
+        made = make_rendered(set_id, holdout_scenes, seed + 7919, workers, size)
+        if made is not None:
+            rendered = Crops.of(*made, "rendered")
+    real = {"camera": None, "photo": None}
+    if set_id == "d6" and realdice is not None and Path(realdice).exists():
+        real = real_calibration(Path(realdice), size, sources, detector)
+    return Calibration(rendered, synthetic, real)
+
+
+def calibrate_file(
+    set_id: str,
+    models_dir,
+    data: Calibration,
+    log=print,
+    realdice: Path | None = None,
+    alpha: float = ALPHA,
+    delta: float = DELTA,
+) -> dict:
+    """Set the thresholds of the ONNX classifier in ``models_dir`` (:func:`choose_thresholds`)
+    on ``data`` and write them into its JSON card, with the bound each holds, the dice that
+    set it, and (``realdice``) which photos of each real source train, calibrate and judge.
+    Refuses calibration crops from any photo that is not a calibrate photo."""
+    from vision.classify import FaceClassifier, model_paths
+
+    if realdice is not None:
+        data.check(Path(realdice))
+    elif data.files():
+        raise ValueError("real calibration crops need realdice to check their photos' parts")
+    clf = FaceClassifier(load(set_id), models_dir=models_dir)
     meta_path = model_paths(set_id, models_dir)[1]
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    for turns in (1, TURNS):
+    chosen = choose_thresholds(
+        clf,
+        data.path("camera"),
+        data.path("photo"),
+        alpha,
+        delta,
+        SET_FLOORS.get(set_id, (0.0, 0.0)),
+        log,
+    )
+    if data.synthetic is not None:  # measured, not set on: harsher than what the table sees
+        dice = data.synthetic.take(data.synthetic.die >= 0)
+        for key, turns in (("once", 1), ("turned", 4)):
+            clf.use_thresholds(1, chosen["once"]["threshold"])
+            clf.use_thresholds(4, chosen["turned"]["threshold"])
+            got = clf.classify(dice.x, turns)
+            wrong = _wrong(got, dice.die, dice.face, list(clf.dice), list(clf.faces))
+            read = np.array([r.face is not None for r in got], bool)
+            chosen[key]["figures"]["synthetic (not set on)"] = _group_figures(
+                dice, read, np.ones(len(dice), bool), wrong
+            )["synthetic"]
+    meta.update(chosen.pop("once"))
+    meta["turned"] = chosen["turned"]
+    meta.pop("upright_alone", None)
+    if not chosen["upright_alone"]:
+        meta["upright_alone"] = False
+    meta.pop("real_left_out", None)
+    meta["calibration"] = {
+        "rule": (
+            "vision.risk.choose: the lowest threshold whose wrong-read rate (wrong reads "
+            "among the dice found) has a one-sided Clopper-Pearson upper bound at most "
+            f"alpha = {alpha} at confidence {1 - delta}, candidates tested from the surest "
+            "down (Learn then Test); set on held-out rendered dice and, for d6, the real "
+            "calibrate photos only; no not-a-die crop passes"
+        ),
+        "alpha": alpha,
+        "confidence": 1 - delta,
+    }
+    if realdice is not None and set_id == "d6":
+        from lab.splits import RULES, table
 
-        def predict(arr, turns=turns):
-            parts = [clf.probabilities(arr[i : i + 1024], turns) for i in range(0, len(arr), 1024)]
-            return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-        floor = SET_FLOORS.get(set_id, (0.0, 0.0))[turns != 1]
-        threshold, die_thresholds, figures = calibrate(
-            ds, dice, faces, predict, held, held_rendered, real_valid, floor
-        )
-        if real_valid is not None:
-            # the same rule without each real set in turn: do the thresholds hold on real
-            # photos they were not set on? (measured: at four turns the rule gave 0.89
-            # without rune55 i_single, which read 2 of its 147 dice wrong, both cut at the
-            # detector's boxes; with it, 0.98)
-            figures["real_left_out"] = left_out(
-                ds, dice, faces, predict, held, held_rendered, real_valid, floor
-            )
-            for name, f in figures["real_left_out"].items():
-                log(
-                    f"[{set_id}] {turns} turn(s), without {name}: threshold "
-                    f"{f['threshold']:.2f}, {f['read_right']} of its {f['dice']} dice read "
-                    f"right, {f['wrong_when_read']} wrong"
-                )
-        cut = {
-            "threshold": round(threshold, 4),
-            "die_thresholds": die_thresholds,
-            "figures": figures,
-        }
-        if turns == 1:
-            meta.update(cut)
-        else:
-            meta["turned"] = cut
-        log(
-            f"[{set_id}] read at {turns} turn(s): threshold {threshold:.2f}, per die "
-            f"{die_thresholds}"
-        )
-        log(json.dumps(figures, indent=1))
+        meta["real_photos"] = {"parts": RULES, "per_source": table(realdice)}
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
 
 
 def recalibrate(set_id: str, args, log=print) -> dict:
     """Set the thresholds of an already trained classifier afresh (no torch needed), on the
-    same held-out crops ``train_set`` uses (``dicetray train --calibrate``)."""
+    same calibration crops ``train_set`` uses (``dicetray train --calibrate``)."""
     from vision.classify import FaceClassifier
 
     size = FaceClassifier(set_id, models_dir=args.out).input_size
-    held = make_synthetic(set_id, args.holdout, args.seed + 7919, args.workers, size=size)
-    held_rendered = (
-        make_rendered(set_id, args.holdout_scenes, args.seed + 7919, args.workers, size)
-        if args.holdout_scenes
-        else None
+    realdice = Path(args.realdice)
+    data = calibration_data(
+        set_id, size, args.holdout, args.holdout_scenes, args.seed, args.workers, realdice
     )
-    real_valid = real_d6_valid(Path(args.realdice), args.seed, size) if set_id == "d6" else None
-    return calibrate_file(set_id, args.out, held, held_rendered, real_valid, log)
+    return calibrate_file(set_id, args.out, data, log, realdice)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,100 @@
+"""Leave-one-source-out (lab.loso, ``dicetray eval --loso``) end to end on a small stand-in
+for the real sets, with a stub trainer (no network is trained in the tests): every source is
+left out once, the trainer never gets it, its thresholds are set without its photos, and all
+of its photos are read on both paths."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import realdicekit
+
+from lab import loso
+from lab.train import calibration_data
+from vision.classify import model_paths
+from vision.detect import Detector
+
+
+@pytest.fixture(scope="module")
+def realdice(tmp_path_factory):
+    root = tmp_path_factory.mktemp("realdice")
+    return root, realdicekit.build(root)
+
+
+class Spy:
+    """A detector that counts what it is asked."""
+
+    def __init__(self):
+        self.detector = Detector()
+        self.calls = 0
+
+    def __getattr__(self, name):
+        method = getattr(self.detector, name)
+
+        def call(*a, **kw):
+            self.calls += 1
+            return method(*a, **kw)
+
+        return call
+
+
+def test_each_source_is_left_out_once_and_read_whole(realdice, tmp_path):
+    root, dice = realdice
+    trained = {}
+
+    def stub_trainer(sources, folder):
+        # stands in for fine-tuning: the shipped network, as a fold's network
+        trained[folder.name] = list(sources)
+        for path in model_paths("d6"):
+            shutil.copy(path, folder / path.name)
+
+    spy = Spy()
+    detector = loso.CachedDetector(spy, tmp_path / "detections.pkl")
+    cal = calibration_data("d6", 64, 0, 0, 1, 1, root, detector=detector)
+    report = loso.run(root, stub_trainer, detector, tmp_path / "folds", cal, log=lambda *_: None)
+
+    assert list(report["folds"]) == [s for s in loso.SOURCES if s in dice]
+    for source, fold in report["folds"].items():
+        assert source not in trained[source] and set(trained[source]) == set(dice) - {source}
+        # its thresholds were set without its photos
+        assert source not in fold["calibrated_on"]
+        for path in ("photo", "camera", "boxes_photo", "boxes_camera"):
+            f = fold["figures"][path]
+            assert f["dice"] == dice[source]  # every photo of it, whatever its part
+            assert 0 <= f["wrong"] <= 1 and abs(f["right"] + f["asked"] + f["wrong"] - 1) < 1e-9
+        assert fold["figures"]["boxes_photo"]["found"] == 1.0
+    # the stand-in's dice are clear rendered ones: the detector finds most of them
+    assert report["all"]["photo"]["found"] >= 0.8
+    assert report["all"]["photo"]["dice"] == sum(dice.values())
+    text = loso.format_report(report, "test")
+    assert "all sources" in text and "SHIPPED detector" in text
+    for source in dice:
+        assert source in text
+
+    # the detector is asked once per photo and pass: a second run asks it nothing
+    detector.save()
+    again = loso.CachedDetector(spy, tmp_path / "detections.pkl")
+    calls = spy.calls
+    loso.run(root, stub_trainer, again, tmp_path / "folds2", cal, ["numeric_tube"], lambda *_: 0)
+    assert spy.calls == calls and again.asked == 0
+
+
+def test_camera_spoil_keeps_the_die_and_changes_the_look():
+    rng = np.random.default_rng(2)
+    crop = np.full((64, 64, 3), 235, np.uint8)
+    crop[28:36, 28:36] = 20  # one black pip on a white die
+    outs = [loso.camera_spoil(crop, rng) for _ in range(40)]
+    assert all(o.shape == crop.shape and o.dtype == np.uint8 for o in outs)
+    assert np.mean([np.abs(o.astype(int) - crop).mean() > 2 for o in outs]) > 0.5
+    # the pip is still darker than the body in nearly all of them
+    assert np.mean([o[30:34, 30:34].mean() < o[5:15, 5:15].mean() for o in outs]) > 0.9
+
+
+def test_dicetray_eval_loso_without_photos_says_so(tmp_path, capsys):
+    from lab.cli import main_eval
+
+    assert main_eval(["--loso", "--realdice", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert "no real photo set" in err and len(err.strip().splitlines()) == 1

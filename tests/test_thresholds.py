@@ -1,0 +1,144 @@
+"""The shipped models' abstention thresholds bound the wrong-read rate (lab.train
+.choose_thresholds, vision.risk.choose at 0.5%, 95%), decided by the table's own code."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from lab import train
+from lab.render import random_style, render_scene
+from vision.classify import TURNS, FaceClassifier, model_paths
+from vision.dicesets import load
+from vision.risk import NEVER
+
+
+@pytest.fixture
+def clf(tmp_path):
+    onnx_path, meta_path = model_paths("d6")
+    shutil.copy(onnx_path, tmp_path / onnx_path.name)
+    shutil.copy(meta_path, tmp_path / meta_path.name)
+    return FaceClassifier("d6", models_dir=tmp_path)
+
+
+def test_stored_answers_give_what_the_classifier_reads(clf):
+    """``decisions`` (the classifier fed the network's stored answers) reads what
+    ``FaceClassifier.classify`` reads of the crops themselves, once and at four turns."""
+    rng = np.random.default_rng(4)
+    crops = []
+    for _ in range(6):
+        dice = [("d6", str(int(v))) for v in rng.integers(1, 7, 4)]
+        frame, labels = render_scene(load("d6"), dice, rng, style=random_style(rng))
+        crops += [clf.crop(frame, (b["x"], b["y"], b["w"], b["h"])) for b in labels]
+    crops = np.stack(crops)
+    die_t, face_t = train.turn_outputs(clf, crops)
+    assert die_t.shape[:2] == face_t.shape[:2] == (TURNS, len(crops))
+    for turns in (1, TURNS):
+        want = clf.classify(crops, turns)
+        got = train.decisions(clf, die_t, face_t, turns)
+        assert [(r.die, r.face) for r in got] == [(r.die, r.face) for r in want]
+        assert np.allclose([r.confidence for r in got], [r.confidence for r in want], atol=1e-5)
+    assert "_turned" not in vars(clf)  # the classifier is left as it was
+
+
+ANSWERS: dict[int, tuple] = {}
+
+
+def _answers(reads, monkeypatch):
+    """Crops whose network answers are given: ``reads`` is a list of (truth face 0-5,
+    upright face, upright p, other turns' face, other turns' p, none p, die -1 / 0, side
+    px)."""
+    n = len(reads)
+    die_t = np.ones((TURNS, n, 1), np.float32)
+    face_t = np.zeros((TURNS, n, 7), np.float32)
+    for i, (_, up, p_up, mean, p_other, none, _, _) in enumerate(reads):
+        face_t[0, i, up] = p_up
+        face_t[1:, i, mean] = p_other
+        face_t[:, i, 6] += none
+    x = np.zeros((n, 1, 1, 3), np.uint8)
+    ANSWERS[id(x)] = (x, die_t, face_t)  # (x kept: its id stays its own)
+    monkeypatch.setattr(train, "turn_outputs", lambda clf, crops: ANSWERS[id(crops)][1:])
+    return train.Crops(
+        x,
+        np.array([r[6] for r in reads], np.int64),
+        np.array([r[0] for r in reads], np.int64),
+        ["rendered"] * n,
+        np.array([r[7] for r in reads], np.float64),
+        [""] * n,
+    )
+
+
+def _die(face, p, wrong=False, side=0.0):
+    read = (face + 1) % 6 if wrong else face
+    return (face, read, p, read, p, 0.0, 0, side)
+
+
+def test_one_wrong_read_in_a_thousand_is_spent_three_are_not(clf, monkeypatch):
+    """1,000 dice read right at 0.99, 50 at 0.95, and k of those at 0.95 read wrong: one
+    wrong in 1,050 keeps the bound (0.45% <= 0.5%) and the threshold comes down to read
+    them; three (0.74%) do not, and it stays where none is read wrong."""
+    for k, want in ((1, 0.95), (3, 0.99)):
+        reads = [_die(i % 6, 0.99) for i in range(1000)]
+        reads += [_die(i % 6, 0.95, wrong=i < k) for i in range(50)]
+        crops = _answers(reads, monkeypatch)
+        out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+        assert out["once"]["threshold"] == pytest.approx(want, abs=1e-6)
+        assert out["once"]["bound"]["read_wrong"] == (1 if k == 1 else 0)
+        assert out["once"]["bound"]["wrong_rate_bound"] == 0.005
+        assert out["upright_alone"]
+        for key in ("once", "turned"):
+            f = out[key]["figures"]["rendered"]
+            assert f["dice"] == 1050 and f["wrong_count"] == (1 if k == 1 else 0)
+            assert f["read_right"] == pytest.approx((1049 if k == 1 else 1000) / 1050, abs=1e-4)
+
+
+def test_a_not_a_die_the_table_keeps_holds_the_threshold_above_it(clf, monkeypatch):
+    reads = [_die(i % 6, 0.99) for i in range(1000)] + [_die(i % 6, 0.95) for i in range(50)]
+    # a crumb read as a 2 at 0.97: no threshold lets it pass
+    crumb = (0, 1, 0.97, 1, 0.97, 0.0, -1, 0.0)
+    crops = _answers(reads + [crumb], monkeypatch)
+    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    assert out["once"]["threshold"] > 0.97 and out["once"]["not_a_die_passed"] == 0
+    assert out["turned"]["threshold"] > 0.97 and out["turned"]["not_a_die_passed"] == 0
+    # one the table drops anyway (the classifier sure it is no die): no matter
+    crumb = (0, 1, 0.97, 1, 0.97, 0.95, -1, 0.0)
+    crops = _answers(reads + [crumb], monkeypatch)
+    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
+
+
+def test_small_dice_count_as_the_table_reads_them(clf, monkeypatch):
+    """Dice under SMALL_PX are read only at SMALL_SURE (0.98): three of them wrong at 0.95
+    are never read, so they cost nothing; over it they count."""
+    reads = [_die(i % 6, 0.99) for i in range(1000)] + [_die(i % 6, 0.95) for i in range(50)]
+    small = [_die(i, 0.95, wrong=True, side=30.0) for i in range(3)]
+    crops = _answers(reads + small, monkeypatch)
+    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
+    assert out["once"]["figures"]["rendered"]["wrong_count"] == 0
+    sure_small = [_die(i, 0.985, wrong=True, side=30.0) for i in range(3)]
+    crops = _answers(reads + sure_small, monkeypatch)
+    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    assert out["once"]["threshold"] > 0.985
+
+
+def test_upright_reads_taken_alone_count_against_the_four_turn_threshold(clf, monkeypatch):
+    """At four turns a die whose upright read alone is sure is read whatever the four-turn
+    threshold: three such dice read wrong in 1,050 break the bound at every candidate, and
+    the four-turn read then reads nothing, not even upright alone (the card says so)."""
+    reads = [_die(i % 6, 0.99) for i in range(1000)] + [_die(i % 6, 0.95) for i in range(47)]
+    camera = _answers(reads, monkeypatch)
+    # cut as photos are: upright sure (0.999) of a wrong face, the other turns unsure (0.3)
+    odd = [(f, (f + 1) % 6, 0.999, (f + 1) % 6, 0.3, 0.0, 0, 0.0) for f in range(3)]
+    photo = _answers(reads + odd, monkeypatch)
+    out = train.choose_thresholds(clf, camera, photo, log=lambda *_: None)
+    assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
+    assert out["turned"]["threshold"] == NEVER and not out["upright_alone"]
+    f = out["turned"]["figures"]["rendered"]
+    assert f["wrong_count"] == 0 and f["read_right"] == 0.0
+    # without them the four-turn read reads (and may take upright reads alone)
+    out = train.choose_thresholds(clf, camera, camera, log=lambda *_: None)
+    assert out["turned"]["threshold"] <= 1.0 and out["upright_alone"]
+    assert out["turned"]["figures"]["rendered"]["read_right"] == 1.0
