@@ -49,9 +49,60 @@ HUGE = 75.0  # photos: dice over HUGE x shrink px are looked for shrunk 2 and 4 
 HUGE_FROM = {2: 50.0, 4: HUGE}
 
 
-# photos far from 4:3: the share of a 4:3 window its neighbour overlaps (a die found is at
+# large photos far from 4:3: the share of a 4:3 window its neighbour overlaps (a die found is at
 # most a fifth of the window's width, 0.27 of its height, so every die is whole in one)
 WINDOW_OVERLAP = 0.35
+SQUEEZE_OK = 0.01  # a frame within 1% of 4:3 is read as it is; any other is letterboxed
+WINDOWS_FROM = 1.4  # ... but a photo LARGE_W or wider this far from 4:3 is read in windows
+
+
+def canvas_size(w: int, h: int) -> tuple[int, int]:
+    """The 4:3 frame a ``w`` x ``h`` photo is read in: the photo itself when it is 4:3 (within
+    ``SQUEEZE_OK``), else the smallest 4:3 frame that holds it, so a crop of a 4:3 photo is
+    read at the scale of the photo it was cut from.
+
+    >>> canvas_size(640, 480), canvas_size(480, 480), canvas_size(360, 480), canvas_size(640, 240)
+    ((640, 480), (640, 480), (640, 480), (640, 480))
+    """
+    if abs(w * 3 / (h * 4) - 1) <= SQUEEZE_OK:
+        return w, h
+    return max(w, round(h * 4 / 3)), max(h, round(w * 3 / 4))
+
+
+def letterbox(frame_bgr: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """(the frame centred in its ``canvas_size``, x and y offset of the frame in it), so no
+    die is squeezed. The bands round it repeat its edge pixels: filled with one flat colour
+    instead, the photo's edge against them was taken for dice (rune55 PXL_phone, 28 square
+    photos: 57 false boxes at the edge, against 6). A 4:3 frame is returned as it is."""
+    h, w = frame_bgr.shape[:2]
+    cw, ch = canvas_size(w, h)
+    if (cw, ch) == (w, h):
+        return frame_bgr, 0, 0
+    ox, oy = (cw - w) // 2, (ch - h) // 2
+    canvas = cv2.copyMakeBorder(frame_bgr, oy, ch - h - oy, ox, cw - w - ox, cv2.BORDER_REPLICATE)
+    return canvas, ox, oy
+
+
+def _unbox(
+    found: Detections, ox: int, oy: int, w: int, h: int, canvas_area: float, hand_at: float
+) -> Detections:
+    """``found`` in a letterboxed canvas (``letterbox``) moved back into the ``w`` x ``h``
+    frame: boxes whose centre lies outside the frame are dropped, the others clipped to it,
+    and the hand's share taken of the frame rather than the canvas (a hand from
+    ``hand_at``)."""
+    boxes, scores = [], []
+    for (x, y, bw, bh), sc in zip(found.boxes, found.scores):
+        x, y = x - ox, y - oy
+        if not (0 <= x + bw / 2 < w and 0 <= y + bh / 2 < h):
+            continue
+        x0, y0 = max(x, 0), max(y, 0)
+        x1, y1 = min(x + bw, w), min(y + bh, h)
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        boxes.append((x0, y0, x1 - x0, y1 - y0))
+        scores.append(sc)
+    share = min(1.0, found.hand_share * canvas_area / (w * h))
+    return Detections(tuple(boxes), tuple(scores), share >= hand_at, share)
 
 
 def _starts(length: int, window: int, overlap: float) -> list[int]:
@@ -65,6 +116,15 @@ def _starts(length: int, window: int, overlap: float) -> list[int]:
             for i in range(int(np.ceil((length - window) / step)) + 1)
         }
     )
+
+
+def _tile_starts(start: int, length: int, frame: int, tile: float, overlap: float) -> list[int]:
+    """Where tiles of ``tile`` px start along a frame of ``frame`` px to cover the photo that
+    lies from ``start`` over ``length`` px of it (the whole frame, or a letterboxed photo):
+    over the photo when it is longer than a tile, else one tile centred on it."""
+    if length >= tile:
+        return [start + s for s in _starts(length, tile, overlap)]
+    return [round(min(max(start + (length - tile) / 2, 0), frame - tile))]
 
 
 def _same_die(a, b) -> bool:
@@ -192,12 +252,14 @@ class Detector:
         self._session = open_session(path)
         self._input = self._session.get_inputs()[0].name
 
-    def _tile_dice(self, frame_bgr: np.ndarray, overlap: float) -> list:
+    def _tile_dice(self, frame_bgr: np.ndarray, overlap: float, region=None) -> list:
         """(box, score) of the dice found in overlapping tiles of half the frame each (so read
-        at twice the scale), in frame pixels."""
-        h, w = frame_bgr.shape[:2]
-        tw, th = w / 2.0, h / 2.0
-        xs, ys = _starts(w, tw, overlap), _starts(h, th, overlap)
+        at twice the scale), in frame pixels. ``region`` (x, y, w, h): where the photo lies in
+        a letterboxed frame; the tiles cover it, and its edges are the frame's."""
+        fh, fw = frame_bgr.shape[:2]
+        rx, ry, w, h = region or (0, 0, fw, fh)
+        tw, th = fw / 2.0, fh / 2.0
+        xs, ys = _tile_starts(rx, w, fw, tw, overlap), _tile_starts(ry, h, fh, th, overlap)
         out = []
         for y0 in ys:
             for x0 in xs:
@@ -209,10 +271,10 @@ class Detector:
                     # a large one to the whole-frame pass (twice its size is beyond training)
                     if (
                         max(bw, bh) > 0.2 * tile.shape[1]
-                        or (bx <= 1 and x0 > 0)
-                        or (by <= 1 and y0 > 0)
-                        or (bx + bw >= tile.shape[1] - 1 and x0 + tile.shape[1] < w)
-                        or (by + bh >= tile.shape[0] - 1 and y0 + tile.shape[0] < h)
+                        or (bx <= 1 and x0 > rx)
+                        or (by <= 1 and y0 > ry)
+                        or (bx + bw >= tile.shape[1] - 1 and x0 + tile.shape[1] < rx + w)
+                        or (by + bh >= tile.shape[0] - 1 and y0 + tile.shape[0] < ry + h)
                     ):
                         continue
                     out.append(((bx + x0, by + y0, bw, bh), sc))
@@ -224,21 +286,36 @@ class Detector:
         """Find the dice of a still photo more thoroughly: the whole frame as ``detect`` reads
         it, plus tiles of it at twice the scale (small or far dice), merged.
 
+        A photo that is not 4:3 (square, upright, a panorama, a little off) is read
+        letterboxed in the smallest 4:3 frame that holds it (``canvas_size``): its dice are
+        neither squeezed nor seen at another scale than in the 4:3 photo it may have been cut
+        from, so they get that photo's boxes (``python -m lab.aspect``: cuts of the matteop65
+        photos, median IoU 0.98-1.0 with the 4:3 photo's boxes, against 0.54 for a 3:4 cut
+        read in windows and 0.77 for a square one squeezed). A large photo far from 4:3
+        (``WINDOWS_FROM``), whose dice the letterbox would show small, is searched in 4:3
+        windows across its short side instead (``_windows_fine``).
+
         About ten times slower than ``detect``: for photos (``dicetray recognize``), not for
         the camera's frame rate.
         """
         h, w = frame_bgr.shape[:2]
-        if max(w * 3 / (h * 4), h * 4 / (w * 3)) > 1.4:
-            # far from 4:3 (an upright phone photo, a panorama): squeezed into the net's 4:3
-            # input, its dice would turn into oblongs. (A square photo is read as it is: the
-            # rune55 photos, square-stretched 4:3 originals, are read better that way.)
+        cw, ch = canvas_size(w, h)
+        if (cw, ch) == (w, h):
+            return self._fine(frame_bgr, overlap, small)
+        if cw >= LARGE_W and max(w * 3 / (h * 4), h * 4 / (w * 3)) > WINDOWS_FROM:
             return self._windows_fine(frame_bgr, overlap)
+        canvas, ox, oy = letterbox(frame_bgr)
+        found = self._fine(canvas, overlap, None, region=(ox, oy, w, h))
+        return _unbox(found, ox, oy, w, h, cw * ch, self.hand_threshold)
+
+    def _fine(self, frame_bgr: np.ndarray, overlap: float, small=None, region=None) -> Detections:
+        """``detect_fine`` of a 4:3 frame (``region``: where a letterboxed photo lies in it)."""
         whole = self.detect(frame_bgr, small=small)
         # the frame pass's boxes placed again where the dice were small in it (``refine``):
         # before the tiles' dice are merged, which a box guessed too large would swallow
         whole_boxes = [self.refine(frame_bgr, b) for b in whole.boxes]
         cands = list(zip(whole_boxes, whole.scores))
-        cands += self._tile_dice(frame_bgr, overlap)
+        cands += self._tile_dice(frame_bgr, overlap, region)
         # the whole-frame dice stand; a tile die found where one stands replaces it only when
         # it is about as large and surer (better placed); elsewhere the surest tile dice join
         kept = list(zip(whole_boxes, whole.scores))
@@ -261,13 +338,13 @@ class Detector:
         )
 
     def _windows_fine(self, frame_bgr: np.ndarray, overlap: float) -> Detections:
-        """``detect_fine`` of a photo far from 4:3 (a phone photo held upright, a panorama):
-        searched in overlapping 4:3 windows across its whole short side, as many as cover it,
-        so its dice are seen as large as in a 4:3 photo of that side. (Padded to 4:3 instead,
-        an upright 3:4 photo's dice were seen 1.8 times smaller: in rendered 12 MP phone
-        photos of see-through dice, 1 die in 10 was not found.) A die cut by a window's edge is
-        left to a window that holds it whole; a die whole in two windows is kept once, the
-        surer box."""
+        """``detect_fine`` of a large photo far from 4:3 (a 12 MP phone photo held upright, a
+        panorama): searched in overlapping 4:3 windows across its whole short side, as many
+        as cover it, so its dice are seen as large as in a 4:3 photo of that side.
+        (Letterboxed instead, an upright 3:4 photo's dice are seen 1.8 times smaller: in a
+        rendered 12 MP phone photo of 24 see-through dice, 18 were found, against 24 in
+        windows.) A die cut by a window's edge is left to a window that holds it whole; a die
+        whole in two windows is kept once, the surer box."""
         h, w = frame_bgr.shape[:2]
         ww, wh = (w, round(w * 3 / 4)) if h * 4 > w * 3 else (round(h * 4 / 3), h)
         cands, hand, share = [], False, 0.0
@@ -299,10 +376,11 @@ class Detector:
         (rendered 2016x1512 photos, dice 45-60 px: 38% of the dice found read right on the
         first boxes, 100% on the labelled ones). Other boxes are returned as they are."""
         h, w = frame_bgr.shape[:2]
+        cw = canvas_size(w, h)[0]  # the width of the 4:3 frame the photo is read in
         for _ in range(rounds):
             x, y, bw, bh = box
             side = max(bw, bh)
-            if side < 4 or w < LARGE_W or side * FRAME_W / w > REFINE_MAX:
+            if side < 4 or cw < LARGE_W or side * FRAME_W / cw > REFINE_MAX:
                 return box  # seen at about its own pixels, or large already
             # the window, in frame pixels: at most half the frame (a size guessed too large)
             ww = min(side * FRAME_W / REFINE_PX, 0.5 * w, 0.5 * h * FRAME_W / FRAME_H)
@@ -335,11 +413,12 @@ class Detector:
     def huge_candidates(self, frame_bgr: np.ndarray) -> list[tuple[int, int, int, int]]:
         """Boxes of dice too large for the net (over about 140 px of a 640x480 frame, as in a
         close-up photo), which ``detect`` finds only as pips: the photo read again shrunk 2
-        and 4 times (into a canvas of its own size), keeping dice over ``HUGE_FROM`` times the
-        shrink. Only candidates: a cluster of smaller dice can look like one huge die at that
-        scale, so the caller checks them (``vision.pipeline.Recognizer.read``)."""
+        and 4 times (into a canvas of its 4:3 ``canvas_size``), keeping dice over ``HUGE_FROM``
+        times the shrink. Only candidates: a cluster of smaller dice can look like one huge die
+        at that scale, so the caller checks them (``vision.pipeline.Recognizer.read``)."""
         h, w = frame_bgr.shape[:2]
-        canvas = np.empty_like(frame_bgr)
+        cw, ch = canvas_size(w, h)
+        canvas = np.empty((ch, cw, frame_bgr.shape[2]), frame_bgr.dtype)
         canvas[:] = frame_bgr.reshape(-1, frame_bgr.shape[2]).mean(axis=0)
         out = []
         for shrink in (2, 4):
@@ -349,7 +428,7 @@ class Detector:
             for bx, by, bw, bh in self.detect(canvas).boxes:
                 x, y = bx * shrink, by * shrink
                 bw, bh = min(bw * shrink, w - x), min(bh * shrink, h - y)
-                if max(bw, bh) >= HUGE_FROM[shrink] * shrink * w / FRAME_W and bw > 0 and bh > 0:
+                if max(bw, bh) >= HUGE_FROM[shrink] * shrink * cw / FRAME_W and bw > 0 and bh > 0:
                     out.append((x, y, bw, bh))
         return out
 
@@ -361,9 +440,15 @@ class Detector:
         return heat[0, 0], size[0], hand[0, 0]
 
     def detect(self, frame_bgr: np.ndarray, small: np.ndarray | None = None) -> Detections:
-        """Find the dice of one frame (``small``: the frame already resized to 320x240)."""
-        heat, size, hand = self.maps(frame_bgr if small is None else small)
+        """Find the dice of one frame (``small``: the frame already resized to 320x240). A
+        frame that is not 4:3 is read letterboxed (``letterbox``), its dice unsqueezed."""
         h, w = frame_bgr.shape[:2]
+        if abs(w * 3 / (h * 4) - 1) > SQUEEZE_OK:
+            canvas, ox, oy = letterbox(frame_bgr)
+            found = self.detect(canvas)
+            area = canvas.shape[0] * canvas.shape[1]
+            return _unbox(found, ox, oy, w, h, area, self.hand_threshold)
+        heat, size, hand = self.maps(frame_bgr if small is None else small)
         boxes, scores = decode(heat, size, w, h, self.threshold)
         share = float((hand > 0.5).mean())
         return Detections(tuple(boxes), tuple(scores), share >= self.hand_threshold, share)
