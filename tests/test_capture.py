@@ -516,12 +516,19 @@ def test_screens_draw_headless(tmp_path):
     display = Display(size=(1600, 960), headless=True)  # twice the layout: taps scale
     screen = CaptureScreen(display)
     screen.draw_capture(view)
-    assert screen.hit((2 * (5 + 100 * 0.8125), 2 * (5 + 25 * 0.8125))) == ("die", 1)
-    assert screen.hit((2 * 600, 2 * 333)) == ("button", "ok")
+    areas = {t: r for r, t in display.hits}
+    die0, die1, ok = areas[("die", 0)], areas[("die", 1)], areas[("button", "ok")]
+    assert die1.left > die0.right  # the second die lies right of the first, as in the frame
+    assert screen.hit(die1.center) == ("die", 1) and screen.hit(ok.center) == ("button", "ok")
+    assert min(ok.size) >= 96  # a finger's width on a screen twice the layout (48 px there)
+    assert min(d.cap for d in display.drawn) >= 32  # never below MIN_CAP (16 px at 800x480)
+    assert "Die 2 of 2: ?" in [d.text for d in display.drawn]
     screen.draw_teach(TeachView("Teaching", "classifier", 3, 10, "about 00:20 left"))
+    words = [d.text for d in display.drawn]
+    assert "3 of 10 steps (30%)" in words and "about 00:20 left" in words
     display.save(tmp_path / "teach.png")
     img = cv2.imread(str(tmp_path / "teach.png"))
-    assert img.shape == (960, 1600, 3) and img[440, 300].tolist() != img[20, 20].tolist()
+    assert img.shape == (960, 1600, 3)  # the whole window: no letterbox bars
 
 
 def test_docstring_examples_run():

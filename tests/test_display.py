@@ -94,10 +94,10 @@ def test_start_screen_taps_and_question(screen):
     assert "3 Cy" in [d.text for d in screen.drawn]  # else who plays, in seat order
     targets = {t: r for r, t in screen.hits}
     assert screen.hit(centre(targets[("start", 1, 1)])) == ("start", 1, 1)  # ">" of players
-    menu.offer_resume(Path("x.jsonl"), "Resume Bank (Ana, Ben), 12 events in")
+    menu.offer_resume(Path("x.jsonl"), "Resume Bank with Ana and Ben (round 3)")
     screen.draw(start_view(menu))
     words = " ".join(d.text for d in screen.drawn)
-    assert "12 events in" in words  # the whole offer, not cut off
+    assert "(round 3)" in words and not any(d.cut for d in screen.drawn)  # the whole offer
     menu.do("discard")
     screen.draw(start_view(menu))
     targets = {t: r for r, t in screen.hits}
@@ -112,7 +112,8 @@ def test_setup_screen_shows_the_picture_and_numbers_the_dice(screen):
     img = pixels(screen)
     assert abs(img[40, 40].astype(int) - 90).max() <= 4  # the camera picture is shown
     texts = [d.text for d in screen.drawn]
-    assert "1 d6:3" in texts and "2 d6:5" in texts  # listed, not stacked on the picture
+    assert "1. 3" in texts and "2. 5" in texts  # listed in words, not stacked on the picture
+    assert "Dice: Standard d6" in texts
 
 
 def test_how_to_page_draws_every_point(screen):

@@ -1,14 +1,17 @@
-"""Screens people can read at arm's length: at every panel size, every line of text is at least
-MIN_CAP layout pixels high (3 mm on a 7" panel), inside the screen and never on top of other
-text, and every button, choice and menu line is a finger-sized TOUCH target (9 mm).
+"""Screens people can read at arm's length: every screen ``dicetray screenshots`` draws (the
+capture and teaching screens included), at 800x480, 1024x600 and 1920x1080: every line of text
+is at least MIN_CAP layout pixels high (3 mm on a 7" panel), whole (never cut short with
+"..."), inside the screen, on no other text and no picture, never half hidden under an
+overlay; every button, choice and menu line is a finger-sized TOUCH target (9 mm); and no
+internal name of a die or a face ("wild:3", "d6 d6", "(up and up)") reaches a player.
 
-The rects measured are the ones pygame rendered (Display.drawn), on real game states from
-seeded playthroughs (tray/screen/screenshots.py)."""
+The rects measured are the ones pygame rendered (Display.drawn, Display.images), on real game
+states from seeded playthroughs (tray/screen/screenshots.py)."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+import re
 
 import pytest
 
@@ -18,37 +21,23 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 from tray.screen import screenshots
 from tray.screen.display import Display
 from tray.screen.theme import MIN_CAP, TOUCH
-from tray.screen.view import build_view, how_to_view, start_view
-from tray.table.actions import StartMenu
+from tray.screen.view import how_to_view
 
 SIZES = [(800, 480), (1024, 600), (1920, 1080)]
+#: words that are ids of the dice-set files, not what is printed on the dice
+INTERNAL = re.compile(
+    r"\b(?:d6|toss|up|wild|black|red|orange|yellow|green|blue|purple):\S"
+    r"|\bd6 d6\b|\btoss-up toss\b|\((?:up|wild|toss|d6)\b|OUT, still rolling"
+)
 
 
 @pytest.fixture(scope="module")
-def views():
-    out = []
-    menu = StartMenu(["Ana", "Ben", "Cy", "Dee"], default_game="tally-up")
-    out.append(("start", start_view(menu)))
-    menu.offer_resume(Path("x.jsonl"), "Resume Bank (Ana, Ben, Cy, Dee), 120 events in")
-    out.append(("start-resume", start_view(menu)))
-    menu.do("discard")
-    out.append(("start-discard", start_view(menu)))
-    bank = StartMenu([f"P{i}" for i in range(10)], default_game="bank")
-    bank.focus = 3  # editing "double then add": two lines
-    editing = start_view(bank)
-    editing.editing = True
-    out.append(("start-bank-editing", editing))
-    for gid in ("tally-up", "diced-out", "rollers"):
-        out.append((f"{gid}-how-to", how_to_view(gid)))
-    for gid in ("tally-up", "diced-out"):
-        for name, table, t in screenshots.scenes(gid, 7):
-            out.append((f"{gid}-{name}", build_view(table, t)))
-    out.append(("ten-players", build_view(screenshots.crowded(), 0.5)))
-    out.append(("ten-players-end", build_view(screenshots.crowded(finished=True), 1.0)))
-    return out
+def shots():
+    return screenshots.shots()
 
 
 def problems(d: Display, name: str) -> list[str]:
+    """Everything wrong with what ``d`` drew last, one line each."""
     w, h = d.size
     found = []
     for t in d.drawn:
@@ -57,10 +46,23 @@ def problems(d: Display, name: str) -> list[str]:
             found.append(f"{name}: {t.text!r} is outside the screen at {r}")
         if t.cap < round(MIN_CAP * d.k):
             found.append(f"{name}: {t.text!r} has capitals {t.cap} px < {MIN_CAP * d.k:.0f}")
+        if t.cut:
+            found.append(f"{name}: {t.text!r} is cut short")
+        if INTERNAL.search(t.text):
+            found.append(f"{name}: {t.text!r} shows an internal name")
+        for img in d.images:
+            if img.colliderect(r) and not img.contains(r):  # a label on a die is fine
+                found.append(f"{name}: {t.text!r} lies over a picture at {img}")
+    for t in d.clipped:
+        found.append(f"{name}: {t.text!r} is half hidden under an overlay")
     for i, a in enumerate(d.drawn):
         for b in d.drawn[i + 1 :]:
             if a.rect.colliderect(b.rect):
                 found.append(f"{name}: {a.text!r} overlaps {b.text!r}")
+    for i, a in enumerate(d.images):
+        for b in d.images[i + 1 :]:
+            if a.colliderect(b):
+                found.append(f"{name}: pictures at {a} and {b} overlap")
     for r, target in d.hits:
         if (
             target[0] in ("button", "choice", "menu", "confirm", "start")
@@ -70,14 +72,22 @@ def problems(d: Display, name: str) -> list[str]:
     return found
 
 
+def test_every_screen_is_shot():
+    """The capture and teaching screens, the odds and the history are among the shots."""
+    names = [s.name for s in screenshots.shots(["toss-up"])]
+    assert "capture-toss-up-throw" in names and "capture-toss-up-review" in names
+    assert "capture-teaching" in names and "toss-up-unread-dice" in names
+    assert len(names) == len(set(names))
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_text_is_big_inside_and_apart_and_targets_finger_sized(views, size):
+def test_text_is_big_whole_inside_and_apart_and_targets_finger_sized(shots, size):
     d = Display(size=size, headless=True)
     found = []
-    for name, view in views:
-        d.draw(view)
-        assert d.drawn, name
-        found += problems(d, name)
+    for shot in shots:
+        d.draw(shot.view)
+        assert d.drawn, shot.name
+        found += problems(d, shot.name)
     assert found == []
 
 
@@ -91,18 +101,43 @@ def test_the_minimums_in_real_pixels():
     }
     for size, (cap, touch) in want.items():
         d = Display(size=size, headless=True)
-        f = d.font(MIN_CAP)
-        m = f.metrics("H")[0]
+        m = d.font(MIN_CAP).get_metrics("H")[0]
         assert m[3] - m[2] >= cap
         assert round(TOUCH * d.k) == touch
 
 
-def test_the_checker_sees_an_overlap_and_small_text():
-    """The checks above can fail: two lines drawn on top of each other, one too small."""
+def test_letters_sit_on_their_own_advances():
+    """No kerning pair widens a word ("but ton", "CAMER A"): a word is as wide as its letters."""
+    d = Display(size=(800, 480), headless=True)
+    for bold in (False, True):
+        f = d.font(MIN_CAP, bold)
+        for word in ("button", "CAMERA", "from", "The picture", "showing"):
+            advances = sum(m[4] for m in f.get_metrics(word))
+            assert f.get_rect(word).width <= round(advances) + 1, (word, bold)
+
+
+def test_the_checker_sees_every_fault():
+    """The checks above can fail: text on text, too small, outside, cut short, half under an
+    overlay, over a picture; an internal name."""
     d = Display(size=(800, 480), headless=True)
     d.draw(how_to_view("bank"))
     d.text("one line", (100, 200), MIN_CAP)
     d.text("another", (110, 204), MIN_CAP)
     d.drawn.append(type(d.drawn[0])(d.pg.Rect(700, 470, 200, 20), "off the edge", 10))
+    d.text("a sentence far too long for its room", (100, 300), MIN_CAP, max_w=60)
+    d.text("half under", (300, 400), MIN_CAP)
+    d.cover(d.R(330, 380, 200, 60))
+    d.images.append(d.R(100, 340, 40, 40))
+    d.text("over the die", (120, 350), MIN_CAP)
+    d.text("Up Die wild:3", (500, 120), MIN_CAP)
     found = " ".join(problems(d, "x"))
-    assert "overlaps" in found and "outside" in found and "capitals 10" in found
+    for fault in (
+        "overlaps",
+        "outside",
+        "capitals 10",
+        "cut short",
+        "half hidden",
+        "over a picture",
+        "internal name",
+    ):
+        assert fault in found, fault

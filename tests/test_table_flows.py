@@ -84,12 +84,17 @@ def test_demo_start_screen_is_worked_by_a_button(capsys):
     assert "presses of Ana's button" in capsys.readouterr().out
 
 
-def test_resume_offer_counts_events_and_discard_puts_the_game_aside(tmp_path):
+def test_resume_offer_says_who_and_how_far_and_discard_puts_the_game_aside(tmp_path):
     from tray.rules.journal import Journal
 
     j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
+    assert resume_offer(tmp_path)[1] == "Resume Bank with Ana and Ben (not started)"
     j.append({"type": "roll", "dice": ["d6:1", "d6:2"]})
-    assert resume_offer(tmp_path)[1].endswith("1 event in")
+    assert resume_offer(tmp_path)[1] == "Resume Bank with Ana and Ben (round 1)"
+    m = StartMenu(["Ana", "Ben"])
+    m.offer_resume(tmp_path / "g.jsonl", resume_offer(tmp_path)[1])
+    m.do("discard")  # the question names the game in the same plain words
+    assert m.confirm.shown()[0] == "Discard the unfinished game? Bank with Ana and Ben (round 1)"
     kept = discard(tmp_path / "g.jsonl")
     assert kept.exists() and resume_offer(tmp_path) is None
 
@@ -248,6 +253,22 @@ def test_rollers_save_lines_name_the_black_die():
     labels = t.save_builder(0).labels()
     assert labels[0].endswith(" 1") and "black" not in labels[0]
     assert labels[5].endswith("black 1") and labels[6:] == ["Roll the others", "Stop here"]
+
+
+def test_rollers_save_lines_tell_two_dice_of_one_face_apart():
+    t = rollers_saving()
+    b = t.save_builder(0)
+    b.roll = ["wild:4", "wild:2", "wild:4", "wild:star", "wild:4", "black:zap"]
+    b.keep = {2}
+    labels = b.labels()
+    assert labels[:5] == [
+        "roll 4 (1 of 3)",
+        "roll 2",
+        "keep 4 (2 of 3)",
+        "roll STAR",
+        "roll 4 (3 of 3)",
+    ]
+    assert len(set(labels)) == len(labels)
 
 
 def test_docstring_examples_of_the_table_modules_run():

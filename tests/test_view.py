@@ -81,7 +81,7 @@ def test_tally_up_banner_and_press_window_countdown():
     t = table_for("tally-up", ("Ana", "Ben"), {"press_window_s": 5})
     t.roll(["red:star", "orange:star", "yellow:star"], 0.0)
     v = build_view(t, 1.2)
-    assert v.banner == "TALLY UP!"
+    assert v.banner == "TALLY UP! Press first"  # a race to press, not a party: IN lost the total
     assert v.prompt.endswith("(4 s)")
     assert "tally up" in v.help
 
@@ -185,6 +185,16 @@ def test_tally_up_out_list_keeps_every_reveal_of_the_round():
     assert v.events[-1].startswith("Reveal: Cy OUT")
 
 
+def test_tally_up_three_stars_say_who_lost_while_the_banner_calls_the_race():
+    t = tally_round_with_two_outs()
+    running = t.state["running"]
+    t.roll(["red:star", "blue:star", "yellow:star"], 12.0)  # three stars: Tally Up!
+    v = build_view(t, 12.5)
+    assert v.banner == "TALLY UP! Press first" and "+200" in v.prompt
+    assert v.roll_caption == f"Three stars: Ana and Dee lost {running} each"
+    assert "TALLY UP" not in v.roll_caption  # the loss is not celebrated
+
+
 def test_tally_up_after_a_bust_everyone_sees_who_lost_what():
     t = tally_round_with_two_outs()
     running = t.state["running"]
@@ -223,7 +233,7 @@ def test_caption_names_the_last_events_not_only_the_last():
     t.roll(["d6:2", "d6:3"], 0.0)
     t.roll(["d6:4", "d6:1"], 1.0)
     v = build_view(t, 1.0)
-    assert v.events[-2:] == ["Ana rolled 2 3", "Ben rolled 4 1"]
+    assert v.events[-2:] == ["Ana rolled 2, 3", "Ben rolled 4, 1"]
 
 
 def test_an_undone_roll_is_not_drawn():

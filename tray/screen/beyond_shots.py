@@ -2,7 +2,7 @@
 saying what it chose, the live odds panel of every game, and the three Table history pages
 (from games the bots play into a temporary journal folder).
 
->>> from tray.screen.beyond_shots import write_beyond   # used by screenshots.write_all
+>>> from tray.screen.beyond_shots import beyond_views   # used by screenshots.shots
 """
 
 from __future__ import annotations
@@ -114,23 +114,17 @@ def history_folder(folder: Path, games: int = 6) -> Path:
     return folder
 
 
-def write_beyond(screen, out: Path) -> list[Path]:
-    """Draw the screens and save them as PNGs in ``out``; the paths."""
+def beyond_views() -> list[tuple[str, object]]:
+    """(name, view) of each screen: the bot seat, the odds panels, the history pages."""
     from tray.history import read_folder
     from tray.screen.history_screen import history_pages
 
-    paths = []
-    table = bot_table()
-    screen.draw(build_view(table, 1.2))
-    paths.append(screen.save(out / "bot-seat-chose.png"))
+    out: list[tuple[str, object]] = [("bot-seat-chose", build_view(bot_table(), 1.2))]
     for name, table in odds_tables():
         view = build_view(table, 0.5)
         view.odds = odds_lines(table.state)
-        screen.draw(view)
-        paths.append(screen.save(out / f"{name}.png"))
+        out.append((name, view))
     with tempfile.TemporaryDirectory() as tmp:
         pages = history_pages(*read_folder(history_folder(Path(tmp))))
-    for i, page in enumerate(pages, 1):
-        screen.draw(page)
-        paths.append(screen.save(out / f"history-{i}.png"))
-    return paths
+    out += [(f"history-{i}", page) for i, page in enumerate(pages, 1)]
+    return out

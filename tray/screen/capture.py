@@ -1,8 +1,12 @@
 """The guided capture's screens (``dicetray calibrate --teach``): the throw with every die found
-(box and reading, "?" where unsure), the coverage table, and teaching's progress.
+(its box and, beside it, the face it reads, "?" where unsure), how often each face was seen,
+and teaching's progress.
 
 Built as plain data first (:class:`CaptureView`, :class:`TeachView`), so tests check the
-words without pygame, then drawn by :class:`CaptureScreen` on a Display's window.
+words without pygame, then drawn by :func:`draw_capture` and :func:`draw_teach` on a
+:class:`~tray.screen.display.Display` like every other screen: theme sizes (tray/screen/theme.py),
+laid out for the window's real size, every text line and tap target measured by the layout
+test (tests/test_screen_layout.py).
 
 >>> import tempfile
 >>> from vision.dicesets import load
@@ -11,47 +15,45 @@ words without pygame, then drawn by :class:`CaptureScreen` on a Display's window
 >>> cap = Capture(CaptureFolder(tempfile.mkdtemp(), load("toss-up")), per_face=2)
 >>> view = build_capture_view(cap, None, None)
 >>> view.coverage[0], view.menu
-(('green', 0), [('keep throwing', True), ('finish and teach', False)])
+(('toss', 'green', 0), [('keep throwing', True), ('finish and teach', False)])
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-BG = (18, 24, 32)
-PANEL = (30, 40, 54)
-TEXT = (236, 240, 244)
-DIM = (150, 162, 178)
-GOLD = (250, 200, 60)
-GREEN = (70, 200, 110)
-ORANGE = (245, 150, 40)
-RED = (230, 70, 60)
-BLUE = (80, 150, 240)
-WHITE = (245, 245, 245)
-KIND_COLOURS = {"accepted": GREEN, "unsure": ORANGE, "read": WHITE}
-MESSAGE_COLOURS = {"camera": RED, "unreadable": ORANGE, "error": RED, "info": BLUE}
-FRAME_BOX = (5, 5, 520, 390)  # where the camera picture goes (x, y, w, h)
-LOGICAL = (800, 480)  # the picture laid out, scaled to the window
+from tray.screen import theme as th
+from tray.screen.chrome import header
+from tray.screen.draw_play import GAP, footer
+from tray.screen.theme import BASE_H, FOOTER_H, HEADER_H, MIN_CAP
+from tray.table.dice_words import spec_words
+
+#: the box of a die, and the tag beside it: accepted, still to check, unsure
+KIND_COLOURS = {"accepted": th.GREEN, "unsure": th.ORANGE, "read": th.BLUE}
 
 
 @dataclass
 class CaptureView:
     """What the capture screen shows. ``boxes``: (x, y, w, h, label, kind, selected) in frame
-    pixels, kind "accepted", "unsure" or "read"; ``coverage``: (label, times seen)."""
+    pixels, label in words, kind "accepted", "unsure" or "read"; ``specs``: the ``die:face``
+    of each box (None where unsure); ``coverage``: (die, face, times seen)."""
 
     title: str
     prompt: str
     frame: object = None
     boxes: list[tuple] = field(default_factory=list)
-    coverage: list[tuple[str, int]] = field(default_factory=list)
+    coverage: list[tuple[str, str, int]] = field(default_factory=list)
     per_face: int = 3
     menu: list[tuple[str, bool]] = field(default_factory=list)
     reviewing: bool = False
     message: str | None = None
     message_kind: str | None = None
     saved: int = 0
+    dice_set: str = ""
+    specs: list[str | None] = field(default_factory=list)
 
 
 @dataclass
@@ -72,7 +74,7 @@ def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
     from tray.table.capture import MENU
 
     cov = capture.coverage
-    coverage = [(cov.label(*k), cov.count(*k)) for k in cov.keys]
+    coverage = [(*k, cov.count(*k)) for k in cov.keys]
     view = CaptureView(
         f"Teach: {capture.diceset.name}",
         capture.prompt(),
@@ -80,15 +82,15 @@ def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
         coverage=coverage,
         per_face=capture.per_face,
         saved=capture.folder.photos,
+        dice_set=capture.diceset.id,
     )
     c = capture.correction
     if capture.state == "review" and c is not None:
         view.frame = capture.frame
         view.reviewing = True
-        single = len(capture.diceset.dice) == 1
         for i, s in enumerate(c.slots):
             value = s.value
-            label = "?" if value is None else (value.split(":", 1)[1] if single else value)
+            label = "?" if value is None else spec_words(value)
             kind = (
                 "accepted"
                 if i in capture.accepted
@@ -97,13 +99,15 @@ def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
                 else "read"
             )
             view.boxes.append((*s.box, label, kind, i == c.selected))
+            view.specs.append(value)
     else:
         if live_reading is not None:
             for d in live_reading.dice:
-                label = (d.face if len(capture.diceset.dice) == 1 else d.spec) or "?"
+                label = spec_words(d.spec) if d.spec else "?"
                 view.boxes.append(
                     (d.x, d.y, d.w, d.h, label, "read" if d.read else "unsure", False)
                 )
+                view.specs.append(d.spec)
         if capture.state == "throw":
             view.menu = [(m, i == capture.menu) for i, m in enumerate(MENU)]
     if capture.message is not None:
@@ -112,12 +116,9 @@ def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
 
 
 class CaptureScreen:
-    """Draws the capture's views on a :class:`tray.screen.display.Display`'s window.
-
-    It lays out an 800x480 picture of its own (own fonts, own tap targets) and scales it,
-    letterboxed, onto the window, so it does not depend on how the game screens are drawn.
-    :meth:`hit` names what a tap at a window pixel lands on: ("die", i) or ("button", "ok" |
-    "all" | "rethrow" | "finish" | "keep").
+    """The capture's screens on a :class:`tray.screen.display.Display` (for
+    ``dicetray calibrate --teach``): :meth:`hit` names what a tap at a window pixel lands on,
+    ("die", i) or ("button", "ok" | "all" | "rethrow" | "finish" | "keep").
 
     >>> screen = CaptureScreen(Display(headless=True))       # doctest: +SKIP
     >>> screen.draw_capture(build_capture_view(cap, frame, reading))   # doctest: +SKIP
@@ -125,177 +126,164 @@ class CaptureScreen:
 
     def __init__(self, display):
         self.display = display
-        self.pg = display.pg
-        self.surface = self.pg.Surface(LOGICAL)
-        self.hits: list[tuple[object, tuple]] = []
-        self._fonts: dict[tuple[int, bool], object] = {}
-        self.scale, self.offset = 1.0, (0.0, 0.0)
 
-    # ----------------------------------------------------------------- basics
-    def font(self, px: int, bold: bool = False):
-        if (px, bold) not in self._fonts:
-            f = self.pg.font.Font(None, px)
-            f.set_bold(bold)
-            self._fonts[(px, bold)] = f
-        return self._fonts[(px, bold)]
+    def draw_capture(self, v: CaptureView) -> None:
+        self.display.draw(v)
 
-    def text(
-        self,
-        s: str,
-        pos,
-        px: int = 24,
-        colour=TEXT,
-        bold: bool = False,
-        anchor: str = "topleft",
-        max_w: int | None = None,
-    ):
-        """One line (shrunk to fit ``max_w``); returns its rect."""
-        img = self.font(px, bold).render(s, True, colour)
-        while max_w is not None and img.get_width() > max_w and px > 12:
-            px -= 2
-            img = self.font(px, bold).render(s, True, colour)
-        r = img.get_rect(**{anchor: pos})
-        self.surface.blit(img, r)
-        return r
-
-    def wrap(
-        self, s: str, rect, px: int = 22, colour=TEXT, bold: bool = False, max_lines: int = 3
-    ) -> None:
-        x, y, w, _h = rect
-        f = self.font(px, bold)
-        lines, cur = [], ""
-        for word in s.split():
-            trial = (cur + " " + word).strip()
-            if f.size(trial)[0] <= w or not cur:
-                cur = trial
-            else:
-                lines.append(cur)
-                cur = word
-        lines += [cur] if cur else []
-        if len(lines) > max_lines:
-            lines = lines[:max_lines]
-            lines[-1] = lines[-1].rstrip(".") + "..."
-        for line in lines:
-            self.surface.blit(f.render(line, True, colour), (x, y))
-            y += f.get_linesize()
-
-    def box(self, rect, colour, radius: int = 10, width: int = 0):
-        return self.pg.draw.rect(
-            self.surface, colour, self.pg.Rect(rect), width, border_radius=radius
-        )
-
-    def present(self) -> None:
-        """Scale the picture onto the window, letterboxed, and show it."""
-        pg, window = self.pg, self.display.window
-        ww, wh = window.get_size()
-        k = min(ww / LOGICAL[0], wh / LOGICAL[1])
-        self.scale, self.offset = k, ((ww - LOGICAL[0] * k) / 2, (wh - LOGICAL[1] * k) / 2)
-        if (ww, wh) == LOGICAL:
-            window.blit(self.surface, (0, 0))
-        else:
-            window.fill((0, 0, 0))
-            img = pg.transform.smoothscale(
-                self.surface, (round(LOGICAL[0] * k), round(LOGICAL[1] * k))
-            )
-            window.blit(img, (round(self.offset[0]), round(self.offset[1])))
-        if not self.display.headless:
-            pg.display.flip()
+    def draw_teach(self, v: TeachView) -> None:
+        self.display.draw(v)
 
     def hit(self, pos) -> tuple | None:
         """What a tap at window pixel ``pos`` lands on, or None."""
-        x = (pos[0] - self.offset[0]) / self.scale
-        y = (pos[1] - self.offset[1]) / self.scale
-        for rect, target in reversed(self.hits):
-            if rect.collidepoint(x, y):
-                return target
-        return None
+        return self.display.hit(pos)
 
-    # ---------------------------------------------------------------- screens
-    def _frame(self, frame) -> float:
-        """The camera picture in FRAME_BOX; returns the scale used."""
-        pg = self.pg
-        x0, y0, bw, bh = FRAME_BOX
-        if frame is None:
-            self.box(FRAME_BOX, PANEL)
-            self.text("no picture", (x0 + bw // 2, y0 + bh // 2), 36, DIM, anchor="center")
-            return bw / 640
-        frame = np.asarray(frame)
-        h, w = frame.shape[:2]
-        k = min(bw / w, bh / h)
-        rgb = np.ascontiguousarray(frame[:, :, ::-1])
-        img = pg.image.frombuffer(rgb.tobytes(), (w, h), "RGB")
-        self.surface.blit(pg.transform.smoothscale(img, (int(w * k), int(h * k))), (x0, y0))
-        return k
 
-    def draw_capture(self, v: CaptureView) -> None:
-        """The throw (or the live picture), the coverage, the buttons, the prompt."""
-        pg, s = self.pg, self.surface
-        self.hits = []
-        s.fill(BG)
-        k = self._frame(v.frame)
-        x0, y0 = FRAME_BOX[:2]
-        for i, (x, y, w, h, label, kind, selected) in enumerate(v.boxes):
-            r = pg.Rect(x0 + x * k, y0 + y * k, max(w * k, 4), max(h * k, 4))
-            col = GOLD if selected else KIND_COLOURS.get(kind, WHITE)
-            pg.draw.rect(s, col, r, 4 if selected else 2)
-            tag = self.text(label, (r.x, r.y - 1), 22, col, bold=True, anchor="bottomleft")
-            if v.reviewing:
-                self.hits.append((r.union(tag), ("die", i)))
-        px = 535
-        self.text(v.title, (px, 8), 26, TEXT, bold=True, max_w=258)
-        photos = f"{v.saved} photo{'' if v.saved == 1 else 's'}"
-        self.text(f"{photos}; each face {v.per_face}x", (px, 36), 18, DIM, max_w=258)
-        rows = v.coverage
-        cols = 1 if len(rows) <= 14 else 2
-        per_col = -(-len(rows) // cols)
-        col_w = 258 // cols
-        row_h = max(14, min(22, 250 // max(per_col, 1)))
-        for n, (label, seen) in enumerate(rows):
-            cx = px + (n // per_col) * col_w
-            cy = 60 + (n % per_col) * row_h
-            ok = seen >= v.per_face
-            self.text(label, (cx, cy), row_h, GREEN if ok else TEXT, max_w=col_w - 52)
-            self.text(
-                f"{seen}/{v.per_face}",
-                (cx + col_w - 6, cy),
-                row_h,
-                GREEN if ok else ORANGE,
-                anchor="topright",
-            )
-        by = 318
-        buttons = []
+def _game_of(set_id: str) -> str:
+    """The game whose colour the header takes (the d6 set is Bank's and DICEDOUT!'s)."""
+    return set_id if set_id in th.GAME_COLOURS else "bank"
+
+
+def _picture(d, frame, x, y, max_w, max_h) -> tuple[float, object]:
+    """The camera picture, as large as fits at (x, y); (scale, its real rect)."""
+    pg = d.pg
+    if frame is None:
+        w, h = max_w, min(max_h, max_w * 3 / 4)
+        d.box((x, y, w, h), th.PANEL)
+        d.text("no picture yet", (x + w / 2, y + h / 2), th.CAP_BODY, th.DIM, anchor="center")
+        return w / 640, d.R(x, y, w, h)
+    frame = np.asarray(frame)
+    fh, fw = frame.shape[:2]
+    k = min(max_w / fw, max_h / fh)
+    target = d.R(x, y, fw * k, fh * k)
+    rgb = np.ascontiguousarray(frame[:, :, ::-1])
+    img = pg.image.frombuffer(rgb.tobytes(), (fw, fh), "RGB")
+    d.surface.blit(pg.transform.smoothscale(img, target.size), target)
+    return k, target
+
+
+def _die_tags(d, v: CaptureView, k: float, frame_r) -> None:
+    """Each die's box, and beside it a tag with the face it reads ("?" where unsure)."""
+    from tray.screen.draw_menus import _tag_place
+
+    pg = d.pg
+    rects = [
+        d.R(frame_r.x / d.k + x * k, frame_r.y / d.k + y * k, max(w * k, 4), max(h * k, 4))
+        for (x, y, w, h, *_rest) in v.boxes
+    ]
+    tags = []
+    for i, (r, box) in enumerate(zip(rects, v.boxes)):
+        kind, selected = box[5], box[6]
+        col = th.GOLD if selected else KIND_COLOURS.get(kind, th.BLUE)
+        thick = max(2, round((4 if selected else 2) * d.k))
+        pg.draw.rect(d.surface, th.BLACK, r.inflate(2 * thick, 2 * thick), thick)  # on a pale tray
+        pg.draw.rect(d.surface, col, r, thick)
+        tag = _tag_place(d, r, frame_r, rects, tags, side=34)
+        tags.append(tag)
+        spec = v.specs[i] if i < len(v.specs) else None
+        die, _, face = (spec or "").partition(":")
+        pg.draw.rect(d.surface, col, tag, border_radius=round(6 * d.k))
+        inner = tag.inflate(-2 * thick, -2 * thick)
+        d.image(d.die_image(v.dice_set, die or None, face or None, inner.width), inner.topleft)
         if v.reviewing:
-            buttons = [("ok", "OK: accept die"), ("all", "accept all"), ("rethrow", "throw again")]
-        elif v.menu:
-            self.text("button: press = move, hold = choose", (px, by - 22), 17, DIM, max_w=258)
-            for i, (label, hi) in enumerate(v.menu):
-                rect = self.box((px, by + i * 34, 258, 30), GOLD if hi else PANEL, radius=8)
-                self.text(label, rect.center, 22, BG if hi else TEXT, anchor="center")
-                self.hits.append((rect, ("button", "finish" if "finish" in label else "keep")))
-        for i, (name, label) in enumerate(buttons):
-            rect = self.box((px, by + i * 34, 258, 30), PANEL, radius=8)
-            self.text(label, rect.center, 22, TEXT, anchor="center")
-            self.hits.append((rect, ("button", name)))
-        py = 404
-        if v.message:
-            self.box((5, 399, 520, 32), MESSAGE_COLOURS.get(v.message_kind, BLUE), radius=8)
-            self.text(v.message, (14, 415), 22, TEXT, bold=True, anchor="midleft", max_w=502)
-            py = 436
-        self.wrap(v.prompt, (8, py, 516, 476 - py), 20, TEXT, max_lines=(476 - py) // 18)
-        self.present()
+            d.hit_area(r.union(tag), ("die", i))
 
-    def draw_teach(self, v: TeachView) -> None:
-        """Teaching's progress: stage, bar, steps, the time left."""
-        self.hits = []
-        self.surface.fill(BG)
-        self.text(v.title, (400, 90), 40, TEXT, bold=True, anchor="center")
-        self.text(v.stage, (400, 160), 30, DIM, anchor="center")
-        share = v.done / v.total if v.total else 0.0
-        self.box((100, 210, 600, 40), PANEL, radius=8)
-        if share > 0:
-            self.box((100, 210, max(int(600 * min(share, 1.0)), 16), 40), GREEN, radius=8)
-        self.text(f"{v.done}/{v.total}  {share:.0%}", (400, 230), 24, TEXT, anchor="center")
-        self.text(v.left, (400, 290), 30, GOLD, anchor="center")
-        if v.note:
-            self.wrap(v.note, (100, 340, 600, 120), 22, DIM, max_lines=4)
-        self.present()
+
+def _coverage(d, v: CaptureView, x, y, w, bottom) -> None:
+    """How often each face was seen: the face as printed, then "2/3" (green when enough)."""
+    rows = v.coverage
+    need = [r for r in rows if r[2] < v.per_face]
+    count_w = d.width_of(f"{v.per_face}/{v.per_face}", MIN_CAP, True) + 10
+    lh = d.line_h(MIN_CAP)
+    for shown, title in ((rows, f"Each face {v.per_face} times"), (need, "Still to see")):
+        title_h = d.line_h(MIN_CAP) + 2
+        for s in (40, 36, 32, 28, 24):
+            cell_w = s + 6 + count_w
+            cols = max(1, int((w + 6) // (cell_w + 6)))
+            row_h = max(float(s), lh) + 6
+            if y + title_h + math.ceil(len(shown) / cols) * row_h <= bottom:
+                break
+        else:
+            continue
+        break
+    else:  # not even the faces still to see fit: as many as fit
+        shown, title = need, "Still to see"
+        s, cell_w = 24, 24 + 6 + count_w
+        cols, row_h = max(1, int((w + 6) // (cell_w + 6))), max(24.0, lh) + 6
+        shown = shown[: max(0, int((bottom - y - title_h) // row_h)) * cols]
+    d.text(title, (x, y), MIN_CAP, th.DIM, max_w=w)
+    y += title_h
+    for n, (die, face, seen) in enumerate(shown):
+        cx, cy = x + (n % cols) * (cell_w + 6), y + (n // cols) * row_h
+        px = round(s * d.k)
+        d.image(d.die_image(v.dice_set, die, face, px), d.P(cx, cy))
+        ok = seen >= v.per_face
+        d.text(
+            f"{seen}/{v.per_face}",
+            (cx + s + 6, cy + s / 2),
+            MIN_CAP,
+            th.GREEN if ok else th.ORANGE,
+            bold=True,
+            anchor="midleft",
+        )
+
+
+def draw_capture(d, v: CaptureView) -> None:
+    """The throw (or the live picture) with its dice, the prompt, the coverage, the buttons."""
+    w = d.width
+    header(d, v.title, _game_of(v.dice_set), f"{v.saved} photo{'' if v.saved == 1 else 's'}")
+    top, bottom = HEADER_H + GAP, BASE_H - FOOTER_H - 4
+    pic_w = min(w * 0.55, (bottom - top) * 4 / 3)
+    k, frame_r = _picture(d, v.frame, 8, top, pic_w, bottom - top)
+    _die_tags(d, v, k, frame_r)
+    x = 8 + frame_r.width / d.k + 14
+    cw = w - 8 - x
+    cap = th.CAP_BODY if len(d.lines(v.prompt, cw, th.CAP_BODY, True)) <= 3 else MIN_CAP + 2
+    y = d.wrap(v.prompt, (x, top, cw, 120), cap, th.TEXT, bold=True, max_lines=4) + 4
+    sel = next((i for i, b in enumerate(v.boxes) if b[6]), None)
+    if v.reviewing and sel is not None:
+        words = f"Die {sel + 1} of {len(v.boxes)}: {v.boxes[sel][4]}"
+        y = d.wrap(words, (x, y, cw, 60), MIN_CAP + 2, th.GOLD, bold=True, max_lines=2) + 4
+    if v.message:
+        col = th.MESSAGE_COLOURS.get(v.message_kind or "info", th.BLUE)
+        h = d.wrapped_h(v.message, cw - 20, MIN_CAP, True, 3) + 12
+        d.box((x, y, cw, h), col, radius=10)
+        d.wrap(v.message, (x + 10, y + 6, cw - 20, h), MIN_CAP, th.ink_on(col), True, 3)
+        y += h + GAP
+    keys = (
+        "Keys: Up/Down = face, Enter = OK, A = accept all, R = throw again"
+        if v.reviewing
+        else "Keys: Enter = choose, Q = finish, Esc = leave"
+    )
+    keys_h = d.wrapped_h(keys, cw, MIN_CAP, False, 3)
+    _coverage(d, v, x, y, cw, bottom - keys_h - 4)
+    d.wrap(keys, (x, bottom - keys_h, cw, keys_h), MIN_CAP, th.DIM, max_lines=3)
+    if v.reviewing:
+        buttons = [("ok", "OK"), ("all", "Accept all"), ("rethrow", "Throw again")]
+        hint = "Short press = next face, long press = OK"
+        lit = None
+    else:
+        names = {"keep throwing": "keep", "finish and teach": "finish"}
+        buttons = [(names.get(m, m), m.capitalize()) for m, _ in reversed(v.menu)]
+        lit = next((names.get(m, m) for m, hi in v.menu if hi), None)
+        hint = "Short press = next choice, long press = choose it" if v.menu else ""
+    footer(d, hint, buttons, highlight=lit)
+
+
+def draw_teach(d, v: TeachView) -> None:
+    """Teaching's progress: the stage, a bar, the steps, the time left, a note."""
+    w = d.width
+    header(d, v.title, "bank", "")
+    x, bw = 40.0, w - 80
+    y = HEADER_H + 40
+    y = d.wrap(v.stage, (x, y, bw, 80), th.CAP_PROMPT, th.TEXT, bold=True, max_lines=2) + 16
+    share = min(1.0, v.done / v.total) if v.total else 0.0
+    d.box((x, y, bw, 40), th.PANEL, radius=10)
+    if share > 0:
+        d.box((x, y, max(bw * share, 20), 40), th.GREEN, radius=10)
+    y += 40 + 12
+    d.text(f"{v.done} of {v.total} steps ({share:.0%})", (x, y), th.CAP_BODY, th.TEXT, max_w=bw)
+    y += d.line_h(th.CAP_BODY) + 12
+    d.text(v.left, (x, y), th.CAP_PROMPT, th.GOLD, bold=True, max_w=bw)
+    y += d.line_h(th.CAP_PROMPT, True) + 12
+    if v.note:
+        d.wrap(v.note, (x, y, bw, BASE_H - y - 12), MIN_CAP + 2, th.DIM, max_lines=3)

@@ -1,7 +1,8 @@
 """A game's round-by-round score chart drawn with pygame-ce: on the table's screen and to PNG.
 
 ``draw_chart(surface, rect, title, players, points)`` draws one line per player (the scores
-after each round, ``points[i][p]``) with axes, a legend and the final scores;
+after each round, ``points[i][p]``) with axes, a legend and the final scores (on the table's
+screen its words are drawn by the Display, at the theme's sizes);
 ``save_chart(path, ...)`` draws it on an 800x480 surface and saves it (headless is fine).
 
 Example::
@@ -44,21 +45,61 @@ def _pygame():
 
 
 def draw_chart(
-    surface, rect, title: str, players: list[str], points: list[list[int]], font=None
+    surface,
+    rect,
+    title: str,
+    players: list[str],
+    points: list[list[int]],
+    font=None,
+    display=None,
 ) -> None:
-    """Draw the score chart inside ``rect`` (x, y, w, h) of a pygame surface."""
+    """Draw the score chart inside ``rect`` (x, y, w, h, real pixels) of a pygame surface.
+
+    With ``display`` (a :class:`tray.screen.display.Display`) the words are drawn by it, at the
+    theme's sizes and measured like every other line of the screen; else with pygame's font.
+    """
     pg = _pygame()
     x0, y0, w, h = rect
-    big = pg.font.Font(None, 30)
-    small = font or pg.font.Font(None, 20)
-    surface.blit(big.render(title, True, TEXT), (x0 + 10, y0 + 6))
-    legend_w = 170
-    left, top = x0 + 56, y0 + 42
-    right, bottom = x0 + w - legend_w - 10, y0 + h - 34
+    if display is not None:
+        from tray.screen import theme as th
+
+        k = display.k
+
+        def put(s, x, y, big=False, colour=TEXT, anchor="topleft"):
+            cap = th.CAP_BODY if big else th.MIN_CAP
+            return display.text(s, (x / k, y / k), cap, colour, bold=big, anchor=anchor)
+
+        def size(s, big=False):
+            cap = th.CAP_BODY if big else th.MIN_CAP
+            return display.width_of(s, cap, big) * k, display.line_h(cap, big) * k
+
+    else:
+        fonts = {True: pg.font.Font(None, 30), False: font or pg.font.Font(None, 20)}
+
+        def put(s, x, y, big=False, colour=TEXT, anchor="topleft"):
+            img = fonts[big].render(s, True, colour)
+            r = img.get_rect(**{anchor: (round(x), round(y))})
+            surface.blit(img, r)
+            return r
+
+        def size(s, big=False):
+            return fonts[big].size(s)
+
+    title_h = size(title, True)[1]
+    put(title, x0 + 10, y0 + 6, big=True)
+    line_h = size("0", False)[1]
+    finals = [points[-1][p] if points else 0 for p in range(len(players))]
+    legend_w = max((size(f"{n}  {f}")[0] for n, f in zip(players, finals)), default=0) + 34
+    top = y0 + 12 + title_h + line_h / 2  # the top label, centred on its line, clear of it
+    right, bottom = x0 + w - legend_w - 10, y0 + h - line_h * 1.5 - 8
     lo = min(0, min((min(p) for p in points), default=0))
     hi = max(1, max((max(p) for p in points), default=1))
     step = _nice_step((hi - lo) / 5)
     hi = step * -(-hi // step)
+    while (bottom - top) * step / max(1, hi - lo) < line_h and step < hi - lo:
+        step = _nice_step(step + 1)  # labels a line apart at least
+        hi = step * -(-hi // step)
+    left = x0 + 14 + max(size(str(int(v)))[0] for v in (lo, hi))
 
     def sx(i):
         return left + (right - left) * i / max(1, len(points) - 1)
@@ -70,16 +111,15 @@ def draw_chart(
     while value <= hi:
         y = sy(value)
         pg.draw.line(surface, GRID, (left, y), (right, y), 1)
-        label = small.render(str(int(value)), True, DIM)
-        surface.blit(label, (left - 8 - label.get_width(), y - label.get_height() // 2))
+        put(str(int(value)), left - 8, y, colour=DIM, anchor="midright")
         value += step
     pg.draw.line(surface, DIM, (left, bottom), (right, bottom), 2)
-    for i in range(len(points)):
-        if len(points) <= 12 or i % max(1, len(points) // 10) == 0 or i == len(points) - 1:
-            label = small.render(str(i), True, DIM)
-            surface.blit(label, (sx(i) - label.get_width() // 2, bottom + 6))
-    caption = small.render("round", True, DIM)
-    surface.blit(caption, (right - caption.get_width(), bottom + 20))
+    every = 1
+    while every < len(points) and (right - left) * every / max(1, len(points) - 1) < size("00 ")[0]:
+        every += 1  # round numbers a word apart
+    for i in range(0, len(points), every):
+        put(str(i), sx(i), bottom + line_h / 2 + 2, colour=DIM, anchor="midtop")  # below "0"
+    row = max(30, line_h + 4)
     for p, name in enumerate(players):
         colour = LINE_COLOURS[p % len(LINE_COLOURS)]
         line = [(sx(i), sy(pt[p])) for i, pt in enumerate(points)]
@@ -87,10 +127,11 @@ def draw_chart(
             pg.draw.lines(surface, colour, False, line, 3)
         for pos in line:
             pg.draw.circle(surface, colour, (int(pos[0]), int(pos[1])), 3)
-        ly = top + p * 30
-        pg.draw.rect(surface, colour, (x0 + w - legend_w, ly + 4, 16, 16))
-        final = points[-1][p] if points else 0
-        surface.blit(small.render(f"{name}  {final}", True, TEXT), (x0 + w - legend_w + 24, ly + 4))
+        ly = top + p * row
+        if ly + row > y0 + h:
+            break
+        pg.draw.rect(surface, colour, (x0 + w - legend_w, ly + row / 2 - 8, 16, 16))
+        put(f"{name}  {finals[p]}", x0 + w - legend_w + 24, ly + row / 2, anchor="midleft")
 
 
 def _nice_step(raw: float) -> int:

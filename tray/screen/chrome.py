@@ -16,15 +16,12 @@ def header(
     w = d.width
     d.box((0, 0, w, HEADER_H), th.GAME_COLOURS.get(game_id, th.BLUE), radius=0)
     mid = HEADER_H / 2
-    tr = d.text(
-        title,
-        (14, mid),
-        th.CAP_TITLE,
-        th.TEXT,
-        bold=True,
-        anchor="midleft",
-        max_w=w * 0.3 if (right or turn) else w - 28,
-    )
+    room = w - 28  # the title takes what the round (and the turn) leave it
+    if turn:
+        room = w * 0.3
+    elif right:
+        room = w - 56 - min(w * 0.26, d.width_of(right, th.CAP_BODY))
+    tr = d.text(title, (14, mid), th.CAP_TITLE, th.TEXT, bold=True, anchor="midleft", max_w=room)
     rr = d.text(right, (w - 14, mid), th.CAP_BODY, th.TEXT, anchor="midright", max_w=w * 0.26)
     if turn:
         left, right_x = tr.right / d.k + 16, rr.left / d.k - 16

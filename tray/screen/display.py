@@ -7,10 +7,16 @@ pixel size, so nothing is scaled and there are no black bars; a wider screen giv
 area more room. What is drawn where lives in tray/screen/draw_play.py (the game and the win
 screen) and tray/screen/draw_menus.py (start, how-to-play, set-up).
 
+Text is drawn with pygame's FreeType renderer without kerning: the kerning pairs of the
+default font (freesansbold.ttf) widen some pairs by a pixel or two at these sizes, so words
+read "but ton" and "CAMER A"; without them every letter sits on its own advance.
+
 Every line of text drawn is kept in :attr:`Display.drawn` (its rect in real pixels, its words,
-its capital height), so tests can check that text is big enough, inside the screen and never
-on top of other text. :meth:`Display.hit` names what a tap at a real pixel lands on. A view
-whose ``cue`` is new plays its sound (tray/screen/sound.py).
+its capital height, whether it had to be cut short), every picture (a die, a face) in
+:attr:`Display.images`, and text an overlay hides only in part in :attr:`Display.clipped`, so
+tests can check that text is big enough, whole, inside the screen and never on top of other
+text or a picture. :meth:`Display.hit` names what a tap at a real pixel lands on. A view whose
+``cue`` is new plays its sound (tray/screen/sound.py).
 
 >>> from tray.screen.display import Display
 >>> from tray.screen.view import how_to_view
@@ -54,7 +60,8 @@ def parse_size(text: str) -> tuple[int, int]:
 
 @dataclass
 class Drawn:
-    """One line of text on the screen: ``rect`` in real pixels, ``cap`` its capital height.
+    """One line of text on the screen: ``rect`` in real pixels, ``cap`` its capital height,
+    ``cut`` when the words did not fit and end in "..." (or lines of a wrap were dropped).
 
     >>> Drawn(None, "Ana", 16).cap
     16
@@ -63,6 +70,7 @@ class Drawn:
     rect: object
     text: str
     cap: int
+    cut: bool = False
 
 
 class Display:
@@ -109,14 +117,20 @@ class Display:
         self.k = self.size[1] / BASE_H  # real pixels per layout pixel
         self.width = self.size[0] / self.k  # layout width: 800 at 5:3, 853 at 16:9
         self.height = BASE_H
+        import pygame.freetype
+
+        pygame.freetype.init()
         self._fonts: dict[tuple[int, bool], object] = {}
         self._px_for_cap: dict[int, int] = {}
         self._caps: dict[int, int] = {}
         self._widths: dict[tuple, float] = {}
+        self._rendered: dict[tuple, object] = {}
         self._dice: dict[tuple, object] = {}
         self._sets: dict[str, object] = {}
         self.hits: list[tuple[object, tuple]] = []  # (real rect, target)
         self.drawn: list[Drawn] = []
+        self.images: list[object] = []  # real rects of the pictures drawn (dice, faces)
+        self.clipped: list[Drawn] = []  # text an overlay hides in part
         self._sounds = None
         self._sound_on = (not headless) if sound is None else sound
         self._cue_seen: int | None = None
@@ -137,7 +151,7 @@ class Display:
         """The font whose capital letters are ``cap`` layout pixels high (at least)."""
         want = max(1, round(cap * self.k))
         if want not in self._px_for_cap:
-            px = max(4, int(want * 1.8))
+            px = max(4, int(want * 1.3))
             while self._cap_of(px) < want:
                 px += 1
             while px > 4 and self._cap_of(px - 1) >= want:
@@ -148,19 +162,28 @@ class Display:
     def _font_px(self, px: int, bold: bool):
         key = (px, bold)
         if key not in self._fonts:
-            f = self.pg.font.Font(None, px)
-            f.set_bold(bold)
+            f = self.pg.freetype.Font(None, px)
+            f.pad = True  # rects span the whole line (ascender to descender), like pygame.font
+            f.kerning = False  # see the module doc: the default font's pairs space words unevenly
+            f.strong = bold
             self._fonts[key] = f
         return self._fonts[key]
 
     def _cap_of(self, px: int) -> int:
-        m = self._font_px(px, False).metrics("H")[0]
-        return m[3] - m[2]
+        m = self._font_px(px, False).get_metrics("H")[0]
+        return round(m[3] - m[2])
+
+    def render(self, font, s: str, colour):
+        """``s`` rendered by a font of :meth:`font` (a surface the height of a whole line), in
+        the pixel order of the screen (FreeType gives RGBA: blitting that is 50 times slower)."""
+        img = font.render(s, colour)[0]
+        pg = self.pg
+        return pg.image.frombytes(pg.image.tobytes(img, "BGRA"), img.get_size(), "BGRA")
 
     def line_h(self, cap: float, bold: bool = False) -> float:
         """The height of one line of text, in layout pixels."""
         f = self.font(cap, bold)
-        return (max(f.get_linesize(), f.get_height()) + 1) / self.k  # +1: rounding never overlaps
+        return (max(f.get_sized_height(), f.get_rect("Hg").height) + 1) / self.k  # +1: no overlap
 
     def width_of(self, s: str, cap: float, bold: bool = False) -> float:
         """The width of ``s`` in layout pixels (kept: the same words are measured each frame)."""
@@ -169,12 +192,12 @@ class Display:
         if w is None:
             if len(self._widths) > 4000:
                 self._widths.clear()
-            w = self._widths[key] = self.font(cap, bold).size(s)[0] / self.k
+            w = self._widths[key] = self.font(cap, bold).get_rect(s).width / self.k
         return w
 
     def fit(self, s: str, cap: float, max_w: float, bold: bool = False) -> tuple[str, float]:
         """``s`` at the largest size from ``cap`` down to MIN_CAP that fits ``max_w`` layout
-        pixels; cut short with "..." when even MIN_CAP is too wide."""
+        pixels; cut short with "..." when even MIN_CAP is too wide (see :meth:`fits`)."""
         c = cap
         while c > MIN_CAP and self.width_of(s, c, bold) > max_w:
             c = max(MIN_CAP, c - 2)
@@ -184,6 +207,10 @@ class Display:
         while words and self.width_of(words.rstrip(" ,.:;") + "...", c, bold) > max_w:
             words = words[:-1]
         return (words.rstrip(" ,.:;") + "..." if words else ""), c
+
+    def fits(self, s: str, max_w: float, bold: bool = False) -> bool:
+        """Whether ``s`` fits ``max_w`` layout pixels whole (at MIN_CAP at the smallest)."""
+        return self.width_of(s, MIN_CAP, bold) <= max_w
 
     def text(
         self,
@@ -197,23 +224,31 @@ class Display:
     ):
         """Draw one line at layout point ``pos``; shrinks to fit ``max_w`` (never below
         MIN_CAP) and then cuts it short. Returns the real rect (empty when nothing fits)."""
+        cut = False
         if max_w is not None:
+            whole = s
             s, cap = self.fit(s, cap, max_w, bold)
+            cut = s != whole
         if not s:
             return self.pg.Rect(self.P(*pos), (0, 0))
         f = self.font(cap, bold)
-        img = f.render(s, True, colour)
+        key = (s, id(f), tuple(colour))
+        img = self._rendered.get(key)
+        if img is None:  # the same words are drawn every frame: rendered once
+            if len(self._rendered) > 2000:
+                self._rendered.clear()
+            img = self._rendered[key] = self.render(f, s, colour)
         r = img.get_rect(**{anchor: self.P(*pos)})
         self.surface.blit(img, r)
-        self.drawn.append(Drawn(r, s, self._real_cap(f)))
+        self.drawn.append(Drawn(r, s, self._real_cap(f), cut))
         return r
 
     def _real_cap(self, f) -> int:
         """The capital height a font draws, in real pixels (kept per font)."""
         cap = self._caps.get(id(f))
         if cap is None:
-            m = f.metrics("H")[0]
-            cap = self._caps[id(f)] = m[3] - m[2]
+            m = f.get_metrics("H")[0]
+            cap = self._caps[id(f)] = round(m[3] - m[2])
         return cap
 
     def lines(self, s: str, width: float, cap: float, bold: bool = False) -> list[str]:
@@ -243,13 +278,16 @@ class Display:
         (layout). Lines past ``max_lines`` are dropped and the last one ends with "..."."""
         x, y, w, _h = rect
         ls = self.lines(s, w, cap, bold)
-        if len(ls) > max_lines:
+        cut = len(ls) > max_lines
+        if cut:
             ls = ls[:max_lines]
             ls[-1] = ls[-1].rstrip(".") + "..."
         step = self.line_h(cap, bold)
         for line in ls:
             self.text(line, (x, y), cap, colour, bold, max_w=w)
             y += step
+        if cut and self.drawn:
+            self.drawn[-1].cut = True
         return y
 
     def wrapped_h(
@@ -272,9 +310,21 @@ class Display:
         )
 
     def cover(self, real_rect) -> None:
-        """An overlay hides what is under ``real_rect``: forget the text drawn there."""
-        self.drawn = [d for d in self.drawn if not d.rect.colliderect(real_rect)]
+        """An overlay hides what is under ``real_rect``: forget the text and pictures drawn
+        wholly under it; text it hides only in part goes to :attr:`clipped` (a layout fault)."""
+        under, kept = [], []
+        for d in self.drawn:
+            (under if d.rect.colliderect(real_rect) else kept).append(d)
+        self.clipped += [d for d in under if not real_rect.contains(d.rect)]
+        self.drawn = kept
+        self.images = [r for r in self.images if not r.colliderect(real_rect)]
         self.hits = [(r, t) for r, t in self.hits if not r.colliderect(real_rect)]
+
+    def image(self, img, real_pos) -> object:
+        """Blit a picture at real pixel ``real_pos`` (top left); kept in :attr:`images`."""
+        r = self.surface.blit(img, real_pos)
+        self.images.append(r)
+        return r
 
     def hit_area(self, rect, target) -> None:
         """Make the layout ``rect`` (or a real Rect) answer taps with ``target``."""
@@ -316,7 +366,7 @@ class Display:
             pg.draw.rect(surf, body, (0, 0, px, px), border_radius=px // 6)
             label = face if face is not None else "?"
             f = self._font_px(max(14, px // 2 if len(label) < 3 else px // 3), True)
-            img = f.render(label, True, TEXT)
+            img = self.render(f, label, TEXT)
             surf.blit(img, img.get_rect(center=(px // 2, px // 2)))
         self._dice[key] = surf
         return surf
@@ -343,12 +393,15 @@ class Display:
         return None
 
     def draw(self, view) -> None:
-        """Draw any view (View, StartView, SetupView, HowToView) and present it."""
-        from tray.screen import draw_end, draw_menus, draw_play
+        """Draw any view (View, StartView, SetupView, HowToView, HistoryView, the capture's
+        CaptureView and TeachView) and present it."""
+        from tray.screen import capture, draw_end, draw_menus, draw_play
         from tray.screen.view import HowToView, SetupView, StartView
 
         self.hits = []
         self.drawn = []
+        self.images = []
+        self.clipped = []
         self.surface.fill(theme.BG)
         if isinstance(view, StartView):
             self._cue_seen = None
@@ -357,6 +410,10 @@ class Display:
             draw_menus.draw_setup(self, view)
         elif isinstance(view, HowToView):
             draw_menus.draw_howto(self, view)
+        elif isinstance(view, capture.CaptureView):
+            capture.draw_capture(self, view)
+        elif isinstance(view, capture.TeachView):
+            capture.draw_teach(self, view)
         elif type(view).__name__ == "HistoryView":  # tray/screen/history_screen.py
             from tray.screen.history_screen import draw_history
 
@@ -365,7 +422,7 @@ class Display:
             draw_end.draw_end(self, view)
         else:
             draw_play.draw_play(self, view)
-        if not isinstance(view, (StartView, SetupView, HowToView)) and hasattr(view, "cue_count"):
+        if hasattr(view, "cue_count"):
             self._sound_for(view)
         self.present()
 

@@ -13,6 +13,7 @@ import numpy as np
 from tray.screen import theme as th
 from tray.screen.chrome import header
 from tray.screen.theme import BASE_H, HEADER_H, MIN_CAP, TOUCH
+from tray.table.dice_words import die_name, spec_words
 
 GAP = 8
 
@@ -167,9 +168,14 @@ def question(d, title: str, answers: list[str], answer: int, kind: str, area=Non
     """A question (or a menu) over the screen: its lines as touch buttons, one highlighted;
     a tap on line i is (``kind``, i)."""
     x, y, w, h = area or (d.width * 0.18, HEADER_H + 20, d.width * 0.64, BASE_H - HEADER_H - 40)
-    th_h = d.wrapped_h(title, w - 40, th.CAP_PROMPT, True, 3)
     heights = [_answer_h(d, a, w - 68) for a in answers]
-    need = th_h + 34 + sum(hh + 8 for hh in heights)
+    answers_h = sum(hh + 8 for hh in heights)
+    for cap in (th.CAP_PROMPT, th.CAP_BODY, MIN_CAP + 2, MIN_CAP):  # the whole question
+        th_h = d.wrapped_h(title, w - 40, cap, True, 9)
+        if th_h + 34 + answers_h <= h:
+            break
+    lines = round(th_h / d.line_h(cap, True))
+    need = th_h + 34 + answers_h
     if need < h and area is None:
         y += (h - need) / 2
         h = need
@@ -179,16 +185,12 @@ def question(d, title: str, answers: list[str], answer: int, kind: str, area=Non
         shade.fill((0, 0, 0, 150))
         d.surface.blit(shade, (0, 0))
         d.hits = []
+        d.cover(d.pg.Rect((0, 0), d.size))  # what is under the shade is not for reading
     d.cover(r)
     d.box(r.inflate(round(8 * d.k), round(8 * d.k)), th.BLACK, radius=18)
     d.box(r, th.PANEL, radius=16)
     d.box(r, th.GOLD, radius=16, width=3)
-    yy = (
-        d.wrap(
-            title, (x + 20, y + 14, w - 40, th_h), th.CAP_PROMPT, th.TEXT, bold=True, max_lines=3
-        )
-        + 10
-    )
+    yy = d.wrap(title, (x + 20, y + 14, w - 40, th_h), cap, th.TEXT, True, lines) + 10
     lo = 0
     while lo < answer and sum(hh + 8 for hh in heights[lo : answer + 1]) > y + h - yy:
         lo += 1  # keep the highlighted line in sight
@@ -327,7 +329,7 @@ def draw_setup(d, v) -> None:
     y = 10.0
     d.text("Set-up", (x, y), th.CAP_PROMPT, th.TEXT, bold=True, max_w=cw)
     y += d.line_h(th.CAP_PROMPT, True)
-    d.text(f"dice set: {v.dice_set}", (x, y), MIN_CAP, th.DIM, max_w=cw)
+    d.text(f"Dice: {_set_name(d, v.dice_set)}", (x, y), MIN_CAP, th.DIM, max_w=cw)
     y += d.line_h(MIN_CAP) + 4
     y = d.wrap(v.status, (x, y, cw, 80), MIN_CAP, th.TEXT, max_lines=3) + 4
     read = sum(1 for b in v.boxes if b[5])
@@ -340,13 +342,12 @@ def draw_setup(d, v) -> None:
     )
     y += d.line_h(MIN_CAP) + 4
     hint_h = d.line_h(MIN_CAP) * 3
-    lh = d.line_h(MIN_CAP)
-    rows = max(0, int((BASE_H - 8 - hint_h - y) // lh))
-    cols = 1 if len(v.boxes) <= rows else 2
-    colw = cw / cols
-    for i, b in enumerate(v.boxes[: rows * cols]):
-        cx, cy = x + (i // rows) * colw if rows else x, y + (i % rows) * lh if rows else y
-        d.text(f"{i + 1} {b[4]}", (cx, cy), MIN_CAP, th.TEXT if b[5] else th.ORANGE, max_w=colw - 6)
+    for i, b in enumerate(v.boxes):  # what each die reads, a line (or two) each
+        words = f"{i + 1}. {_reading_words(b[4])}"
+        h = d.wrapped_h(words, cw, MIN_CAP, False, 2)
+        if y + h > BASE_H - 8 - hint_h:
+            break
+        y = d.wrap(words, (x, y, cw, h), MIN_CAP, th.TEXT if b[5] else th.ORANGE, max_lines=2)
     d.wrap(
         "Green: read. Orange: unsure. S leaves this view.",
         (x, BASE_H - 8 - hint_h, cw, hint_h),
@@ -358,9 +359,26 @@ def draw_setup(d, v) -> None:
         _notice(d, v.message)
 
 
-def _tag_place(d, r, frame_r, boxes, tags):
-    """Where a die's number goes: beside its box, on no other box or number, in the picture."""
-    side = round(28 * d.k)
+def _set_name(d, set_id: str) -> str:
+    """The dice set's name ("Tally Up!"), or its id when its file cannot be read."""
+    try:
+        return d.dice_set(set_id).name
+    except (OSError, ValueError, KeyError):
+        return set_id
+
+
+def _reading_words(label: str) -> str:
+    """What a die reads, in words: "d6:3" -> "3", "up:?" -> "Up Die: ?", "?" stays."""
+    die, sep, face = label.partition(":")
+    if not sep:
+        return label
+    return f"{die_name(die)}: ?" if face == "?" else spec_words(label)
+
+
+def _tag_place(d, r, frame_r, boxes, tags, side: float = 28):
+    """Where a die's tag (``side`` layout pixels square) goes: beside its box, on no other box
+    or tag, in the picture."""
+    side = round(side * d.k)
     pg = d.pg
     spots = [
         (r.left, r.top - side),

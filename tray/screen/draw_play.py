@@ -3,8 +3,9 @@
 Layout, in layout pixels (tray/screen/theme.py): a header (game, whose turn, round), the
 scoreboard on the left (every seat in order, in its colour, with IN/OUT, what it lost at a bust
 and its last round), the play area on the right (prompt, message, banner, facts, IN/OUT,
-dice, what just happened, choices) laid out top to bottom so nothing covers anything, and a
-footer with the hint and the touch buttons. Only the camera-lost notice covers the play area.
+dice, what just happened, choices) laid out top to bottom so nothing covers anything, the live
+odds (when shown) across the bottom, and a footer with the hint and the touch buttons. Only the
+camera-lost notice and the table menu cover the play area.
 
 >>> from tray.screen.draw_play import draw_play   # used by Display.draw
 """
@@ -22,18 +23,20 @@ def _sb_width(d) -> float:
     return 270 + max(0.0, d.width - 800) * 0.3
 
 
-def footer(d, hint: str, buttons: list[tuple[str, str]]) -> None:
-    """The hint (left) and the touch buttons (right), each at least TOUCH high."""
+def footer(d, hint: str, buttons: list[tuple[str, str]], highlight: str | None = None) -> None:
+    """The hint (left) and the touch buttons (right, the first rightmost), each at least TOUCH
+    high; the button named ``highlight`` is the one a long press chooses."""
     y = BASE_H - FOOTER_H + (FOOTER_H - TOUCH) / 2
     bx = d.width - 8
     for name, label in buttons:
         bw = max(TOUCH * 1.5, d.width_of(label, th.CAP_SMALL + 2, True) + 28)
-        d.box((bx - bw, y, bw, TOUCH), th.PANEL_HI, radius=10)
+        lit = name == highlight
+        d.box((bx - bw, y, bw, TOUCH), th.GOLD if lit else th.PANEL_HI, radius=10)
         d.text(
             label,
             (bx - bw / 2, y + TOUCH / 2),
             th.CAP_SMALL + 2,
-            th.TEXT,
+            th.BG if lit else th.TEXT,
             bold=True,
             anchor="center",
             max_w=bw - 12,
@@ -60,6 +63,8 @@ def _segments(d, segs, x, y, max_w, cap, anchor="midleft") -> None:
             break
         if d.width_of(words, cap) > max_w:
             words = words.split()[0]  # "+188 last round" -> "+188"
+        if d.width_of(words, cap) > max_w:
+            break  # never cut in two ("choosin..."): the play area says it in full
         r = d.text(words, (x, y), cap, colour, anchor=anchor, max_w=max_w)
         used = r.width / d.k + 12
         x += used
@@ -240,7 +245,7 @@ def _dice(d, v, x, y, w, px_max) -> float:
     pg = d.pg
     for i, die in enumerate(v.roll):
         r = d.R(x + i * (px + 10), y + 4, px, px)
-        d.surface.blit(d.die_image(v.dice_set, die.die, die.face, r.width), r)
+        d.image(d.die_image(v.dice_set, die.die, die.face, r.width), r.topleft)
         if die.unsure:
             pg.draw.rect(
                 d.surface,
@@ -258,6 +263,14 @@ def _dice(d, v, x, y, w, px_max) -> float:
                     bold=True,
                     anchor="center",
                 )
+        if die.kept:  # saved: a green frame
+            pg.draw.rect(
+                d.surface,
+                th.GREEN,
+                r.inflate(round(6 * d.k), round(6 * d.k)),
+                max(2, round(3 * d.k)),
+                border_radius=r.width // 6,
+            )
         if die.selected:
             pg.draw.rect(
                 d.surface,
@@ -279,9 +292,7 @@ def _choices(d, v, x, y, w, bottom) -> None:
     cw = (w - GAP * (cols - 1)) / cols
     rows = max(1, int((bottom - y + GAP) // (TOUCH + GAP)))
     fit = rows * cols
-    hi = next((i for i, c in enumerate(v.choices) if c.highlighted), 0)
-    lo = 0 if len(v.choices) <= fit else max(0, min(hi - fit // 2, len(v.choices) - fit))
-    shown = v.choices[lo : lo + fit]
+    shown = _in_sight(v.choices, fit)
     for i, c in enumerate(shown):
         cx, cy = x + (i % cols) * (cw + GAP), y + (i // cols) * (TOUCH + GAP)
         d.box((cx, cy, cw, TOUCH), th.GOLD if c.highlighted else th.PANEL_HI, radius=8)
@@ -297,7 +308,7 @@ def _choices(d, v, x, y, w, bottom) -> None:
         d.hit_area((cx, cy, cw, TOUCH), ("choice", c.index))
     if len(v.choices) > fit:
         d.text(
-            f"{lo + 1}-{lo + len(shown)} of {len(v.choices)}",
+            f"{len(shown)} of {len(v.choices)} shown",
             (x + w, y - d.line_h(cap, True) - 4),
             MIN_CAP,
             th.DIM,
@@ -305,11 +316,33 @@ def _choices(d, v, x, y, w, bottom) -> None:
         )
 
 
+def _in_sight(choices: list, fit: int) -> list:
+    """The ``fit`` choices shown, in order: the highlighted one, the pinned ones (the hint names
+    them), then the nearest to the highlighted one."""
+    if len(choices) <= fit:
+        return list(choices)
+    hi = next((i for i, c in enumerate(choices) if c.highlighted), 0)
+    near = sorted(range(len(choices)), key=lambda i: (abs(i - hi), i))
+    order = [hi] + [i for i, c in enumerate(choices) if c.pinned and i != hi] + near
+    keep: list[int] = []
+    for i in order:
+        if i not in keep and len(keep) < fit:
+            keep.append(i)
+    return [choices[i] for i in sorted(keep)]
+
+
 def draw_play(d, v) -> None:
     """The game screen."""
     w = d.width
     header(d, v.title, v.game_id, v.round_text, v.turn, v.turn_colour)
     top, bottom = HEADER_H + GAP, BASE_H - FOOTER_H - 4
+    odds = _odds_rows(d, v, bottom - top)
+    if odds:  # the odds take the bottom of the screen, across: the rest is laid out above
+        from tray.screen.odds_view import draw_odds, odds_height
+
+        h = odds_height(d, len(odds))
+        draw_odds(d, odds, 8, bottom - h, w - 16, h)
+        bottom -= h + GAP
     sb = _sb_width(d)
     from tray.screen.join_panel import draw_join, join_height
 
@@ -422,14 +455,27 @@ def draw_play(d, v) -> None:
     if v.choices:
         _choices(d, v, x, y + 4, mw, bottom)
 
-    if getattr(v, "odds", None):
-        from tray.screen.odds_view import draw_odds
-
-        draw_odds(d, v.odds, 8, top, d.width - 16, bottom)  # the whole width: room for words
-    footer(d, v.help, _buttons(v))
+    # with the table menu open its lines are the buttons: the footer keeps only the hint
+    footer(d, v.help, [] if getattr(v, "menu", None) else _buttons(v))
     if v.camera_lost and v.message:
         _camera_lost(d, v.message, x - 6, top, mw + 12, bottom - top)
-    _menu(d, v, (x - 6, top, mw + 12, BASE_H - top - 6))
+    _menu(d, v, (x - 6, top, mw + 12, bottom - top))
+
+
+def _odds_rows(d, v, room: float) -> list:
+    """The odds lines that fit below the game (the title and the best options first), leaving
+    the scoreboard a line per seat and the play area room for the prompt, the dice and a row
+    of choices; [] when not even one option fits."""
+    lines = list(getattr(v, "odds", None) or [])
+    if not lines:
+        return []
+    from tray.screen.odds_view import odds_height
+
+    keep = max(230.0, len(v.players) * (d.line_h(th.CAP_SMALL) + 8))
+    n = len(lines)
+    while n >= 2 and odds_height(d, n) + GAP > room - keep:
+        n -= 1
+    return lines[:n] if n >= 2 else []
 
 
 def _menu(d, v, area) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from tray.screen import theme as th
 from tray.screen.draw_play import header
 from tray.screen.theme import BASE_H, HEADER_H, MIN_CAP
+from tray.table.dice_words import die_name, face_words
 
 
 @dataclass
@@ -51,8 +52,8 @@ def history_pages(records, notes: list[str]) -> list[HistoryView]:
         who.append(f"({len(notes)} file{'s' if len(notes) > 1 else ''} in the folder skipped)")
     dice = []
     for d in dice_fairness(records):
-        dice.append(f"{d['dice_set']} {d['die']}: {d['rolls']} rolls, {d['verdict']}")
-        dice.append("    " + "  ".join(f"{f} {c}" for f, c in d["counts"].items()))
+        dice.append(f"{_dice_title(d['dice_set'], d['die'])}: {d['rolls']} rolls, {d['verdict']}")
+        dice.append("    " + ", ".join(f"{face_words(f)}: {c}" for f, c in d["counts"].items()))
     if not dice:
         dice = ["No rolls recorded yet"]
     last = next((r for r in reversed(records) if r.final.get("finished")), None)
@@ -70,6 +71,21 @@ def history_pages(records, notes: list[str]) -> list[HistoryView]:
     ]
 
 
+def _dice_title(set_id: str, die: str) -> str:
+    """Which dice, as players call them: "Standard dice", "Toss Up! dice", "Tally Up!: Up Die"."""
+    from vision.dicesets import DiceSetError, load
+
+    try:
+        ds = load(set_id)
+    except (DiceSetError, OSError):
+        return f"{set_id}: {die_name(die)}"
+    name = ds.name.removesuffix(" d6")  # "Standard d6" -> "Standard"
+    if len(ds.dice) == 1:
+        return f"{name} dice"
+    many = any(x.id == die and x.count > 1 for x in ds.dice)
+    return f"{name}: {die_name(die, many)}"
+
+
 def draw_history(d, v: HistoryView) -> None:
     """Draw one history page on the Display ``d``."""
     title, _, part = v.title.partition(": ")
@@ -85,16 +101,19 @@ def draw_history(d, v: HistoryView) -> None:
             v.chart_title,
             v.chart_players,
             v.chart_points,
+            display=d,
         )
-    lh = d.line_h(th.CAP_BODY) + 10
+    bottom = BASE_H - 22 - d.line_h(MIN_CAP)
     for line in v.lines:
-        colour = (
-            th.ORANGE if "suspicious" in line else th.GREEN if "looks fair" in line else th.TEXT
-        )
-        d.text(line, (16, y), th.CAP_BODY, colour, max_w=d.width - 32)
-        y += lh
+        warn = any(w in line for w in ("suspicious", "uneven"))
+        colour = th.ORANGE if warn else th.GREEN if "looks fair" in line else th.TEXT
+        x = 16 + (28 if line.startswith(" ") else 0)  # a die's face counts, under its name
+        h = d.wrapped_h(line, d.width - 16 - x, th.CAP_BODY, False, 2)
+        if y + h > bottom:
+            break
+        y = d.wrap(line, (x, y, d.width - 16 - x, h), th.CAP_BODY, colour, max_lines=2) + 10
     d.text(
-        "press: next page · long press or Esc: back",
+        "Short press = next page, long press = back (or Esc)",
         (d.width / 2, BASE_H - 22),
         MIN_CAP,
         th.DIM,

@@ -1,5 +1,6 @@
 """The live odds on the play screen: the words (``odds_lines``, from tray/rules/odds.py) and
-the panel drawn over the lower play area (``draw_odds``).
+the panel across the bottom of the play screen (``draw_odds``), which lays the game out above
+it.
 
 >>> from tray.rules.games import bank
 >>> s = bank.new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]})
@@ -19,7 +20,7 @@ _EXTRA = {
     "p_tally_up": "Tally Up!",
     "p_up_helps": "Up Die helps",
     "p_complete": "sheet full",
-    "p_progress": "a step",
+    "p_progress": "progress",
     "p_close_board": "board closed",
 }
 _memo: dict[str, list] = {}
@@ -46,8 +47,8 @@ def odds_lines(state: dict) -> list[tuple[str, str]]:
             if v:  # a chance of 0 says nothing worth the room
                 words += f", {_EXTRA.get(k, k)} {float(v):.0%}"
         label = o.choice
-        if "+" in label:  # dice choices: "red+orange+yellow" -> "red ora yel"
-            label = " ".join(d[:3] for d in label.split("+"))
+        if "+" in label:  # dice choices: "red+orange+yellow" -> "red, orange, yellow"
+            label = ", ".join(label.split("+"))
         lines.append((label, words))
     out = [("Odds", "")] + lines if lines else []
     _memo.clear()
@@ -55,19 +56,23 @@ def odds_lines(state: dict) -> list[tuple[str, str]]:
     return out
 
 
-def draw_odds(
-    d, lines: list[tuple[str, str]], x: float, top: float, w: float, bottom: float
-) -> None:
-    """The odds panel, anchored to the bottom of the play area."""
+def odds_height(d, lines: int) -> float:
+    """The height of the odds panel with ``lines`` lines (the title one of them)."""
+    return (d.line_h(th.CAP_SMALL) + 4) * lines + 12
+
+
+def draw_odds(d, lines: list[tuple[str, str]], x: float, y: float, w: float, h: float) -> None:
+    """The odds panel in the layout rect (x, y, w, h): a label column, then the figures."""
     lh = d.line_h(th.CAP_SMALL) + 4
-    h = lh * len(lines) + 16
-    y = max(top, bottom - h)
     d.box((x, y, w, h), th.BLACK, radius=10)
     d.box((x, y, w, h), th.BLUE, radius=10, width=2)
     label_w = min(w * 0.42, max(d.width_of(lab, th.CAP_SMALL, True) for lab, _ in lines) + 12)
     for i, (label, words) in enumerate(lines):
-        ly = y + 8 + i * lh
+        ly = y + 6 + i * lh
         colour = th.BLUE if i == 0 else th.TEXT
         d.text(label, (x + 10, ly), th.CAP_SMALL, colour, bold=True, max_w=label_w)
+        room = w - label_w - 20
+        while "," in words and not d.fits(words, room):
+            words = words.rsplit(",", 1)[0]  # the last figure goes first: never cut in two
         if words:
-            d.text(words, (x + 10 + label_w, ly), th.CAP_SMALL, th.DIM, max_w=w - label_w - 20)
+            d.text(words, (x + 10 + label_w, ly), th.CAP_SMALL, th.DIM, max_w=room)

@@ -4,7 +4,9 @@ The states come from the real engines: a seeded random game (tray.rules.playthro
 and the screen is drawn at its interesting moments (the first prompt, a secret IN/OUT choice
 and its countdown and reveal, the choices of DICEDOUT! and Rollers, every kind of big moment,
 the end), plus the overlays (a wrong roll, dice that could not be read, the camera lost), the
-start screen and the set-up camera view.
+start screen, the set-up camera view, the capture and teaching screens of ``dicetray
+calibrate --teach``, a bot seat, the odds panels and the table history. The layout test
+(tests/test_screen_layout.py) checks every one of them (:func:`shots`) at three sizes.
 
 >>> from tray.screen.screenshots import write_all
 >>> paths = write_all("shots", size=(800, 480))   # doctest: +SKIP
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from tray.rules import games
@@ -169,9 +173,12 @@ def scenes(game_id: str, seed: int = 7):
     out.append(("table-menu", tm, 1.0))
     k_rolled = next((k for k in range(k_roll, 0, -1) if events[k - 1].get("type") == "roll"), 0)
     if k_rolled:
-        tk = _table(game_id, events, k_rolled)
-        tk.correct_last(1.0)
-        out.append(("correct-last-roll", tk, 1.0))
+        tk = _table(game_id, events, k_rolled)  # from the table menu, as a button opens it
+        seat = tk.state.get("active") if isinstance(tk.state.get("active"), int) else 0
+        tk.undo_request(1.0, seat)
+        tk.press(seat, 1.1)  # to "Correct the last roll"
+        tk.press(seat, 1.2, long=True)
+        out.append(("correct-last-roll", tk, 1.2))
         tn = _table(game_id, events, k_rolled)
         tn.undo(1.0)
         tn.message = None
@@ -242,6 +249,57 @@ def setup_view(game_id: str):
     return SetupView(frame, boxes, f"Tray: {status}", ds.id)
 
 
+@dataclass
+class Shot:
+    """One screen worth a picture: its file name (no ``.png``), its view, and (game screens)
+    how to build the view again, as the table does every frame."""
+
+    name: str
+    view: object
+    again: Callable[[], object] | None = None
+
+
+def shots(game_ids=None, seed: int = 7) -> list[Shot]:
+    """Every screen: the start screen (with a game to resume, and the question to discard
+    it), the how-to-play pages, every game's scenes and set-up view, the capture and teaching
+    screens, a bot seat, the odds panels and the table history."""
+    from tray.screen.beyond_shots import beyond_views
+    from tray.screen.capture_shots import capture_views
+
+    out: list[Shot] = []
+    menu = StartMenu(["Ana", "Ben", "Cy", "Dee"], default_game="tally-up")
+    out.append(Shot("start", start_view(menu)))
+    menu.offer_resume(Path("unfinished.jsonl"), "Resume Bank with Ana, Ben and Cy (round 3)")
+    out.append(Shot("start-resume", start_view(menu)))
+    menu.do("discard")
+    out.append(Shot("start-discard-asked", start_view(menu)))
+    bank = StartMenu([f"P{i}" for i in range(1, 11)], default_game="bank")
+    bank.focus = 3  # editing "double then add": a value on two lines
+    editing = start_view(bank)
+    editing.editing = True
+    out.append(Shot("start-bank-ten-players", editing))
+    for gid in game_ids or games.GAME_IDS:
+        out.append(Shot(f"{gid}-how-to-play", how_to_view(gid)))
+    if not game_ids or "tally-up" in game_ids:
+        for name, finished, t in (("ten-players", False, 0.5), ("ten-players-end", True, 1.0)):
+            table = crowded("tally-up", finished=finished)
+            out.append(Shot(f"tally-up-{name}", build_view(table, t), _again(table, t)))
+    for gid in game_ids or games.GAME_IDS:
+        for name, table, t in scenes(gid, seed):
+            out.append(Shot(f"{gid}-{name}", build_view(table, t), _again(table, t)))
+        out.append(Shot(f"{gid}-setup", setup_view(gid)))
+    sets = {games.get(gid).DICE_SET: gid for gid in game_ids or games.GAME_IDS}
+    for name, view in capture_views(list(sets)):
+        out.append(Shot(name, view))
+    if not game_ids:
+        out += [Shot(name, view) for name, view in beyond_views()]  # bots, odds, history
+    return out
+
+
+def _again(table: Table, t: float) -> Callable[[], object]:
+    return lambda: build_view(table, t)
+
+
 def write_all(
     out: str | Path = "screenshots",
     size: tuple[int, int] = (800, 480),
@@ -249,7 +307,7 @@ def write_all(
     seed: int = 7,
     timings: list | None = None,
 ) -> list[Path]:
-    """Draw every screen of every game to ``out``; returns the PNG paths. ``timings``, when
+    """Draw every screen (:func:`shots`) to ``out``; returns the PNG paths. ``timings``, when
     given, gets the milliseconds a second frame of each game screen takes to build (view
     model) and draw, as the table redraws it."""
     import time
@@ -260,37 +318,13 @@ def write_all(
     out.mkdir(parents=True, exist_ok=True)
     screen = Display(size=size, headless=True)
     paths: list[Path] = []
-    menu = StartMenu(["Ana", "Ben", "Cy", "Dee"], default_game="tally-up")
-    screen.draw(start_view(menu))
-    paths.append(screen.save(out / "start.png"))
-    menu.offer_resume(Path("unfinished.jsonl"), "Resume Bank (Ana, Ben, Cy), 12 events in")
-    screen.draw(start_view(menu))
-    paths.append(screen.save(out / "start-resume.png"))
-    menu.do("discard")
-    screen.draw(start_view(menu))
-    paths.append(screen.save(out / "start-discard-asked.png"))
-    for gid in game_ids or games.GAME_IDS:
-        screen.draw(how_to_view(gid))
-        paths.append(screen.save(out / f"{gid}-how-to-play.png"))
-    if not game_ids or "tally-up" in game_ids:
-        screen.draw(build_view(crowded("tally-up"), 0.5))
-        paths.append(screen.save(out / "tally-up-ten-players.png"))
-        screen.draw(build_view(crowded("tally-up", finished=True), 1.0))
-        paths.append(screen.save(out / "tally-up-ten-players-end.png"))
-    for gid in game_ids or games.GAME_IDS:
-        for name, table, t in scenes(gid, seed):
-            screen.draw(build_view(table, t))
-            paths.append(screen.save(out / f"{gid}-{name}.png"))
-            if timings is not None:  # the next frame of the same screen, as the table draws
-                t0 = time.perf_counter()
-                screen.draw(build_view(table, t))
-                timings.append((time.perf_counter() - t0) * 1000)
-        screen.draw(setup_view(gid))
-        paths.append(screen.save(out / f"{gid}-setup.png"))
-    if not game_ids:
-        from tray.screen.beyond_shots import write_beyond  # bots, odds, table history
-
-        paths += write_beyond(screen, out)
+    for shot in shots(game_ids, seed):
+        screen.draw(shot.view)
+        paths.append(screen.save(out / f"{shot.name}.png"))
+        if timings is not None and shot.again is not None:  # the next frame, as the table draws
+            t0 = time.perf_counter()
+            screen.draw(shot.again())
+            timings.append((time.perf_counter() - t0) * 1000)
     return paths
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from tray.table.dice_words import face_words
+
 #: ``last["kind"]`` of the events where players lose what they had at stake
 LOSS_KINDS = ("bust", "tally_up", "seven")
 
@@ -69,13 +71,14 @@ def _line(before: dict, state: dict, event: dict, players: list[str]) -> str:
     who = last.get("player", before.get("active"))
     name = players[who] if isinstance(who, int) and 0 <= who < len(players) else None
     if event.get("type") == "roll":
-        dice = [s.split(":", 1)[1] for s in event.get("dice", [])]
+        dice = [face_words(s.split(":", 1)[1]) for s in event.get("dice", [])]
         head = f"{name} rolled" if name else "Rolled"
-        if len(dice) > 4:  # many dice: counted ("3 green, 5 yellow, 2 red")
-            counts = {f: dice.count(f) for f in dict.fromkeys(dice)}
+        counts = {f: dice.count(f) for f in dict.fromkeys(dice)}
+        if len(dice) > 4 and len(counts) <= 3 and not any(f[0].isdigit() for f in counts):
+            # many dice, few named faces: "6 green, 4 yellow" (never "3 5" for three 5s)
             text = f"{head} " + ", ".join(f"{n} {f}" for f, n in counts.items())
-        else:
-            text = f"{head} {' '.join(dice)}"
+        else:  # as they lie: "4, 2", "star, circled 200, 100"
+            text = f"{head} {', '.join(dice)}"
         pts = last.get("points")
         if isinstance(pts, int) and pts:
             text += f": {pts:+d}"

@@ -84,6 +84,7 @@ class DieView:
     face: str | None
     unsure: bool = False
     selected: bool = False
+    kept: bool = False  # Rollers: saved (kept out of the next roll)
 
     @property
     def spec(self) -> str | None:
@@ -95,6 +96,7 @@ class ChoiceView:
     label: str
     highlighted: bool = False
     index: int = 0  # into the decision's choices
+    pinned: bool = False  # kept in sight when not every choice fits (the hint names it)
 
 
 @dataclass
@@ -455,11 +457,8 @@ def build_view(table: Table, t: float) -> View:
     roll: list[DieView] = []
     caption = ""
     if story.losses:
-        what = (
-            "TALLY UP!"
-            if story.loss_kind == "tally_up"
-            else ("Seven" if story.loss_kind == "seven" else "Bust")
-        )
+        # the banner calls the moment; the caption says plainly who lost what
+        what = {"tally_up": "Three stars", "seven": "Seven"}.get(story.loss_kind or "", "Bust")
         lost = {p: n for p, n in sorted(story.losses.items()) if n}
         amounts = set(lost.values())
         if not lost:
@@ -482,11 +481,7 @@ def build_view(table: Table, t: float) -> View:
                     selected=i == table.correction.selected,
                 )
             )
-        caption = (
-            "Correcting the last roll"
-            if table.correction.event is not None
-            else "Fix the marked dice, then confirm"
-        )
+        caption = ""  # the message says what to fix, the hint how: not a third time
     else:
         specs = roll_from_last(state) or _last_journal_roll(table.journal)
         for spec in specs:
@@ -506,8 +501,15 @@ def build_view(table: Table, t: float) -> View:
         choices = [ChoiceView(str(lab), i == hi, i) for i, lab in enumerate(labels)]
         help_ = f"{players[chooser]}: short press = next choice, long press = OK"
         saves = table.save_builder(chooser)
-        if saves is not None:  # Rollers: die by die
-            choices = [ChoiceView(lab, i == saves.focus, i) for i, lab in enumerate(saves.labels())]
+        if saves is not None:  # Rollers: die by die, the dice row showing which and what
+            n = len(saves.roll)
+            choices = [
+                ChoiceView(lab, i == saves.focus, i, pinned=i >= n)
+                for i, lab in enumerate(saves.labels())
+            ]
+            if len(roll) == n and table.correction is None:
+                for i, dv in enumerate(roll):
+                    dv.selected, dv.kept = i == saves.focus, i in saves.keep
             help_ = (
                 f"{players[chooser]}: short press = next die, long press = keep it or let "
                 "it go; long press on Roll the others to roll"
@@ -522,8 +524,8 @@ def build_view(table: Table, t: float) -> View:
         elif e.roll is not None:
             help_ = "Roll the dice into the tray"
 
-    if table.correction is not None and not choices:
-        help_ = "Fix a die: short press = next face, long press = OK (keys: Up/Down, Enter)"
+    if table.correction is not None:  # the presses set the dice first: no choices till then
+        help_, choices = _correction_help(table, players, e), []
     chosen_text = ""
     if secret_ds:
         done = [players[p] for p in sorted(awaited) if p in chosen]
@@ -622,6 +624,24 @@ def build_view(table: Table, t: float) -> View:
         cue=_cue(state, table.journal, e.finished),
         cue_count=len(getattr(table.journal, "events", [])),
     )
+
+
+def _correction_help(table: Table, players: list[str], e) -> str:
+    """How the dice under correction are set: the button first, then the keys."""
+    c = table.correction
+    if c.event is None:  # unread dice of a new roll: the roller's button
+        who = e.roll.roller if e.roll is not None else None
+        press = "Short press"
+        if isinstance(who, int) and 0 <= who < len(players):
+            press = f"{players[who]}: short press"
+        return f"{press} = next face, long press = OK (keys: Up/Down, Enter)"
+    owner = table.correction_owner
+    if isinstance(owner, int) and 0 <= owner < len(players):
+        return (
+            f"{players[owner]}: short press = next face, long press = next die, then save "
+            "(keys: arrows, Enter)"
+        )
+    return "Tap a die or press Left/Right to pick it, Up/Down for its face, Enter to save"
 
 
 def _names(names: list[str]) -> str:

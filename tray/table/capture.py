@@ -40,6 +40,7 @@ import numpy as np
 
 from tray.table.actions import Correction, Message, Slot
 from tray.table.capture_folder import CaptureFolder
+from tray.table.dice_words import spec_words
 from tray.table.moments import watch_blocked, watch_calibration, watch_camera, watch_shaking
 from tray.table.presses import press_length
 
@@ -120,14 +121,14 @@ class Capture:
         if self.state == "review":
             c = self.correction
             n = len(c.slots) - len(self.accepted)
-            return (
-                f"Check each die: press = next face, long press = accept it ({n} to go). "
-                "A die without a box can't be labelled: take the dice out and throw again."
+            return (  # the presses are on the screen's hint (and in the terminal's help)
+                f"Check each die ({n} to go). A die with no box cannot be labelled: "
+                "take the dice out and throw again."
             )
         if self.state == "throw":
             missing = self.coverage.missing(self.per_face)
-            want = ", ".join(self.coverage.label(*k) for k in missing[:4])
-            more = "..." if len(missing) > 4 else ""
+            want = ", ".join(spec_words(f"{d}:{f}") for d, f in missing[:2])
+            more = " and more" if len(missing) > 2 else ""
             if not missing:
                 want = f"{self.total_dice - self.coverage.total()} more dice, any faces"
             return (

@@ -99,10 +99,15 @@ class SaveBuilder:
         """The lines shown: each die ("keep 3" / "roll 3"), then "Roll the others", "Stop"."""
         ids = Counter(s.split(":", 1)[0] for s in self.roll)
         common = ids.most_common(1)[0][0] if ids else ""
+        same = Counter(self.roll)
+        seen: Counter = Counter()
         out = []
         for i, s in enumerate(self.roll):  # the odd die out is named: "keep black 4"
             die = s.split(":", 1)[0]
             words = _face_words(s) if die == common else f"{die} {_face_words(s)}"
+            seen[s] += 1
+            if same[s] > 1:  # two 4s: "roll 4 (1 of 2)", "roll 4 (2 of 2)"
+                words += f" ({seen[s]} of {same[s]})"
             out.append(("keep " if i in self.keep else "roll ") + words)
         out.append("Roll the others")
         if self.has_stop:

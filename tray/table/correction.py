@@ -175,9 +175,10 @@ class CorrectionFlow:
         if not self.hinted and sum(self.unsure_rolls) >= UNSURE_HINT:
             self.hinted = "due"  # said once this roll is taken, not over its instructions
             self._emit("hint", "dice often unread: light the tray, or teach it the dice")
+        # what is wrong; how to fix it is the screen's hint (the roller's button, then keys)
         self.message = Message(
-            f"{n} {'die' if n == 1 else 'dice'} could not be read: pick the face shown "
-            "(Up/Down or the roller's button), then confirm (Enter or a long press)",
+            f"{n} {'die' if n == 1 else 'dice'} could not be read: set "
+            f"{'it' if n == 1 else 'each'} to the face it shows",
             "unreadable",
         )
         self._emit("unreadable", f"{n} unread: waiting for a correction")
@@ -232,8 +233,7 @@ class CorrectionFlow:
                     slots.append(Slot(s, cands, cands.index(s) if s in cands else -1))
                 self.correction = Correction(slots, 0, event=self._journal_number(i))
                 self.message = Message(
-                    "Correct the last roll: Left/Right pick a die, Up/Down its face, Enter saves",
-                    "info",
+                    "Correct the last roll: set each die to the face it shows", "info"
                 )
                 return "correcting"
         return "no roll to correct"

@@ -299,8 +299,9 @@ class StartMenu:
         if action in ("start", "resume", "history", "howto"):
             self.outcome = action
         elif action == "discard":
+            what = (self.resume or "").removeprefix("Resume ")  # "Bank with Ana and Ben ..."
             self.confirm = ButtonMenu(
-                "", [("discard", "Discard it", f"Discard the unfinished game? {self.resume or ''}")]
+                "", [("discard", "Discard it", f"Discard the unfinished game? {what}".strip())]
             )
             self.confirm.ok()
         elif action == "quit":

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 #: ``state["last"]["kind"]`` values worth a banner, with the words on it.
 BIG_MOMENTS = {
     "bust": "BUST!",
-    "tally_up": "TALLY UP!",
+    "tally_up": "TALLY UP! Press first",  # those IN lost the total: the race is for +200
     "diced_out": "DICEDOUT!",
     "dicedout": "DICEDOUT!",
     "zap": "ZAP!",

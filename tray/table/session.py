@@ -53,12 +53,11 @@ def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:
         j = Journal.open(path, salvage=True)
     except (ValueError, OSError):
         return None
-    n = len(j.events)
-    kept = f" (damaged: the first {n} events kept)" if j.damage else ""
-    return path, (
-        f"Resume {j.game.TITLE} ({', '.join(j.players)}), "
-        f"{n} {'event' if n == 1 else 'events'} in{kept}"
-    )
+    players = list(j.players)
+    who = players[0] if len(players) == 1 else ", ".join(players[:-1]) + " and " + players[-1]
+    where = f"round {j.state.get('round', 1)}" if j.events else "not started"
+    kept = ", its last moves lost" if j.damage else ""  # salvaged: what could be read is kept
+    return path, f"Resume {j.game.TITLE} with {who} ({where}{kept})"
 
 
 def discard(path: Path) -> Path:

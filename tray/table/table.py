@@ -41,6 +41,7 @@ from tray.rules import engine
 from tray.rules.engine import Decision, Expect, RuleError
 from tray.table.choices import SaveBuilder, choice_label, classify_decision, is_save_choice
 from tray.table.correction import Correction, CorrectionFlow
+from tray.table.dice_words import count_words, dice_words
 from tray.table.menu import ButtonMenu
 from tray.table.moments import (
     BANNER_S,
@@ -444,6 +445,15 @@ class Table(CorrectionFlow, TableMenuFlow):
             )
         except RuleError as exc:
             text = self._roll_words(specs) or str(exc)
+            wanted, ids = e.roll.dice, [s.split(":", 1)[0] for s in specs]
+            kinds = len(self.state.get("layout") or {})
+            if wanted is not None and sorted(ids) != sorted(wanted) and kinds > 1:
+                # dice of several kinds: the rules name them by id ("up and up"); say it as
+                # players do (a game of one kind of dice says it well: "roll both dice")
+                seen = count_words(len(ids)) + " seen"
+                if len(ids) == len(wanted):
+                    seen += f" ({dice_words(ids)})"
+                text = f"Roll the {dice_words(wanted)}: {seen}"
             self.message = Message(text, "wrong_roll", t + MESSAGE_S)
             self._emit("refused", f"refused roll {', '.join(specs)}: {text}")
             return False

@@ -129,13 +129,7 @@ class TableMenuFlow:
             owner = self.menu_owner
             res = self.correct_last(t)
             if res == "correcting" and owner is not None:
-                self.correction_owner = owner
-                self.message = Message(
-                    "Correct the last roll: a short press shows the next "
-                    "face, a long press goes to the next die (on the last "
-                    "die it saves)",
-                    "info",
-                )
+                self.correction_owner = owner  # their button works it (the screen says how)
             return res
         if key == "end_game":
             return "sent" if self.table_action("end_game", t) else "refused"
