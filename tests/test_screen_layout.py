@@ -91,6 +91,16 @@ def test_text_is_big_whole_inside_and_apart_and_targets_finger_sized(shots, size
     assert found == []
 
 
+def test_a_line_the_hint_names_is_on_the_screen(shots):
+    """Rollers' hint says "long press on Roll the others": that line is drawn, at 800x480 too."""
+    d = Display(size=(800, 480), headless=True)
+    named = [s for s in shots if "Roll the others" in (getattr(s.view, "help", "") or "")]
+    assert named  # the Rollers saves are among the shots
+    for shot in named:
+        d.draw(shot.view)
+        assert "Roll the others" in [t.text for t in d.drawn], shot.name
+
+
 def test_the_minimums_in_real_pixels():
     """What MIN_CAP and TOUCH come to on each panel (the figures the theme explains)."""
     want = {

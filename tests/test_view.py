@@ -328,3 +328,69 @@ def test_the_table_menu_says_how_it_works():
     t.undo_request(1.0)
     v = build_view(t, 1.0)
     assert v.menu and v.menu[0].highlighted and v.help.startswith("Menu: short press")
+
+
+def unread_bank_roll() -> Table:
+    t = table_for("bank", ("Ana", "Ben"))
+    t.settled(
+        SettledRoll(
+            (DieReading(0, 0, 40, 40, "d6", "6", 0.9), DieReading(60, 0, 40, 40, None, None, 0.1))
+        ),
+        0.0,
+    )
+    return t
+
+
+def test_an_unread_die_is_told_once_and_the_roller_s_button_comes_before_the_keys():
+    v = build_view(unread_bank_roll(), 0.0)
+    assert v.message == "1 die could not be read: set it to the face it shows"
+    assert v.roll_caption == ""  # not a third time under the dice
+    assert v.help.startswith("Ana: short press = next face, long press = OK")
+    assert v.help.index("press") < v.help.index("Up/Down")
+
+
+def test_correcting_the_last_roll_from_the_menu_says_the_presses_that_do_it():
+    t = table_for("bank", ("Ana", "Ben"))
+    t.roll(["d6:3", "d6:4"], 0.0)
+    t.undo_request(1.0, 1)  # Ben's long press opens the table menu
+    assert t.press(1, 1.1) == "moved" and t.press(1, 1.2, long=True) == "correcting"
+    v = build_view(t, 1.2)
+    assert v.message == "Correct the last roll: set each die to the face it shows"
+    assert v.help.startswith("Ben: short press = next face, long press = next die, then save")
+    assert v.help.index("press") < v.help.index("keys")
+    # the presses do what the hint says
+    before = t.correction.slots[0].value
+    assert t.press(1, 1.3) == "cycled face" and t.correction.slots[0].value != before
+    assert t.press(1, 1.4, long=True) == "next die" and t.correction.selected == 1
+    assert t.press(1, 1.5, long=True) == "corrected"
+
+
+def rollers_saving() -> Table:
+    t = table_for("rollers", ("Ana", "Ben"))
+    t.roll(["wild:5"], 0.0)
+    t.roll(["wild:2"], 0.1)
+    t.roll(["wild:4", "wild:2", "wild:4", "wild:star", "wild:1", "black:3"], 0.2)
+    return t
+
+
+def test_rollers_saves_keep_the_line_the_hint_names_in_sight_and_frame_the_die():
+    t = rollers_saving()
+    v = build_view(t, 0.3)
+    assert "Roll the others" in v.help
+    pinned = [c.label for c in v.choices if c.pinned]
+    assert pinned == ["Roll the others", "Stop here"]
+    labels = [c.label for c in v.choices]
+    assert len(set(labels)) == len(labels)  # two 4s are told apart
+    assert [d.selected for d in v.roll] == [True] + [False] * 5  # the die the press is on
+    t.press(0, 0.4, long=True)  # keep it
+    assert build_view(t, 0.4).roll[0].kept
+
+
+def test_a_wrong_roll_names_the_dice_as_players_call_them():
+    t = rollers_saving()
+    b = t.save_builder(0)
+    b.keep = {0}
+    assert t.send(b.event(), 0.3)
+    t.roll(["wild:1"] * 6, 0.4)
+    v = build_view(t, 0.4)
+    assert v.message == "Roll the 4 wild dice and the black die: 6 dice seen"

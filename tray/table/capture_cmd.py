@@ -79,8 +79,8 @@ def window_pump(session: CaptureSession, rng: np.random.Generator) -> Callable[[
                     session.throw(rng)
                 else:
                     cap.key(name, t, shift=bool(ev.mod & pygame.KMOD_SHIFT))
-            elif ev.type == pygame.MOUSEBUTTONDOWN and session.screen is not None:
-                cap.tap(session.screen.hit(ev.pos), t)
+            elif ev.type == pygame.MOUSEBUTTONDOWN and session.display is not None:
+                cap.tap(session.display.hit(ev.pos), t)  # what the last drawn screen put there
 
     return pump
 

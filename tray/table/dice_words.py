@@ -7,6 +7,8 @@ of the dice-set files ("up", "wild", "d6", "(200)").
 ('3', 'green')
 >>> dice_words(["wild", "wild", "wild"]), dice_words(["up"]), dice_words(["red", "yellow", "blue"])
 ('3 wild dice', 'Up Die', 'red, yellow and blue dice')
+>>> dice_words(["wild", "black", "wild"])
+'2 wild dice and the black die'
 >>> count_words(2), count_words(1), count_words(12)
 ('2 dice', '1 die', '12 dice')
 """
@@ -55,7 +57,12 @@ def dice_words(ids) -> str:
         return "no dice"
     if len(counts) > 1 and all(n == 1 and d not in _NAMES for d, n in counts.items()):
         return _and(list(counts)) + " dice"  # colours: "red, yellow and blue dice"
-    parts = [die_name(d) if n == 1 else f"{n} {die_name(d, many=True)}" for d, n in counts.items()]
+    parts = [
+        (die_name(d) if i == 0 else f"the {die_name(d)}")  # "3 wild dice and the black die"
+        if n == 1
+        else f"{n} {die_name(d, many=True)}"
+        for i, (d, n) in enumerate(counts.items())
+    ]
     return _and(parts)
 
 
