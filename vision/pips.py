@@ -1,0 +1,557 @@
+"""A second, geometric opinion on a d6 pip face: how many pips the top face shows, or None.
+
+The classifier's crop (``vision.crops.cut_crop``: a square of 1.35 times the die box around its
+centre) is searched for pip-like blobs, dark on light and light on dark (a morphological
+black and white top-hat, the strongest of the three colour channels), and the blobs are tried
+against the d6 arrangements as a 3 x 3 grid of pip places. Every d6 face of two pips or more
+has pips on two opposite corners of that grid, so each pair of blobs is tried as a diagonal
+(of a square grid), and two pairs that halve each other as both diagonals (of a grid of any
+shape: an oblique view, a 6 whose rows lie close). A grid is kept when the places it finds
+taken make exactly one d6 pattern (2 and 3 on a diagonal, 4 on the corners, 5 the corners and
+the centre, 6 two rows of three), each place by one blob, and when the blobs sit on the fitted
+grid and agree in size. A pattern whose blobs all belong to a larger one found (two corners of
+a 4 make a 2) is dropped. Before it is read, a pattern must also look like a face:
+
+- between the pips the face is plain: nothing responds there and its grey is even;
+- no spot of the other kind (glare on a dark-pip face) lies on it, since it may hide a pip;
+- for the patterns that are parts of larger ones (2, 3, 4), the face ends where a face of that
+  grid would, and no similar pip lies where the rest of a larger pattern would be.
+
+A 1 is one round blob near the middle with nothing near it, of either kind. Anything else, or
+two readings that disagree, gives ``count=None``: the reader is meant as a veto, so it prefers
+no opinion to a wrong count.
+
+    >>> from vision.dicesets import load
+    >>> from vision.faceart import draw_face
+    >>> face = draw_face(load("d6"), "d6", "5", size=48)
+    >>> crop = cv2.copyMakeBorder(face, 8, 8, 8, 8, cv2.BORDER_CONSTANT, value=(60, 90, 40))
+    >>> read_pips(crop).count
+    5
+    >>> read_pips(np.full((64, 64, 3), 200, np.uint8)).count is None
+    True
+
+Numpy and OpenCV only. ``python -m lab.pipseval`` prints its figures per source of real and
+rendered dice, with the time per crop.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+__all__ = ["PipRead", "read_many", "read_pips"]
+
+SIZE = 64  # crops of another size are resized to this side first; lengths below are in its px
+
+# blobs
+_KERNEL = cv2.getStructuringElement(cv2.MORPH_RECT, (15, 15))  # wider than any pip
+_K3 = np.ones((3, 3), np.uint8)
+_MIN_RESPONSE = 18.0  # a pip differs from the face round it by at least this (0..255)
+_PEAK_SHARE = 0.42  # blob threshold: this share of the strongest response in the middle
+_MID = slice(12, 52)  # "the middle" of the crop, for that peak
+
+# grids: g is the spacing of pip places, a quarter of the face side
+_G_RANGE = (3.5, 13.5)  # px
+_CENTRE_OFF = 15.0  # px: the face centre lies this close to the crop centre
+_NODE_TOL = 0.42  # in g: a blob takes a place this close to it
+_FIT_TOL = 0.15  # in g: a pattern is read only when every pip is this close to the fitted grid
+_SIZE_RATIO = 1.9  # largest / smallest pip diameter on one face
+_DIAM_G = (0.3, 1.35)  # pip diameter, in g
+_SKEW = 0.55  # the fitted grid's axes: shorter / longer at least this (an oblique view)
+
+# a face
+_EMPTY_SHARE = 0.45  # nothing on the face responds this share of the weakest pip
+_UNIFORM = 0.5  # grey levels on the face span less than this share of the weakest pip
+_SPOT_GREY = 0.3  # a spot this share of the weakest pip brighter (darker) than the face: glare
+_SPOT_DIAM = 4.0  # in g: larger "spots" are the floor round the die
+_FACE_SPOT = 1.9  # |u|, |v| < this (in g; the face edge is at 2): where no spot may lie
+_EDGE_MIN = 14.0  # a colour this far (0..255, any channel) beyond the face's is off the face
+_CLEAR_23 = 3.4  # in g: no similar pip this close to the centre of a 2 or a 3
+
+# a 1
+_ONE_OFF = 11.0  # px from the crop centre
+_ONE_DIAM = (3.5, 15.0)  # px
+_ONE_CLEAR = 19.0  # px: no other blob this close
+_ONE_OTHER = 0.25  # ... nor a blob of the other kind this share as strong
+
+
+@dataclass(frozen=True)
+class PipRead:
+    """What the pips say: ``count`` 1..6 on the top face, or None for no opinion.
+
+    ``score`` (0..1) is how clear the pattern is; ``dark`` whether the pips are darker than the
+    face (None without a count).
+    """
+
+    count: int | None
+    score: float
+    dark: bool | None = None
+
+
+NO_OPINION = PipRead(None, 0.0)
+
+# grid places (i, j), i, j in -1..1, numbered k = 3 (i + 1) + (j + 1); pairs are tried as the
+# corners (-1, -1) and (1, 1)
+_NODES = np.array([(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)], np.float64)
+_CORNERS = (0, 2, 6, 8)
+_PATTERNS = {  # places taken -> pips
+    (0, 8): 2,
+    (0, 4, 8): 3,
+    (0, 2, 6, 8): 4,
+    (0, 2, 4, 6, 8): 5,
+    (0, 1, 2, 6, 7, 8): 6,  # rows i = -1 and i = 1
+    (0, 2, 3, 5, 6, 8): 6,  # rows j = -1 and j = 1
+}
+_CODE_COUNT = np.zeros(512, np.int64)  # bit k set: place k taken -> pips (0: no pattern)
+_PINV = {}  # code -> the least-squares fit of an affine grid to those places
+for _places, _n in _PATTERNS.items():
+    _code = sum(1 << k for k in _places)
+    _CODE_COUNT[_code] = _n
+    _PINV[_code] = np.linalg.pinv(np.column_stack([_NODES[list(_places)], np.ones(len(_places))]))
+_BITS = 1 << np.arange(9)
+
+# points spread over the face between the pip places (in g; the face edge is at 2)
+_FACE_GRID = np.array(
+    [
+        (u, v)
+        for u in np.linspace(-1.6, 1.6, 9)
+        for v in np.linspace(-1.6, 1.6, 9)
+        if min(abs(u), abs(v)) <= 1.2
+    ]
+)
+# points beyond the face's edge along its four axes (in g), 4 to an axis
+_EDGE_SCAN = np.array(
+    [
+        (k * sx, k * sy)
+        for sx, sy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+        for k in (2.2, 2.5, 2.8, 3.1)
+    ]
+)
+# where the third row of a 6 lies when a 4 is two of its rows (in the 4's g)
+_SIX_MORE = np.array(
+    [(3, -1), (3, 1), (-3, -1), (-3, 1), (-1, 3), (1, 3), (-1, -3), (1, -3)], float
+)
+# points on the way from a face's centre to a blob (shares of the way)
+_PATH = np.linspace(0.3, 1.0, 8)
+
+
+@dataclass
+class _Scene:
+    """One crop's blobs of both kinds: the components of the thresholded dark (black top-hat)
+    and light (white top-hat) responses, one row each."""
+
+    dark: np.ndarray  # bool: the blob is darker than round it
+    xy: np.ndarray  # n x 2 centroids
+    diam: np.ndarray  # diameter of a disc of the same area
+    strength: np.ndarray  # mean response
+    shade: np.ndarray  # mean grey
+    pip: np.ndarray  # bool: shaped like a pip
+    round_: np.ndarray  # bool: round enough for the lone pip of a 1
+    resp: tuple  # (light, dark) response, largest over 3 x 3 pixels
+    grey: np.ndarray  # the crop in grey, 3 x 3 mean
+    bgr: np.ndarray  # the crop, 3 x 3 mean
+
+
+@dataclass
+class _Pattern:
+    """A d6 pattern found on a grid: ``ids``/``on`` the blobs on it, ``M`` (columns: the
+    grid's axes, g long) and ``t`` (its centre) the fitted grid, ``resid`` the largest distance
+    of a pip from its place (in g), ``weakest`` the weakest pip's response."""
+
+    count: int
+    dark: bool
+    ids: frozenset
+    on: np.ndarray
+    M: np.ndarray
+    t: np.ndarray
+    g: float
+    resid: float
+    weakest: float
+
+
+def _to_size(crop: np.ndarray) -> np.ndarray:
+    if crop.ndim == 2:
+        crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+    elif crop.shape[2] == 4:
+        crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
+    if crop.shape[:2] != (SIZE, SIZE):
+        interp = cv2.INTER_AREA if crop.shape[0] > SIZE else cv2.INTER_LINEAR
+        crop = cv2.resize(crop, (SIZE, SIZE), interpolation=interp)
+    return np.ascontiguousarray(crop, np.uint8)
+
+
+def _components(mask: np.ndarray):
+    """Connected components of a 0/1 mask, with stats (16-bit labels: much faster)."""
+    return cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_16U, cv2.CCL_DEFAULT)
+
+
+def _scene(img: np.ndarray) -> _Scene | None:
+    """The blobs of both kinds in a 64 px crop (the strongest channel of each top-hat)."""
+    bgr = cv2.blur(img, (3, 3))
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    parts, maps = [], []
+    for dark, op in ((False, cv2.MORPH_TOPHAT), (True, cv2.MORPH_BLACKHAT)):
+        r3 = cv2.morphologyEx(img, op, _KERNEL)
+        resp = np.maximum(np.maximum(r3[..., 0], r3[..., 1]), r3[..., 2])
+        maps.append(cv2.dilate(resp, _K3))
+        peak = float(resp[_MID, _MID].max())
+        if peak < _MIN_RESPONSE:
+            continue
+        mask = (resp >= max(_MIN_RESPONSE * 0.7, _PEAK_SHARE * peak)).view(np.uint8)
+        n, labels, stats, cents = _components(mask)
+        if n <= 1:
+            continue
+        sel = np.flatnonzero(mask)  # the pixels of components only: bincount is slow on all
+        lab = labels.ravel()[sel]
+        sums = np.bincount(lab, resp.ravel()[sel], n)[1:]
+        shades = np.bincount(lab, grey.ravel()[sel], n)[1:]
+        keep = stats[1:, 4] >= 2  # single pixels are noise
+        parts.append((dark, stats[1:][keep], cents[1:][keep], sums[keep], shades[keep]))
+    if not parts:
+        return None
+    dark = np.concatenate([np.full(len(p[1]), p[0]) for p in parts])
+    stats = np.concatenate([p[1] for p in parts]).astype(np.float64)
+    xy = np.concatenate([p[2] for p in parts])
+    sums = np.concatenate([p[3] for p in parts])
+    shades = np.concatenate([p[4] for p in parts])
+    x, y, w, h, area = stats.T
+    strength = sums / area
+    long_, short = np.maximum(w, h), np.minimum(w, h)
+    fill = area / (w * h)
+    pip = (
+        (area >= 3)
+        & (long_ <= 22)
+        & (long_ <= 2.6 * short)
+        & (fill >= 0.45)
+        & (x > 0)
+        & (y > 0)
+        & (x + w < SIZE)
+        & (y + h < SIZE)
+        & (strength >= _MIN_RESPONSE)
+    )
+    return _Scene(
+        dark=dark,
+        xy=xy,
+        diam=2.0 * np.sqrt(area / np.pi),
+        strength=strength,
+        shade=shades / area,
+        pip=pip,
+        round_=pip & (long_ <= 1.45 * short) & (fill >= 0.6),
+        resp=tuple(maps),
+        grey=grey,
+        bgr=bgr,
+    )
+
+
+_TRIU: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    if n not in _TRIU:
+        _TRIU[n] = np.triu_indices(n, 1)
+    return _TRIU[n]
+
+
+def _patterns(sc: _Scene) -> list[_Pattern]:
+    """Every d6 pattern of 2..6 pips that pip-like blobs of one kind make on a grid, larger
+    patterns first, leaving out those whose blobs all lie on a larger one."""
+    idx = np.flatnonzero(sc.pip)
+    if len(idx) < 2:
+        return []
+    if len(idx) > 14:  # keep the strongest
+        idx = idx[np.argsort(-sc.strength[idx])[:14]]
+    P, D, K = sc.xy[idx], sc.diam[idx], sc.dark[idx]
+    i, j = _pairs(len(idx))
+    v = P[j] - P[i]
+    g = np.hypot(v[:, 0], v[:, 1]) * (1.0 / (2.0 * math.sqrt(2.0)))
+    mid = (P[i] + P[j]) * 0.5
+    di, dj = D[i], D[j]
+    ok = (
+        (K[i] == K[j])
+        & (g >= _G_RANGE[0] * 0.7)
+        & (g <= _G_RANGE[1])
+        & (np.hypot(mid[:, 0] - SIZE / 2, mid[:, 1] - SIZE / 2) <= _CENTRE_OFF)
+        & (np.maximum(di, dj) <= _SIZE_RATIO * np.minimum(di, dj))
+        & (di + dj >= 2 * _DIAM_G[0] * g)
+        & (di + dj <= 2 * _DIAM_G[1] / 0.7 * g)
+    )
+    if not ok.any():
+        return []
+    i, j, v, g, mid = i[ok], j[ok], v[ok], g[ok], mid[ok]
+    kind = K[i]
+    # (a) each pair as the corners (-1,-1), (1,1) of a square grid
+    hp = np.stack([-v[:, 1], v[:, 0]], 1)
+    e1, e2, tol = (v + hp) * 0.25, (v - hp) * 0.25, g
+    # (b) two pairs that halve each other as the four corners of a grid of any shape (an
+    # oblique view; a 6 whose rows lie closer than its pips in a row)
+    if len(g) >= 2:
+        a, c = _pairs(len(g))
+        gm = np.minimum(g[a], g[c])
+        q = np.flatnonzero(
+            (np.hypot(*(mid[a] - mid[c]).T) < 0.3 * gm)
+            & (gm >= 0.5 * np.maximum(g[a], g[c]))
+            & (i[a] != i[c])
+            & (i[a] != j[c])
+            & (j[a] != i[c])
+            & (j[a] != j[c])
+            & (kind[a] == kind[c])
+        )
+        if len(q):
+            a, c = a[q], c[q]
+            f1, f2 = (v[a] + v[c]) * 0.25, (v[a] - v[c]) * 0.25
+            e1, e2 = np.concatenate([e1, f1]), np.concatenate([e2, f2])
+            mid = np.concatenate([mid, (mid[a] + mid[c]) * 0.5])
+            tol = np.concatenate([tol, np.minimum(np.hypot(*f1.T), np.hypot(*f2.T))])
+            kind = np.concatenate([kind, kind[a]])
+    nodes = mid[:, None, :] + _NODES[:, :1] * e1[:, None, :] + _NODES[:, 1:] * e2[:, None, :]
+    diff = nodes[:, :, None, :] - P
+    near = np.hypot(diff[..., 0], diff[..., 1]) < (_NODE_TOL * 1.25) * tol[:, None, None]
+    near &= (K == kind[:, None])[:, None, :]
+    per_node, per_blob = near.sum(2), near.sum(1)
+    code = (per_node > 0) @ _BITS
+    count = _CODE_COUNT[code]
+    good = np.flatnonzero((count > 0) & (per_node.max(1) <= 1) & (per_blob.max(1) <= 1))
+    # larger patterns first: a pattern whose blobs all lie on one found is never read, so it
+    # is not fitted
+    good = good[np.argsort(-count[good], kind="stable")]
+    out, seen = [], set()
+    for h in good.tolist():
+        places = np.flatnonzero(per_node[h])
+        on = near[h, places].argmax(1)
+        ids = frozenset(idx[on].tolist())
+        key = (int(code[h]), ids)
+        if key in seen or any(ids < p.ids for p in out):
+            continue
+        seen.add(key)
+        p = _fit(sc, idx, P, D, int(code[h]), places, on)
+        if p is not None:
+            out.append(p)
+    return out
+
+
+def _fit(sc: _Scene, idx, P, D, code: int, places, on) -> _Pattern | None:
+    """Fit the grid of one pattern (blobs ``on`` at ``places``) and keep it if it is one."""
+    count = int(_CODE_COUNT[code])
+    xy = P[on]
+    if count >= 4:  # an affine grid
+        coef = _PINV[code] @ xy
+        M, t = coef[:2].T, coef[2]
+        (m00, m01), (m10, m11) = M.tolist()
+        det = abs(m00 * m11 - m01 * m10)
+        ss = m00 * m00 + m01 * m01 + m10 * m10 + m11 * m11
+        root = math.sqrt(max(ss * ss - 4 * det * det, 0.0))
+        s1, s2 = math.sqrt((ss + root) / 2), math.sqrt(max((ss - root) / 2, 0.0))
+        if s2 < _SKEW * s1:
+            return None
+        g = math.sqrt(det)
+    else:  # a square grid on the diagonal
+        t = (xy[0] + xy[-1]) * 0.5
+        h0, h1 = ((xy[-1] - xy[0]) * 0.5).tolist()
+        M = np.array([[h0 - h1, h0 + h1], [h1 + h0, h1 - h0]]) * 0.5
+        g = math.hypot(h0, h1) / math.sqrt(2.0)
+    if not (_G_RANGE[0] <= g <= _G_RANGE[1]):
+        return None
+    tx, ty = t.tolist()
+    if math.hypot(tx - SIZE / 2, ty - SIZE / 2) > _CENTRE_OFF:
+        return None
+    d = D[on]
+    dmin, dmax = float(d.min()), float(d.max())
+    if dmax > _SIZE_RATIO * dmin or not (_DIAM_G[0] * g <= (dmin + dmax) / 2 <= _DIAM_G[1] * g):
+        return None
+    e = _NODES[places] @ M.T + t - xy
+    resid = float(np.hypot(e[:, 0], e[:, 1]).max()) / g
+    if resid > _NODE_TOL:
+        return None
+    ids = idx[on]
+    return _Pattern(
+        count,
+        bool(sc.dark[ids[0]]),
+        frozenset(ids.tolist()),
+        ids,
+        M,
+        t,
+        g,
+        resid,
+        float(sc.strength[ids].min()),
+    )
+
+
+def _why_not(p: _Pattern, sc: _Scene) -> str:
+    """Why pattern ``p`` is not read ("" when it is)."""
+    if p.resid > _FIT_TOL:
+        return "the pips are off the grid"
+    M, t, g, weak = p.M, p.t, p.g, p.weakest
+    resp = sc.resp[p.dark]
+    on_xy, on_d = sc.xy[p.on], sc.diam[p.on]
+    # between the pips the face is plain: nothing responds there and its grey is even (a
+    # "face" across two dice, over the floor or onto a side is none)
+    pts = _FACE_GRID @ M.T + t
+    q = np.rint(pts).astype(np.intp)
+    if q.min() < 1 or q.max() > SIZE - 2:
+        return "the face is off the crop"
+    dd = pts[:, None, :] - on_xy
+    free = (np.hypot(dd[..., 0], dd[..., 1]) > 0.6 * on_d + 2.0).all(1)
+    q = q[free]
+    if (resp[q[:, 1], q[:, 0]] > _EMPTY_SHARE * weak).any():
+        return "something else on the face"
+    grey = sc.grey[q[:, 1], q[:, 0]]
+    glo, ghi = float(grey.min()), float(grey.max())
+    if ghi - glo > _UNIFORM * weak:
+        return "the face is not even"
+    # a spot of the other kind on the face, brighter or darker than it (glare on a face of
+    # dark pips), may hide a pip
+    other = sc.dark != p.dark
+    uv = (sc.xy - t) @ np.linalg.inv(M).T
+    spot = other & (np.abs(uv) < _FACE_SPOT).all(1) & (sc.diam < _SPOT_DIAM * g)
+    spot &= sc.strength >= _EMPTY_SHARE * weak
+    if spot.any():
+        sh, m = sc.shade[spot], _SPOT_GREY * weak
+        if ((sh > ghi + m) | (sh < glo - m)).any():
+            return "a spot of the other kind on the face"
+    if p.count <= 4:
+        # a 2, 3 or 4 is also part of a larger pattern at a smaller scale: its face must end
+        # where the grid says, and no similar pip may lie where the rest of a larger one would
+        if not _edges_found(sc, resp, q, M, t, weak):
+            return "no face edge where the grid puts it"
+        similar = (sc.dark == p.dark) & sc.pip
+        similar &= (sc.diam >= on_d.min() / _SIZE_RATIO) & (sc.diam <= on_d.max() * _SIZE_RATIO)
+        if p.count <= 3:
+            near = np.hypot(sc.xy[:, 0] - t[0], sc.xy[:, 1] - t[1]) < _CLEAR_23 * g
+            near &= similar & (sc.strength >= _EMPTY_SHARE * weak)
+        else:
+            d6 = (_SIX_MORE @ M.T + t)[:, None, :] - sc.xy
+            near = similar & (np.hypot(d6[..., 0], d6[..., 1]) < 1.5 * _NODE_TOL * g).any(0)
+        near[p.on] = False
+        for k in np.flatnonzero(near):
+            if not _off_face(sc, resp, t, k, on_xy, on_d, glo, ghi, weak):
+                return "a similar pip where a larger pattern would have one"
+    return ""
+
+
+def _edges_found(sc: _Scene, resp, face_q, M, t, weak) -> bool:
+    """Whether the face of grid ``M``, ``t`` ends where such a face would: going out from the
+    centre along each axis, something unlike the face (in colour, or a line) is met by 3.1 g.
+    An axis that leaves the crop first counts as found. ``face_q``: pixels on the face."""
+    face = sc.bgr[face_q[:, 1], face_q[:, 0]]
+    lo, hi = face.min(0).astype(np.float64), face.max(0).astype(np.float64)
+    m = np.maximum(_EDGE_MIN, 0.5 * (hi - lo))
+    q = np.rint(_EDGE_SCAN @ M.T + t).astype(np.intp)
+    inside = ((q >= 1) & (q <= SIZE - 2)).all(1)
+    q = np.clip(q, 0, SIZE - 1)
+    c = sc.bgr[q[:, 1], q[:, 0]]
+    unlike = ((c < lo - m) | (c > hi + m)).any(1) | (resp[q[:, 1], q[:, 0]] > _EMPTY_SHARE * weak)
+    # an axis counts when it meets something unlike the face, or leaves the crop
+    return bool((unlike | ~inside).reshape(4, 4).any(1).all())
+
+
+def _off_face(sc: _Scene, resp, t, k, on_xy, on_d, glo, ghi, weak) -> bool:
+    """Whether blob ``k`` lies beyond the edge of the face centred on ``t``: the way to it
+    crosses something that responds or a grey unlike the face's (``glo``..``ghi``)."""
+    p = sc.xy[k]
+    pts = t + _PATH[:, None] * (p - t)
+    keep = np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1]) > 0.6 * sc.diam[k] + 2.0
+    dd = pts[:, None, :] - on_xy
+    keep &= (np.hypot(dd[..., 0], dd[..., 1]) > 0.6 * on_d + 2.0).all(1)
+    q = np.rint(pts[keep]).astype(np.intp)
+    if not len(q):
+        return False
+    if q.min() < 1 or q.max() > SIZE - 2:
+        return True
+    if (resp[q[:, 1], q[:, 0]] > _EMPTY_SHARE * weak).any():
+        return True
+    grey = sc.grey[q[:, 1], q[:, 0]]
+    m = _SPOT_GREY * weak
+    return bool(((grey < glo - m) | (grey > ghi + m)).any())
+
+
+def _one(sc: _Scene, dark: bool) -> _Pattern | None:
+    """A lone round blob of one kind near the middle: the pip of a 1 (if nothing of the other
+    kind is near it either: :func:`_why_not_one`)."""
+    d = np.hypot(sc.xy[:, 0] - SIZE / 2, sc.xy[:, 1] - SIZE / 2)
+    same = sc.dark == dark
+    cand = np.flatnonzero(same & sc.pip & (d < _ONE_OFF) & (sc.diam >= _ONE_DIAM[0]))
+    if len(cand) != 1:
+        return None
+    k = int(cand[0])
+    if not sc.round_[k] or sc.diam[k] > _ONE_DIAM[1]:
+        return None
+    near = same & (np.hypot(sc.xy[:, 0] - sc.xy[k, 0], sc.xy[:, 1] - sc.xy[k, 1]) < _ONE_CLEAR)
+    if near.sum() > 1:
+        return None
+    return _Pattern(
+        1,
+        dark,
+        frozenset([k]),
+        np.array([k]),
+        np.eye(2),
+        sc.xy[k],
+        0.0,
+        float(d[k]) / _ONE_OFF / 2.0,
+        float(sc.strength[k]),
+    )
+
+
+def _why_not_one(p: _Pattern, sc: _Scene) -> str:
+    """Why the 1 ``p`` is not read: a light "pip" holding dark pips is a small die, a dark one
+    among light pips the face of a dark die; glare beside dark pips is no 1 either."""
+    k = int(p.on[0])
+    near = (sc.dark != p.dark) & (sc.diam < _SPOT_DIAM * sc.diam[k])
+    near &= np.hypot(sc.xy[:, 0] - sc.xy[k, 0], sc.xy[:, 1] - sc.xy[k, 1]) < _ONE_CLEAR
+    if (near & (sc.strength >= _ONE_OTHER * p.weakest)).any():
+        return "something of the other kind near the pip"
+    return ""
+
+
+def _score(p: _Pattern, sc: _Scene) -> float:
+    """How clear a pattern is read, 0..1: its fit, its pips' sizes and contrast."""
+    d = sc.diam[p.on]
+    fit = 1.0 - p.resid / _FIT_TOL if p.count > 1 else 1.0 - p.resid
+    return round(
+        0.5 * min(1.0, max(0.0, fit))
+        + 0.25 * float(d.min() / d.max())
+        + 0.25 * min(1.0, p.weakest / 80.0),
+        3,
+    )
+
+
+def read_pips(crop_bgr: np.ndarray) -> PipRead:
+    """The pip count of the die in a classifier crop (BGR uint8, square), or no opinion.
+
+    >>> read_pips(np.zeros((64, 64, 3), np.uint8))
+    PipRead(count=None, score=0.0, dark=None)
+    """
+    crop = np.asarray(crop_bgr)
+    if (
+        crop.dtype != np.uint8
+        or crop.ndim not in (2, 3)
+        or (crop.ndim == 3 and crop.shape[2] not in (3, 4))
+        or min(crop.shape[:2]) < 8
+    ):
+        return NO_OPINION
+    sc = _scene(_to_size(crop))
+    if sc is None:
+        return NO_OPINION
+    found = _patterns(sc)
+    for dark in (True, False):
+        one = _one(sc, dark)
+        if one is not None and not any(one.ids <= p.ids for p in found):
+            found.append(one)
+    best: PipRead | None = None
+    for p in found:
+        if best is not None and p.count == best.count:
+            continue  # read already
+        why = _why_not_one(p, sc) if p.count == 1 else _why_not(p, sc)
+        if why:
+            continue
+        if best is not None:
+            return NO_OPINION  # two readings that disagree
+        best = PipRead(p.count, _score(p, sc), p.dark)
+    return best or NO_OPINION
+
+
+def read_many(crops) -> list[PipRead]:
+    """:func:`read_pips` for each crop of a list or an N x S x S x 3 array."""
+    return [read_pips(c) for c in crops]
