@@ -298,15 +298,15 @@ class Client:
         async with self.send_lock:
             await self.socket.send_text(json.dumps(data, separators=(",", ":")))
 
-    async def push(self) -> None:
-        """Send the view when it differs from the last one sent."""
+    async def push(self, force: bool = False) -> None:
+        """Send the view when it differs from the last one sent (``force``: anyway)."""
         seat = self.seat()
         if self.token and seat is None:
             self.token = None
             await self.send({"type": "released"})
         text = json.dumps({"type": "state", "state": self.hub.view(seat)}, separators=(",", ":"))
         async with self.send_lock:
-            if text != self.last:
+            if force or text != self.last:
                 self.last = text
                 await self.socket.send_text(text)
 
@@ -354,6 +354,8 @@ class Client:
                 await self.send({"type": "released"})
                 token = None
             self.token = token or None
+            await self.push(force=True)  # a hello is answered with the state
+            return
         elif kind == "claim":
             try:
                 self.token = self.hub.claim(data["seat"], data["code"])

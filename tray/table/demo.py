@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -410,6 +411,11 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def _interrupt(signum, frame) -> None:
+    """SIGTERM stops the demo as Ctrl-C does (the journal keeps the game so far)."""
+    raise KeyboardInterrupt
+
+
 def main_demo(argv: list[str]) -> int:
     """``dicetray demo``: exit 0 when every game finished, 2 on a user's mistake (bad game,
     players or option: one line on stderr), 1 otherwise."""
@@ -496,6 +502,11 @@ def main_demo(argv: list[str]) -> int:
         if args.web or args.broker:
             from tray.net.attach import describe, net_from_options
 
+            # Ctrl-C and SIGTERM stop the demo (and --linger) instead of becoming a window
+            # event that a headless demo never reads
+            os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
+            signal.signal(signal.SIGTERM, _interrupt)
+
             net = net_from_options(args.web, args.broker, args.table, journal_dir=args.out)
             for line in describe(net):
                 print(line, flush=True)
@@ -515,7 +526,10 @@ def main_demo(argv: list[str]) -> int:
         )
         if net is not None and args.linger > 0:
             print(f"serving {args.linger:g} s more (--linger)", flush=True)
-            net.wait(args.linger)
+            try:
+                net.wait(args.linger)
+            except KeyboardInterrupt:
+                print("stopped serving", flush=True)
     except (ValueError, RuleError) as exc:
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 2
