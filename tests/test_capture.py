@@ -522,7 +522,7 @@ def test_screens_draw_headless(tmp_path):
     assert screen.hit(die1.center) == ("die", 1) and screen.hit(ok.center) == ("button", "ok")
     assert min(ok.size) >= 96  # a finger's width on a screen twice the layout (48 px there)
     assert min(d.cap for d in display.drawn) >= 32  # never below MIN_CAP (16 px at 800x480)
-    assert "Die 2 of 2: ?" in [d.text for d in display.drawn]
+    assert "Die 2 of 2 not read yet" in [d.text for d in display.drawn]
     screen.draw_teach(TeachView("Teaching", "classifier", 3, 10, "about 00:20 left"))
     words = [d.text for d in display.drawn]
     assert "3 of 10 steps (30%)" in words and "about 00:20 left" in words

