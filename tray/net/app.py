@@ -304,7 +304,7 @@ class Client:
         if self.token and seat is None:
             self.token = None
             await self.send({"type": "released"})
-        text = json.dumps({"type": "state", "state": self.hub.view(seat)}, separators=(",", ":"))
+        text = self.hub.view_text(seat)
         async with self.send_lock:
             if force or text != self.last:
                 self.last = text

@@ -27,6 +27,7 @@ from tray.net.netconfig import BrokerConfig, parse_listen, table_name
 from tray.net.view import Snapshot, snapshot
 
 SNAPSHOT_EVERY_S = 0.03  # a snapshot at most this often, unless the journal grew
+REBUILD_S = 1.0  # a snapshot at least this often (what the quick marks may miss: timers)
 MAX_SEATS = 10
 _CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 
@@ -91,6 +92,7 @@ class NetTable:
         self._built_at = -1.0
         self._events_at_build = -1
         self._key = ""
+        self._mark: tuple = ()
         self._qr: tuple[str, list[str]] = ("", [])
         self.updates = 0
 
@@ -175,10 +177,13 @@ class NetTable:
         """A new snapshot for the phones and the broker when something visible changed."""
         wall = time.monotonic()
         n = self.events()
+        table = session.table
+        mark = (n, _marks(table), self.claims.version)
+        if not force and mark == self._mark and wall - self._built_at < REBUILD_S:
+            return False  # nothing a viewer sees has changed (checked in full once a second)
         if not force and n == self._events_at_build and wall - self._built_at < SNAPSHOT_EVERY_S:
             return False
-        self._built_at, self._events_at_build = wall, n
-        table = session.table
+        self._built_at, self._events_at_build, self._mark = wall, n, mark
         if self._odds[0] != n:
             from tray.net.view import _odds
 
@@ -190,6 +195,7 @@ class NetTable:
             phones=self.claims.claimed(),
             odds=self._odds[1],
         )
+        snap.public["journal"] = self.tail.path.name if self.tail is not None else None
         key = snap.key()
         if key == self._key:
             return False
@@ -233,6 +239,23 @@ class NetTable:
             if self.publisher is not None:
                 self.publisher.kick()
             time.sleep(min(0.1, max(0.0, end - time.monotonic())))
+
+
+def _marks(table) -> tuple:
+    """Quick marks of what a viewer may see change between journal records: hidden choices
+    made (and by whom), the countdown, highlighted choices, a menu, a correction, a message."""
+    m, c, sv = table.menu, table.correction, table.saves
+    return (
+        len(table.log),
+        tuple(sorted(table.secret.items())),
+        table.countdown_from,
+        tuple(sorted(table.highlight.items())),
+        None if m is None else (id(m), m.focus, m.answer, m.asking is not None),
+        None if c is None else (id(c), c.selected, tuple(getattr(x, "index", 0) for x in c.slots)),
+        None if sv is None else (id(sv), sv.focus, tuple(sorted(sv.keep))),
+        table.message.text if table.message is not None else None,
+        table.revealed is not None,
+    )
 
 
 def _join_url(host: str, port: int) -> str:

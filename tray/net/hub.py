@@ -12,6 +12,7 @@ button queue.
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import threading
 import time
@@ -42,6 +43,8 @@ class Hub:
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.loop: asyncio.AbstractEventLoop | None = None
         self._event: asyncio.Event | None = None
+        self._texts: dict = {}
+        self._texts_of = -1
 
     # ------------------------------------------------------------------ game loop side
     def publish(self, snap: Snapshot) -> None:
@@ -86,6 +89,23 @@ class Hub:
     def view(self, seat: int | None) -> dict:
         """What a viewer holding ``seat`` (None: watching) sees now."""
         return player_view(self.snap, seat)
+
+    def view_text(self, seat: int | None) -> str:
+        """The state message for ``seat`` as JSON text, made once per snapshot and seat."""
+        with self._lock:
+            snap, version = self._snap, self.version
+            cache = self._texts if self._texts_of == version else {}
+        text = cache.get(seat)
+        if text is None:
+            text = json.dumps(
+                {"type": "state", "state": player_view(snap, seat)}, separators=(",", ":")
+            )
+            with self._lock:
+                if self.version == version:
+                    if self._texts_of != version:
+                        self._texts, self._texts_of = {}, version
+                    self._texts[seat] = text
+        return text
 
     def changed(self) -> asyncio.Event:
         """An event set at the next snapshot (call inside the server's loop)."""

@@ -20,6 +20,7 @@ away or the broker restarts (docs/phones.md).
 from __future__ import annotations
 
 import json
+import os
 import queue
 import threading
 import time
@@ -67,6 +68,8 @@ class JournalTail:
     def poll(self) -> list[tuple[int, dict]]:
         new = []
         try:
+            if os.stat(self.path).st_size == self.offset:
+                return new  # nothing written since the last look
             with open(self.path, "rb") as f:
                 f.seek(0, 2)
                 size = f.tell()
