@@ -335,7 +335,8 @@ def main(argv: list[str]) -> int:
 
     ap = argparse.ArgumentParser(
         prog="dicetray screenshots",
-        description="Draw every screen of every game, headless, to PNG files.",
+        description="Draw every screen (the games, the menus, the capture and teaching), headless,"
+        " to PNG files.",
     )
     ap.add_argument("--out", default="screenshots", help="folder for the PNG files")
     ap.add_argument("--size", default="800x480", help="window size, like 800x480 or 1920x1080")
