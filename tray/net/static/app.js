@@ -47,7 +47,8 @@
     body.replaceChildren();
     for (const p of s.players) {
       const tr = el("tr", p.active ? "turn" : "");
-      const name = el("td", "name", (p.active ? "\u25B6 " : "") + p.name);
+      const name = el("td", "name", p.active ? "\u25B6 " : "");
+      name.appendChild(el("span", "pname", p.name));
       if (p.chosen) name.appendChild(el("span", "badge", "chosen"));
       else if (p.awaited) name.appendChild(el("span", "badge", "to play"));
       if (p.phone) name.appendChild(el("span", "badge", "phone"));
