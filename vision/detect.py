@@ -53,7 +53,7 @@ HUGE_FROM = {2: 50.0, 4: HUGE}
 # most a fifth of the window's width, 0.27 of its height, so every die is whole in one)
 WINDOW_OVERLAP = 0.35
 SQUEEZE_OK = 0.01  # a frame within 1% of 4:3 is read as it is; any other is letterboxed
-WINDOWS_FROM = 1.4  # ... but a photo LARGE_W or wider this far from 4:3 is read in windows
+WINDOWS_FROM = 1.4  # ... a large photo this far from 4:3, its dice small, is read in windows
 
 
 def canvas_size(w: int, h: int) -> tuple[int, int]:
@@ -290,10 +290,11 @@ class Detector:
         letterboxed in the smallest 4:3 frame that holds it (``canvas_size``): its dice are
         neither squeezed nor seen at another scale than in the 4:3 photo it may have been cut
         from, so they get that photo's boxes (``python -m lab.aspect``: cuts of the matteop65
-        photos, median IoU 0.98-1.0 with the 4:3 photo's boxes, against 0.54 for a 3:4 cut
-        read in windows and 0.77 for a square one squeezed). A large photo far from 4:3
-        (``WINDOWS_FROM``), whose dice the letterbox would show small, is searched in 4:3
-        windows across its short side instead (``_windows_fine``).
+        photos, median IoU 0.96-1.0 with the 4:3 photo's boxes, against 0.57 for a 3:4 cut
+        read in windows and 0.76 for a square one squeezed). A large photo far from 4:3
+        (``LARGE_W`` wide in the 4:3 frame, ``WINDOWS_FROM``) whose dice the letterbox shows
+        under ``REFINE_PX`` across a 640 px view is searched in 4:3 windows across its short
+        side instead (``_windows_fine``), where they are seen larger.
 
         About ten times slower than ``detect``: for photos (``dicetray recognize``), not for
         the camera's frame rate.
@@ -302,11 +303,16 @@ class Detector:
         cw, ch = canvas_size(w, h)
         if (cw, ch) == (w, h):
             return self._fine(frame_bgr, overlap, small)
-        if cw >= LARGE_W and max(w * 3 / (h * 4), h * 4 / (w * 3)) > WINDOWS_FROM:
-            return self._windows_fine(frame_bgr, overlap)
         canvas, ox, oy = letterbox(frame_bgr)
         found = self._fine(canvas, overlap, None, region=(ox, oy, w, h))
-        return _unbox(found, ox, oy, w, h, cw * ch, self.hand_threshold)
+        found = _unbox(found, ox, oy, w, h, cw * ch, self.hand_threshold)
+        if cw >= LARGE_W and max(w * 3 / (h * 4), h * 4 / (w * 3)) > WINDOWS_FROM:
+            # a large photo far from 4:3 whose dice the letterbox shows small (or none):
+            # windows across its short side see them larger
+            sides = [max(b[2:]) * FRAME_W / cw for b in found.boxes]
+            if not sides or float(np.median(sides)) < REFINE_PX:
+                return self._windows_fine(frame_bgr, overlap)
+        return found
 
     def _fine(self, frame_bgr: np.ndarray, overlap: float, small=None, region=None) -> Detections:
         """``detect_fine`` of a 4:3 frame (``region``: where a letterboxed photo lies in it)."""
