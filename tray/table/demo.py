@@ -496,7 +496,7 @@ def main_demo(argv: list[str]) -> int:
         else max(engine.MIN_PLAYERS, min(3, engine.MAX_PLAYERS))
     )
     window = args.window or (not args.headless and has_display())
-    net = None
+    net = old_term = None
     try:
         options = parse_options(args.option)
         if args.web or args.broker:
@@ -505,7 +505,7 @@ def main_demo(argv: list[str]) -> int:
             # Ctrl-C and SIGTERM stop the demo (and --linger) instead of becoming a window
             # event that a headless demo never reads
             os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
-            signal.signal(signal.SIGTERM, _interrupt)
+            old_term = signal.signal(signal.SIGTERM, _interrupt)
 
             net = net_from_options(args.web, args.broker, args.table, journal_dir=args.out)
             for line in describe(net):
@@ -554,4 +554,6 @@ def main_demo(argv: list[str]) -> int:
     finally:
         if net is not None:
             net.close()
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     return 0 if result["finished"] else 1
