@@ -91,3 +91,13 @@ def test_standings_follow_every_table_on_the_broker(tmp_path):
         proc.terminate()
         proc.wait(timeout=20)
         broker.stop()
+
+
+def test_the_rules_vision_and_hardware_never_import_the_network_package():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("tray/rules", "vision", "hardware"):
+        for path in (root / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert "tray.net" not in text and "from tray import net" not in text, path
