@@ -133,6 +133,7 @@ class NetTable:
     def attach(self, session) -> None:
         """A new game's session: its journal is followed, its seats offered to phones."""
         session.net = self
+        self.hub.presses()  # presses made between games (the start screen) are not this game's
         journal = session.table.journal
         self.journal = journal
         self.hub.seats = len(session.table.players)
