@@ -581,6 +581,15 @@ def main(argv: list[str] | None = None) -> int:
             return 3
     if args.throws < 1:
         p.error("--throws needs at least 1")
+    if args.keep is not None:
+        keep = Path(args.keep)
+        try:
+            keep.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(
+                f"dicetray soak: --keep {keep}: cannot use it as a folder ({exc})", file=sys.stderr
+            )
+            return 2
     result = soak(
         args.throws, args.seed, Path(args.keep) if args.keep else None, kills=not args.no_kill
     )

@@ -166,3 +166,11 @@ def test_a_failed_soak_says_why_on_stderr_and_a_passed_one_says_nothing(monkeypa
     monkeypatch.setattr(lab.soak, "soak", lambda *a, **k: Tally().result(1.0))
     assert main(["--throws", "1"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_keep_folder_that_cannot_be_one_is_one_line(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert main(["--throws", "1", "--keep", str(tmp_path / "afile")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"dicetray soak: --keep {tmp_path / 'afile'}: cannot use it as a folder")
