@@ -1,7 +1,7 @@
 """Zero-shot against taught, on each real photo set (part of ``dicetray eval``).
 
 For each real set a few of its photos (the teaching photos, from the set's training side) are
-written as a labelled folder and taught (``lab.teach``); the set's other photos are then read
+written as a labelled folder and taught (``vision.teach``); the set's other photos are then read
 twice as ``dicetray recognize`` reads photos: with the shipped models alone (zero-shot) and
 with the taught model. Both lines give dice found, face right, abstained and wrong without
 abstaining. Sets of die crops (chase_casino_crops) are read crop by crop.
@@ -199,9 +199,16 @@ def score_folder(photos, set_id: str | DiceSet, taught) -> dict:
     return read_photos(set_id, photos, taught=taught)
 
 
-def run(realdice: Path, only: list[str] | None = None, progress=None) -> dict:
-    """{setup: {"teach_photos", "test_photos", "zero_shot": figures, "taught": figures}}."""
-    from lab.teach import TeachError, teach
+def run(
+    realdice: Path, only: list[str] | None = None, progress=None, deep: bool = False
+) -> dict:
+    """{setup: {"teach_photos", "test_photos", "zero_shot": figures, "taught": figures}}:
+    taught by the table's own teaching (``vision.teach``) or, ``deep``, by torch
+    fine-tuning (``lab.teach``)."""
+    if deep:
+        from lab.teach import TeachError, teach
+    else:
+        from vision.teach import TeachError, teach
 
     out = {}
     setups = [s for s in real_setups(realdice) if not only or any(o in s[0] for o in only)]

@@ -145,11 +145,14 @@ def zero_shot(realdice: Path) -> dict:
     return out
 
 
-def taught(realdice: Path, progress=None, **teaching) -> dict:
+def taught(realdice: Path, progress=None, deep: bool = False, **teaching) -> dict:
     """{name: {"teach_photos", "test_photos", "zero_shot", "taught" | "not_taught", ...}}: each
     other set taught with a few of its photos and scored on the others (``lab.evalteach``'s
-    rows). ``teaching``: ``lab.teach.teach``'s own settings, its defaults else."""
-    from lab.teach import TeachError, teach
+    rows), by ``vision.teach`` or, ``deep``, ``lab.teach`` (``teaching``: its settings)."""
+    if deep:
+        from lab.teach import TeachError, teach
+    else:
+        from vision.teach import TeachError, teach
 
     out = {}
     sets = folders(realdice)

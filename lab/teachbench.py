@@ -18,6 +18,7 @@ import os
 import platform
 import resource
 import struct
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -208,14 +209,23 @@ def run(
     seed: int = 0,
     progress=None,
     case: str = "owner-d6",
+    deep: bool = False,
     **teaching,
 ) -> dict:
     """Teach ``case``'s set (see ``CASES``) from ``photos`` photos and score ``fresh`` others
-    (None: the case's own numbers); ``teaching``: ``lab.teach.teach``'s own settings (copies,
-    clf_epochs, det_epochs), its defaults else."""
+    (None: the case's own numbers), with the table's own teaching (``vision.teach``) or, with
+    ``deep``, torch fine-tuning (``lab.teach``; ``teaching``: its settings: copies,
+    clf_epochs, det_epochs)."""
     from lab.evalteach import score_folder
     from vision.labelled import read_folder
-    from lab.teach import teach
+
+    if deep:
+        from lab.teach import teach
+    else:
+        from vision.teach import teach
+
+        if teaching:
+            raise ValueError(f"{', '.join(teaching)}: settings of --deep teaching only")
 
     with tempfile.TemporaryDirectory(prefix="dicetray-teachbench-") as tmp:
         root = Path(tmp)
@@ -260,6 +270,8 @@ def run(
         "cv_figures": {
             k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")
         },
+        "method": "deep (torch fine-tuning)" if deep else "head (numpy, no torch)",
+        "torch_loaded": "torch" in sys.modules,
         "thresholds": record["thresholds"]["classifier"],
         "fresh": figures,
         "cpu": platform.processor() or platform.machine(),

@@ -135,61 +135,39 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     assert sorted(p.path.name for p in photos) == sorted(cap.saved)
     assert sum(len(p.labels) for p in photos) == len(rows)
 
-    # teaching proper (lab.teach) needs the train extra (torch); without it the capture
-    # says so in one line and keeps the photos
+    # the table's own teaching (vision.teach: numpy, no torch) runs on the folder as it is
     lines = []
-    rc = teach_after(cap.folder, out=lines.append, teacher=quick_teacher())
+    rc = teach_after(cap.folder, out=lines.append)
+    assert rc == 0, capsys.readouterr().err
     taught = tmp_path / "cap" / "taught"
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is not None:  # make test installs the extra
-        assert rc == 0, capsys.readouterr().err
-    if rc == 0:
-        assert taught.is_dir() and any(taught.iterdir())
-        assert any("held out" in line for line in lines)
-        capsys.readouterr()
-        # the taught folder reads toss-up dice; for d6 dice it is refused in one line
-        assert (
-            calibrate.main(
-                [
-                    "--teach",
-                    "--out",
-                    str(tmp_path / "d6"),
-                    "--dice-set",
-                    "d6",
-                    "--taught",
-                    str(taught),
-                    "--source",
-                    "sim",
-                    "--sim-roller",
-                    "--headless",
-                    "--config",
-                    str(tmp_path / "x.toml"),
-                ],
-                out=lambda s: None,
-            )
-            == 2
+    assert (taught / "taught.json").is_file()
+    assert any("held out" in line for line in lines)
+    capsys.readouterr()
+    # the taught folder reads toss-up dice; for d6 dice it is refused in one line
+    assert (
+        calibrate.main(
+            [
+                "--teach",
+                "--out",
+                str(tmp_path / "d6"),
+                "--dice-set",
+                "d6",
+                "--taught",
+                str(taught),
+                "--source",
+                "sim",
+                "--sim-roller",
+                "--headless",
+                "--config",
+                str(tmp_path / "x.toml"),
+            ],
+            out=lambda s: None,
         )
-        err = capsys.readouterr().err
-        assert "toss-up" in err and "Traceback" not in err, err
-        assert not (tmp_path / "d6").exists()
-    else:
-        err = capsys.readouterr().err
-        assert "needs the train extra" in err and "Traceback" not in err, err
-        assert not taught.exists() and len(read_rows(tmp_path / "cap")) == len(rows)
-
-
-def quick_teacher():
-    """lab.teach.teach with the fewest rounds it offers (the test checks teaching runs and
-    leaves a taught folder, not how well it teaches)."""
-    import functools
-    import inspect
-
-    from lab.teach import teach
-
-    quick = {"copies": 2, "clf_epochs": 1, "det_epochs": 1}
-    accepted = inspect.signature(teach).parameters
-    return functools.partial(teach, **{k: v for k, v in quick.items() if k in accepted})
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "toss-up" in err and "Traceback" not in err, err
+    assert not (tmp_path / "d6").exists()
 
 
 def test_command_on_the_simulated_tray_with_a_simulated_roller(tmp_path, monkeypatch, capsys):

@@ -39,7 +39,7 @@ COMMANDS = {
         "main",
         "draw every screen of every game to PNG files",
     ),
-    "teach": ("lab.teach", "main", "learn your own dice and tray from labelled photos"),
+    "teach": ("vision.teach", "main", "learn your own dice and tray from labelled photos"),
     "train": ("lab.train", "main", "retrain the ONNX models (pip install -e '.[train]')"),
     "soak": ("lab.soak", "main", "play for hours on the simulated tray with faults injected"),
     "standings": ("tray.net.standings", "main", "every table on an MQTT broker on one page"),
@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dicetray: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module, func, _ = COMMANDS[name]
+    if name == "teach" and "--deep" in rest:  # torch fine-tuning: the workshop's teaching
+        module, rest = "lab.teach", [a for a in rest if a != "--deep"]
     entry = getattr(importlib.import_module(module), func)
     try:
         return int(entry(rest) or 0)

@@ -30,8 +30,9 @@ import numpy as np
 
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
+from vision.head import Head, decide, embed
 from vision.onnx import open_session
-from vision.taught import resolve
+from vision.taught import TaughtError, resolve
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
@@ -97,6 +98,9 @@ class FaceClassifier:
         # ``taught``: a taught folder (``dicetray teach``) or TaughtModel: its fine-tuned model
         # and thresholds replace the shipped ones
         self.taught = resolve(taught, self.dice_set.id)
+        # ``stale``: why the shipped network no longer backs this taught one, or why a taught
+        # head is set aside (else None)
+        self.stale: str | None = None
         shipped_dir = models_dir
         if self.taught is not None and self.taught.classifier_dir is not None:
             models_dir = self.taught.classifier_dir
@@ -174,14 +178,19 @@ class FaceClassifier:
         )
         self._pair_die = np.array([p[0] for p in pairs], np.int64)
         self._pair_face = np.array([p[1] for p in pairs], np.int64)
+        # (die index array, face index array, die ids, face ids): what vision.head.decide takes
+        self.pairs = (self._pair_die, self._pair_face, self.dice, self.faces)
+        # a taught head (``dicetray teach``) reads from this network's own features
+        self._head: Head | None = None
+        self._head_cuts: dict[int, float] = {}
+        if self.taught is not None and self.taught.head is not None and threshold is None:
+            self._load_head(onnx_path)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
         # taught one is not sure of is taken from the shipped one when that is sure, and a die
         # both are sure of as different faces is in doubt. Teaching then never reads fewer
         # dice than the shipped models would. Not with an explicit threshold (that asks for
         # this one network's reading) or when the taught card says "backed": false.
         self._shipped = None
-        # ``stale``: why the shipped network no longer backs this taught one (else None)
-        self.stale: str | None = None
         if models_dir != shipped_dir and threshold is None and self.meta.get("backed", True):
             taught_beside = self.meta.get("shipped_sha256")
             shipped_onnx = model_paths(self.dice_set.id, shipped_dir)[0]
@@ -203,6 +212,48 @@ class FaceClassifier:
                 shipped = FaceClassifier(self.dice_set, shipped_dir)
                 if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
                     self._shipped = shipped
+
+    def _load_head(self, onnx_path: Path) -> None:
+        """Take the taught folder's head and its thresholds; a head fitted on another shipped
+        network's features (dicetray updated since) is set aside, and ``stale`` says so."""
+        record = self.taught.meta
+        if record.get("base_models", {}).get("classifier") != file_sha256(onnx_path):
+            self.stale = (
+                f"the shipped {self.dice_set.id} classifier has changed since "
+                f"{self.taught.folder} was taught: its taught head no longer fits it, so the "
+                "shipped models read alone; teach again (`dicetray teach`)"
+            )
+            return
+        try:
+            cuts = record["thresholds"]["classifier"]
+            self._head_cuts = {
+                1: float(cuts["camera"]["threshold"]),
+                TURNS: float(cuts["photo"]["threshold"]),
+            }
+            self._head = Head.load(self.taught.head)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TaughtError(
+                f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
+                "again with `dicetray teach`"
+            ) from None
+
+    @property
+    def taught_head(self) -> bool:
+        """Whether a taught head reads the dice (else the shipped network's own answers)."""
+        return self._head is not None
+
+    def outputs(self, crops) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The shipped network's answers for uint8 BGR crops read once as they are: (N x dice,
+        N x (faces + none), N x embedding of its feature map) (what a head is fitted on)."""
+        die_p, face_p, feats = self._session.run(
+            ["die_prob", "face_prob", "features"], {self._input: to_input(crops)}
+        )
+        return die_p, face_p, embed(feats)
+
+    def read_outputs(self, die_t: np.ndarray, face_t: np.ndarray, turns: int) -> CropReading:
+        """One crop's reading from the network's answers at ``turns`` turns (turns x dice,
+        turns x (faces + none); turn 0 upright), by the shipped thresholds and rules."""
+        return self._decide(die_t[:turns, None], face_t[:turns, None], turns)[0][0]
 
     @property
     def shipped(self) -> FaceClassifier | None:
@@ -279,7 +330,52 @@ class FaceClassifier:
             return [], []
         if self.photos_once:
             turns = 1
+        if self._head is not None:
+            return self._head_classify(crops, turns)
         die_t, face_t = self._turned(crops, turns)
+        out, best, split = self._decide(die_t, face_t, turns)
+        if self._shipped is not None and self._backed.get(turns, True):
+            out = self._backed_by_shipped(crops, turns, out, best, split)
+        return out, best
+
+    def _head_classify(self, crops, turns: int):
+        """Readings by the taught head: one call of the shipped network (answers and features
+        at each turn), the head's probabilities, and ``vision.head.decide``'s score against
+        the taught threshold of reads at ``turns`` turns."""
+        x = to_input(crops)
+        n = len(x)
+        if turns > 1:
+            x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(turns)])
+        die_s, face_s, feats = self._session.run(
+            ["die_prob", "face_prob", "features"], {self._input: np.ascontiguousarray(x)}
+        )
+        die_t, face_t = self._head.proba_embedded(embed(feats), die_s, face_s)
+        die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
+        die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
+        cut = self._head_cuts.get(turns, self._head_cuts[TURNS])
+        out, best = [], []
+        for i in range(n):
+            dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
+            pair, score = decide(dp, fp, die_s[:, i].mean(0), face_s[:, i].mean(0), self.pairs)
+            best.append(pair)
+            die_conf = float(dp[self.dice.index(pair[0])])
+            face_conf = float(fp[self.faces.index(pair[1])])
+            read = score >= cut
+            out.append(
+                CropReading(
+                    pair[0] if read or die_conf >= cut else None,
+                    pair[1] if read else None,
+                    score,
+                    face_conf,
+                    die_conf,
+                    float(fp[-1]),
+                )
+            )
+        return out, best
+
+    def _decide(self, die_t, face_t, turns: int):
+        """Readings and best guesses from the network's answers at each turn (turns x N x
+        ...), by the thresholds of reads at ``turns`` turns (no backing network)."""
         die_m, face_m = die_t.mean(axis=0), face_t.mean(axis=0)
         out, best = self._read(die_m, face_m, turns)
         if turns > 1:
@@ -303,47 +399,52 @@ class FaceClassifier:
             out = [_doubt(r) if s and r.face is not None else r for r, s in zip(out, split)]
         else:
             split = [False] * len(out)
-        if self._shipped is not None and self._backed.get(turns, True):
-            shipped, shipped_best = self._shipped._classify(crops, turns)
-            agree = self._agree.get(turns)
-            cut = self._cuts.get(turns, self._cuts[1])[0]
-            for i, (t, s) in enumerate(zip(out, shipped)):
-                # not a die only when both networks say so (measured: on rune55
-                # randomid_single, tiny dice, photos read with a taught network alone saying
-                # it found 74.5% of the fresh dice, the shipped one 87.3%)
-                t = out[i] = replace(t, not_a_die=min(t.not_a_die, s.not_a_die))
-                # (a taught reading below its own threshold: not a doubt between two sure reads)
-                if (
-                    t.face is None
-                    and agree is not None
-                    and best[i] == shipped_best[i]
-                    and agree <= t.confidence < cut
-                    and t.not_a_die <= 0.5
-                    and not split[i]
-                    and s.not_a_die <= 0.5
-                    and (s.face is None or (s.die, s.face) == best[i])
-                ):
-                    # both networks' best guess is this face and the taught one is fairly
-                    # sure of it: two networks agreeing are trusted further down. Not when the
-                    # shipped network takes the box for no die: its best face is then no
-                    # opinion (measured: a 2 seen askew, shipped "none" 0.67 and "1" 0.21,
-                    # taught "1" 0.90, read as a 1)
-                    out[i] = replace(t, die=best[i][0], face=best[i][1])
-                    continue
-                if s.face is None:
-                    continue
-                if t.face is None:
-                    out[i] = CropReading(
-                        s.die,
-                        s.face,
-                        s.confidence,
-                        s.face_confidence,
-                        s.die_confidence,
-                        t.not_a_die,
-                    )
-                elif (t.die, t.face) != (s.die, s.face):
-                    out[i] = _doubt(t)
-        return out, best
+        return out, best, split
+
+    def _backed_by_shipped(self, crops, turns: int, out, best, split):
+        """A fine-tuned taught network's readings backed by the shipped network's (see
+        ``__init__``)."""
+        out = list(out)
+        shipped, shipped_best = self._shipped._classify(crops, turns)
+        agree = self._agree.get(turns)
+        cut = self._cuts.get(turns, self._cuts[1])[0]
+        for i, (t, s) in enumerate(zip(out, shipped)):
+            # not a die only when both networks say so (measured: on rune55
+            # randomid_single, tiny dice, photos read with a taught network alone saying
+            # it found 74.5% of the fresh dice, the shipped one 87.3%)
+            t = out[i] = replace(t, not_a_die=min(t.not_a_die, s.not_a_die))
+            # (a taught reading below its own threshold: not a doubt between two sure reads)
+            if (
+                t.face is None
+                and agree is not None
+                and best[i] == shipped_best[i]
+                and agree <= t.confidence < cut
+                and t.not_a_die <= 0.5
+                and not split[i]
+                and s.not_a_die <= 0.5
+                and (s.face is None or (s.die, s.face) == best[i])
+            ):
+                # both networks' best guess is this face and the taught one is fairly
+                # sure of it: two networks agreeing are trusted further down. Not when the
+                # shipped network takes the box for no die: its best face is then no
+                # opinion (measured: a 2 seen askew, shipped "none" 0.67 and "1" 0.21,
+                # taught "1" 0.90, read as a 1)
+                out[i] = replace(t, die=best[i][0], face=best[i][1])
+                continue
+            if s.face is None:
+                continue
+            if t.face is None:
+                out[i] = CropReading(
+                    s.die,
+                    s.face,
+                    s.confidence,
+                    s.face_confidence,
+                    s.die_confidence,
+                    t.not_a_die,
+                )
+            elif (t.die, t.face) != (s.die, s.face):
+                out[i] = _doubt(t)
+        return out
 
     def _split(self, die_t: np.ndarray, face_t: np.ndarray, best) -> list[bool]:
         """For each crop read at several turns: is one turn alone at least ``TURN_DOUBT``

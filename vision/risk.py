@@ -44,7 +44,7 @@ def _log_binom_cdf(k: int, n: int, p: float) -> float:
     lp, lq = math.log(p), math.log1p(-p)
     terms = [
         math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
-        for i in range(0, min(k, n) + 1)
+        for i in range(min(k, n) + 1)
     ]
     top = max(terms)
     return top + math.log(sum(math.exp(t - top) for t in terms))
@@ -114,25 +114,33 @@ def choose(conf, wrong, alpha: float = ALPHA, delta: float = DELTA, floor: float
     wrong = [bool(w) for w in wrong]
     if len(conf) != len(wrong):
         raise ValueError("conf and wrong differ in length")
-    n = len(conf)
-    bound = max(alpha, least_bound(n, delta)) if n else 1.0
-    best = Choice(NEVER, bound, delta, n, 0, 0)
-    if n == 0:
-        return best
-    order = sorted(range(n), key=lambda i: -conf[i])
-    k = 0
-    i = 0
-    while i < n:
-        c = conf[order[i]]
+    steps = []
+    read = k = 0
+    for c in sorted(set(conf), reverse=True):
         if c < floor:
             break
         # every die at this confidence joins together (a threshold cannot split them)
-        j = i
-        while j < n and conf[order[j]] == c:
-            k += wrong[order[j]]
-            j += 1
-        if upper_bound(k, n, delta) > bound + 1e-12:
+        at = [w for cc, w in zip(conf, wrong) if cc == c]
+        read += len(at)
+        k += sum(at)
+        steps.append((c, read, k))
+    return choose_sequence(steps, len(conf), alpha, delta)
+
+
+def choose_sequence(steps, dice: int, alpha: float = ALPHA, delta: float = DELTA) -> Choice:
+    """The last of ``steps`` before the first whose wrong reads break the bound: ``steps``
+    are (threshold, dice read, dice read wrong) of ``dice`` calibration dice, in the order
+    they are tested (surest first), fixed before the calibration dice were read. Any
+    reading rule whose thresholds can be put in such an order is calibrated this way (a
+    read once, then at four turns when in doubt, say).
+
+    >>> choose_sequence([(0.9, 50, 0), (0.8, 90, 1), (0.7, 99, 5)], 100, alpha=0.05).threshold
+    0.8
+    """
+    bound = max(alpha, least_bound(dice, delta)) if dice else 1.0
+    best = Choice(NEVER, bound, delta, dice, 0, 0)
+    for threshold, read, k in steps:
+        if upper_bound(k, dice, delta) > bound + 1e-12:
             break
-        best = Choice(c, bound, delta, n, j, k)
-        i = j
+        best = Choice(float(threshold), bound, delta, dice, int(read), int(k))
     return best

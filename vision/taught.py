@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TAUGHT_FILE = "taught.json"
-FORMAT = 1
+FORMAT = 1  # a taught folder of fine-tuned networks (``dicetray teach --deep``, torch)
+HEAD_FORMAT = 2  # a taught folder of a head on the shipped network (``dicetray teach``)
 
 
 class TaughtError(ValueError):
@@ -39,13 +40,15 @@ class TaughtModel:
     """A checked taught folder: where its models are, and its record (``meta``).
 
     ``classifier_dir`` / ``detector_dir``: the folder to load that model from (the taught
-    folder when teaching wrote one, else None: the shipped model)."""
+    folder when teaching wrote one, else None: the shipped model); ``head``: the taught head
+    (``vision.head``) read from the shipped classifier's features, when teaching wrote one."""
 
     folder: Path
     dice_set: str
     meta: dict = field(default_factory=dict)
     classifier_dir: Path | None = None
     detector_dir: Path | None = None
+    head: Path | None = None
 
     @classmethod
     def load(cls, folder: Path | str, dice_set: str | None = None) -> TaughtModel:
@@ -67,7 +70,7 @@ class TaughtModel:
                 f"{record_path}: damaged ({exc.__class__.__name__}): teach it "
                 "again with `dicetray teach`"
             ) from None
-        if not isinstance(record, dict) or record.get("format") != FORMAT:
+        if not isinstance(record, dict) or record.get("format") not in (FORMAT, HEAD_FORMAT):
             raise TaughtError(
                 f"{record_path}: not a taught model this dicetray can read: "
                 "teach it again with `dicetray teach`"
@@ -81,10 +84,14 @@ class TaughtModel:
             )
         clf = folder if (folder / f"classifier-{found}.onnx").is_file() else None
         det = folder if (folder / "detector.onnx").is_file() else None
-        for name in record.get("models", []):
-            if not (folder / name).is_file():
+        head = folder / f"head-{found}.npz"
+        models = record.get("models", [])
+        if not isinstance(models, list):
+            raise TaughtError(f"{record_path}: damaged (models): teach it again")
+        for name in models:
+            if not (folder / str(name)).is_file():
                 raise TaughtError(f"{folder}: {name} is missing: teach it again")
-        return cls(folder, found, record, clf, det)
+        return cls(folder, found, record, clf, det, head if head.name in models else None)
 
 
 def resolve(taught, dice_set: str) -> TaughtModel | None:

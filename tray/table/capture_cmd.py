@@ -130,7 +130,7 @@ def teach_after(folder: CaptureFolder, display=None, out=print, teacher=None, se
             file=sys.stderr,
         )
         return 1
-    except ValueError as exc:  # lab.teach.TeachError: bad input, one line
+    except ValueError as exc:  # vision.teach.TeachError: bad input, one line
         print(f"dicetray calibrate: teaching failed: {exc}", file=sys.stderr)
         return 1
     for line in summary_lines(summary):
@@ -149,7 +149,7 @@ def main(
 ) -> int:
     """The command, from ``dicetray calibrate``'s parsed ``args`` and the loaded config
     ``cfg`` (``default_set``: the dice set without --dice-set). ``teacher`` replaces
-    lab.teach.teach and ``clock`` time.monotonic (tests)."""
+    vision.teach.teach and ``clock`` time.monotonic (tests)."""
     from hardware.camera import CameraError, open_source
     from vision.dicesets import DiceSetError, load
 

@@ -1,4 +1,4 @@
-"""Teaching after a capture: runs ``lab.teach.teach`` on the captured folder, showing its
+"""Teaching after a capture: runs ``vision.teach.teach`` on the captured folder, showing its
 progress as a tqdm bar in the terminal and, with a screen, a bar with the time left.
 
 The capture only writes the folder; teaching reads it, so the two stay apart (``dicetray
@@ -23,13 +23,13 @@ from tqdm import tqdm
 
 
 class TeachingUnavailable(RuntimeError):
-    """lab.teach cannot be imported in this checkout."""
+    """Teaching cannot be imported in this installation."""
 
 
 def load_teacher() -> tuple[Callable, type]:
-    """``(lab.teach.teach, lab.teach.TeachError)``; TeachingUnavailable when missing."""
+    """``(vision.teach.teach, vision.teach.TeachError)``; TeachingUnavailable when missing."""
     try:
-        from lab.teach import TeachError, teach
+        from vision.teach import TeachError, teach
     except ImportError as exc:
         raise TeachingUnavailable(
             f"teaching is not available here ({exc}); the photos are kept: teach them later "
@@ -118,8 +118,8 @@ def teach_folder(
     stream=None,
 ) -> dict:
     """Teach the model of ``dice_set`` from the capture ``folder`` into ``out_dir``; returns
-    teaching's summary. Raises lab.teach.TeachError (a ValueError) on bad input and
-    TeachingUnavailable without lab.teach."""
+    teaching's summary. Raises vision.teach.TeachError (a ValueError) on bad input and
+    TeachingUnavailable when teaching cannot be imported."""
     if teacher is None:
         teacher, _ = load_teacher()
     progress = Progress(stream=stream, on_screen=on_screen)

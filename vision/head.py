@@ -1,0 +1,231 @@
+"""A taught head: the owner's dice read from the shipped network's own features, in numpy.
+
+The shipped classifier gives, besides its two answers, its last feature map (``features``,
+C x 8 x 8). A taught head reads each crop from an embedding of that map (its mean over the
+whole crop and over each quarter) and the shipped network's own log-probabilities, with two
+multinomial logistic regressions: which die, and which face (or no die at all). Fitted with
+no data, a head answers exactly as the shipped network does (the regression starts at, and
+is pulled towards, the weights that pass the shipped log-probabilities through); fitted on
+an owner's dice it moves as far as their crops ask. Fitting takes seconds on a CPU and
+needs nothing but numpy, so a table teaches itself without torch.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(300, 6)).astype(np.float32)
+    >>> y = (x[:, 0] > 0).astype(int)
+    >>> reg = Softmax.fit(x, y, 2, prior=np.zeros((6, 2)), l2=1e-3)
+    >>> float((reg.proba(x).argmax(1) == y).mean()) > 0.95
+    True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+GRID = 2  # the feature map is also averaged over GRID x GRID parts of the crop
+ITERATIONS = 300  # full-batch optimiser steps of a fit
+STEP = 0.05  # Adam's step size
+
+
+def embed(features: np.ndarray) -> np.ndarray:
+    """N x C x H x W feature maps -> N x (C + C * GRID**2): the map's mean over the whole
+    crop, then over each of its GRID x GRID parts.
+
+    >>> embed(np.ones((2, 3, 8, 8), np.float32)).shape
+    (2, 15)
+    """
+    f = np.asarray(features, np.float32)
+    n, c, h, w = f.shape
+    whole = f.mean(axis=(2, 3))
+    parts = f.reshape(n, c, GRID, h // GRID, GRID, w // GRID).mean(axis=(3, 5))
+    return np.concatenate([whole, parts.reshape(n, c * GRID * GRID)], axis=1)
+
+
+def _log(p: np.ndarray) -> np.ndarray:
+    return np.log(np.clip(p, 1e-7, 1.0)).astype(np.float32)
+
+
+@dataclass
+class Softmax:
+    """A multinomial logistic regression: ``proba(x) = softmax(x @ w + b)``."""
+
+    w: np.ndarray
+    b: np.ndarray
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        return x @ self.w + self.b
+
+    def proba(self, x: np.ndarray) -> np.ndarray:
+        z = self.logits(x)
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    @classmethod
+    def fit(
+        cls,
+        x: np.ndarray,
+        y: np.ndarray,
+        k: int,
+        prior: np.ndarray,
+        l2: float,
+        weight: np.ndarray | None = None,
+        iterations: int = ITERATIONS,
+    ) -> Softmax:
+        """Fit on rows ``x`` with labels ``y`` (0..k-1): mean cross-entropy (rows weighted by
+        ``weight``) plus ``l2 / 2 * |w - prior|^2``, from ``prior``, by full-batch Adam."""
+        x = np.asarray(x, np.float32)
+        n = x.shape[0]
+        onehot = np.zeros((n, k), np.float32)
+        onehot[np.arange(n), y] = 1.0
+        wt = np.ones(n, np.float32) if weight is None else np.asarray(weight, np.float32)
+        wt = (wt / wt.sum())[:, None]
+        w = np.array(prior, np.float32, copy=True)
+        b = np.zeros(k, np.float32)
+        mw, vw = np.zeros_like(w), np.zeros_like(w)
+        mb, vb = np.zeros_like(b), np.zeros_like(b)
+        b1, b2 = 0.9, 0.999
+        for t in range(1, iterations + 1):
+            z = x @ w + b
+            z -= z.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            p /= p.sum(axis=1, keepdims=True)
+            g = (p - onehot) * wt
+            gw = x.T @ g + l2 * (w - prior)
+            gb = g.sum(axis=0)
+            mw = b1 * mw + (1 - b1) * gw
+            vw = b2 * vw + (1 - b2) * gw * gw
+            mb = b1 * mb + (1 - b1) * gb
+            vb = b2 * vb + (1 - b2) * gb * gb
+            lr = STEP * np.sqrt(1 - b2**t) / (1 - b1**t)
+            w -= lr * mw / (np.sqrt(vw) + 1e-8)
+            b -= lr * mb / (np.sqrt(vb) + 1e-8)
+        return cls(w, b)
+
+
+@dataclass
+class Head:
+    """The taught head of one dice set: standardisation of the embedding, then the die and
+    the face regressions on ``[embedding, log die_prob, log face_prob]``.
+
+    ``die`` is None for a set of one die."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    face: Softmax
+    die: Softmax | None
+
+    def proba(self, features, die_p, face_p) -> tuple[np.ndarray, np.ndarray]:
+        """(N x dice, N x (faces + none)) probabilities of the taught head."""
+        return self.proba_embedded(embed(features), die_p, face_p)
+
+    def proba_embedded(self, emb, die_p, face_p) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`proba` of crops already embedded (:func:`embed`)."""
+        e = (np.asarray(emb, np.float32) - self.mean) / self.scale
+        x = np.concatenate([e, _log(die_p), _log(face_p)], axis=1).astype(np.float32)
+        die = self.die.proba(x) if self.die is not None else np.ones((len(x), 1), np.float32)
+        return die, self.face.proba(x)
+
+    @staticmethod
+    def priors(dims: int, n_dice: int, n_faces: int) -> tuple[np.ndarray, np.ndarray]:
+        """Weights that pass the shipped log-probabilities through (the shipped answer)."""
+        rows = dims + n_dice + n_faces
+        die = np.zeros((rows, n_dice), np.float32)
+        die[dims : dims + n_dice] = np.eye(n_dice)
+        face = np.zeros((rows, n_faces), np.float32)
+        face[dims + n_dice :] = np.eye(n_faces)
+        return die, face
+
+    @classmethod
+    def fit(
+        cls,
+        features_embedded: np.ndarray,
+        die_p: np.ndarray,
+        face_p: np.ndarray,
+        face_y: np.ndarray,
+        die_y: np.ndarray,
+        l2: float,
+        iterations: int = ITERATIONS,
+    ) -> Head:
+        """Fit on embedded crops (:func:`embed`), the shipped network's outputs for them,
+        face labels (``n_faces`` for "no die") and die labels (-1 for "no die")."""
+        e = np.asarray(features_embedded, np.float32)
+        mean = e.mean(axis=0)
+        scale = e.std(axis=0) + 1e-3
+        n_dice, n_faces = die_p.shape[1], face_p.shape[1]
+        x = np.concatenate([(e - mean) / scale, _log(die_p), _log(face_p)], axis=1)
+        prior_die, prior_face = cls.priors(e.shape[1], n_dice, n_faces)
+        # faces weighed alike (a face shown less often is not a face less likely)
+        counts = np.bincount(face_y, minlength=n_faces).astype(np.float32)
+        weight = 1.0 / np.maximum(counts[face_y], 1.0)
+        face = Softmax.fit(x, face_y, n_faces, prior_face, l2, weight, iterations)
+        die = None
+        if n_dice > 1:
+            keep = die_y >= 0
+            counts = np.bincount(die_y[keep], minlength=n_dice).astype(np.float32)
+            die = Softmax.fit(
+                x[keep],
+                die_y[keep],
+                n_dice,
+                prior_die,
+                l2,
+                1.0 / np.maximum(counts[die_y[keep]], 1.0),
+                iterations,
+            )
+        return cls(mean, scale, face, die)
+
+    def save(self, path: Path | str) -> None:
+        arrays = {
+            "mean": self.mean,
+            "scale": self.scale,
+            "face_w": self.face.w,
+            "face_b": self.face.b,
+        }
+        if self.die is not None:
+            arrays |= {"die_w": self.die.w, "die_b": self.die.b}
+        with open(path, "wb") as fh:
+            np.savez(fh, **arrays)
+
+    @classmethod
+    def load(cls, path: Path | str) -> Head:
+        """A saved head; ValueError when the file is no head."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                die = Softmax(z["die_w"], z["die_b"]) if "die_w" in z else None
+                return cls(z["mean"], z["scale"], Softmax(z["face_w"], z["face_b"]), die)
+        except (OSError, KeyError, ValueError, EOFError) as exc:
+            raise ValueError(f"{path}: not a taught head ({exc.__class__.__name__})") from None
+
+
+AGREE_GAIN = 4.0  # a taught read the shipped network's best guess agrees with: its doubt / 4
+
+
+def joint_best(die_p, face_p, pairs) -> tuple[int, float]:
+    """The index into ``pairs`` of the likeliest (die, face) pair the dice set allows, and its
+    probability (die probability x face probability)."""
+    pair_die, pair_face = pairs[0], pairs[1]
+    joint = np.asarray(die_p)[pair_die] * np.asarray(face_p)[pair_face]
+    k = int(np.argmax(joint))
+    return k, float(joint[k])
+
+
+def decide(die_p, face_p, shipped_die_p, shipped_face_p, pairs) -> tuple[tuple[str, str], float]:
+    """A taught head's reading of one die: its likeliest (die, face) pair, and the score the
+    taught thresholds apply to: the pair's probability, its doubt (1 - p) divided by
+    ``AGREE_GAIN`` when the shipped network's best guess is the same pair (two readers
+    agreeing). ``pairs``: (die index array, face index array, die ids, face ids).
+
+    >>> pairs = (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2"))
+    >>> decide([1.0], [0.8, 0.2, 0.0], [1.0], [0.6, 0.4, 0.0], pairs)
+    (('d6', '1'), 0.95)
+    >>> decide([1.0], [0.8, 0.2, 0.0], [1.0], [0.3, 0.7, 0.0], pairs)
+    (('d6', '1'), 0.8)
+    """
+    k, p = joint_best(die_p, face_p, pairs)
+    ks, _ = joint_best(shipped_die_p, shipped_face_p, pairs)
+    pair = (pairs[2][int(pairs[0][k])], pairs[3][int(pairs[1][k])])
+    score = 1.0 - (1.0 - p) / AGREE_GAIN if ks == k else p
+    return pair, round(score, 6)

@@ -1,0 +1,599 @@
+"""Teach the tray the owner's dice from a few labelled photos, in about a minute, no torch.
+
+    dicetray teach FOLDER --dice-set SET --out DIR
+
+``FOLDER`` holds ``images/`` and ``labels.csv`` (``vision.labelled``); ``DIR`` receives a
+taught folder (``vision.taught``) that ``--taught DIR`` or the config's ``[vision] taught``
+puts to use. What teaching does:
+
+1. every labelled die is cut as the table cuts it, at four turns, and many times more turned
+   to any angle, shifted, resized, lighter and darker, blurred; with "no die" crops (the tray
+   between the dice, corners of dice, what the detector finds that is no die);
+2. the shipped classifier reads every crop once (its answers and its feature map);
+3. a head (``vision.head``) is fitted on those readings, once per fold of the photos, and
+   each die is read by the head that never saw its photo. From those reads the abstention
+   thresholds are set (``vision.risk``): the lowest at which the rate of wrong reads is
+   bounded, at 95% confidence, by 0.5% (or, with too few dice to show that, by the least rate
+   they can show, and then none of them may be read wrong);
+4. the head is fitted on every photo and written with its thresholds. It is kept when, on
+   the dice it never saw, it reads at least as many right as the shipped models read alone.
+
+Nothing but numpy, OpenCV and onnxruntime is needed, so a Raspberry Pi teaches itself.
+
+    >>> from vision.teach import teach   # doctest: +SKIP
+    >>> teach("my-photos", "d6", "my-taught")["heldout"]["face_right"]   # doctest: +SKIP
+    0.99
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import risk
+from vision.classify import TURNS, FaceClassifier, file_sha256, model_paths
+from vision.crops import crop_matrix
+from vision.detect import Detector
+from vision.dicesets import DiceSet, DiceSetError, load
+from vision.head import Head, decide
+from vision.labelled import LabelError, Photo, crops_only, read_folder
+from vision.taught import HEAD_FORMAT, TAUGHT_FILE
+
+Progress = Callable[[str, int, int], None]
+
+COPIES = 24  # crops cut of each labelled die besides its four turns ...
+CROP_BUDGET = 6000  # ... fewer when the photos hold many dice (at most this many in all)
+MIN_COPIES = 6
+NEG_SHARE = 0.5  # "no die" crops per die crop
+FOLDS = 5  # cross-validation: the photos in this many folds
+MIN_PER_FACE = 2  # dice each face must show in the photos
+MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
+L2 = 3e-3  # the pull of the head's weights towards the shipped answer
+BATCH = 256  # crops the shipped network reads at once
+
+
+class TeachError(ValueError):
+    """Teaching can't start or finish: one line saying what is wrong and what to do."""
+
+
+def copies_for(n_dice: int) -> int:
+    """Crops cut of each of ``n_dice`` labelled dice besides its four turns.
+
+    >>> copies_for(100), copies_for(308), copies_for(5000)
+    (24, 19, 6)
+    """
+    return min(COPIES, max(MIN_COPIES, CROP_BUDGET // max(n_dice, 1)))
+
+
+# --------------------------------------------------------------------------------------------
+# crops
+
+
+def _cut(img, cx: float, cy: float, side: float, size: int, angle: float = 0.0) -> np.ndarray:
+    return cv2.warpAffine(
+        img,
+        crop_matrix(cx, cy, side, size, angle),
+        (size, size),
+        flags=cv2.INTER_AREA if side > 2 * size else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+def _spoil(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Mild light, colour and focus changes: the same die under another moment's light."""
+    out = crop.astype(np.float32)
+    out = out * rng.uniform(0.75, 1.25) + rng.uniform(-20, 20)
+    out *= rng.uniform(0.92, 1.08, 3)[None, None, :]
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 1.3))
+    if rng.random() < 0.3:
+        out += rng.normal(0, rng.uniform(2, 7), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _turns(crop: np.ndarray) -> list[np.ndarray]:
+    return [np.ascontiguousarray(np.rot90(crop, k)) for k in range(TURNS)]
+
+
+def _die_copies(img, lab, clf: FaceClassifier, rng, copies: int) -> list[np.ndarray]:
+    """``copies`` crops of one die turned to any angle, shifted, resized and spoiled, as a
+    detector's box and another moment's light would cut it."""
+    side = max(lab.w, lab.h) * clf.margin
+    cx, cy = lab.x + lab.w / 2, lab.y + lab.h / 2
+    return [
+        _spoil(
+            _cut(
+                img,
+                cx + rng.uniform(-0.08, 0.08) * side,
+                cy + rng.uniform(-0.08, 0.08) * side,
+                side * rng.uniform(0.88, 1.14),
+                clf.input_size,
+                rng.uniform(0, 360),
+            ),
+            rng,
+        )
+        for _ in range(copies)
+    ]
+
+
+def _no_dice(img, labels, clf: FaceClassifier, det_boxes, rng, n: int) -> list[np.ndarray]:
+    """``n`` "no die" crops of one photo: detector finds on no labelled die, the tray away
+    from the dice, and corners of dice (one pip of a 4 is not a 1)."""
+    if not labels or n <= 0:
+        return []
+    h, w = img.shape[:2]
+    med = float(np.median([max(lab.w, lab.h) for lab in labels]))
+    centres = np.array([(lab.x + lab.w / 2, lab.y + lab.h / 2) for lab in labels])
+    out = []
+    for bx, by, bw, bh in det_boxes:
+        c = np.array([bx + bw / 2, by + bh / 2])
+        if np.min(np.hypot(*(centres - c).T)) > 0.6 * med:
+            out.append(clf.crop(img, (bx, by, bw, bh)))
+    tries = 0
+    while len(out) < n and tries < 40 * n:
+        tries += 1
+        if rng.random() < 0.55:  # the tray, away from every die
+            s = med * rng.uniform(0.7, 1.4)
+            c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+            if np.min(np.hypot(*(centres - c).T)) < 0.9 * (med + s) / 2:
+                continue
+        else:  # a corner or an edge of a die
+            lab = labels[int(rng.integers(len(labels)))]
+            side = max(lab.w, lab.h)
+            s = side * rng.uniform(0.35, 0.6)
+            a = rng.uniform(0, 2 * math.pi)
+            off = side * rng.uniform(0.45, 0.7)
+            c = np.array(
+                [lab.x + lab.w / 2 + off * math.cos(a), lab.y + lab.h / 2 + off * math.sin(a)]
+            )
+        out.append(
+            _spoil(_cut(img, c[0], c[1], s * clf.margin, clf.input_size, rng.uniform(0, 360)), rng)
+        )
+    return out[: n + len(det_boxes)]
+
+
+# --------------------------------------------------------------------------------------------
+# what the shipped network says of every crop
+
+
+@dataclass
+class Readings:
+    """Every crop of the photos as the shipped network read it: its embedding and answers,
+    the photo it came from, its labels (face index, ``none`` for "no die"; die index, -1),
+    the die it shows (index into ``Samples.truth``, -1 for none) and its turn (0-3 for the
+    straight crop at four turns, -1 for the other crops)."""
+
+    emb: list
+    die_p: list
+    face_p: list
+    photo: list
+    face_y: list
+    die_y: list
+    die: list
+    turn: list
+
+    def arrays(self):
+        return (
+            np.concatenate(self.emb),
+            np.concatenate(self.die_p),
+            np.concatenate(self.face_p),
+            *(np.asarray(v) for v in (self.photo, self.face_y, self.die_y, self.die, self.turn)),
+        )
+
+
+def _read_photos(
+    photos: list[Photo], clf: FaceClassifier, det: Detector | None, rng, copies: int, say
+):
+    """Cut and read every crop of every photo (one photo at a time: memory stays small).
+    Returns the readings, the dice's truths, and the shipped detector's find figures."""
+    got = Readings([], [], [], [], [], [], [], [])
+    truth: list[tuple[str, str]] = []
+    none = len(clf.faces)
+    found = [0, 0, 0]  # labelled dice, found, boxes
+    pending: list = []
+
+    def flush():
+        if not pending:
+            return
+        crops = np.stack([c for c, *_ in pending])
+        for i in range(0, len(crops), BATCH):
+            die_p, face_p, emb = clf.outputs(crops[i : i + BATCH])
+            got.emb.append(emb)
+            got.die_p.append(die_p)
+            got.face_p.append(face_p)
+        for _, p, fy, dy, d, t in pending:
+            got.photo.append(p)
+            got.face_y.append(fy)
+            got.die_y.append(dy)
+            got.die.append(d)
+            got.turn.append(t)
+        pending.clear()
+
+    for i, photo in enumerate(photos):
+        try:
+            img, photo = photo.decoded()
+        except LabelError as exc:
+            raise TeachError(str(exc)) from None
+        boxes = ()
+        if det is not None:
+            boxes = det.detect(img).boxes
+            fine = det.detect_fine(img).boxes
+            found[0] += len(photo.labels)
+            found[1] += _matched(photo.labels, fine)
+            found[2] += len(fine)
+        for lab in photo.labels:
+            d = len(truth)
+            truth.append((lab.die, lab.face))
+            fy, dy = clf.faces.index(lab.face), clf.dice.index(lab.die)
+            straight = clf.crop(img, (lab.x, lab.y, lab.w, lab.h))
+            for t, c in enumerate(_turns(straight)):
+                pending.append((c, i, fy, dy, d, t))
+            for c in _die_copies(img, lab, clf, rng, copies):
+                pending.append((c, i, fy, dy, d, -1))
+        n_neg = round(NEG_SHARE * (copies + TURNS) * len(photo.labels)) if det else 0
+        for c in _no_dice(img, photo.labels, clf, boxes, rng, n_neg):
+            pending.append((c, i, none, -1, -1, -1))
+        if len(pending) >= 4 * BATCH:
+            flush()
+        say("reading photos", i + 1, len(photos))
+    flush()
+    return got, truth, found
+
+
+def _matched(labels, boxes) -> int:
+    """Labelled dice with a found box whose centre lies in the label's box (one each)."""
+    used, hit = set(), 0
+    for lab in labels:
+        for k, (x, y, w, h) in enumerate(boxes):
+            cx, cy = x + w / 2, y + h / 2
+            if k not in used and lab.x <= cx <= lab.x + lab.w and lab.y <= cy <= lab.y + lab.h:
+                used.add(k)
+                hit += 1
+                break
+    return hit
+
+
+# --------------------------------------------------------------------------------------------
+# cross-validation and thresholds
+
+
+def _folds(n: int, rng) -> list[list[int]]:
+    k = min(FOLDS, n)
+    order = rng.permutation(n).tolist()
+    return [sorted(order[i::k]) for i in range(k)]
+
+
+def _fit(arrays, rows) -> Head:
+    emb, die_p, face_p, _photo, face_y, die_y, _die, _turn = arrays
+    return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], L2)
+
+
+def _probe_reads(head: Head | None, clf, arrays, dice: list[int], truth):
+    """The dice ``dice`` read from their four straight turns: for each path (1: the camera's
+    one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``."""
+    emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
+    out = {1: [], TURNS: []}
+    for d in dice:
+        rows = np.flatnonzero((die == d) & (turn >= 0))
+        rows = rows[np.argsort(turn[rows])]
+        sd, sf = die_p[rows], face_p[rows]
+        if head is None:
+            td, tf = sd, sf
+        else:
+            td, tf = head.proba_embedded(emb[rows], sd, sf)
+        for turns in (1, TURNS):
+            out[turns].append(
+                decide(
+                    td[:turns].mean(0),
+                    tf[:turns].mean(0),
+                    sd[:turns].mean(0),
+                    sf[:turns].mean(0),
+                    clf.pairs,
+                )
+            )
+    return out
+
+
+def _tally(answers, truth) -> dict:
+    """Figures of answers (a (die, face) pair, or None: asked) against the truth."""
+    right = sum(a == t for a, t in zip(answers, truth) if a is not None)
+    wrong = sum(a is not None for a in answers) - right
+    n = max(len(truth), 1)
+    return {
+        "dice": len(truth),
+        "face_right": round(right / n, 4),
+        "abstained": round((len(truth) - right - wrong) / n, 4),
+        "wrong": round(wrong / n, 4),
+        "wrong_count": wrong,
+    }
+
+
+def _camera_answers(reads, t1: float, t4: float) -> list:
+    """What the table's camera loop answers: a die read once, and when that is in doubt on
+    a still frame, read again at four turns (``FaceClassifier.read_boxes(retry=True)``)."""
+    out = []
+    for (p1, s1), (p4, s4) in zip(reads[1], reads[TURNS]):
+        out.append(p1 if s1 >= t1 else p4 if s4 >= t4 else None)
+    return out
+
+
+def _choose_camera(reads, truth, t4: float, alpha: float, delta: float) -> risk.Choice:
+    """The threshold of one read, the four-turn read behind it at ``t4``, tested from the
+    surest one-turn read down (``vision.risk.choose_sequence``)."""
+    steps = []
+    for t1 in [risk.NEVER, *sorted({s for _, s in reads[1]}, reverse=True)]:
+        answers = _camera_answers(reads, t1, t4)
+        read = sum(a is not None for a in answers)
+        steps.append((t1, read, sum(a is not None and a != t for a, t in zip(answers, truth))))
+    return risk.choose_sequence(steps, len(truth), alpha, delta)
+
+
+def _shipped_answers(clf: FaceClassifier, arrays, truth, camera: bool) -> list:
+    """The shipped models alone on the same dice, at their own thresholds: as photos are
+    read (four turns), or as the camera loop reads (once; in doubt, four turns)."""
+    _emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
+    out = []
+    for d in range(len(truth)):
+        rows = np.flatnonzero((die == d) & (turn >= 0))
+        rows = rows[np.argsort(turn[rows])]
+        r = clf.read_outputs(die_p[rows], face_p[rows], TURNS)
+        if camera:
+            once = clf.read_outputs(die_p[rows], face_p[rows], 1)
+            if once.face is not None or once.not_a_die > 0.5:
+                r = once
+        out.append((r.die, r.face) if r.face is not None else None)
+    return out
+
+
+def _keeps(heldout: dict) -> bool:
+    """Whether the head is kept: on the dice it never saw it reads at least as many right as
+    the shipped models, as photos are read and as the camera reads."""
+    cam = heldout["camera_path"]
+    return (
+        heldout["face_right"] >= heldout["shipped_models"]["face_right"]
+        and cam["face_right"] >= cam["shipped_models"]["face_right"]
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# teaching
+
+
+def _check(photos: list[Photo], ds: DiceSet, out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise TeachError(f"{out} is a file: --out must be a folder (it is made if missing)")
+    if out.exists() and any(out.iterdir()) and not (out / TAUGHT_FILE).exists():
+        raise TeachError(f"{out} holds other files: give an empty or a taught folder")
+    seen = Counter(lab.face for p in photos for lab in p.labels)
+    thin = [f for f in ds.face_ids if seen[f] < MIN_PER_FACE]
+    if thin:
+        raise TeachError(
+            "the photos show "
+            + ", ".join(f"face {f!r} {seen[f]} time{'s' * (seen[f] != 1)}" for f in thin)
+            + f": every face of the {ds.id} set needs at least {MIN_PER_FACE} dice in the "
+            "photos (a face never shown is not learned): add photos showing it"
+        )
+
+
+def teach(
+    folder: Path | str,
+    dice_set: str | DiceSet,
+    out: Path | str,
+    progress: Progress | None = None,
+    seed: int = 0,
+    alpha: float = risk.ALPHA,
+    delta: float = risk.DELTA,
+) -> dict:
+    """Teach ``dice_set`` from the labelled photo ``folder``; write the taught folder ``out``.
+
+    ``progress(stage, done, total)`` is called as the work advances. Returns the record saved
+    in ``out/taught.json``. Raises :class:`TeachError` for bad input, before anything is
+    written."""
+    started = time.monotonic()
+    say = progress or (lambda stage, done, total: None)
+    try:
+        ds = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
+        photos = read_folder(folder, ds)
+    except (LabelError, DiceSetError) as exc:
+        raise TeachError(str(exc)) from None
+    out = Path(out)
+    _check(photos, ds, out)
+    rng = np.random.default_rng(seed)
+    clf = FaceClassifier(ds)
+    only_crops = crops_only(photos)
+    det = None if only_crops else Detector()
+    n_dice = sum(len(p.labels) for p in photos)
+    copies = copies_for(n_dice)
+    readings, truth, found = _read_photos(photos, clf, det, rng, copies, say)
+    arrays = readings.arrays()
+    photo_of = arrays[3]
+    k = min(FOLDS, len(photos)) if len(photos) >= 2 and n_dice >= MIN_DICE else 0
+    steps = k + 1
+    die_photo = np.full(len(truth), -1)
+    die_photo[arrays[6][arrays[6] >= 0]] = photo_of[arrays[6] >= 0]
+    heldout: dict = {"photos": len(photos), "dice": n_dice}
+    if found[0]:
+        heldout["found"] = round(found[1] / found[0], 4)
+        heldout["precision"] = round(found[1] / max(found[2], 1), 4)
+    reads = {1: [None] * len(truth), TURNS: [None] * len(truth)}
+    for f, fold in enumerate(_folds(len(photos), rng) if k else []):
+        train = ~np.isin(photo_of, fold)
+        head = _fit(arrays, np.flatnonzero(train))
+        dice = [d for d in range(len(truth)) if die_photo[d] in fold]
+        got = _probe_reads(head, clf, arrays, dice, truth)
+        for turns in (1, TURNS):
+            for d, r in zip(dice, got[turns]):
+                reads[turns][d] = r
+        say("teaching", f + 1, steps)
+    thresholds, keep = {}, False
+    if k:
+        wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth)]
+        photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta)
+        camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
+        thresholds = {"camera": camera.to_json(), "photo": photo.to_json()}
+        heldout.update(
+            _tally([p if sc >= photo.threshold else None for p, sc in reads[TURNS]], truth),
+            best_guess_right=round(1 - sum(wrong4) / len(truth), 4),
+            shipped_models=_tally(_shipped_answers(clf, arrays, truth, False), truth),
+        )
+        heldout["camera_path"] = {
+            **_tally(_camera_answers(reads, camera.threshold, photo.threshold), truth),
+            "best_guess_right": round(
+                sum(p == t for (p, _), t in zip(reads[1], truth)) / len(truth), 4
+            ),
+            "shipped_models": _tally(_shipped_answers(clf, arrays, truth, True), truth),
+        }
+        keep = _keeps(heldout)
+        heldout["method"] = (
+            f"cross-validation: {k} folds of the photos, each die read by a head fitted "
+            "without its photo"
+        )
+    if not k:
+        heldout["kept_shipped_models"] = (
+            f"the photos hold {n_dice} dice: too few to judge a taught head (it needs "
+            f"{MIN_DICE} at least, in 2 photos or more), so the taught folder reads with the "
+            "shipped classifier; take more photos, several dice in each, and teach again"
+        )
+    elif not keep:
+        heldout["kept_shipped_models"] = (
+            "the taught head read fewer of the dice it never saw than the shipped models, so "
+            "the taught folder reads with the shipped classifier; take more photos (every "
+            "face of every die, your own tray and light) and teach again"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():  # a taught folder taught again
+        if old.is_file():
+            old.unlink()
+    names = []
+    if keep:
+        head = _fit(arrays, np.arange(len(photo_of)))
+        name = f"head-{ds.id}.npz"
+        head.save(out / name)
+        names.append(name)
+    say("teaching", steps, steps)
+    faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
+    record = {
+        "format": HEAD_FORMAT,
+        "dice_set": ds.id,
+        "models": names,
+        "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "taught_with": {
+            "folder": Path(folder).name,
+            "photos": len(photos),
+            "folds": k,
+            "dice": n_dice,
+            "faces": dict(sorted(faces_seen.items())),
+            "crops_only": only_crops,
+            "crops_per_die": copies + TURNS,
+            "seed": seed,
+        },
+        "base_models": {"classifier": file_sha256(model_paths(ds.id)[0])},
+        "thresholds": {"classifier": thresholds if keep else None},
+        "heldout": heldout,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    (out / TAUGHT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return record
+
+
+# --------------------------------------------------------------------------------------------
+# command line
+
+USAGE = """Teach the tray your own dice and tray from labelled photos, in about a minute.
+
+FOLDER holds images/ and labels.csv, one row per die: file,split,x,y,w,h,value[,die]
+(x,y,w,h: the die's box in pixels; value: the face's name in the dice set, e.g. 6, (200),
+x2; die: the die's name for sets of several dice). 14-25 photos showing every face of every
+die a few times, 40 dice or more in all, are enough. `dicetray calibrate --teach` takes
+such photos at the table for you.
+
+Use the taught folder with --taught DIR (recognize, eval, calibrate, play, demo) or
+`taught = "DIR"` under [vision] in the config. --deep fine-tunes the networks with torch
+instead (the train extra; much slower)."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``dicetray teach FOLDER --dice-set SET --out DIR``."""
+    import argparse
+    import sys
+
+    from tqdm import tqdm
+
+    p = argparse.ArgumentParser(
+        prog="dicetray teach",
+        description=USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("folder", help="labelled photos: images/ + labels.csv")
+    p.add_argument("--dice-set", required=True, help="d6, tally-up, toss-up, rollers or a file")
+    p.add_argument("--out", required=True, help="the taught folder to write")
+    p.add_argument("--seed", type=int, default=0, help="the seed of the crops' variations")
+    p.add_argument("--json", action="store_true", help="print the record as JSON")
+    p.add_argument("--deep", action="store_true", help="fine-tune with torch (train extra)")
+    args = p.parse_args(argv)
+    bars: list = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=total, unit="step", file=sys.stderr, dynamic_ncols=True))
+        bar = bars[0]
+        bar.total, bar.n = total, done
+        bar.set_description(stage)
+        bar.refresh()
+
+    try:
+        record = teach(args.folder, args.dice_set, args.out, progress, args.seed)
+    except TeachError as exc:
+        for bar in bars:
+            bar.close()
+        print(f"dicetray teach: {exc}", file=sys.stderr)
+        return 2
+    for bar in bars:
+        bar.close()
+    if args.json:
+        print(json.dumps(record, indent=1))
+        return 0
+    for line in summary(record, args.out):
+        print(line)
+    return 0
+
+
+def summary(record: dict, out) -> list[str]:
+    """Teaching's record in a few lines for the owner."""
+    h, w = record["heldout"], record["taught_with"]
+    lines = [
+        (
+            f"taught {record['dice_set']} from {w['photos']} photos ({w['dice']} dice) in "
+            f"{record['seconds']} s -> {out}"
+        )
+    ]
+    if "found" in h:
+        lines.append(
+            f"the shipped detector found {h['found']:.1%} of the photos' dice "
+            f"({h['precision']:.1%} of its finds were dice)"
+        )
+    if "face_right" in h:
+        cut = record["thresholds"]["classifier"] or {}
+        bound = (cut.get("photo") or {}).get("wrong_rate_bound")
+        lines.append(
+            f"each die read by a head that never saw its photo: right {h['face_right']:.1%}, "
+            f"asked {h['abstained']:.1%}, wrong {h['wrong_count']} of {h['dice']}"
+            + (f" (wrong reads bounded by {bound:.1%} at 95% confidence)" if bound else "")
+        )
+        s = h["shipped_models"]
+        lines.append(
+            f"the shipped models on the same dice: right {s['face_right']:.1%}, asked "
+            f"{s['abstained']:.1%}, wrong {s['wrong_count']}"
+        )
+    if h.get("kept_shipped_models"):
+        lines.append(h["kept_shipped_models"])
+    return lines
