@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from tray.screen.view import build_view, game_facts
+from tray.screen.view import build_view, facts_words
 from tray.table.actions import MemoryJournal, Table
 from vision.types import DieReading, SettledRoll
 
@@ -143,13 +143,16 @@ def test_end_screen_names_the_winner():
     assert "rematch" in v.help
 
 
-def test_game_facts_tally_up_public_only():
+def test_tally_up_facts_are_worded_for_the_table():
     t = table_for("tally-up", ("Ana", "Ben"))
     t.roll(["red:200", "blue:100", "yellow:150"], 0.0)
-    totals, tags, _ = game_facts(t.state, t.expect().detail)
-    assert ("Running total", "450") in totals
-    assert ("Locked", "red, yellow, blue") in totals or any(k == "Locked" for k, _ in totals)
-    assert tags == {0: "IN", 1: "IN"}
+    totals = facts_words(t.journal.game.facts(t.state))
+    assert totals == [
+        ("Running total", "450"),
+        ("Locked", "red, yellow and blue dice"),
+        ("Target", "2500"),
+    ]
+    assert [r.tag for r in build_view(t, 0.0).players] == ["IN", "IN"]
 
 
 # ------------------------------------------------------------------ what every screen must tell

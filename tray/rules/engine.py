@@ -11,6 +11,8 @@ A rules engine is one module in ``tray/rules/games/`` (one game a file) with thi
     def expect(state: dict) -> Expect          # what the state waits for
     def apply(state: dict, event: dict) -> dict  # the next state (the input is never mutated)
     def summary(state: dict) -> dict           # the replay JSON (see tray/rules/journal.py)
+    def facts(state: dict) -> Facts            # what everyone may see, for a screen to show
+    LOWEST_WINS: bool                          # the lowest score wins (DICEDOUT!)
 
 State is plain JSON-able data (dicts, lists, str, int, bool, None). Engines have no clock, no
 I/O and no global random state: chance arrives as an explicit roll event, decisions as action
@@ -25,6 +27,10 @@ Events (the same dicts are written to the journal)::
 
 ``player`` is a 0-based seat index. Action names and their extra keys are game-specific and
 listed by ``expect(state).decisions``.
+
+The keys of a state beyond those of :func:`base_state` belong to its engine alone: a screen,
+a phone page or a log asks the engine's ``facts(state)`` (a :class:`Facts`, plain data that
+holds no secret choice) and words it; it never reads those keys.
 
 >>> roll("red:star", "blue:100")
 {'type': 'roll', 'dice': ['red:star', 'blue:100']}
@@ -90,6 +96,62 @@ class Expect:
     decisions: tuple[Decision, ...] = ()
     finished: bool = False
     detail: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What everyone at the table may know of a state, as plain data: what a screen shows
+    beside the prompt (a game's ``facts(state)``). Never a secret choice before its reveal.
+
+    ``figures``: (label, value) pairs, the running figures first: ("Running total", 450).
+    ``locked``: the die ids a roll must show for the rest of the round (Tally Up!), else ().
+    ``status``: {seat: public status words}: "OUT", "banked", "2 rerolls", "last turn".
+    ``sheet``: the active player's score sheet, (label, marked, circled) a box.
+    ``in_out``: (seats IN, seats OUT) when the game has IN and OUT (Tally Up!), else None.
+    ``last_roll``: the ``die:face`` specs of the roll the state last scored.
+    ``actor``: the seat whose move the state last recorded, or None.
+    ``points``: what that move scored, when it scored points (None: nothing to say).
+    ``loss``: the words of a moment where players lose what they had at stake ("Bust",
+    "Three stars", "Seven"), "" when the state is no such moment; ``losses`` {seat: points
+    lost} then (a 0 when nothing was at stake).
+    ``reveal``: (seats IN, seats OUT) when the last move revealed secret choices, else None.
+    ``rounds``: how many rounds the game lasts when that is fixed (Bank), else None.
+    """
+
+    figures: tuple[tuple[str, int | str], ...] = ()
+    locked: tuple[str, ...] = ()
+    status: dict[int, str] = field(default_factory=dict)
+    sheet: tuple[tuple[str, bool, bool], ...] = ()
+    in_out: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    last_roll: tuple[str, ...] = ()
+    actor: int | None = None
+    points: int | None = None
+    loss: str = ""
+    losses: dict[int, int] = field(default_factory=dict)
+    reveal: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    rounds: int | None = None
+
+
+def last_move(state: dict) -> dict:
+    """The :class:`Facts` keys every game reads alike from ``state["last"]``: ``actor``,
+    ``points`` and ``last_roll`` (a roll under "roll" or "dice").
+
+    >>> last_move({"last": {"kind": "roll", "player": 1, "dice": ["d6:3", "d6:4"]}})
+    {'actor': 1, 'points': None, 'last_roll': ('d6:3', 'd6:4')}
+    """
+    last = state.get("last") if isinstance(state.get("last"), dict) else {}
+    actor, points = last.get("player"), last.get("points")
+    specs: tuple[str, ...] = ()
+    for key in ("roll", "dice"):
+        v = last.get(key)
+        if isinstance(v, list) and all(isinstance(x, str) and ":" in x for x in v):
+            specs = tuple(v)
+            break
+    return {
+        "actor": actor if type(actor) is int else None,
+        "points": points if type(points) is int else None,
+        "last_roll": specs,
+    }
 
 
 def roll(*dice: str) -> dict:

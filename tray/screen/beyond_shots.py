@@ -92,17 +92,18 @@ def history_folder(folder: Path, games: int = 6) -> Path:
     from tray.rules.journal import Journal
 
     rng = random.Random(4)
-    plan = ["toss-up", "bank", "toss-up", "diced-out", "toss-up", "bank"][:games]
-    for i, game in enumerate(plan):
-        names = (
-            ["Bot", "Bot careful", "Bot random"] if game == "toss-up" else ["Bot", "Bot careful"]
-        )
+    two, three = ["Bot", "Bot careful"], ["Bot", "Bot careful", "Bot random"]
+    plan = [
+        ("toss-up", three, {}),
+        ("bank", two, {"rounds": 10}),
+        ("toss-up", three, {}),
+        ("diced-out", two, {}),
+        ("toss-up", three, {}),
+        ("bank", two, {"rounds": 10}),
+    ][:games]
+    for i, (game, names, options) in enumerate(plan):
         j = Journal.create(
-            folder / f"2026-11-2{i}_12-00-00_{game}.jsonl",
-            game,
-            names,
-            {"rounds": 10} if game == "bank" else {},
-            None,
+            folder / f"2026-11-2{i}_12-00-00_{game}.jsonl", game, names, options, None
         )
         seats = [bots.Bot(game, bots.policy_of_name(n)) for n in names]
         while not j.finished:

@@ -138,7 +138,7 @@ def draw_end(d, v) -> None:
 
 
 def _finishing_order(v) -> list:
-    low_wins = v.game_id == "diced-out"
+    low_wins = v.lowest_wins
     return sorted(
         v.players, key=lambda r: (not r.winner, _num(r.score) * (1 if low_wins else -1), r.seat)
     )

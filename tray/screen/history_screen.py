@@ -43,7 +43,7 @@ def history_pages(records, notes: list[str]) -> list[HistoryView]:
     for name, p in list(h["players"].items())[:8]:
         who.append(f"{name}: won {p['won']} of {p['played']}, longest streak {p['longest_streak']}")
     for game, rows in h["best_scores"].items():
-        word = "lowest" if game == "diced-out" else "best"
+        word = "lowest" if games.get(game).LOWEST_WINS else "best"
         tops = ", ".join(f"{r['player']} {r['score']}" for r in rows[:3])
         who.append(f"{games.get(game).TITLE} {word}: {tops}")
     if not who:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from tray.rules import games
 from tray.rules.odds import odds
 from tray.screen import theme as th
 
@@ -36,7 +37,7 @@ def odds_lines(state: dict) -> list[tuple[str, str]]:
     if len(options) > MAX_LINES:
         options = sorted(options, key=lambda o: o.expected_points, reverse=True)[:MAX_LINES]
     lines = []
-    lower = state.get("game") == "diced-out"
+    lower = games.get(state["game"]).LOWEST_WINS
     for o in options:
         exp = float(o.expected_points)
         exp_words = f"{exp:.0f}" if abs(exp) >= 100 else f"{exp:.1f}"

@@ -183,13 +183,16 @@ def scenes(game_id: str, seed: int = 7):
         tn.undo(1.0)
         tn.message = None
         out.append(("after-undo", tn, 1.0))
-    if game_id == "tally-up":  # a round with players OUT from two different reveals
-        j2 = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
-        for k, ev in enumerate(events, 1):
-            j2.append(ev)
-            if j2.state["in"].count(False) >= 2 and j2.expect().roll is not None:
-                out.append(("two-out", _table(game_id, events, k), 0.5))
-                break
+    # a game with IN and OUT: a round with players OUT from two different reveals
+    j2 = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
+    for k, ev in enumerate(events, 1):
+        j2.append(ev)
+        in_out = j2.game.facts(j2.state).in_out
+        if in_out is None:
+            break
+        if len(in_out[1]) >= 2 and j2.expect().roll is not None:
+            out.append(("two-out", _table(game_id, events, k), 0.5))
+            break
     te = _table(game_id, events, len(events))
     out.append(("end", te, 1.0))
     return out

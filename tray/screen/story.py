@@ -20,22 +20,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from tray.rules.engine import RuleError
 from tray.table.dice_words import face_words
-
-#: ``last["kind"]`` of the events where players lose what they had at stake
-LOSS_KINDS = ("bust", "tally_up", "seven")
 
 
 @dataclass
 class Story:
     """``rounds``: (round number, [score of each seat at its end]) for every finished round.
     ``losses``: {seat: points lost} at the latest bust-like moment, kept until the next roll
-    (the bust's banner, its row tags and its caption all read it). ``lines``: the last events,
-    in words, newest last."""
+    (the bust's banner, its row tags and its caption all read it), ``loss`` its words ("Bust",
+    "Three stars", "Seven"). ``lines``: the last events, in words, newest last."""
 
     rounds: list[tuple[int, list]] = field(default_factory=list)
     losses: dict[int, int] = field(default_factory=dict)
-    loss_kind: str | None = None
+    loss: str = ""
     lines: list[str] = field(default_factory=list)
 
 
@@ -43,32 +41,12 @@ _cache: dict[int, tuple[str, Story]] = {}
 
 
 def _scores(game, state: dict) -> list:
-    try:
-        return [p.get("score", 0) for p in game.summary(state).get("players", [])]
-    except (KeyError, TypeError, ValueError):
-        return list(state.get("scores", []))
+    return [p.get("score", 0) for p in game.summary(state).get("players", [])]
 
 
-def losses_of(last: dict | None, players: int) -> dict[int, int]:
-    """{seat: points lost} that one ``state["last"]`` records (empty when nobody lost)."""
-    if not isinstance(last, dict):
-        return {}
-    kind = last.get("kind")
-    if kind == "bust" and isinstance(last.get("busted"), list):  # Tally Up!
-        return {p: int(last.get("lost", 0)) for p in last["busted"] if 0 <= p < players}
-    if kind == "tally_up" and isinstance(last.get("in"), list):  # Tally Up! three stars
-        return {p: int(last.get("lost", 0)) for p in last["in"] if 0 <= p < players}
-    if kind == "bust" and isinstance(last.get("player"), int):  # Toss Up!
-        return {last["player"]: int(last.get("lost", 0))}
-    if kind == "seven" and isinstance(last.get("lost"), list):  # Bank, phase 2
-        return {p: int(last.get("lost_total", 0)) for p in last["lost"] if 0 <= p < players}
-    return {}
-
-
-def _line(before: dict, state: dict, event: dict, players: list[str]) -> str:
-    """One event in words, for the caption."""
-    last = state.get("last") if isinstance(state.get("last"), dict) else {}
-    who = last.get("player", before.get("active"))
+def _line(before: dict, facts, event: dict, players: list[str]) -> str:
+    """One event in words, for the caption (``facts``: the game's Facts after it)."""
+    who = facts.actor if facts.actor is not None else before.get("active")
     name = players[who] if isinstance(who, int) and 0 <= who < len(players) else None
     if event.get("type") == "roll":
         dice = [face_words(s.split(":", 1)[1]) for s in event.get("dice", [])]
@@ -79,9 +57,8 @@ def _line(before: dict, state: dict, event: dict, players: list[str]) -> str:
             text = f"{head} " + ", ".join(f"{n} {f}" for f, n in counts.items())
         else:  # as they lie: "4, 2", "star, circled 200, 100"
             text = f"{head} {', '.join(dice)}"
-        pts = last.get("points")
-        if isinstance(pts, int) and pts:
-            text += f": {pts:+d}"
+        if facts.points:
+            text += f": {facts.points:+d}"
         return text
     if event.get("type") == "action":
         p = event.get("player", -1)
@@ -93,6 +70,13 @@ def _line(before: dict, state: dict, event: dict, players: list[str]) -> str:
     return ""
 
 
+def _reveal_line(reveal: tuple, players: list[str]) -> str:
+    """ "Reveal: Ben OUT, Ana IN" from the seats (IN, OUT) a reveal shows."""
+    ins, outs = ([players[p] for p in seats if 0 <= p < len(players)] for seats in reveal)
+    line = "Reveal: " + (f"{', '.join(outs)} OUT" if outs else "nobody OUT")
+    return line + (f", {', '.join(ins)} IN" if ins else "")
+
+
 def story_of(journal) -> Story:
     """The :class:`Story` of ``journal`` (a Journal or MemoryJournal), replayed once per change."""
     events = list(getattr(journal, "events", []))
@@ -102,36 +86,27 @@ def story_of(journal) -> Story:
         return hit[1]
     game = journal.game
     now = journal.state
-    players = list(now.get("players", []))
+    players = list(now["players"])
     story = Story()
     try:
-        state = game.new_game(players, now.get("layout"), dict(now.get("options") or {}))
+        state = game.new_game(players, now["layout"], dict(now["options"]))
         for ev in events:
             before = state
             state = game.apply(state, ev)
-            last = state.get("last") if isinstance(state.get("last"), dict) else {}
-            if state.get("round") != before.get("round") or (
-                state.get("finished") and not before.get("finished")
-            ):
-                story.rounds.append(
-                    (before.get("round", len(story.rounds) + 1), _scores(game, state))
-                )
-            lost = losses_of(last, len(players))
-            if lost:
-                story.losses, story.loss_kind = lost, last.get("kind")
+            facts = game.facts(state)
+            if state["round"] != before["round"] or (state["finished"] and not before["finished"]):
+                story.rounds.append((before["round"], _scores(game, state)))
+            if facts.losses:
+                story.losses, story.loss = dict(facts.losses), facts.loss
             elif ev.get("type") == "roll":
-                story.losses, story.loss_kind = {}, None
-            if last.get("kind") == "reveal":
-                ins = [players[p] for p in last.get("in", []) if 0 <= p < len(players)]
-                outs = [players[p] for p in last.get("out", []) if 0 <= p < len(players)]
-                line = "Reveal: " + (f"{', '.join(outs)} OUT" if outs else "nobody OUT")
-                if ins:
-                    line += f", {', '.join(ins)} IN"
+                story.losses, story.loss = {}, ""
+            if facts.reveal is not None:
+                line = _reveal_line(facts.reveal, players)
             else:
-                line = _line(before, state, ev, players)
+                line = _line(before, facts, ev, players)
             if line:
                 story.lines.append(line)
-    except Exception:  # noqa: BLE001 - a journal from another engine version: show no history
+    except RuleError:  # a journal the engine no longer replays (another version): no history
         story = Story()
     story.lines = story.lines[-3:]
     _cache.clear()  # one table at a time: keep memory flat

@@ -18,21 +18,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from tray.screen.story import LOSS_KINDS, story_of
-from tray.table.actions import Table, choice_label, classify_decision, show_value
-
-# detail keys that could give away a hidden choice, or that the screen shows elsewhere
-_HIDDEN_DETAIL = {
-    "pending",
-    "choices",
-    "chosen",
-    "secret",
-    "awaiting",
-    "waiting",
-    "in_out",
-    "hidden",
-    "choice",
-}
+from tray.rules import games
+from tray.rules.engine import Facts
+from tray.screen.story import story_of
+from tray.table.choices import choice_label, classify_decision
+from tray.table.dice_words import dice_words
+from tray.table.menu import show_value
+from tray.table.table import Table
 
 #: one colour per seat (seat 1 red, 2 blue, ...), on the scoreboard, the turn and the history
 PLAYER_COLOURS = [
@@ -47,14 +39,6 @@ PLAYER_COLOURS = [
     (175, 195, 85),
     (200, 165, 125),
 ]
-
-_TITLES = {
-    "tally-up": "Tally Up!",
-    "toss-up": "Toss Up!",
-    "bank": "Bank",
-    "diced-out": "DICEDOUT!",
-    "rollers": "Rollers",
-}
 
 
 @dataclass
@@ -108,6 +92,7 @@ class View:
     title: str
     dice_set: str
     round_text: str
+    lowest_wins: bool
     players: list[PlayerRow]
     prompt: str
     totals: list[tuple[str, str]] = field(default_factory=list)
@@ -270,148 +255,34 @@ def colour_of(seat: int) -> tuple[int, int, int]:
 
 
 def title_of(game_id: str) -> str:
-    """The game's name as people write it."""
-    return _TITLES.get(game_id, game_id)
+    """The game's name as people write it (its engine's TITLE)."""
+    return games.get(game_id).TITLE
 
 
-def _pretty_key(key: str) -> str:
-    return key.replace("_", " ").strip().capitalize()
+def facts_words(facts: Facts) -> list[tuple[str, str]]:
+    """The figures of a game's :class:`Facts` as (label, words) pairs, the locked dice second.
 
-
-def _pretty_value(value) -> str | None:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float, str)):
-        return str(value)
-    if (
-        isinstance(value, (list, tuple))
-        and all(isinstance(v, (int, str)) for v in value)
-        and len(value) <= 12
-    ):
-        return ", ".join(str(v) for v in value) if value else "-"
-    return None
-
-
-def totals_of(detail: dict) -> list[tuple[str, str]]:
-    """The running/turn totals and other short facts of ``expect().detail``, in words."""
-    out = []
-    for k, v in (detail or {}).items():
-        if k in _HIDDEN_DETAIL or k.startswith("_"):
-            continue
-        shown = _pretty_value(v)
-        if shown is not None:
-            out.append((_pretty_key(k), shown))
-    # the totals first
-    out.sort(key=lambda kv: 0 if "total" in kv[0].lower() else 1)
-    return out[:6]
-
-
-def game_facts(state: dict, detail: dict) -> tuple[list[tuple[str, str]], dict[int, str], list]:
-    """Per game: the totals line, public per-player status words, and a score sheet row.
-
-    Returns ``(totals, tags, sheet)``: totals as (label, value) pairs ("Running total", "450"),
-    tags {seat: "OUT"}, sheet a list of (label, marked, circled) for DICEDOUT!'s active player
-    or Rollers' board. Only public facts: never a hidden IN/OUT choice.
+    >>> facts = Facts(figures=(("Running total", 450), ("Target", 2500)), locked=("red", "blue"))
+    >>> facts_words(facts)
+    [('Running total', '450'), ('Locked', 'red and blue dice'), ('Target', '2500')]
     """
-    game = state.get("game")
-    n = len(state.get("players", []))
-    totals: list[tuple[str, str]] = []
-    tags: dict[int, str] = {}
-    sheet: list = []
-    a = state.get("active")
-    try:
-        if game == "tally-up":
-            totals.append(("Running total", str(state.get("running", 0))))
-            if state.get("locked"):
-                totals.append(("Locked", ", ".join(state["locked"])))
-            opts = state.get("options", {})
-            if not opts.get("every_player_once"):
-                totals.append(("Target", str(opts.get("target"))))
-            else:
-                totals.append(("Game", "everyone active once"))
-            for p, is_in in enumerate(state.get("in", [])):
-                tags[p] = "IN" if is_in else "OUT"
-        elif game == "toss-up":
-            totals.append(("Turn points", str(state.get("turn_points", 0))))
-            totals.append(("Dice left", str(state.get("left", 10))))
-            if detail.get("set_aside"):
-                totals.append(("Set aside", str(detail["set_aside"])))
-            for p in detail.get("remaining", []) or []:
-                if isinstance(p, int) and 0 <= p < n:
-                    tags[p] = "last turn"
-        elif game == "bank":
-            totals.append(("Total", str(state.get("total", 0))))
-            # the roll number and the phase are in the prompt: not repeated here
-            for p, b in enumerate(state.get("banked", [])):
-                if b:
-                    tags[p] = "banked"
-        elif game == "diced-out":
-            rer = state.get("rerolls", [])
-            for p in range(n):
-                out = (state.get("out") or [None] * n)[p]
-                if out == "diced_out":
-                    tags[p] = "DICEDOUT!"
-                elif out == "complete":
-                    tags[p] = "complete"
-                elif p < len(rer):
-                    tags[p] = f"{rer[p]} rerolls"
-            if isinstance(a, int) and 0 <= a < n:
-                totals.append(("Unmarked", str(detail.get("unmarked_total", [0] * n)[a])))
-                totals.append(("Rerolls", str(rer[a] if a < len(rer) else "")))
-                circled = set(state.get("options", {}).get("circled", []))
-                marks = set(state.get("marks", [[]] * n)[a])
-                sheet = [(str(k), k in marks, k in circled) for k in range(2, 13)]
-        elif game == "rollers":
-            chips = state.get("chips") or detail.get("chips")
-            if isinstance(chips, list) and isinstance(a, int) and a < len(chips):
-                totals.append(("Chips", str(chips[a])))
-            # the roll number is in the prompt ("roll 1 of 3"): not repeated here
-            boards = state.get("boards") or detail.get("boards")
-            if isinstance(boards, list) and isinstance(a, int) and a < len(boards):
-                sheet = _rollers_sheet(boards[a])
-            if isinstance(chips, list):
-                for p, c in enumerate(chips):
-                    tags[p] = f"{c} chips"
-    except (TypeError, ValueError, KeyError, IndexError):
-        pass  # a state from another version of an engine: show what the generic view can
-    if not totals:
-        totals = totals_of(detail)
-    return totals, tags, sheet
-
-
-def _rollers_sheet(board) -> list:
-    """Rollers board sections 1..5 as (label, marked = closed, circled = open)."""
-    out = []
-    items = board.items() if isinstance(board, dict) else enumerate(board, 1)
-    for k, v in items:
-        v = str(v)
-        out.append((str(k), v == "closed", v == "open"))
+    out = [(label, str(value)) for label, value in facts.figures]
+    if facts.locked:
+        out.insert(1, ("Locked", dice_words(facts.locked)))
     return out
-
-
-def roll_from_last(state: dict) -> list[str]:
-    """The ``die:face`` specs of the last roll the state describes."""
-    last = state.get("last") or {}
-    for key in ("roll", "dice"):
-        v = last.get(key) if isinstance(last, dict) else None
-        if isinstance(v, list) and all(isinstance(s, str) and ":" in s for s in v):
-            return v
-    v = state.get("last_roll")
-    if isinstance(v, list) and all(isinstance(s, str) and ":" in s for s in v):
-        return v
-    return []
 
 
 def build_view(table: Table, t: float) -> View:
     """The View of the game ``table`` runs, at time ``t``."""
     state = table.state
     e = table.expect()
-    game_id = state.get("game", getattr(table.journal, "game_id", ""))
-    players = list(state.get("players", []))
-    summary = table.journal.game.summary(state)
-    scores = {p["name"]: p.get("score", 0) for p in summary.get("players", [])}
-    active = state.get("active")
-    totals, tags, sheet = game_facts(state, e.detail or {})
+    game = table.journal.game
+    game_id = game.GAME_ID
+    players = list(state["players"])
+    summary = game.summary(state)
+    scores = [p["score"] for p in summary["players"]]
+    active = state["active"]
+    facts = game.facts(state)
     secret_ds = table.secret_decisions()
     awaited = {d.player for d in secret_ds}
     chosen = set(table.chosen())
@@ -421,18 +292,12 @@ def build_view(table: Table, t: float) -> View:
     history = _history(story.rounds, len(players))
     gains = _last_gains(story.rounds, len(players))
     in_out = None
-    if game_id == "tally-up" and isinstance(state.get("in"), list):
-        in_out = (
-            [players[p] for p, i in enumerate(state["in"]) if i],
-            [players[p] for p, i in enumerate(state["in"]) if not i],
-        )
+    if facts.in_out is not None:
+        in_out = ([players[p] for p in facts.in_out[0]], [players[p] for p in facts.in_out[1]])
     rows = []
     for i, name in enumerate(players):
-        score = scores.get(
-            name,
-            state.get("scores", [0] * len(players))[i] if i < len(state.get("scores", [])) else 0,
-        )
-        tag = tags.get(i, "")
+        score = scores[i]
+        tag = facts.status.get(i, "")
         lost = f"lost {story.losses[i]}" if story.losses.get(i) else ""
         rows.append(
             PlayerRow(
@@ -449,16 +314,16 @@ def build_view(table: Table, t: float) -> View:
                 gains.get(i, ""),
             )
         )
-    round_text = f"Round {state.get('round', 1)}"
-    if isinstance(state.get("options"), dict) and state["options"].get("rounds"):
-        round_text += f" of {state['options']['rounds']}"
+    round_text = f"Round {state['round']}"
+    if facts.rounds:
+        round_text += f" of {facts.rounds}"
 
     # dice: a correction in progress, else the last roll
     roll: list[DieView] = []
     caption = ""
     if story.losses:
         # the banner calls the moment; the caption says plainly who lost what
-        what = {"tally_up": "Three stars", "seven": "Seven"}.get(story.loss_kind or "", "Bust")
+        what = story.loss or "Bust"
         lost = {p: n for p, n in sorted(story.losses.items()) if n}
         amounts = set(lost.values())
         if not lost:
@@ -483,7 +348,7 @@ def build_view(table: Table, t: float) -> View:
             )
         caption = ""  # the message says what to fix, the hint how: not a third time
     else:
-        specs = roll_from_last(state) or _last_journal_roll(table.journal)
+        specs = facts.last_roll or _last_journal_roll(table.journal)
         for spec in specs:
             die, face = spec.split(":", 1)
             roll.append(DieView(die, face))
@@ -539,8 +404,8 @@ def build_view(table: Table, t: float) -> View:
     banner_text = banner_kind = None
     if table.banner is not None:
         banner_kind, banner_text = table.banner[0], table.banner[1]
-        who = (state.get("last") or {}).get("player")
-        if isinstance(who, int) and 0 <= who < len(players) and banner_kind != "game_over":
+        who = facts.actor
+        if who is not None and 0 <= who < len(players) and banner_kind != "game_over":
             banner_text = f"{players[who]}: {banner_text}"  # whose moment it is
     if e.finished:
         banner_kind = "game_over"
@@ -571,12 +436,13 @@ def build_view(table: Table, t: float) -> View:
         screen="end" if e.finished else "play",
         game_id=game_id,
         title=title_of(game_id),
-        dice_set=getattr(table.journal.game, "DICE_SET", game_id),
+        dice_set=game.DICE_SET,
+        lowest_wins=game.LOWEST_WINS,
         round_text=round_text,
         players=rows,
         prompt=prompt,
-        totals=totals,
-        sheet=sheet,
+        totals=facts_words(facts),
+        sheet=list(facts.sheet),
         roll=roll,
         roll_caption=caption,
         banner=banner_text,
@@ -587,11 +453,7 @@ def build_view(table: Table, t: float) -> View:
         chosen_text=chosen_text,
         reveal=(
             table.revealed
-            if (
-                table.revealed
-                and not secret_ds
-                and (state.get("last") or {}).get("kind") == "reveal"
-            )
+            if table.revealed and not secret_ds and facts.reveal is not None
             else None
         ),
         choices=choices,
@@ -621,7 +483,7 @@ def build_view(table: Table, t: float) -> View:
         in_out=in_out,
         events=story.lines,
         history=history,
-        cue=_cue(state, table.journal, e.finished),
+        cue=_cue(facts, table.journal, e.finished),
         cue_count=len(getattr(table.journal, "events", [])),
     )
 
@@ -679,17 +541,15 @@ def _last_journal_roll(journal) -> list[str]:
     return []
 
 
-def _cue(state: dict, journal, finished: bool) -> str | None:
+def _cue(facts: Facts, journal, finished: bool) -> str | None:
     """The sound the latest journal event deserves (tray/screen/sound.py), or None."""
     if finished:
         return "win"
     events = list(getattr(journal, "events", []))
     if not events:
         return None
-    last = state.get("last") if isinstance(state.get("last"), dict) else {}
-    kind = last.get("kind")
-    if kind in LOSS_KINDS:
+    if facts.loss:
         return "bust"
-    if kind == "reveal":
+    if facts.reveal is not None:
         return "reveal"
     return "roll" if events[-1].get("type") == "roll" else None

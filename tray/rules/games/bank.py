@@ -45,6 +45,7 @@ from __future__ import annotations
 from tray.rules.engine import (
     Decision,
     Expect,
+    Facts,
     RollSpec,
     RuleError,
     action,
@@ -52,6 +53,7 @@ from tray.rules.engine import (
     check_event,
     check_roll,
     copy_state,
+    last_move,
     roll_dice,
     summary_base,
     winners,
@@ -64,6 +66,7 @@ MIN_PLAYERS = 2
 # The rulebook says "2 or more" and sets no maximum; the table has one button per player and
 # the keyboard fallback maps keys 1..0, so ten seats is the limit of the hardware, not the game.
 MAX_PLAYERS = 10
+LOWEST_WINS = False
 OPTIONS = {"rounds": 20, "doubles_rule": "double_then_add"}
 ROUND_CHOICES = (10, 15, 20)
 DOUBLES_RULES = ("double_then_add", "double_only")
@@ -423,3 +426,23 @@ def summary(state: dict) -> dict:
         "round_points": [list(r) for r in state["round_points"]],
         "ended_early": state["ended_early"],
     }
+
+
+def facts(state: dict) -> Facts:
+    """What everyone may see: the shared total and who has banked this round.
+
+    >>> s = new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]}, {"rounds": 10})
+    >>> f = facts(apply(s, {"type": "roll", "dice": ["d6:2", "d6:3"]}))
+    >>> f.figures, f.last_roll, f.rounds
+    ((('Total', 5),), ('d6:2', 'd6:3'), 10)
+    """
+    last = state["last"] or {}
+    seven = last.get("kind") == "seven"
+    return Facts(
+        figures=(("Total", state["total"]),),
+        status={p: "banked" for p, b in enumerate(state["banked"]) if b},
+        loss="Seven" if seven else "",
+        losses={p: last["lost_total"] for p in last["lost"]} if seven else {},
+        rounds=state["options"]["rounds"],
+        **last_move(state),
+    )

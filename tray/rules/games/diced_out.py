@@ -45,12 +45,14 @@ from __future__ import annotations
 from tray.rules.engine import (
     Decision,
     Expect,
+    Facts,
     RollSpec,
     RuleError,
     base_state,
     check_event,
     check_roll,
     copy_state,
+    last_move,
     roll_dice,
     summary_base,
     winners,
@@ -64,6 +66,7 @@ MIN_PLAYERS = 2
 # screen and matches a comfortable row of push buttons; two dice and one sheet a player would
 # allow more, but a round with more players gets long (every player needs several turns).
 MAX_PLAYERS = 8
+LOWEST_WINS = True  # the lowest game total wins
 OPTIONS = {
     "circled": [2, 12],  # the •• numbers of the score sheet (RULES.md 4: proposal, option)
     "rerolls": 3,  # rerolls per player per round
@@ -561,3 +564,26 @@ def summary(state: dict) -> dict:
         "rerolls": {p: r for p, r in zip(players, state["rerolls"])},
         "round_scores": {p: list(r) for p, r in zip(players, state["round_scores"])},
     }
+
+
+def facts(state: dict) -> Facts:
+    """What everyone may see: each player's rerolls or how their round ended, and the active
+    player's sheet (2 to 12: marked, circled) with its unmarked total.
+
+    >>> s = new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]})
+    >>> f = facts(s)
+    >>> f.figures, f.status, len(f.sheet)
+    ((('Unmarked', 77), ('Rerolls', 3)), {0: '3 rerolls', 1: '3 rerolls'}, 11)
+    """
+    words = {"diced_out": "DICEDOUT!", "complete": "complete"}
+    status = {
+        p: words.get(out) or f"{state['rerolls'][p]} rerolls" for p, out in enumerate(state["out"])
+    }
+    a = state["active"]
+    figures: tuple[tuple[str, int | str], ...] = ()
+    sheet: tuple[tuple[str, bool, bool], ...] = ()
+    if a is not None:
+        figures = (("Unmarked", _round_score(state, a)), ("Rerolls", state["rerolls"][a]))
+        circled = set(state["options"]["circled"])
+        sheet = tuple((str(k), k in state["marks"][a], k in circled) for k in NUMBERS)
+    return Facts(figures=figures, status=status, sheet=sheet, **last_move(state))

@@ -78,12 +78,14 @@ from itertools import combinations_with_replacement
 from tray.rules.engine import (
     Decision,
     Expect,
+    Facts,
     RollSpec,
     RuleError,
     base_state,
     check_event,
     check_roll,
     copy_state,
+    last_move,
     roll_dice,
     summary_base,
 )
@@ -93,6 +95,7 @@ TITLE = "Rollers"
 DICE_SET = "rollers"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5  # five game boards in the box
+LOWEST_WINS = False
 OPTIONS = {"target": 5}  # points to win, 3..5
 
 CHIPS = 55  # 10 chips worth 5 and 5 worth 1 (RULES.md 5.1: the table tracks chip value)
@@ -738,3 +741,29 @@ def summary(state: dict) -> dict:
         "points": {p: s for p, s in zip(players, state["scores"])},
         "round_results": [dict(r) for r in state["round_results"]],
     }
+
+
+def facts(state: dict) -> Facts:
+    """What everyone may see: everyone's chips, and the active player's board (sections 1 to
+    5: closed, open).
+
+    >>> layout = {"wild": ["1", "2", "3", "4", "5", "star"],
+    ...           "black": ["1", "2", "3", "4", "5", "zap"]}
+    >>> f = facts(new_game(["Ann", "Ben"], layout))
+    >>> f.figures, f.status, f.sheet[0]
+    ((('Chips', 55),), {0: '55 chips', 1: '55 chips'}, ('1', False, False))
+    """
+    a = state["active"]
+    figures: tuple[tuple[str, int | str], ...] = ()
+    sheet: tuple[tuple[str, bool, bool], ...] = ()
+    if a is not None:
+        figures = (("Chips", state["chips"][a]),)
+        sheet = tuple(
+            (str(k), v == "closed", v == "open") for k, v in zip(SECTIONS, state["boards"][a])
+        )
+    return Facts(
+        figures=figures,
+        status={p: f"{c} chips" for p, c in enumerate(state["chips"])},
+        sheet=sheet,
+        **last_move(state),
+    )

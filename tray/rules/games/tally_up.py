@@ -47,12 +47,14 @@ import re
 from tray.rules.engine import (
     Decision,
     Expect,
+    Facts,
     RollSpec,
     RuleError,
     action,
     apply_event,
     base_state,
     check_event,
+    last_move,
     parse_die,
     summary_base,
     winners,
@@ -63,6 +65,7 @@ TITLE = "Tally Up!"
 DICE_SET = "tally-up"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
+LOWEST_WINS = False
 OPTIONS = {
     "target": 2500,  # a player at or over this at the end of a round ends the game
     "every_player_once": False,  # end after every player has been active once instead
@@ -698,3 +701,43 @@ def summary(state: dict) -> dict:
         "tie": state["tie"],
         "options": dict(state["options"]),
     }
+
+
+def facts(state: dict) -> Facts:
+    """What everyone may see: the running total, the locked dice, the target, who is IN or OUT
+    (public since the last reveal; a choice waiting for the reveal is never in it).
+
+    >>> from vision.dicesets import load
+    >>> from tray.rules.engine import roll
+    >>> s = new_game(["Ana", "Ben"], load("tally-up").layout())
+    >>> f = facts(apply(s, roll("red:200", "blue:100", "yellow:150")))
+    >>> f.figures, f.locked, f.status
+    ((('Running total', 450), ('Target', 2500)), ('red', 'yellow', 'blue'), {0: 'IN', 1: 'IN'})
+    """
+    opts = state["options"]
+    figures: list[tuple[str, int | str]] = [("Running total", state["running"])]
+    if opts["every_player_once"]:
+        figures.append(("Game", "everyone active once"))
+    else:
+        figures.append(("Target", opts["target"]))
+    seats = range(len(state["players"]))
+    last = state["last"] or {}
+    kind = last.get("kind")
+    loss, losses = "", {}
+    if kind == "bust":
+        loss, losses = "Bust", {p: last["lost"] for p in last["busted"]}
+    elif kind == "tally_up":
+        loss, losses = "Three stars", {p: last["lost"] for p in last["in"]}
+    return Facts(
+        figures=tuple(figures),
+        locked=tuple(state["locked"] or ()),
+        status={p: "IN" if state["in"][p] else "OUT" for p in seats},
+        in_out=(
+            tuple(p for p in seats if state["in"][p]),
+            tuple(p for p in seats if not state["in"][p]),
+        ),
+        loss=loss,
+        losses=losses,
+        reveal=(tuple(last["in"]), tuple(last["out"])) if kind == "reveal" else None,
+        **last_move(state),
+    )

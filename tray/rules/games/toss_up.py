@@ -30,12 +30,14 @@ from __future__ import annotations
 from tray.rules.engine import (
     Decision,
     Expect,
+    Facts,
     RollSpec,
     RuleError,
     action,
     apply_event,
     base_state,
     check_event,
+    last_move,
     parse_die,
     summary_base,
     winners,
@@ -46,6 +48,7 @@ TITLE = "Toss Up!"
 DICE_SET = "toss-up"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
+LOWEST_WINS = False
 OPTIONS = {"tie_break": False}  # True: tied leaders play another turn each until one leads
 
 DICE = 10  # dice in the game
@@ -356,3 +359,32 @@ def summary(state: dict) -> dict:
         "tiebreak": [players[p] for p in state["tiebreak"]["players"]] if state["tiebreak"] else [],
         "options": dict(state["options"]),
     }
+
+
+def facts(state: dict) -> Facts:
+    """What everyone may see: the turn's points, the dice left and set aside, who has a last
+    turn.
+
+    >>> from vision.dicesets import load
+    >>> from tray.rules.engine import roll
+    >>> s = new_game(["Ana", "Ben"], load("toss-up").layout())
+    >>> s = apply(s, roll(*["toss:green"] * 3, *["toss:yellow"] * 7))
+    >>> facts(s).figures
+    (('Turn points', 3), ('Dice left', 7), ('Set aside', 3))
+    """
+    figures: list[tuple[str, int | str]] = [
+        ("Turn points", state["turn_points"]),
+        ("Dice left", state["left"]),
+    ]
+    if state["rolled"] and state["left"] < DICE:
+        figures.append(("Set aside", DICE - state["left"]))
+    remaining = (state["tiebreak"] or state["final"] or {}).get("remaining", [])
+    last = state["last"] or {}
+    bust = last.get("kind") == "bust"
+    return Facts(
+        figures=tuple(figures),
+        status={p: "last turn" for p in remaining},
+        loss="Bust" if bust else "",
+        losses={last["player"]: last["lost"]} if bust else {},
+        **last_move(state),
+    )
