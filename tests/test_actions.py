@@ -1,21 +1,16 @@
-"""What presses, keys, taps and settled rolls mean (tray/table/actions.py), driven with an injected
-clock: no real time passes in these tests."""
+"""What presses, keys, taps and settled rolls mean (tray/table/table.py, presses.py), driven
+with an injected clock: no real time passes in these tests."""
 
 from __future__ import annotations
 
 import pytest
 
 from tray.rules.engine import action, roll
-from tray.table.actions import (
-    ButtonMapper,
-    MemoryJournal,
-    StartMenu,
-    Table,
-    candidates_for,
-    handle_key,
-    handle_tap,
-    press_plan,
-)
+from tray.table.correction import candidates_for
+from tray.table.memory import MemoryJournal
+from tray.table.menu import StartMenu
+from tray.table.presses import ButtonMapper, handle_key, handle_tap, press_plan
+from tray.table.table import Table
 from vision.types import DieReading, SettledRoll
 
 
@@ -382,16 +377,16 @@ def test_start_menu_options_step_through_allowed_values():
     m.tap(("start", row, 1))
     assert m.chosen_options()["rounds"] == 15
     m.tap(("start", m.rows(), 0))
-    assert m.started
+    assert m.outcome == "start"
 
 
 def test_docstring_examples_run():
     import doctest
 
     import tray.screen.view
-    import tray.table.actions
+    import tray.table.table
 
-    assert doctest.testmod(tray.table.actions).failed == 0
+    assert doctest.testmod(tray.table.table).failed == 0
     assert doctest.testmod(tray.screen.view).failed == 0
 
 

@@ -21,8 +21,8 @@ from hardware.camera import (
     ReplaySource,
 )
 from tray.rules.journal import Journal
-from tray.table.actions import Table
-from tray.table.app import Session
+from tray.table.session import Session
+from tray.table.table import Table
 from vision.types import FrameReading
 
 GOOD = np.full((480, 640, 3), 90, np.uint8)

@@ -15,7 +15,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 from tray.screen.display import Display, parse_size
 from tray.screen.sound import CUES, Sounds, samples
 from tray.screen.view import SetupView, build_view, how_to_view, start_view
-from tray.table.actions import MemoryJournal, StartMenu, Table
+from tray.table.memory import MemoryJournal
+from tray.table.menu import StartMenu
+from tray.table.table import Table
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ if _PROBLEM is not None:
 
 from tray.rules import games, playthrough
 from tray.rules.journal import Journal, replay
-from tray.table.app import run_demo
+from tray.table.demo import run_demo
 
 PLAYERS = ["Ana", "Ben"]
 

@@ -6,18 +6,12 @@ An injected clock: no real time passes."""
 from __future__ import annotations
 
 from hardware.buttons import ButtonPress, ButtonRelease
-from tray.table.actions import (
-    ButtonMapper,
-    MemoryJournal,
-    StartMenu,
-    Table,
-    handle_key,
-    menu_plan,
-    press_plan,
-)
 from tray.table.demo import log_line, start_by_buttons
-from tray.table.presses import MenuButtons
+from tray.table.memory import MemoryJournal
+from tray.table.menu import StartMenu
+from tray.table.presses import ButtonMapper, MenuButtons, handle_key, menu_plan, press_plan
 from tray.table.session import discard, resume_offer
+from tray.table.table import Table
 
 
 def table_for(game, players=("Ana", "Ben"), options=None) -> Table:
@@ -200,7 +194,7 @@ def test_demo_log_labels_the_round_an_event_was_made_in():
 
 
 def test_end_screen_taps_pick_a_line_and_undo_reopens_the_game():
-    from tray.table.actions import handle_tap
+    from tray.table.presses import handle_tap
 
     t = table_for("bank")
     t.roll(["d6:2", "d6:3"], 0.0)
@@ -239,7 +233,7 @@ def test_the_table_logic_imports_nothing_of_the_screen():
     import sys
 
     code = (
-        "import sys, tray.table.actions, tray.table.menu, tray.table.session; "
+        "import sys, tray.table.table, tray.table.menu, tray.table.session; "
         "print(sorted(m for m in sys.modules if m.startswith('tray.screen')))"
     )
     out = subprocess.run(

@@ -6,7 +6,8 @@ import json
 from dataclasses import asdict
 
 from tray.screen.view import build_view, facts_words
-from tray.table.actions import MemoryJournal, Table
+from tray.table.memory import MemoryJournal
+from tray.table.table import Table
 from vision.types import DieReading, SettledRoll
 
 

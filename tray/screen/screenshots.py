@@ -22,7 +22,11 @@ from pathlib import Path
 
 from tray.rules import games
 from tray.screen.view import SetupView, build_view, how_to_view, start_view
-from tray.table.actions import MemoryJournal, StartMenu, Table, classify_decision, moment_of
+from tray.table.choices import classify_decision
+from tray.table.memory import MemoryJournal
+from tray.table.menu import StartMenu
+from tray.table.moments import moment_of
+from tray.table.table import Table
 
 PLAYERS = {
     "tally-up": ["Ana", "Ben", "Cy", "Dee"],

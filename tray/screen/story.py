@@ -6,7 +6,9 @@ IN; the +200 press replaces the bust in ``state["last"]``), so :func:`story_of` 
 journal's events through the game's pure ``apply`` once per change of the journal and keeps
 the answer.
 
->>> from tray.table.actions import Table, MemoryJournal
+>>> from tray.table.memory import MemoryJournal
+
+>>> from tray.table.table import Table
 >>> table = Table(MemoryJournal.create(None, "bank", ["Ana", "Ben"], {"rounds": 10}, None))
 >>> for dice in (["d6:2", "d6:3"], ["d6:4", "d6:1"], ["d6:6", "d6:2"], ["d6:5", "d6:2"]):
 ...     _ = table.roll(dice, 0.0)

@@ -1,11 +1,13 @@
 """The view model: everything a screen shows, as plain data built from the game state.
 
 The display (tray/screen/display.py) only draws a :class:`View`; everything it says is decided here
-from the engine's ``state``, its ``expect()`` and the table logic (tray/table/actions.py). That keeps
+from the engine's ``state``, its ``expect()`` and the table logic (tray/table/table.py). That keeps
 the screen testable without pygame: tests check the prompt, the scores, who has chosen (never
 what), the banner and the messages through the View.
 
->>> from tray.table.actions import Table, MemoryJournal
+>>> from tray.table.memory import MemoryJournal
+
+>>> from tray.table.table import Table
 >>> from tray.screen.view import build_view
 >>> table = Table(MemoryJournal.create(None, "toss-up", ["Ana", "Ben"], {}, None))
 >>> view = build_view(table, t=0.0)

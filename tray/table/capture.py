@@ -38,10 +38,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tray.table.actions import Correction, Message, Slot
 from tray.table.capture_folder import CaptureFolder
+from tray.table.correction import Correction, Slot
 from tray.table.dice_words import spec_words
-from tray.table.moments import watch_blocked, watch_calibration, watch_camera, watch_shaking
+from tray.table.moments import (
+    Message,
+    watch_blocked,
+    watch_calibration,
+    watch_camera,
+    watch_shaking,
+)
 from tray.table.presses import press_length
 
 MENU = ("keep throwing", "finish and teach")

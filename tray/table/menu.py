@@ -206,11 +206,6 @@ class StartMenu:
     def players(self) -> list[str]:
         return self.names[: self.n_players]
 
-    @property
-    def started(self) -> bool:
-        """Whether Start was chosen (kept for callers of the older menu)."""
-        return self.outcome == "start"
-
     def _clamp(self) -> None:
         e = self.engine
         self.n_players = max(e.MIN_PLAYERS, min(self.n_players, e.MAX_PLAYERS, len(self.names)))

@@ -63,7 +63,9 @@ class Table(CorrectionFlow, TableMenuFlow):
     countdown. ``on_event(kind, text)``: called for every log line ("roll", "action", "banner",
     "refused", ...), e.g. to print a game log or take screenshots.
 
-    >>> from tray.table.actions import Table, MemoryJournal
+    >>> from tray.table.memory import MemoryJournal
+
+    >>> from tray.table.table import Table
     >>> table = Table(MemoryJournal.create(None, "tally-up", ["Ana", "Ben"], {}, None))
     >>> table.roll(["red:200", "blue:100", "green:150"], t=0.0)
     True
