@@ -59,23 +59,28 @@ _CENTRE_OFF = 15.0  # px: the face centre lies this close to the crop centre
 _NODE_TOL = 0.42  # in g: a blob takes a place this close to it
 _FIT_TOL = 0.15  # in g: a pattern is read only when every pip is this close to the fitted grid
 _SIZE_RATIO = 1.9  # largest / smallest pip diameter on one face
+_READ_RATIO = 1.35  # ... on a face that is read (two pips run together are 1.41 times one)
 _DIAM_G = (0.3, 1.35)  # pip diameter, in g
 _SKEW = 0.55  # the fitted grid's axes: shorter / longer at least this (an oblique view)
 
 # a face
 _EMPTY_SHARE = 0.45  # nothing on the face responds this share of the weakest pip
 _UNIFORM = 0.5  # grey levels on the face span less than this share of the weakest pip
+_GLARE = 0.35  # a face of dark pips is no brighter than its median by this share of them
+_GLARE_BOX = 1.4  # ... within this (in g) of its centre
 _SPOT_GREY = 0.3  # a spot this share of the weakest pip brighter (darker) than the face: glare
-_SPOT_DIAM = 4.0  # in g: larger "spots" are the floor round the die
+_SPOT_DIAM = 6.0  # in g: larger "spots" are the floor round the die
 _FACE_SPOT = 1.9  # |u|, |v| < this (in g; the face edge is at 2): where no spot may lie
 _EDGE_MIN = 14.0  # a colour this far (0..255, any channel) beyond the face's is off the face
 _CLEAR_23 = 3.4  # in g: no similar pip this close to the centre of a 2 or a 3
+_SHAPE_RATIO = 2.6  # pips of one face: one's second moments are another's scaled, within this
 
 # a 1
 _ONE_OFF = 11.0  # px from the crop centre
 _ONE_DIAM = (3.5, 15.0)  # px
 _ONE_CLEAR = 19.0  # px: no other blob this close
 _ONE_OTHER = 0.25  # ... nor a blob of the other kind this share as strong
+_ONE_FACE = 1.6  # the face reaches at least this many pip radii beyond the pip's edge
 
 
 @dataclass(frozen=True)
@@ -122,18 +127,20 @@ _FACE_GRID = np.array(
         if min(abs(u), abs(v)) <= 1.2
     ]
 )
-# points beyond the face's edge along its four axes (in g), 4 to an axis
+# points beyond the face's edge along its four axes (in g)
+_EDGE_STEPS = (2.2, 2.5, 2.8, 3.1, 3.4, 3.7)
 _EDGE_SCAN = np.array(
-    [
-        (k * sx, k * sy)
-        for sx, sy in ((1, 0), (-1, 0), (0, 1), (0, -1))
-        for k in (2.2, 2.5, 2.8, 3.1)
-    ]
+    [(k * sx, k * sy) for sx, sy in ((1, 0), (-1, 0), (0, 1), (0, -1)) for k in _EDGE_STEPS]
 )
 # where the third row of a 6 lies when a 4 is two of its rows (in the 4's g)
 _SIX_MORE = np.array(
     [(3, -1), (3, 1), (-3, -1), (-3, 1), (-1, 3), (1, 3), (-1, -3), (1, -3)], float
 )
+# rays out of a lone pip: 8 directions, samples this far (px) beyond its edge; the first two
+# lie on the face round the pip
+_RAY_DIRS = [(math.cos(a), math.sin(a)) for a in np.arange(8) * math.pi / 4]
+_RAY_STEPS = np.array([3.0, 5.0] + [7.0 + 2.0 * k for k in range(12)])
+_RAYS = np.array([(dx, dy, s) for dx, dy in _RAY_DIRS for s in _RAY_STEPS])
 # points on the way from a face's centre to a blob (shares of the way)
 _PATH = np.linspace(0.3, 1.0, 8)
 
@@ -149,8 +156,12 @@ class _Scene:
     strength: np.ndarray  # mean response
     shade: np.ndarray  # mean grey
     pip: np.ndarray  # bool: shaped like a pip
+    inner: np.ndarray  # bool: clear of the crop's edge
     round_: np.ndarray  # bool: round enough for the lone pip of a 1
+    label: np.ndarray  # each blob's label in its kind's label image
+    labels: tuple  # (light, dark) label images
     resp: tuple  # (light, dark) response, largest over 3 x 3 pixels
+    raw: tuple  # (light, dark) response
     grey: np.ndarray  # the crop in grey, 3 x 3 mean
     bgr: np.ndarray  # the crop, 3 x 3 mean
 
@@ -192,11 +203,12 @@ def _scene(img: np.ndarray) -> _Scene | None:
     """The blobs of both kinds in a 64 px crop (the strongest channel of each top-hat)."""
     bgr = cv2.blur(img, (3, 3))
     grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    parts, maps = [], []
+    parts, maps, raws, label_maps = [], [], [], [None, None]
     for dark, op in ((False, cv2.MORPH_TOPHAT), (True, cv2.MORPH_BLACKHAT)):
         r3 = cv2.morphologyEx(img, op, _KERNEL)
         resp = np.maximum(np.maximum(r3[..., 0], r3[..., 1]), r3[..., 2])
         maps.append(cv2.dilate(resp, _K3))
+        raws.append(resp)
         peak = float(resp[_MID, _MID].max())
         if peak < _MIN_RESPONSE:
             continue
@@ -208,8 +220,9 @@ def _scene(img: np.ndarray) -> _Scene | None:
         lab = labels.ravel()[sel]
         sums = np.bincount(lab, resp.ravel()[sel], n)[1:]
         shades = np.bincount(lab, grey.ravel()[sel], n)[1:]
-        keep = stats[1:, 4] >= 2  # single pixels are noise
-        parts.append((dark, stats[1:][keep], cents[1:][keep], sums[keep], shades[keep]))
+        keep = np.flatnonzero(stats[1:, 4] >= 2)  # single pixels are noise
+        label_maps[dark] = labels
+        parts.append((dark, stats[1:][keep], cents[1:][keep], sums[keep], shades[keep], keep + 1))
     if not parts:
         return None
     dark = np.concatenate([np.full(len(p[1]), p[0]) for p in parts])
@@ -217,19 +230,18 @@ def _scene(img: np.ndarray) -> _Scene | None:
     xy = np.concatenate([p[2] for p in parts])
     sums = np.concatenate([p[3] for p in parts])
     shades = np.concatenate([p[4] for p in parts])
+    label = np.concatenate([p[5] for p in parts])
     x, y, w, h, area = stats.T
     strength = sums / area
     long_, short = np.maximum(w, h), np.minimum(w, h)
     fill = area / (w * h)
+    inner = (x > 0) & (y > 0) & (x + w < SIZE) & (y + h < SIZE)
     pip = (
-        (area >= 3)
+        inner
+        & (area >= 3)
         & (long_ <= 22)
         & (long_ <= 2.6 * short)
         & (fill >= 0.45)
-        & (x > 0)
-        & (y > 0)
-        & (x + w < SIZE)
-        & (y + h < SIZE)
         & (strength >= _MIN_RESPONSE)
     )
     return _Scene(
@@ -239,8 +251,12 @@ def _scene(img: np.ndarray) -> _Scene | None:
         strength=strength,
         shade=shades / area,
         pip=pip,
+        inner=inner,
         round_=pip & (long_ <= 1.45 * short) & (fill >= 0.6),
+        label=label,
+        labels=tuple(label_maps),
         resp=tuple(maps),
+        raw=tuple(raws),
         grey=grey,
         bgr=bgr,
     )
@@ -386,6 +402,8 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
     M, t, g, weak = p.M, p.t, p.g, p.weakest
     resp = sc.resp[p.dark]
     on_xy, on_d = sc.xy[p.on], sc.diam[p.on]
+    if on_d.max() > _READ_RATIO * on_d.min():
+        return "the pips differ in size"
     # between the pips the face is plain: nothing responds there and its grey is even (a
     # "face" across two dice, over the floor or onto a side is none)
     pts = _FACE_GRID @ M.T + t
@@ -401,11 +419,18 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
     glo, ghi = float(grey.min()), float(grey.max())
     if ghi - glo > _UNIFORM * weak:
         return "the face is not even"
+    if p.dark:
+        # glare: nothing on the face (the pips' places too) is much brighter than its median
+        r = int(_GLARE_BOX * g)
+        x0, y0 = int(t[0]), int(t[1])
+        box = sc.grey[max(0, y0 - r) : y0 + r + 1, max(0, x0 - r) : x0 + r + 1]
+        if float(box.max()) - float(np.median(grey)) > _GLARE * weak:
+            return "glare on the face"
     # a spot of the other kind on the face, brighter or darker than it (glare on a face of
     # dark pips), may hide a pip
     other = sc.dark != p.dark
     uv = (sc.xy - t) @ np.linalg.inv(M).T
-    spot = other & (np.abs(uv) < _FACE_SPOT).all(1) & (sc.diam < _SPOT_DIAM * g)
+    spot = other & sc.inner & (np.abs(uv) < _FACE_SPOT).all(1) & (sc.diam < _SPOT_DIAM * g)
     spot &= sc.strength >= _EMPTY_SHARE * weak
     if spot.any():
         sh, m = sc.shade[spot], _SPOT_GREY * weak
@@ -425,10 +450,29 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
             d6 = (_SIX_MORE @ M.T + t)[:, None, :] - sc.xy
             near = similar & (np.hypot(d6[..., 0], d6[..., 1]) < 1.5 * _NODE_TOL * g).any(0)
         near[p.on] = False
-        for k in np.flatnonzero(near):
-            if not _off_face(sc, resp, t, k, on_xy, on_d, glo, ghi, weak):
-                return "a similar pip where a larger pattern would have one"
+        if near.any():
+            # ... a pip of the same shape: a pip on a side face seen at a slant is squashed
+            # otherwise than the face's own pips
+            own = sum(_shape(sc, k) for k in p.on) / len(p.on)
+            for k in np.flatnonzero(near):
+                if _same_shape(own, _shape(sc, k)) and not _off_face(
+                    sc, resp, t, k, on_xy, on_d, glo, weak
+                ):
+                    return "a similar pip where a larger pattern would have one"
     return ""
+
+
+def _shape(sc: _Scene, k: int) -> np.ndarray:
+    """The second moments (2 x 2, px^2) of blob ``k``'s pixels."""
+    ys, xs = np.nonzero(sc.labels[int(sc.dark[k])] == sc.label[k])
+    return np.cov(np.stack([xs, ys]), bias=True) + np.eye(2) / 12.0
+
+
+def _same_shape(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two blobs' moments (:func:`_shape`) are of one ellipse but for its size: the
+    eigenvalues of a^-1 b are within :data:`_SHAPE_RATIO` of each other."""
+    ev = np.linalg.eigvals(np.linalg.solve(a, b)).real
+    return bool(ev.max() <= _SHAPE_RATIO * max(ev.min(), 1e-9))
 
 
 def _edges_found(sc: _Scene, resp, face_q, M, t, weak) -> bool:
@@ -444,12 +488,13 @@ def _edges_found(sc: _Scene, resp, face_q, M, t, weak) -> bool:
     c = sc.bgr[q[:, 1], q[:, 0]]
     unlike = ((c < lo - m) | (c > hi + m)).any(1) | (resp[q[:, 1], q[:, 0]] > _EMPTY_SHARE * weak)
     # an axis counts when it meets something unlike the face, or leaves the crop
-    return bool((unlike | ~inside).reshape(4, 4).any(1).all())
+    return bool((unlike | ~inside).reshape(4, -1).any(1).all())
 
 
-def _off_face(sc: _Scene, resp, t, k, on_xy, on_d, glo, ghi, weak) -> bool:
+def _off_face(sc: _Scene, resp, t, k, on_xy, on_d, glo, weak) -> bool:
     """Whether blob ``k`` lies beyond the edge of the face centred on ``t``: the way to it
-    crosses something that responds or a grey unlike the face's (``glo``..``ghi``)."""
+    crosses something that responds (a line) or is darker than the face (``glo``..``ghi``:
+    a gap, a shadow, the floor). Brighter does not count: glare may hide the rest of a face."""
     p = sc.xy[k]
     pts = t + _PATH[:, None] * (p - t)
     keep = np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1]) > 0.6 * sc.diam[k] + 2.0
@@ -463,8 +508,7 @@ def _off_face(sc: _Scene, resp, t, k, on_xy, on_d, glo, ghi, weak) -> bool:
     if (resp[q[:, 1], q[:, 0]] > _EMPTY_SHARE * weak).any():
         return True
     grey = sc.grey[q[:, 1], q[:, 0]]
-    m = _SPOT_GREY * weak
-    return bool(((grey < glo - m) | (grey > ghi + m)).any())
+    return bool((grey < glo - _SPOT_GREY * weak).any())
 
 
 def _one(sc: _Scene, dark: bool) -> _Pattern | None:
@@ -495,13 +539,42 @@ def _one(sc: _Scene, dark: bool) -> _Pattern | None:
 
 
 def _why_not_one(p: _Pattern, sc: _Scene) -> str:
-    """Why the 1 ``p`` is not read: a light "pip" holding dark pips is a small die, a dark one
-    among light pips the face of a dark die; glare beside dark pips is no 1 either."""
+    """Why the 1 ``p`` is not read ("" when it is)."""
     k = int(p.on[0])
-    near = (sc.dark != p.dark) & (sc.diam < _SPOT_DIAM * sc.diam[k])
-    near &= np.hypot(sc.xy[:, 0] - sc.xy[k, 0], sc.xy[:, 1] - sc.xy[k, 1]) < _ONE_CLEAR
-    if (near & (sc.strength >= _ONE_OTHER * p.weakest)).any():
+    c, r, weak = sc.xy[k], sc.diam[k] / 2.0, p.weakest
+    # a plain, even face round it (a logo's ring, a digit's or a star's arms are not)
+    q = np.rint(c + _RAYS[:, :2] * (r + _RAYS[:, 2:])).astype(np.intp)
+    inside = ((q >= 0) & (q <= SIZE - 1)).all(1).reshape(len(_RAY_DIRS), -1)
+    if not inside[:, :2].all():
+        return "the pip is at the crop's edge"
+    q = np.clip(q, 0, SIZE - 1).reshape(len(_RAY_DIRS), -1, 2)
+    ring = q[:, :2].reshape(-1, 2)
+    resp = sc.resp[p.dark]
+    if (resp[ring[:, 1], ring[:, 0]] > _EMPTY_SHARE * weak).any():
+        return "something round the pip"
+    face = sc.bgr[ring[:, 1], ring[:, 0]].astype(np.float64)
+    lo, hi = face.min(0), face.max(0)
+    if (hi - lo).max() > _UNIFORM * weak:
+        return "the face round the pip is not even"
+    # nothing of the other kind near: not inside it (a light "pip" holding dark pips is a
+    # small die), nor brighter or darker than the face round it (glare beside dark pips)
+    grey = sc.grey[ring[:, 1], ring[:, 0]]
+    glo, ghi, mg = float(grey.min()), float(grey.max()), _SPOT_GREY * weak
+    dist = np.hypot(sc.xy[:, 0] - c[0], sc.xy[:, 1] - c[1])
+    other = (sc.dark != p.dark) & (dist < _ONE_CLEAR) & (sc.diam < 4.0 * sc.diam[k])
+    other &= sc.strength >= _ONE_OTHER * weak
+    other &= (dist < r) | (sc.shade > ghi + mg) | (sc.shade < glo - mg)
+    if other.any():
         return "something of the other kind near the pip"
+    # the face ends some pip sizes away (a large blob on a small face is a mark, not a pip)
+    m = np.maximum(_EDGE_MIN, 0.5 * (hi - lo))
+    cols = sc.bgr[q[..., 1], q[..., 0]]
+    unlike = ((cols < lo - m) | (cols > hi + m)).any(2)
+    unlike |= (resp[q[..., 1], q[..., 0]] > _EMPTY_SHARE * weak) | ~inside
+    unlike[:, -1] = True
+    edge = _RAY_STEPS[unlike.argmax(1)]  # distance beyond the pip's edge, px, along each ray
+    if float(np.median(edge)) < _ONE_FACE * r:
+        return "the face is small for the pip"
     return ""
 
 
