@@ -233,7 +233,8 @@ def camera_spoil(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     >>> out.shape, out.dtype
     ((64, 64, 3), dtype('uint8'))
     """
-    from lab.synth import FAR_LIGHTS, spoil
+    from hardware.sim.looks import FAR_LIGHTS
+    from lab.synth import spoil
 
     n = crop.shape[0]
     img = crop

@@ -62,7 +62,7 @@ def rendered_d6(
     them (1-10 dice a scene; ``other``: the held-out other drawing style), each box shifted and
     resized by up to ``jitter`` of its side as a detector's box would be."""
     from lab.evaluate import _random_dice
-    from lab.render import other_style, render_scene
+    from hardware.sim.render import other_style, render_scene
     from vision.crops import cut_crop
     from vision.dicesets import load
 
@@ -91,7 +91,7 @@ def without_pips(scenes: int, seed: int) -> tuple[list[np.ndarray], list[int | N
     """Crops where no count is right: Tally Up! and Toss Up! dice (stars, numbers, text,
     lights) in rendered scenes, and boxes on the bare tray of the same scenes."""
     from lab.evaluate import _random_dice
-    from lab.render import render_scene
+    from hardware.sim.render import render_scene
     from vision.crops import cut_crop
     from vision.dicesets import load
 

@@ -525,37 +525,51 @@ def soak(
 
 def _follow(proc, tally: Tally, bar, deadline: float | None, snapshot=None) -> bool:
     """Read the worker's reports until it ends, or SIGKILL it at ``deadline``: True if killed.
-    ``snapshot``: (file, start time): the figures so far are written there every 100 throws."""
+    ``snapshot``: (file, start time): the figures so far are written there every 100 throws.
+
+    After a kill, what the worker wrote before it died is still read and counted: a parent
+    that lags behind (a loaded machine) would otherwise lose the throws, acknowledgements and
+    checks waiting in the pipe, and the figures would depend on the machine's load."""
     import selectors
 
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
-    buf = ""
+    buf = [""]
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
+
+    def take(chunk: str) -> None:
+        buf[0] += chunk
+        *lines, buf[0] = buf[0].split("\n")
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if tally.take(record):
+                bar.update(1)
+                if snapshot is not None and tally.throws % 100 == 0:
+                    figures = tally.result(time.monotonic() - snapshot[1])
+                    snapshot[0].write_text(json.dumps(figures, indent=1) + "\n")
+
     while True:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         if deadline is not None and wait == 0.0:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
+            os.set_blocking(fd, True)  # the worker is gone: the pipe ends where it stopped
+            while chunk := os.read(fd, 65536):
+                take(chunk.decode("utf-8", "replace"))
             return True
         if sel.select(timeout=wait):
-            chunk = os.read(fd, 65536).decode("utf-8", "replace")
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:  # woken with nothing to read after all
+                continue
             if not chunk:
                 proc.wait()
                 return False
-            buf += chunk
-            *lines, buf = buf.split("\n")
-            for line in lines:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if tally.take(record):
-                    bar.update(1)
-                    if snapshot is not None and tally.throws % 100 == 0:
-                        figures = tally.result(time.monotonic() - snapshot[1])
-                        snapshot[0].write_text(json.dumps(figures, indent=1) + "\n")
+            take(chunk.decode("utf-8", "replace"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -174,3 +174,40 @@ def test_a_keep_folder_that_cannot_be_one_is_one_line(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1
     assert err.startswith(f"dicetray soak: --keep {tmp_path / 'afile'}: cannot use it as a folder")
+
+
+def test_after_a_kill_the_reports_the_worker_wrote_are_still_counted(tmp_path):
+    """A parent lagging behind its worker (a loaded machine) kills it with reports still in
+    the pipe: they are read and counted, so the figures do not depend on the machine's load
+    (before: they were dropped, throws and checks with them)."""
+    import subprocess
+    import sys
+    import time
+
+    from lab.soak import _follow
+
+    ready = tmp_path / "ready"
+    records = [{"throw": "none", "journal": "g.jsonl", "event": e} for e in (1, 2, 3)]
+    records.append({"ack": "g.jsonl", "size": 400, "events": 3})
+    script = (
+        "import json, pathlib, sys, time\n"
+        f"for r in {records!r}: print(json.dumps(r))\n"
+        "sys.stdout.flush()\n"
+        f"pathlib.Path({str(ready)!r}).write_text('x')\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    while not ready.exists() and proc.poll() is None:
+        time.sleep(0.05)
+
+    class Bar:
+        n = 0
+
+        def update(self, k):
+            self.n += k
+
+    tally, bar = Tally(), Bar()
+    assert _follow(proc, tally, bar, deadline=time.monotonic()) is True  # killed at once
+    assert proc.returncode != 0
+    assert tally.throws == bar.n == 3 and tally.acked == {"g.jsonl": (400, 3)}
+    assert tally.where() == "at throw 3 (g.jsonl, event 3)"

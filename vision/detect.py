@@ -15,7 +15,7 @@ does this; the camera loop does not, for speed).
 
 >>> import numpy as np
 >>> from vision.dicesets import load
->>> from lab.render import render_scene
+>>> from hardware.sim.render import render_scene
 >>> from vision.detect import Detector
 >>> frame, labels = render_scene(load("d6"), [("d6", "2"), ("d6", "6")], np.random.default_rng(5))
 >>> found = Detector().detect(frame)
