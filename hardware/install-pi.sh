@@ -153,7 +153,15 @@ if [ "$dry" = 0 ]; then
 fi
 
 step "install dicetray into the venv (pip install -e '.[pi]', apt's versions kept)"
-run "$VENV/bin/pip" install --quiet -c "$CONSTRAINTS" -e "$REPO[pi]"
+# The pi extra is lgpio >= 0.2.2, which PyPI has as source only (swig, liblgpio): without
+# apt's python3-lgpio (plain Debian) dicetray goes in without it, and the buttons wait for it.
+extra="[pi]"
+if [ "$dry" = 0 ] && ! grep -q '^lgpio==' "$CONSTRAINTS"; then
+    extra=""
+    note "apt gave no lgpio (not Raspberry Pi OS): installed without the pi extra; GPIO"
+    note "buttons need python3-lgpio from Raspberry Pi OS's apt (keyboard and touch work)"
+fi
+run "$VENV/bin/pip" install --quiet -c "$CONSTRAINTS" -e "$REPO$extra"
 run mkdir -p "$HOME/.local/bin"
 run ln -sfn "$VENV/bin/dicetray" "$HOME/.local/bin/dicetray"
 

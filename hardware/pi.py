@@ -185,9 +185,9 @@ def onnx_check(models_dir: Path | None = None) -> Check:
             f"onnxruntime does not import ({exc})",
             f"{INSTALL} (pip install -e '.[pi]' in the venv)",
         )
-    from vision.onnx import open_session
+    from vision.onnx import MODELS_DIR, open_session
 
-    base = models_dir or Path(__file__).resolve().parent.parent / "models"
+    base = models_dir or MODELS_DIR
     models = sorted(base.glob("*.onnx"))
     if not models:
         return Check(

@@ -31,11 +31,8 @@ import numpy as np
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
 from vision.head import Head, decide, embed
-from vision.onnx import open_session
+from vision.onnx import MODELS_DIR, open_session
 from vision.taught import TaughtError, resolve
-
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-
 
 TURNS = 4  # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
 # a face read at four turns is withdrawn when one turn alone is this sure of another

@@ -33,9 +33,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx import open_session
+from vision.onnx import MODELS_DIR, open_session
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 NET_W, NET_H = 320, 240  # network input
 STRIDE = 4  # output cell size in network pixels
 SIZE_UNIT = 16.0  # box sizes are regressed as log(size / SIZE_UNIT), frame pixels

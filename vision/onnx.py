@@ -15,10 +15,31 @@ no uploader, no device id and no cache) and switches telemetry events off on eve
 from __future__ import annotations
 
 import os
+from importlib import metadata
 from pathlib import Path
 
 # read by onnxruntime when it initialises, so set before it is first imported
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+
+
+def shipped_models() -> Path:
+    """The folder of the shipped models: ``models/`` of a checkout (``pip install -e .``), or
+    where ``pip install .`` put them (``share/dicetray/models`` under the install's prefix,
+    found from the files the install recorded)."""
+    checkout = Path(__file__).resolve().parent.parent / "models"
+    if (checkout / "detector.onnx").is_file():
+        return checkout
+    try:
+        files = metadata.files("dicetray") or []
+    except metadata.PackageNotFoundError:
+        files = []
+    for f in files:
+        if f.name == "detector.onnx" and f.parent.name == "models":
+            return Path(f.locate()).resolve().parent
+    return checkout
+
+
+MODELS_DIR = shipped_models()
 
 
 def open_session(path: Path | str):
