@@ -82,8 +82,10 @@ if [ "$(uname -m)" != aarch64 ]; then
     [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
         || die "cannot mount binfmt_misc (a container without it cannot run arm64 programs)"
     reg=/proc/sys/fs/binfmt_misc/qemu-aarch64
-    [ -e "$reg" ] || update-binfmts --import qemu-aarch64 >/dev/null 2>&1 || true
-    [ -e "$reg" ] && update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+    if [ ! -e "$reg" ]; then   # known to binfmt-support once qemu-user-static is installed
+        update-binfmts --import qemu-aarch64 >/dev/null 2>&1 || true
+        update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+    fi
     # F: the emulator is opened now, so the root needs no copy of it; C: a set-uid program
     # (sudo) runs with its owner's rights, as on a real Pi. Debian registers "PF" only.
     if [ -e "$reg" ] && ! grep -q '^flags: .*C' "$reg"; then
