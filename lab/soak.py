@@ -437,6 +437,15 @@ class Tally:
         self.crashes += 1
         lines = stderr.strip().splitlines()
         why = lines[-1] if lines else f"exit code {returncode}, nothing on stderr"
+        if returncode < 0:  # a signal the soak did not send (SIGKILL: the kernel, out of memory?)
+            try:
+                name = signal.Signals(-returncode).name
+            except ValueError:
+                name = f"signal {-returncode}"
+            oom = " (out of memory?)" if -returncode == signal.SIGKILL else ""
+            why = f"killed by {name}{oom}, not by the soak" + (
+                f"; it said: {lines[-1]}" if lines else ""
+            )
         self.failures.append(f"the worker failed {self.where()}: {why}")
 
     def result(self, seconds: float) -> dict:

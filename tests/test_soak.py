@@ -128,13 +128,18 @@ def test_a_worker_that_fails_is_said_with_its_throw():
         tally.take({"throw": "none", "journal": "toss-up-1.jsonl", "event": event})
     tally.crashed(3, "Traceback (most recent call last):\n  ...\nValueError: no such face\n")
     tally.crashed(-11, "")
+    tally.crashed(-9, "")  # the kernel's out-of-memory killer on a loaded machine
+    tally.crashed(1, "")
+    at = "the worker failed at throw 2 (toss-up-1.jsonl, event 6): "
     assert tally.failures == [
-        "the worker failed at throw 2 (toss-up-1.jsonl, event 6): ValueError: no such face",
-        "the worker failed at throw 2 (toss-up-1.jsonl, event 6): exit code -11, nothing on stderr",
+        at + "ValueError: no such face",
+        at + "killed by SIGSEGV, not by the soak",
+        at + "killed by SIGKILL (out of memory?), not by the soak",
+        at + "exit code 1, nothing on stderr",
     ]
     result = tally.result(1.0)
-    assert result["crashes"] == 2 and reasons(result)[-1] == (
-        "FAILED: 0 wrong scores, 0 lost events, 2 worker crashes"
+    assert result["crashes"] == 4 and reasons(result)[-1] == (
+        "FAILED: 0 wrong scores, 0 lost events, 4 worker crashes"
     )
 
 
