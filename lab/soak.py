@@ -50,6 +50,7 @@ DT = 0.25  # seconds of table time a loop turn
 THROW_FAULTS = {"blur": 0.06, "hand": 0.06, "wrong_count": 0.04, "leftover": 0.04}
 CAMERA_FAULTS = {"drop": 0.02, "raise": 0.01, "bad_frame": 0.01, "black": 0.01, "noise": 0.01}
 KILL_EVERY_S = (5.0, 60.0)  # the parent kills the worker after a random time in this range
+HANG_S = 600.0  # a worker that reports nothing for this long is stuck: killed, a failure
 
 
 def physical_throw(
@@ -510,10 +511,18 @@ def soak(
             with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as err:
                 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
                 deadline = time.monotonic() + rng.uniform(*KILL_EVERY_S) if kills else None
-                killed = _follow(
+                how = _follow(
                     proc, tally, bar, deadline, None if own else (state / "figures.json", start)
                 )
-                if killed:
+                if how == "hung":
+                    tally.crashes += 1
+                    tally.failures.append(
+                        f"the worker stopped reporting {tally.where()}: nothing for "
+                        f"{HANG_S:.0f} s, so it was killed as stuck"
+                    )
+                    bar.write(f"soak: {tally.failures[-1]}", file=sys.stderr)
+                    tally.verify(state)
+                elif how == "killed":
                     tally.kills += 1
                     tally.verify(state)
                 elif proc.returncode != 0:
@@ -532,8 +541,9 @@ def soak(
     return result
 
 
-def _follow(proc, tally: Tally, bar, deadline: float | None, snapshot=None) -> bool:
-    """Read the worker's reports until it ends, or SIGKILL it at ``deadline``: True if killed.
+def _follow(proc, tally: Tally, bar, deadline: float | None, snapshot=None) -> str:
+    """Read the worker's reports until it ends ("ended"), or SIGKILL it at ``deadline``
+    ("killed") or when it reports nothing for ``HANG_S`` seconds ("hung": it is stuck).
     ``snapshot``: (file, start time): the figures so far are written there every 100 throws.
 
     After a kill, what the worker wrote before it died is still read and counted: a parent
@@ -561,15 +571,19 @@ def _follow(proc, tally: Tally, bar, deadline: float | None, snapshot=None) -> b
                     figures = tally.result(time.monotonic() - snapshot[1])
                     snapshot[0].write_text(json.dumps(figures, indent=1) + "\n")
 
+    heard = time.monotonic()
     while True:
-        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if deadline is not None and wait == 0.0:
+        now = time.monotonic()
+        wait = HANG_S - (now - heard)
+        if deadline is not None:
+            wait = min(wait, deadline - now)
+        if wait <= 0.0:
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             os.set_blocking(fd, True)  # the worker is gone: the pipe ends where it stopped
             while chunk := os.read(fd, 65536):
                 take(chunk.decode("utf-8", "replace"))
-            return True
+            return "killed" if deadline is not None and now >= deadline else "hung"
         if sel.select(timeout=wait):
             try:
                 chunk = os.read(fd, 65536)
@@ -577,7 +591,8 @@ def _follow(proc, tally: Tally, bar, deadline: float | None, snapshot=None) -> b
                 continue
             if not chunk:
                 proc.wait()
-                return False
+                return "ended"
+            heard = time.monotonic()
             take(chunk.decode("utf-8", "replace"))
 
 

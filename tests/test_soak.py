@@ -212,7 +212,34 @@ def test_after_a_kill_the_reports_the_worker_wrote_are_still_counted(tmp_path):
             self.n += k
 
     tally, bar = Tally(), Bar()
-    assert _follow(proc, tally, bar, deadline=time.monotonic()) is True  # killed at once
+    assert _follow(proc, tally, bar, deadline=time.monotonic()) == "killed"  # at once
     assert proc.returncode != 0
     assert tally.throws == bar.n == 3 and tally.acked == {"g.jsonl": (400, 3)}
     assert tally.where() == "at throw 3 (g.jsonl, event 3)"
+
+
+def test_a_worker_that_stops_reporting_is_killed_as_stuck(tmp_path, monkeypatch):
+    """Without kills (--no-kill) a stuck worker would make the soak wait for ever, saying
+    nothing: after HANG_S seconds without a report it is killed, and that is a failure."""
+    import subprocess
+    import sys
+
+    import lab.soak
+    from lab.soak import _follow
+
+    monkeypatch.setattr(lab.soak, "HANG_S", 1.0)
+    script = (
+        "import json, sys, time\n"
+        "print(json.dumps({'throw': 'none', 'journal': 'g.jsonl', 'event': 1}))\n"
+        "sys.stdout.flush()\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+
+    class Bar:
+        def update(self, k):
+            pass
+
+    tally = Tally()
+    assert _follow(proc, tally, Bar(), deadline=None) == "hung"
+    assert proc.returncode is not None and tally.throws == 1
