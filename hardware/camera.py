@@ -823,7 +823,7 @@ class ReplaySource(FrameSource):
 
 
 class SimulatedTray(FrameSource):
-    """A dice tray rendered live (``lab.render``), for demos and tests.
+    """A dice tray rendered live (``hardware.sim.render``), for demos and tests.
 
     Between throws it shows the empty tray. :meth:`throw` drops dice in: frames of dice
     tumbling ("moving"), then resting ("rest"); the resting dice stay until :meth:`pick_up`
@@ -851,15 +851,9 @@ class SimulatedTray(FrameSource):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ):
+        from hardware.sim import render
         from vision.dicesets import DiceSet, load
 
-        try:
-            from lab import render
-        except ImportError as exc:
-            raise CameraError(
-                f"the simulated tray needs lab.render, which failed to import "
-                f"({exc}); update your checkout"
-            ) from None
         self.render = render
         self.diceset = diceset if isinstance(diceset, DiceSet) else load(diceset)
         self.seed = seed

@@ -117,7 +117,7 @@ def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121, reference: b
 
 
 def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
-    from lab.render import random_style, render_scene
+    from hardware.sim.render import random_style, render_scene
     from vision.pipeline import Recognizer
 
     cv2.setNumThreads(1)

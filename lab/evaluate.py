@@ -146,8 +146,8 @@ def _random_dice(ds, rng, n):
     ]
 
 
-# Lights far from the camera's white balance (``lab.synth.light_cast``'s warmth): a tungsten
-# lamp after calibrating by daylight, and as far the other way
+# Lights far from the camera's white balance (``hardware.sim.looks.light_cast``'s warmth): a
+# tungsten lamp after calibrating by daylight, and as far the other way
 FAR_LIGHT_ROWS = {"warm lamp (warmth 3)": 3.0, "cold light (warmth -3)": -3.0}
 
 
@@ -161,12 +161,18 @@ def eval_rendered(
 ) -> dict:
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
     ``dicetray recognize`` reads a photo (tile search, four turns). ``other``: the scenes are
-    drawn in the held-out other style (``lab.render.other_style``: a look, light, palette and
-    floor never used in training; Rollers with digits for 1-5). ``warmth``: classic scenes
+    drawn in the held-out other style (``hardware.sim.render.other_style``: a look, light,
+    palette and floor never used in training; Rollers with digits for 1-5). ``warmth``: classic scenes
     under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``). ``odd``:
-    classic scenes on trays unlike the named floors (``lab.render.ODD_FLOORS``: a grain as
-    fine as pips, a printed board, speckle)."""
-    from lab.render import far_light_style, odd_floor_style, other_style, random_style, render_scene
+    classic scenes on trays unlike the named floors (``hardware.sim.render.ODD_FLOORS``: a
+    grain as fine as pips, a printed board, speckle)."""
+    from hardware.sim.render import (
+        far_light_style,
+        odd_floor_style,
+        other_style,
+        random_style,
+        render_scene,
+    )
     from vision.pipeline import Recognizer
 
     ds = load(set_id)
@@ -210,7 +216,7 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
     ``per_band`` photos for each band of die sizes (``PHOTO_BANDS``): {band: figures}."""
     import tempfile
 
-    from lab.render import random_style, render_scene
+    from hardware.sim.render import random_style, render_scene
     from vision.cli import read_photo
     from vision.pipeline import Recognizer
     from vision.types import DieReading
@@ -258,7 +264,7 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
 # figures under each are printed by ``dicetray eval`` (rendered throws through camera faults)
 CAMERA_FAULTS = ("noise", "flicker", "exposure", "jpeg", "shake", "lamp")
 LAMP = (0.55, 1.0, 1.39)  # a warm lamp switched on mid-throw (B, G, R gains: as far from the
-# white balance as the far-light rows' warm lamp, lab.synth warmth 3)
+# white balance as the far-light rows' warm lamp, hardware.sim.looks warmth 3)
 LAMP_FROM = 12  # ... at this frame: the dice are rolling in (after the tray
 # model took its first light: vision.pipeline.TrayModel)
 
@@ -313,7 +319,7 @@ def eval_throws(set_id: str, throws: int, fault: str | None = None) -> dict:
     """Rendered throws (held-out seeds) read frame by frame through the Settler: the rolls it
     takes, when, and their faces. ``fault``: every frame first passes ``camera_fault`` (the
     same throws as without it)."""
-    from lab.render import render_throw
+    from hardware.sim.render import render_throw
     from vision.pipeline import Recognizer
     from vision.settle import Settler
 
@@ -553,7 +559,7 @@ def format_report(r: dict) -> str:
             "",
             (
                 "Held-out scenes under a light far from the camera's white balance "
-                "(lab.synth.light_cast), one camera frame each:"
+                "(hardware.sim.looks.light_cast), one camera frame each:"
             ),
             head,
         ]

@@ -10,7 +10,7 @@ Each sequence is a folder ``fixtures/throws/<name>/`` of JPEG frames ``0000.jpg`
 ``rest_from``/``rest_to`` are the first and last frame index of the dice at rest; a replay
 must give exactly one settled roll per throw, with those dice, within 5 frames of
 ``rest_from`` (for the ``hand-over-dice`` sequence: within 5 frames of the hand leaving).
-Frames are rendered (lab.render) from fixed seeds, so they can be made again, but the
+Frames are rendered (hardware.sim.render) from fixed seeds, so they can be made again, but the
 tests read the committed files: they are the recording.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from lab.render import Style, compose, place_dice, random_hand, random_style, render_throw
+from hardware.sim.render import Style, compose, place_dice, random_hand, random_style, render_throw
 from vision.dicesets import load
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "throws"

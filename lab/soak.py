@@ -76,7 +76,7 @@ class SoakTray:
     hand when that fault is on) and held until picked up. ``truth`` as SimulatedTray's."""
 
     def __init__(self, diceset, rng, np_rng, truth_log, journal_of):
-        from lab import render
+        from hardware.sim import render
 
         self.render = render
         self.diceset = diceset

@@ -57,7 +57,7 @@ OWNER = _d6_marked_six("an owner's blue dice, star on the 6", "star", "#2446b8")
 def owner_photos(folder: Path, n: int, seed: int, dice_set=OWNER) -> list[list[dict]]:
     """``n`` rendered photos of the owner's dice (4 a photo, every face shown), written as a
     labelled folder (``images/`` + ``labels.csv``); returns the labels per photo."""
-    from lab.render import render_scene
+    from hardware.sim.render import render_scene
 
     rng = np.random.default_rng(seed)
     (folder / "images").mkdir(parents=True)
@@ -83,7 +83,7 @@ def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
     written as a labelled folder with the die column. The dice are 44-60 px across, as the
     tray's camera should see them (hardware/PI.md); the style's own random size
     would make them 19-26 px, too small to read for sure (``vision.pipeline.SMALL_PX``)."""
-    from lab.render import other_style, render_scene
+    from hardware.sim.render import other_style, render_scene
 
     ds = load("rollers")
     style = other_style(np.random.default_rng(5), die_px=(44.0, 60.0), digits=True)
@@ -134,8 +134,8 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
     are seen. One setup for every seed: a wood table in one light, dice 150-190 px across,
     as an owner's photos of their own set are often taken (blue see-through dice with a
     symbol on the 6, top-down 12 MP phone photos, 14 taught and 6 to score)."""
-    from lab.render import FLOORS, random_style, render_scene
-    from lab.synth import Look
+    from hardware.sim.looks import Look
+    from hardware.sim.render import FLOORS, random_style, render_scene
 
     setup = replace(
         random_style(np.random.default_rng(22), (150.0, 190.0)),

@@ -5,7 +5,7 @@ else in dicetray imports torch. For each dice set it:
 
 1. makes training crops: synthetic dice drawn from the dice-set file (``vision.crops``:
    any rotation, offset, tilt and side faces, shadows, glare, blur, noise, white balance,
-   JPEG), crops of rendered tray scenes (``lab.render``) when present, "not a die" crops
+   JPEG), crops of rendered tray scenes (``hardware.sim.render``) when present, "not a die" crops
    (felt, skin, clutter), and for the pip set ``d6`` the ``train`` photos (``lab.splits``)
    of ``--realdice`` (not shipped; matteop65_webcam: MIT, (c) 2021 Matteo A. Penlington;
    rune55_gray: Roboflow "rune55" v3, CC BY 4.0, via N3VERS4YDIE/dice-recognition, MIT);
@@ -35,6 +35,8 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
+from hardware.sim.looks import FAR_LIGHTS
+from hardware.sim.render import rendered_crops
 from lab.photos import (
     REALDICE_DIR,
     matteop65_die_side,
@@ -43,8 +45,7 @@ from lab.photos import (
     read_rune55,
     real_backgrounds,
 )
-from lab.render import rendered_crops
-from lab.synth import ANY_COLOUR, FAR_LIGHTS, SyntheticDice, negative_crop, recolour_crop
+from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load
 from vision.risk import ALPHA, DELTA, choose
@@ -134,7 +135,7 @@ def make_rendered(
     size: int = INPUT_SIZE,
     partial: float = 0.0,
 ):
-    """Crops of rendered scenes, or None when lab.render is not there (``partial``: see
+    """Crops of rendered scenes, or None when hardware.sim.render is not there (``partial``: see
     ``vision.crops.rendered_crops``)."""
     jobs = [
         (set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial)
@@ -176,8 +177,8 @@ def mined_negatives(
     cuts a crop of every box that holds no labelled die centre and whose centre is not within a
     die's side of a labelled die's centre. Returns an N x size x size x 3 array (possibly empty).
     """
+    from hardware.sim.render import random_style, render_scene
     from lab.evaluate import _random_dice
-    from lab.render import random_style, render_scene
     from vision.detect import Detector
 
     try:

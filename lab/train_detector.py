@@ -1,10 +1,10 @@
 """Retrain the die detector (``python -m lab.train_detector``; ``dicetray train --detector``).
 
 Needs the training extra (torch). Training images:
-- rendered trays (``lab.render``) of all four dice sets, 0-10 dice of 20-120 px, many
+- rendered trays (``hardware.sim.render``) of all four dice sets, 0-10 dice of 20-120 px, many
   floors and lights, some with a hand reaching in (its mask is the hand target); some with
   11-30 dice of 20-56 px, as in photos of a dice collection; and a share on
-  trays unlike the named floors (``lab.render.ODD_FLOORS``: grain, board, speckle);
+  trays unlike the named floors (``hardware.sim.render.ODD_FLOORS``: grain, board, speckle);
 - the real photos of ``--realdice`` (not shipped; training splits only): matteop65_webcam (MIT,
   (c) 2021 Matteo A. Penlington; boxes there cover the pip pattern, so the die box is taken as
   2.2x that, 50 px for a single pip) and rune55_gray (Roboflow "rune55" v3, CC BY 4.0, via
@@ -24,8 +24,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from hardware.sim.looks import recoloured
 from lab.photos import matteop65_die_side, read_label_rows, rune55_split
-from lab.synth import ANY_COLOUR, recoloured
+from lab.synth import ANY_COLOUR
 from vision.detect import NET_H, NET_W, SIZE_UNIT, STRIDE, decode
 from vision.dicesets import SET_IDS, load
 
@@ -33,7 +34,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 OUT_W, OUT_H = NET_W // STRIDE, NET_H // STRIDE
 CROWD_SHARE = 0.15  # rendered trays with 11-30 small dice, many touching (photos of collections)
-ODD_FLOOR_SHARE = 0.3  # ... on a tray unlike the named floors (lab.render.ODD_FLOORS): a
+ODD_FLOOR_SHARE = 0.3  # ... on a tray unlike the named floors (hardware.sim.render.ODD_FLOORS): a
 # wood grain as fine as pips hid dice from a net trained without them
 
 
@@ -70,7 +71,7 @@ def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
 
 
 def _rendered_chunk(args):
-    from lab import render
+    from hardware.sim import render
 
     seed, n = args
     rng = np.random.default_rng(seed)

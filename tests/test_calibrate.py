@@ -131,8 +131,8 @@ def test_converge_picamera_waits_until_settled():
 
 
 def fake_render_module():
-    """Renders a green felt tray with white squares for dice; truth as lab.render does."""
-    mod = types.ModuleType("lab.render")
+    """Renders a green felt tray with white squares for dice; truth as hardware.sim.render does."""
+    mod = types.ModuleType("hardware.sim.render")
 
     def random_style(rng):
         return None
@@ -195,12 +195,12 @@ class TruthRecognizer:
 
 @pytest.fixture
 def sim_env(monkeypatch):
-    import lab
+    import hardware.sim
     from hardware import camera
 
     mod = fake_render_module()
-    monkeypatch.setitem(sys.modules, "lab.render", mod)
-    monkeypatch.setattr(lab, "render", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "hardware.sim.render", mod)
+    monkeypatch.setattr(hardware.sim, "render", mod, raising=False)
     made = {}
     real_sim = camera.SimulatedTray
 
@@ -382,7 +382,7 @@ def test_check_placed_dice_times_out_when_nothing_is_read():
 
 
 def test_real_pipeline_on_simulated_tray(tmp_path):
-    pytest.importorskip("lab.render")
+    pytest.importorskip("hardware.sim.render")
     pytest.importorskip("vision.pipeline")
     from vision.dicesets import load
 

@@ -352,7 +352,7 @@ def test_adjusted_crops_scales_and_gains():
 
 
 def fake_render_module():
-    mod = types.ModuleType("lab.render")
+    mod = types.ModuleType("hardware.sim.render")
 
     def random_style(rng):
         return {"felt": int(rng.integers(0, 50))}
@@ -402,11 +402,11 @@ def fake_render_module():
 
 @pytest.fixture
 def fake_render(monkeypatch):
-    import lab
+    import hardware.sim
 
     mod = fake_render_module()
-    monkeypatch.setitem(sys.modules, "lab.render", mod)
-    monkeypatch.setattr(lab, "render", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "hardware.sim.render", mod)
+    monkeypatch.setattr(hardware.sim, "render", mod, raising=False)
     return mod
 
 
@@ -504,11 +504,11 @@ def test_open_source_applies_calibration(frames_dir):
         assert f.shape == (480, 640, 3) and f[0, 0].tolist() == [10, 10, 15]
 
 
-# --- the real renderer (lab.render) ------------------------------------------------------
+# --- the real renderer (hardware.sim.render) ------------------------------------------------------
 
 
 def test_sim_with_real_renderer_moves_then_rests():
-    pytest.importorskip("lab.render")
+    pytest.importorskip("hardware.sim.render")
     tray = SimulatedTray("d6", seed=0, realtime=False, rest_frames=4)
     tray.throw(["d6:3", "d6:5"])
     seen = []

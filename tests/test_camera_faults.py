@@ -154,7 +154,7 @@ def test_a_shaking_camera_is_said_on_screen_and_play_goes_on_once_it_is_firm(tmp
     pixel or two is, see tests/test_pipeline.py) makes every frame "moving", and no roll is
     taken; after SHAKY_S seconds of it the screen says why, and the message goes as soon as
     the picture keeps still and the throw settles."""
-    from lab.render import render_scene
+    from hardware.sim.render import render_scene
     from tray.table.moments import SHAKY_S, SHAKY_TEXT
     from vision.detect import SHAKE_PX
     from vision.dicesets import load
@@ -184,7 +184,7 @@ def test_a_cup_left_in_the_tray_is_said_on_screen_and_play_goes_on_once_it_is_ou
     something that is not a die in every frame, and no roll can be taken; after BLOCKED_S
     seconds the screen says so, and the message goes as soon as the tray is clear. The throw
     after it gives its roll."""
-    from lab.render import compose, place_dice, random_style
+    from hardware.sim.render import compose, place_dice, random_style
     from tray.table.moments import BLOCKED_S, BLOCKED_TEXT
     from vision.dicesets import load
     from vision.pipeline import Recognizer
@@ -215,7 +215,7 @@ def test_a_tray_unlike_the_calibration_is_said_once_and_its_dice_are_still_read(
     first light, as without a calibration, and the screen says once that the tray is unlike
     the calibration's, how to set it again, and the log keeps it. A calibrated tray says
     nothing."""
-    from lab.render import compose, place_dice, random_style
+    from hardware.sim.render import compose, place_dice, random_style
     from tray.table.moments import UNLIKE_TEXT
     from vision.dicesets import load
     from vision.pipeline import Recognizer, tray_level

@@ -1,5 +1,6 @@
-"""The simulated tray places every throw a game asks for (lab.render.place_dice with ``fit``):
-crowded throws get smaller dice or are packed side by side, never an error that stops a demo.
+"""The simulated tray places every throw a game asks for (hardware.sim.render.place_dice with
+``fit``): crowded throws get smaller dice or are packed side by side, never an error that stops
+a demo.
 Before, ``dicetray demo --game toss-up`` (seed 0) stopped in round 5: "10 dice of 100 px do
 not fit the tray"."""
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from hardware.camera import SimulatedTray
-from lab.render import PACK_MIN_PX, Style, _apart, place_dice, random_style
+from hardware.sim.render import PACK_MIN_PX, Style, _apart, place_dice, random_style
 from tray.rules import games
 from vision.dicesets import load
 

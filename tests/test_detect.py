@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from lab.render import compose, place_dice, random_style
+from hardware.sim.render import compose, place_dice, random_style
 from vision.detect import MODELS_DIR, Detector, _iou, decode, motion
 from vision.dicesets import load
 
@@ -179,7 +179,7 @@ def test_fine_search_drops_specks_far_smaller_than_the_dice_found():
 
 
 def _wide_photo(seed, die_px, size=(2016, 1512), n=4):
-    from lab.render import render_scene
+    from hardware.sim.render import render_scene
 
     rng = np.random.default_rng(seed)
     ds = load("d6")
@@ -220,8 +220,8 @@ def test_a_phone_photo_held_upright_finds_its_dice_seen_as_large_as_in_a_4_3_pho
     to 4:3 instead, its dice were seen 1.8 times smaller and 7 of these 24 were
     not found (23 of 24 on five other seeds); searched in 4:3 windows, 23 or more, and
     nothing that is not a die."""
-    from vision.labelled import read_folder
     from lab.teachbench import PHONE, phone_photos
+    from vision.labelled import read_folder
 
     phone_photos(tmp_path / "p", 1, seed=3)
     (photo,) = read_folder(tmp_path / "p", PHONE)

@@ -17,7 +17,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pytest
 
-for _module in ("lab.render", "vision.settle", "vision.pipeline"):
+for _module in ("hardware.sim.render", "vision.settle", "vision.pipeline"):
     pytest.importorskip(_module, reason="the vision pipeline has not landed on main yet")
 
 

@@ -12,9 +12,9 @@ import cv2
 import numpy as np
 import pytest
 
+from hardware.sim.render import render_scene
 from lab import othersets
 from lab.cli import main_eval
-from lab.render import render_scene
 from vision.dicesets import load
 
 

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
+from hardware.sim.render import compose, place_dice, random_hand, random_style, render_scene
 from lab.evaluate import match
-from lab.render import compose, place_dice, random_hand, random_style, render_scene
 from vision.detect import MODELS_DIR
 from vision.dicesets import SET_IDS, load
 
@@ -289,8 +289,8 @@ def test_a_camera_shaken_by_a_pixel_still_gives_each_throw_its_roll_at_rest(monk
     """Every frame shaken by up to a pixel each way (``lab.evaluate.camera_fault``): the dice's
     common shift is taken out, so each throw gives one roll, once the dice rest, with the
     faces thrown. Without that (``camera_shift`` saying nothing) no roll is ever taken."""
+    from hardware.sim.render import render_throw
     from lab.evaluate import camera_fault
-    from lab.render import render_throw
     from vision import pipeline
     from vision.settle import Settler
 
@@ -323,7 +323,7 @@ def test_a_lamp_switched_on_between_throws_is_no_hand_and_each_throw_gives_its_r
     three throws, then off again: every throw still gives its one roll at rest. Before the
     tray model relit itself, the whole tray looked foreign under the lamp, every frame said
     "a hand" and the second throw was never taken."""
-    from lab.render import render_throw
+    from hardware.sim.render import render_throw
     from vision.settle import Settler
 
     ds = load("d6")

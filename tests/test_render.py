@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from lab.render import Style, compose, place_dice, random_style, render_scene, render_throw
+from hardware.sim.render import Style, compose, place_dice, random_style, render_scene, render_throw
 from vision.dicesets import SET_IDS, load
 
 
@@ -106,12 +106,12 @@ def test_throw_without_hand_ends_at_rest():
 
 
 def test_odd_floors_are_drawn_only_when_asked_for():
-    """The detector's training puts some trays on odd floors (lab.render.ODD_FLOORS: a grain
-    as fine as pips, a printed board, speckle); no seeded style draws them, so the held-out
+    """The detector's training puts some trays on odd floors (hardware.sim.render.ODD_FLOORS: a
+    grain as fine as pips, a printed board, speckle); no seeded style draws them, so the held-out
     scenes of ``dicetray eval`` keep their frames, and each odd floor has a pattern of its own."""
     from dataclasses import replace
 
-    from lab.render import ODD_FLOORS, Style, _floor, odd_floor_style, random_style
+    from hardware.sim.render import ODD_FLOORS, Style, _floor, odd_floor_style, random_style
 
     rng = np.random.default_rng(0)
     assert not {random_style(rng, wide=w).floor for w in (True, False) for _ in range(300)} & set(

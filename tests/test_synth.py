@@ -1,5 +1,5 @@
-"""Training variation (lab.synth, lab.render): looks, lights, the held-out other style, the
-real casino crops, and the model contract of the training exports."""
+"""Training variation (lab.synth, hardware.sim.render and looks): looks, lights, the held-out
+other style, the real casino crops, and the model contract of the training exports."""
 
 import doctest
 from pathlib import Path
@@ -8,26 +8,26 @@ import cv2
 import numpy as np
 import pytest
 
-from lab import photos, render, synth
-from lab.render import OTHER_LIGHT, other_style, random_style, render_scene
-from lab.synth import (
+from hardware.sim import looks, render
+from hardware.sim.looks import (
     FAR_LIGHTS,
     HELD_OUT_FONT,
     OTHER_LOOK,
-    DieStyle,
     Look,
-    SyntheticDice,
     draw_face_mask,
     light_cast,
     look_face_rgba,
     random_look,
     ttf_fonts,
 )
+from hardware.sim.render import OTHER_LIGHT, other_style, random_style, render_scene
+from lab import photos, synth
+from lab.synth import DieStyle, SyntheticDice
 from vision.dicesets import load
 
 
 def test_docstring_examples_run():
-    for mod in (synth, render, photos):
+    for mod in (synth, looks, render, photos):
         assert doctest.testmod(mod).failed == 0
 
 
@@ -202,14 +202,14 @@ def test_rollers_training_prints_digits_more_often_than_d6():
     rollers = SyntheticDice(load("rollers"), wide=True)
     d6 = SyntheticDice(load("d6"), wide=True)
     tally = SyntheticDice(load("tally-up"), wide=True)  # no pip faces: never digits
-    assert rollers.digits == synth.digit_share("rollers") > d6.digits > tally.digits == 0.0
-    looks = [
-        random_style(rng, wide=True, digits=synth.digit_share("rollers")).look for _ in range(600)
+    assert rollers.digits == looks.digit_share("rollers") > d6.digits > tally.digits == 0.0
+    drawn = [
+        random_style(rng, wide=True, digits=looks.digit_share("rollers")).look for _ in range(600)
     ]
-    share = np.mean([lk.digits for lk in looks if lk is not None])
+    share = np.mean([lk.digits for lk in drawn if lk is not None])
     assert 0.4 < share < 0.6
-    looks = [random_style(rng, wide=True).look for _ in range(600)]
-    assert 0.15 < np.mean([lk.digits for lk in looks if lk is not None]) < 0.35
+    drawn = [random_style(rng, wide=True).look for _ in range(600)]
+    assert 0.15 < np.mean([lk.digits for lk in drawn if lk is not None]) < 0.35
 
 
 def test_a_forked_training_worker_opens_the_fonts_again(monkeypatch):
@@ -218,13 +218,13 @@ def test_a_forked_training_worker_opens_the_fonts_again(monkeypatch):
     "unknown file format"), so each process opens its own: the fonts are kept per process id.
     (Another process id stands in for a fork here: forking a test worker that runs
     onnxruntime's and torch's threads can hang the child.)"""
-    fonts = synth.ttf_fonts()
+    fonts = looks.ttf_fonts()
     assert fonts
-    parent = synth.ttf_font(fonts[0])
-    assert synth.ttf_font(fonts[0]) is parent  # once in a process
-    pid = synth.os.getpid()
-    monkeypatch.setattr(synth.os, "getpid", lambda: pid + 1)
-    assert synth.ttf_font(fonts[0]) is not parent  # another process: its own
+    parent = looks.ttf_font(fonts[0])
+    assert looks.ttf_font(fonts[0]) is parent  # once in a process
+    pid = looks.os.getpid()
+    monkeypatch.setattr(looks.os, "getpid", lambda: pid + 1)
+    assert looks.ttf_font(fonts[0]) is not parent  # another process: its own
 
 
 def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monkeypatch):
@@ -232,10 +232,10 @@ def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monke
     (``render_scene`` raises ValueError) is skipped for the next scene, as the other scene
     loops skip it (seen: a training run at seed 15 stopped there, "6 dice of 123 px do not
     fit the tray")."""
-    import lab.render
+    import hardware.sim.render
     from lab.train import mined_negatives
 
-    real, calls = lab.render.render_scene, []
+    real, calls = hardware.sim.render.render_scene, []
 
     def render_scene(*args, **kw):
         calls.append(1)
@@ -243,7 +243,7 @@ def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monke
             raise ValueError("6 dice of 123 px do not fit the tray")
         return real(*args, **kw)
 
-    monkeypatch.setattr(lab.render, "render_scene", render_scene)
+    monkeypatch.setattr(hardware.sim.render, "render_scene", render_scene)
     crops = mined_negatives("d6", 3, seed=0, size=64)
     assert len(calls) == 3
     assert crops.ndim == 4 and crops.shape[1:] == (64, 64, 3)
@@ -256,7 +256,7 @@ def test_frames_of_a_throw_have_sensor_noise_of_their_own():
     plain die followed it by 10-40 px (``dicetray eval``'s shaken throws lost rolls to it)."""
     from dataclasses import replace
 
-    from lab.render import render_throw
+    from hardware.sim.render import render_throw
 
     ds = load("d6")
     rng = np.random.default_rng(3)

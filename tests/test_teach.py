@@ -333,7 +333,7 @@ def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, mo
 def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
     """A 12 MP phone photo is decoded at half size, as ``dicetray recognize`` reads it, and
     its labelled boxes follow: a die cut from it is the same die at the same place."""
-    from lab.render import random_style, render_scene
+    from hardware.sim.render import random_style, render_scene
     from vision.labelled import read_folder
 
     rng = np.random.default_rng(4)

@@ -8,8 +8,8 @@ import shutil
 import numpy as np
 import pytest
 
+from hardware.sim.render import random_style, render_scene
 from lab import train
-from lab.render import random_style, render_scene
 from vision.classify import TURNS, FaceClassifier, model_paths
 from vision.dicesets import load
 from vision.risk import NEVER

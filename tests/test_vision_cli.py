@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from lab.render import random_style, render_scene
+from hardware.sim.render import random_style, render_scene
 from tray.cli import main
 from vision.classify import model_paths
 from vision.detect import MODELS_DIR

@@ -2,7 +2,7 @@
 
 >>> import numpy as np
 >>> from vision.dicesets import load
->>> from lab.render import render_scene
+>>> from hardware.sim.render import render_scene
 >>> from vision.pipeline import Recognizer
 >>> frame, labels = render_scene(load("toss-up"), [("toss", "green"), ("toss", "red")],
 ...                              np.random.default_rng(2))

@@ -1,29 +1,22 @@
-"""Synthetic training crops drawn from the dice-set data, and crops of rendered scenes.
+"""How dice look on the simulated tray: body and ink colours, faces printed in many looks
+(fonts, strokes, stars, rings, pips or digits, see-through bodies) from the dice-set data, and
+lights from cold to warm. The renderer (hardware/sim/render.py) draws its dice with these;
+the workshop's synthetic training crops (lab/synth.py) too.
 
-Synthetic crops (``SyntheticDice``) are drawn from the dice-set data alone (vision/dicesets/),
-so a changed data file needs no hand-made images: pips, stars, zaps, numbers and text, circled
-marks and coloured "light" faces are drawn from their description, then warped and spoiled
-(any rotation, scale, crop offset, tilt, side faces, shadow, glare, blur, noise, white-balance
-and exposure shifts, JPEG). ``lab.render.rendered_crops`` cuts crops from whole rendered scenes
-(``lab.render``). Training only: nothing at the table imports this module.
+One look family (OTHER_LOOK, with OTHER_LIGHT and OTHER_FLOOR in hardware/sim/render.py) is
+never drawn in training: the held-out "other style" of ``dicetray eval``.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
-
-from vision.crops import CROP_MARGIN, INPUT_SIZE
-
-# dice sets whose real dice come in any colour: this share of their training dice is drawn
-# with random body/mark colours
-ANY_COLOUR = {"d6": 0.7}
 
 # --------------------------------------------------------------------------------------------
 # colours
@@ -34,7 +27,7 @@ def _bgr(rgb) -> tuple[int, int, int]:
     return int(b), int(g), int(r)
 
 
-def _hex_bgr(value: str) -> tuple[int, int, int]:
+def hex_bgr(value: str) -> tuple[int, int, int]:
     return _bgr((int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)))
 
 
@@ -47,7 +40,7 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
-def _contrast_ink(rng: np.random.Generator, body, low: bool = False) -> tuple[int, int, int]:
+def contrast_ink(rng: np.random.Generator, body, low: bool = False) -> tuple[int, int, int]:
     """A mark colour that stands out from the body (random hue, lightness far from the body);
     ``low``: one of low contrast (lightness 30-75 apart: coloured pips on a coloured die)."""
     lum = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
@@ -68,7 +61,7 @@ def die_colours(rng: np.random.Generator, low_contrast: float = 0.25):
     if rng.random() < 0.3:
         return _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
     body = random_colour(rng)
-    return body, _contrast_ink(rng, body, low=rng.random() < low_contrast)
+    return body, contrast_ink(rng, body, low=rng.random() < low_contrast)
 
 
 def set_colours(rng: np.random.Generator, body, ink):
@@ -128,37 +121,6 @@ def _bgr_hex(bgr) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def recolour_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A real die photo crop turned into another die colour (training augmentation).
-
-    Most real photos are of white or grey dice. To learn dice of any colour from them, the
-    crop's lightness is repainted between two random colours (a dark die with light pips as
-    often as the reverse), or, for a crop that already has colour, its hue is turned.
-
-    >>> import numpy as np
-    >>> crop = np.full((8, 8, 3), 230, np.uint8); crop[3:5, 3:5] = 20   # white die, one pip
-    >>> out = recolour_crop(crop, np.random.default_rng(1))
-    >>> out.shape, out.dtype, bool(abs(int(out[0, 0].mean()) - int(out[4, 4].mean())) > 40)
-    ((8, 8, 3), dtype('uint8'), True)
-    """
-    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
-    if float(hsv[..., 1].mean()) > 60 and rng.random() < 0.5:  # coloured: turn the hue
-        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180).astype(
-            np.uint8
-        )
-        return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
-    lum = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255.0
-    lo, hi = float(np.percentile(lum, 3)), float(np.percentile(lum, 97))
-    lum = np.clip((lum - lo) / max(hi - lo, 0.1), 0, 1)
-    if rng.random() < 0.5:
-        lum = 1.0 - lum
-    body = np.float32(random_colour(rng))
-    ink = np.float32(_contrast_ink(rng, tuple(body)))
-    dark, light = (body, ink) if body.mean() < ink.mean() else (ink, body)
-    out = dark + lum[..., None] * (light - dark)
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
 def recoloured(dice_set, rng: np.random.Generator, k: int = 4):
     """The set with each die copied into ``k`` dice of random body/ink colours.
 
@@ -172,8 +134,6 @@ def recoloured(dice_set, rng: np.random.Generator, k: int = 4):
     >>> len(ds.dice), sorted(set(back.values()))
     (3, ['d6'])
     """
-    from dataclasses import replace
-
     dice, back = [], {}
     for die in dice_set.dice:
         for i in range(k):
@@ -225,7 +185,7 @@ _ZAP = np.array(
 # --------------------------------------------------------------------------------------------
 # looks: how one physical dice set is printed (fonts, strokes, star and ring shapes, pips or
 # digits, see-through bodies). Training draws random looks; one look family (OTHER_LOOK, with
-# OTHER_LIGHT and OTHER_FLOOR in lab.render) is never drawn in training: the held-out
+# OTHER_LIGHT and OTHER_FLOOR in hardware.sim.render) is never drawn in training: the held-out
 # "other style" of ``dicetray eval``.
 
 _ITALIC = cv2.FONT_ITALIC
@@ -499,10 +459,10 @@ def draw_face_mask(
             cv2.rectangle(lm, (p0[0] >> 4, p0[1] >> 4), (p1[0] >> 4, p1[1] >> 4), 255, -1)
         else:  # the whole face
             lm[:] = 255
-        out.append((lm.astype(np.float32) / 255.0, _hex_bgr(face.color)))
+        out.append((lm.astype(np.float32) / 255.0, hex_bgr(face.color)))
     if m.any():
         col = (
-            pip_colour if pip_colour is not None else (_hex_bgr(face.color) if face.color else None)
+            pip_colour if pip_colour is not None else (hex_bgr(face.color) if face.color else None)
         )
         out.append((m.astype(np.float32) / 255.0, col))
     return out
@@ -524,7 +484,7 @@ def look_face_rgba(
     n = size * 4
     img = np.empty((n, n, 3), np.float32)
     img[:] = body
-    mask = _rounded_square(n, np.float32([[0, 0], [n, 0], [n, n], [0, n]]), 0.15)
+    mask = rounded_square(n, np.float32([[0, 0], [n, 0], [n, n], [0, n]]), 0.15)
     inner = cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, n // 40))
     img *= (0.78 + 0.22 * cv2.GaussianBlur(inner, (0, 0), n / 60))[..., None]
     k = int(n * 0.86)
@@ -538,58 +498,7 @@ def look_face_rgba(
     return small.astype(np.uint8), alpha.astype(np.uint8)
 
 
-# --------------------------------------------------------------------------------------------
-# synthetic die crops
-
-
-@dataclass
-class DieStyle:
-    """How one synthetic die looks: body and ink colour (BGR)."""
-
-    body: tuple[int, int, int]
-    ink: tuple[int, int, int]
-
-
-def _felt(rng: np.random.Generator, n: int) -> np.ndarray:
-    """A tray-floor background: felt, wood, paper or cloth colour with texture and a gradient."""
-    kind = rng.integers(0, 6)
-    if kind >= 4:  # white or very dark trays
-        kind = 2 if kind == 4 else 1
-        base = np.array(
-            (rng.uniform(215, 250),) * 3 if kind == 2 else (rng.uniform(8, 35),) * 3, np.float32
-        )
-    elif kind == 0:
-        base = np.array(random_colour(rng), np.float32)
-    elif kind == 1:  # felt greens / blues / blacks
-        base = np.array(
-            [(40, 90, 30), (90, 50, 20), (30, 30, 30), (60, 30, 100), (20, 60, 20)][
-                rng.integers(0, 5)
-            ],
-            np.float32,
-        )
-    elif kind == 2:  # wood / paper
-        base = np.array(
-            [(120, 170, 200), (80, 120, 160), (230, 230, 230), (200, 210, 215)][rng.integers(0, 4)],
-            np.float32,
-        )
-    else:
-        base = rng.uniform(0, 255, 3).astype(np.float32)
-    img = np.empty((n, n, 3), np.float32)
-    img[:] = base * rng.uniform(0.6, 1.2)
-    noise = rng.normal(0, rng.uniform(2, 14), (n // 4 + 1, n // 4 + 1, 1)).astype(np.float32)
-    noise = cv2.resize(noise, (n, n), interpolation=cv2.INTER_LINEAR)[..., None]
-    img += noise + rng.normal(0, rng.uniform(0, 6), (n, n, 1)).astype(np.float32)
-    gx = np.linspace(-1, 1, n, dtype=np.float32)
-    img += rng.uniform(-25, 25) * gx[None, :, None] + rng.uniform(-25, 25) * gx[:, None, None]
-    if kind == 2 and rng.random() < 0.5:  # wood grain
-        a = rng.uniform(0, math.pi)
-        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
-        grain = np.sin((xx * math.cos(a) + yy * math.sin(a)) * rng.uniform(0.2, 0.6))
-        img += (grain * rng.uniform(3, 15))[..., None]
-    return img
-
-
-def _rounded_square(n: int, quad: np.ndarray, radius_frac: float) -> np.ndarray:
+def rounded_square(n: int, quad: np.ndarray, radius_frac: float) -> np.ndarray:
     """Mask (float, n x n) of a rounded square mapped onto the quadrilateral ``quad`` (4x2)."""
     k = 64
     sq = np.zeros((k, k), np.uint8)
@@ -620,7 +529,7 @@ def light_cast(
     network trained on moderate lights only read 21 of 324 dice wrong for sure at warmth
     3, purple as red. With ``far`` 0 only moderate lights are drawn, the same draws as with
     no far share (the held-out scenes keep their seeds). Lights off that axis (a green
-    fluorescent tint) are kept out of training (lab.render.OTHER_LIGHT).
+    fluorescent tint) are kept out of training (hardware.sim.render.OTHER_LIGHT).
 
     >>> import numpy as np
     >>> light_cast(np.random.default_rng(0), warmth=1.0).round(2).tolist()[0] < 0.9
@@ -634,332 +543,3 @@ def light_cast(
         t = float(rng.uniform(-1, 1))
     cast = np.array([1 - 0.15 * t, 1 - 0.01 * t, 1 + 0.13 * t], np.float32)
     return cast * rng.uniform(0.97, 1.03, 3).astype(np.float32)
-
-
-def spoil(
-    img: np.ndarray, rng: np.random.Generator, strength: float = 1.0, far_lights: float = 0.0
-) -> np.ndarray:
-    """Camera troubles on a float BGR image 0..255: white balance, exposure, blur, noise, JPEG.
-
-    Returns uint8. ``strength`` 0 leaves it almost clean; ``far_lights``: see
-    :func:`light_cast`'s ``far``.
-    """
-    img = img.astype(np.float32)
-    if rng.random() < 0.9 * strength:  # white balance and exposure
-        img *= light_cast(rng, far=far_lights) * np.float32(rng.uniform(0.55, 1.4))
-        img += rng.uniform(-25, 25)
-    if rng.random() < 0.3 * strength:  # contrast
-        mu = img.mean()
-        img = (img - mu) * rng.uniform(0.6, 1.3) + mu
-    if rng.random() < 0.12 * strength:  # grey camera
-        g = img @ np.float32([0.114, 0.587, 0.299])
-        img = np.repeat(g[..., None], 3, axis=2)
-    img = np.clip(img, 0, 255)
-    if rng.random() < 0.5 * strength:
-        s = rng.uniform(0.3, 1.6)
-        img = cv2.GaussianBlur(img, (0, 0), s)
-    if rng.random() < 0.15 * strength:  # motion blur
-        k = int(rng.integers(3, 8))
-        ker = np.zeros((k, k), np.float32)
-        ker[k // 2, :] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
-        ker = cv2.warpAffine(ker, rot, (k, k))
-        ker /= max(ker.sum(), 1e-6)
-        img = cv2.filter2D(img, -1, ker)
-    if rng.random() < 0.6 * strength:
-        img = img + rng.normal(0, rng.uniform(1, 9), img.shape).astype(np.float32)
-    img = np.clip(img, 0, 255).astype(np.uint8)
-    if rng.random() < 0.4 * strength:
-        q = int(rng.integers(35, 95))
-        ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-        if ok:
-            img = cv2.imdecode(enc, cv2.IMREAD_COLOR)
-    return img
-
-
-class SyntheticDice:
-    """Draws labelled die crops of one dice set from its data file, with heavy augmentation.
-
-    ``random_colours``: fraction of dice drawn with random body/ink colours instead of the
-    set's own (used for the d6 set, whose real dice come in every colour). ``wide``
-    (training): random print looks (``random_look``; pip faces as digits in
-    ``digits`` of them, default ``digit_share`` for sets with pip faces; see-through in
-    ``translucent``), low-contrast colours, other printings of a set's colours. Without it
-    the classic look (three fonts, the set's colours), as the committed models' tests expect.
-
-    >>> import numpy as np
-    >>> from vision.dicesets import load
-    >>> synth = SyntheticDice(load("d6"))
-    >>> img, die, face = synth.sample(np.random.default_rng(0))
-    >>> img.shape, die, face in load("d6").faces
-    ((48, 48, 3), 'd6', True)
-    """
-
-    def __init__(
-        self,
-        dice_set,
-        size: int = INPUT_SIZE,
-        random_colours: float = 0.0,
-        canvas: int = 2 * INPUT_SIZE,
-        faceart_share: float | None = None,
-        digits: float | None = None,
-        translucent: float = 0.2,
-        wide: bool = False,
-    ):
-        self.ds = dice_set
-        self.wide = wide
-        if faceart_share is None:
-            faceart_share = 0.35 if wide else 0.5
-        # pip faces printed as digits: only where pips are a set's faces (d6, Rollers)
-        has_pips = any(f.mark == "pips" for f in dice_set.faces.values())
-        self.digits = (digit_share(dice_set.id) if has_pips else 0.0) if digits is None else digits
-        self.translucent = translucent
-        self.size = size
-        self.canvas = canvas
-        self.random_colours = random_colours
-        self.faceart_share = faceart_share
-        self.pairs = [(d, f) for d in dice_set.dice for f in sorted(set(d.faces))]
-
-    def sample(
-        self, rng: np.random.Generator, die=None, face_id: str | None = None, strength: float = 1.0
-    ):
-        """One crop: (uint8 BGR size x size x 3, die id, face id). Random die/face unless given."""
-        if die is None:
-            die, face_id = self.pairs[rng.integers(0, len(self.pairs))]
-        elif face_id is None:
-            face_id = die.faces[rng.integers(0, 6)]
-        face = self.ds.faces[face_id]
-        if self.wide:
-            look = random_look(rng, digits=self.digits, translucent=self.translucent)
-        else:
-            look = Look(
-                font=int(TRAIN_FONTS[int(rng.integers(0, 3))]),
-                stroke=float(rng.uniform(0.035, 0.06)),
-            )
-        own = rng.random() >= self.random_colours
-        if not own:
-            body, ink = die_colours(rng, low_contrast=0.25 if self.wide else 0.0)
-        elif self.wide:
-            # dice of one colour still vary from printing to printing
-            body, ink = set_colours(rng, _hex_bgr(die.body), _hex_bgr(die.ink))
-        else:
-            body = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in _hex_bgr(die.body))
-            ink = tuple(int(np.clip(c + rng.normal(0, 8), 0, 255)) for c in _hex_bgr(die.ink))
-        if own and not look.translucent and rng.random() < self.faceart_share:
-            # the face as vision.faceart draws it (the renderer's look), printed with a
-            # little random variation
-            from vision.faceart import face_rgba
-
-            art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
-            return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
-        return self.draw(rng, face, DieStyle(body, ink), strength, look=look), die.id, face_id
-
-    def draw(
-        self,
-        rng: np.random.Generator,
-        face,
-        style: DieStyle,
-        strength: float = 1.0,
-        art: np.ndarray | None = None,
-        look: Look | None = None,
-    ) -> np.ndarray:
-        """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``."""
-        n = self.canvas
-        img = _felt(rng, n)
-        # the die's top face inside the crop: side such that CROP_MARGIN * box ~ crop
-        side = n / CROP_MARGIN * rng.uniform(0.72, 0.98) * (1.0 if strength else 0.9)
-        off = rng.uniform(-0.09, 0.09, 2) * side * strength
-        angle = rng.uniform(0, 2 * math.pi)
-        centre = np.array([n / 2, n / 2]) + off
-        base = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * side / 2
-        rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
-        quad = base @ rot.T
-        tilt = rng.normal(0, 0.05 * strength, (4, 2)) * side
-        quad = quad + tilt + centre
-        body = np.array(style.body, np.float32)
-        radius = rng.uniform(0.08, 0.25)
-        see = look.translucent if look is not None else 0.0
-        floor = img.copy() if see else None
-        # shadow on the floor
-        if rng.random() < 0.7:
-            sh = _rounded_square(n, quad + rng.uniform(-0.12, 0.12, 2) * side, radius)
-            sh = cv2.GaussianBlur(sh, (0, 0), rng.uniform(2, 6))
-            img *= (1 - sh * rng.uniform(0.2, 0.6))[..., None]
-        # side faces seen when the view is not straight down: the die body extends away
-        if rng.random() < 0.55 * strength:
-            d = rng.normal(0, 0.12, 2) * side
-            side_mask = np.maximum(
-                _rounded_square(n, quad + d, radius), _rounded_square(n, quad + d / 2, radius)
-            )
-            shade = rng.uniform(0.45, 0.85)
-            side_col = body * shade
-            if see:  # the floor shows through the body, tinted by it
-                side_col = side_col * (1 - see) + floor * (body / 255.0) * see * 1.3
-            img = img * (1 - side_mask[..., None]) + side_col * side_mask[..., None]
-        top = _rounded_square(n, quad, radius)
-        # face texture: the marks in die coordinates, then warped onto the quad
-        k = 96
-        ink = style.ink
-        if art is not None:
-            face_img, inner = art, 1.0
-        else:
-            layers = draw_face_mask(face, k, rng, jitter=strength > 0, look=look)
-            face_img = np.empty((k, k, 3), np.float32)
-            face_img[:] = body
-            for mask, colour in layers:
-                col = np.array(colour if colour is not None else ink, np.float32)
-                if face.mark == "light" or colour is not None:
-                    col = col * rng.uniform(0.85, 1.1)
-                face_img = face_img * (1 - mask[..., None]) + col * mask[..., None]
-            # the inner margin of the face (marks do not reach the rounded edge)
-            inner = 0.86
-        src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
-        dst = (quad - centre) * inner + centre
-        h = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-        warped = cv2.warpPerspective(
-            face_img,
-            h,
-            (n, n),
-            flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=tuple(float(v) for v in body),
-        )
-        if see:
-            # a see-through die: the floor shows through its top, tinted by the body, and the
-            # marks of the faces below and beside show faintly, shifted and blurred
-            under = cv2.GaussianBlur(floor, (0, 0), 1.5) * (body / 255.0) * 1.4
-            ghost = np.zeros((n, n), np.float32)
-            for _ in range(int(rng.integers(1, 3))):
-                other = self.ds.faces[self.pairs[rng.integers(0, len(self.pairs))][1]]
-                gm = draw_face_mask(other, k, rng, look=look)
-                if not gm:
-                    continue
-                gm = gm[-1][0][:, ::-1]
-                d = rng.uniform(-0.35, 0.35, 2) * side
-                hg = cv2.getPerspectiveTransform(
-                    src_sq(k),
-                    ((quad - centre) * rng.uniform(0.7, 0.95) + centre + d).astype(np.float32),
-                )
-                ghost = np.maximum(ghost, cv2.warpPerspective(gm, hg, (n, n)))
-            ghost = cv2.GaussianBlur(ghost, (0, 0), rng.uniform(0.8, 2.5))
-            ghost_col = np.array(ink, np.float32) * 0.8 + body * 0.2
-            warped = warped * (1 - see) + under * see
-            warped = warped * (1 - 0.5 * ghost[..., None]) + ghost_col * 0.5 * ghost[..., None]
-            if art is None:  # the top's own marks stay crisp over the see-through body
-                face_m = np.zeros((k, k), np.float32)
-                for mask, _c in layers:
-                    face_m = np.maximum(face_m, mask)
-                fm = cv2.warpPerspective(face_m, h, (n, n), flags=cv2.INTER_LINEAR)
-                marks = cv2.warpPerspective(face_img, h, (n, n), flags=cv2.INTER_LINEAR)
-                warped = warped * (1 - fm[..., None]) + marks * fm[..., None]
-        # light falloff across the face and glare
-        gx = np.linspace(-1, 1, n, dtype=np.float32)
-        shading = (
-            1 + rng.uniform(-0.15, 0.15) * gx[None, :] + rng.uniform(-0.15, 0.15) * gx[:, None]
-        )
-        warped *= shading[..., None]
-        if rng.random() < (0.6 if see else 0.35) * strength:
-            g = np.zeros((n, n), np.float32)
-            gc = (
-                int(centre[0] + rng.uniform(-0.4, 0.4) * side),
-                int(centre[1] + rng.uniform(-0.4, 0.4) * side),
-            )
-            ax = (int(rng.uniform(0.05, 0.25) * side), int(rng.uniform(0.03, 0.15) * side))
-            cv2.ellipse(g, gc, ax, rng.uniform(0, 180), 0, 360, 1.0, -1)
-            g = cv2.GaussianBlur(g, (0, 0), rng.uniform(1.5, 5))
-            warped = warped + g[..., None] * rng.uniform(60, 200)
-        img = img * (1 - top[..., None]) + warped * top[..., None]
-        img = cv2.resize(np.clip(img, 0, 255), (self.size, self.size), interpolation=cv2.INTER_AREA)
-        if rng.random() < 0.3 * strength:
-            # a small die far from the camera: the crop is cut from fewer pixels and upscaled
-            low = int(rng.uniform(max(12, 0.35 * self.size), 0.8 * self.size))
-            img = cv2.resize(
-                cv2.resize(img, (low, low), interpolation=cv2.INTER_AREA),
-                (self.size, self.size),
-                interpolation=cv2.INTER_LINEAR,
-            )
-        return spoil(img, rng, strength, FAR_LIGHTS if self.wide else 0.0)
-
-
-def src_sq(k: int) -> np.ndarray:
-    """The corners of a k x k image, for perspective warps."""
-    return np.float32([[0, 0], [k, 0], [k, k], [0, k]])
-
-
-def negative_crop(
-    rng: np.random.Generator,
-    size: int = INPUT_SIZE,
-    backgrounds: list[np.ndarray] | None = None,
-    far_lights: float = 0.0,
-) -> np.ndarray:
-    """A crop that is not a readable die: felt, a skin-coloured patch, fingers, clutter, an edge,
-    a coin, token or button lying in the tray."""
-    n = 2 * size
-    kind = rng.integers(0, 6)
-    if kind == 4 and backgrounds:
-        bg = backgrounds[rng.integers(0, len(backgrounds))]
-        bh, bw = bg.shape[:2]
-        s = int(rng.uniform(0.08, 0.3) * min(bh, bw))
-        x, y = rng.integers(0, bw - s), rng.integers(0, bh - s)
-        img = cv2.resize(bg[y : y + s, x : x + s], (n, n)).astype(np.float32)
-    else:
-        img = _felt(rng, n)
-    if kind in (1, 2):  # skin: a hand, fingers or a palm patch
-        skin = np.array(
-            cv2.cvtColor(
-                np.uint8([[[rng.uniform(3, 20), rng.uniform(50, 170), rng.uniform(70, 245)]]]),
-                cv2.COLOR_HSV2BGR,
-            )[0, 0],
-            np.float32,
-        )
-        mask = np.zeros((n, n), np.float32)
-        if kind == 1:
-            mask[:] = 1.0
-        else:
-            for _ in range(int(rng.integers(1, 5))):
-                p0 = (int(rng.uniform(-0.2, 1.2) * n), int(rng.uniform(-0.2, 1.2) * n))
-                p1 = (int(rng.uniform(0, 1) * n), int(rng.uniform(0, 1) * n))
-                cv2.line(mask, p0, p1, 1.0, int(rng.uniform(0.15, 0.35) * n))
-        mask = cv2.GaussianBlur(mask, (0, 0), 2)
-        tex = skin * (1 + rng.normal(0, 0.04, (n, n, 1))).astype(np.float32)
-        yy = np.linspace(-1, 1, n, dtype=np.float32)[:, None, None]
-        tex = tex * (1 + rng.uniform(-0.2, 0.2) * yy)
-        img = img * (1 - mask[..., None]) + tex * mask[..., None]
-    elif kind == 3:  # random blobs and strokes (tray rim, cables, paper)
-        for _ in range(int(rng.integers(1, 4))):
-            col = random_colour(rng)
-            if rng.random() < 0.5:
-                cv2.circle(
-                    img,
-                    (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
-                    int(rng.uniform(0.05, 0.5) * n),
-                    col,
-                    -1,
-                )
-            else:
-                cv2.line(
-                    img,
-                    (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
-                    (int(rng.uniform(0, n)), int(rng.uniform(0, n))),
-                    col,
-                    int(rng.uniform(2, 0.2 * n)),
-                )
-    elif kind == 5:  # a coin, token or button: a round flat thing the size of a die
-        c = np.array([n / 2, n / 2]) + rng.uniform(-0.08, 0.08, 2) * n
-        r = rng.uniform(0.25, 0.4) * n
-        metal = [(200, 200, 205), (60, 160, 200), (60, 110, 180), (150, 150, 150)]
-        col = np.array(
-            metal[rng.integers(0, len(metal))] if rng.random() < 0.7 else random_colour(rng),
-            np.float32,
-        ) * rng.uniform(0.7, 1.2)
-        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
-        d = np.hypot(xx - c[0], yy - c[1]) / r
-        a = np.clip((1 - d) * r / 1.5, 0, 1)  # anti-aliased disc
-        shade = 1 + rng.uniform(-0.25, 0.25) * (xx - c[0]) / r + 0.15 * np.cos(d * 9)
-        rim = np.clip(1 - np.abs(d - rng.uniform(0.8, 0.92)) * r / 1.5, 0, 1)
-        disc = col * shade[..., None] * (1 - 0.3 * rim[..., None])
-        sh = cv2.GaussianBlur(a, (0, 0), 3)  # its shadow
-        img = img * (1 - 0.4 * np.roll(sh, (3, 3), (0, 1))[..., None])
-        img = img * (1 - a[..., None]) + disc * a[..., None]
-    img = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
-    return spoil(img, rng, far_lights=far_lights)

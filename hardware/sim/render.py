@@ -5,7 +5,7 @@ passed in (no global random state), so the same seed gives the same frames::
 
     >>> import numpy as np
     >>> from vision.dicesets import load
-    >>> from lab.render import render_scene
+    >>> from hardware.sim.render import render_scene
     >>> frame, labels = render_scene(load("d6"), [("d6", "3"), ("d6", "5")],
     ...                              np.random.default_rng(1))
     >>> frame.shape, [lab["face"] for lab in labels]
@@ -33,7 +33,7 @@ from statistics import NormalDist
 import cv2
 import numpy as np
 
-from lab.synth import (
+from hardware.sim.looks import (
     DIGIT_SHARE_DEFAULT,
     FAR_LIGHTS,
     OTHER_LOOK,
@@ -66,9 +66,9 @@ FLOORS = {
 
 # The held-out "other style" (never drawn in training; ``other_style``): a checked tablecloth,
 # a greenish fluorescent light off the warm-cold axis training uses, the serif italic look
-# of lab.synth.OTHER_LOOK (its font, and stars fatter and rounder than any training star),
+# of looks.OTHER_LOOK (its font, and stars fatter and rounder than any training star),
 # gold or navy ink, and d6 dice with coloured pips of low contrast. Training also prints
-# dice in tinted inks (``lab.synth.set_colours``: gold, cream, pastel, navy, brown), so the
+# dice in tinted inks (``looks.set_colours``: gold, cream, pastel, navy, brown), so the
 # other style's ink colours are not new in kind; its font, star shape, light, floor and d6
 # palette are.
 OTHER_FLOOR = (150, 160, 175)
@@ -125,13 +125,13 @@ def random_style(
     """Draw one tray look: floor, rim, light, camera settings and die size range.
 
     ``wide`` (training): far wider variation: white, dark and dark-wood trays too, dice of
-    16-125 px, lights from cold to warm (``lab.synth.light_cast``), and in 60% of the styles a
-    random print look of the dice (``lab.synth.random_look``: other fonts, strokes, stars,
+    16-125 px, lights from cold to warm (``looks.light_cast``), and in 60% of the styles a
+    random print look of the dice (``looks.random_look``: other fonts, strokes, stars,
     rings, digits for pips in ``digits`` of those looks, see-through bodies). Without it the
     classic looks only (the simulated tray, fixtures and the standard held-out scenes of
     ``dicetray eval``), drawn as before so that seeds keep their frames. ``far_lights``
     (training): the share of wide styles lit far from the camera's white balance
-    (``lab.synth.light_cast``).
+    (``looks.light_cast``).
     """
     floor = str(rng.choice(list(FLOORS) if wide else _CLASSIC_FLOORS))
     base = np.array(FLOORS[floor], np.float32) * rng.uniform(0.75, 1.2, 3)
@@ -169,7 +169,7 @@ def random_style(
 
 def far_light_style(rng: np.random.Generator, warmth: float) -> Style:
     """A classic tray look (:func:`random_style`) under a light ``warmth`` far from the
-    camera's white balance (``lab.synth.light_cast``; 3: a tungsten lamp after calibrating by
+    camera's white balance (``looks.light_cast``; 3: a tungsten lamp after calibrating by
     daylight, -3 as far the other way): ``dicetray eval``'s far-light rows.
 
     >>> import numpy as np
@@ -920,7 +920,7 @@ def random_hand(rng: np.random.Generator, size=(640, 480)) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m lab.render bench``: print render times per frame (CPU and wall).
+    """``python -m hardware.sim.render bench``: print render times per frame (CPU and wall).
 
     >>> main(["bench", "--frames", "1", "--throws", "0"])  # doctest: +ELLIPSIS
     render_scene ...
@@ -932,7 +932,8 @@ def main(argv: list[str] | None = None) -> int:
     from vision.dicesets import load
 
     ap = argparse.ArgumentParser(
-        prog="python -m lab.render", description="Render benchmark: time per 640x480 frame."
+        prog="python -m hardware.sim.render",
+        description="Render benchmark: time per 640x480 frame.",
     )
     ap.add_argument("command", choices=["bench"])
     ap.add_argument("--set", default="tally-up", help="dice set id (default tally-up)")
@@ -988,7 +989,7 @@ def rendered_crops(
     random_colours: float = 0.0,
     partial: float = 0.0,
 ):
-    """Crops of dice in rendered scenes (``lab.render.render_scene``), labelled by its truth.
+    """Crops of dice in rendered scenes (:func:`render_scene`), labelled by its truth.
 
     Yields (crop, die id, face id). Each die
     box is jittered (centre offset and size, ``jitter`` of the side) as a detector's would be.

@@ -2,8 +2,8 @@
 screenshots`` and the layout test: per dice set, the live tray waiting for a throw and a throw
 under review (one die accepted, one unsure); then teaching's progress.
 
-The tray picture is rendered (lab.render) with the dice where the render put them; without the
-renderer the screens are drawn with no picture.
+The tray picture is rendered by the simulated tray (hardware/sim/render.py) with the dice where
+the render put them.
 
 >>> from tray.screen.capture_shots import capture_views   # used by screenshots.shots
 """
@@ -14,6 +14,7 @@ import tempfile
 
 import numpy as np
 
+from hardware.sim.render import render_scene
 from tray.screen.capture import TeachView, build_capture_view
 
 
@@ -23,13 +24,6 @@ def _throw(ds, rng) -> tuple[object, list]:
 
     n = 6 if len(ds.dice) > 1 else 4
     dice = [(d.id, d.faces[i % 6]) for i, d in enumerate((ds.dice * 6)[:n])]
-    try:
-        from lab.render import render_scene
-    except ImportError:
-        return None, [
-            DieReading(60 + 90 * i, 120, 64, 64, die, face, 0.99)
-            for i, (die, face) in enumerate(dice)
-        ]
     frame, labels = render_scene(ds, dice, rng)
     return frame, [
         DieReading(lab["x"], lab["y"], lab["w"], lab["h"], lab["die"], lab["face"], 0.99)

@@ -224,16 +224,8 @@ def setup_view(game_id: str):
     from vision import dicesets
 
     ds = dicesets.load(engine.DICE_SET)
-    try:
-        from lab.render import render_scene
-    except ImportError:
-        return SetupView(
-            None,
-            [],
-            "the renderer (lab.render) is not installed",
-            ds.id,
-            "No picture: lab.render is missing",
-        )
+    from hardware.sim.render import render_scene
+
     rng = np.random.default_rng(3)
     dice = [(d.id, d.faces[i % 6]) for i, d in enumerate(ds.dice[:6])]
     while len(dice) < 4:

@@ -536,7 +536,7 @@ def main_demo(argv: list[str]) -> int:
     except ImportError as exc:
         print(
             f"dicetray demo: part of the vision pipeline is missing ({exc}). The demo reads "
-            "every throw with lab.render, vision.pipeline and vision.settle: update your "
+            "every throw with hardware.sim.render, vision.pipeline and vision.settle: update your "
             "checkout or reinstall (pip install -e .).",
             file=sys.stderr,
         )
