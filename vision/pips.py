@@ -61,6 +61,8 @@ _FIT_TOL = 0.15  # in g: a pattern is read only when every pip is this close to 
 _SIZE_RATIO = 1.9  # largest / smallest pip diameter on one face
 _READ_RATIO = 1.35  # ... on a face that is read (two pips run together are 1.41 times one)
 _DIAM_G = (0.3, 1.35)  # pip diameter, in g
+_NEAREST = {2: 2.0 * math.sqrt(2.0), 3: math.sqrt(2.0), 4: 2.0, 5: math.sqrt(2.0), 6: 1.0}  # in g
+_GAP = 0.85  # a pip's diameter is at most this share of the way to its nearest neighbour
 _SKEW = 0.55  # the fitted grid's axes: shorter / longer at least this (an oblique view)
 
 # a face
@@ -117,6 +119,10 @@ for _places, _n in _PATTERNS.items():
     _CODE_COUNT[_code] = _n
     _PINV[_code] = np.linalg.pinv(np.column_stack([_NODES[list(_places)], np.ones(len(_places))]))
 _BITS = 1 << np.arange(9)
+_PLACES = {sum(1 << k for k in places): list(places) for places in _PATTERNS}
+_NODE_I = _NODES[:, 0] + 0j
+_NODE_J = _NODES[:, 1] + 0j
+_CENTRE = complex(SIZE / 2, SIZE / 2)
 
 # points spread over the face between the pip places (in g; the face edge is at 2)
 _FACE_GRID = np.array(
@@ -152,6 +158,7 @@ class _Scene:
 
     dark: np.ndarray  # bool: the blob is darker than round it
     xy: np.ndarray  # n x 2 centroids
+    z: np.ndarray  # the same as complex numbers x + iy
     diam: np.ndarray  # diameter of a disc of the same area
     strength: np.ndarray  # mean response
     shade: np.ndarray  # mean grey
@@ -161,7 +168,6 @@ class _Scene:
     label: np.ndarray  # each blob's label in its kind's label image
     labels: tuple  # (light, dark) label images
     resp: tuple  # (light, dark) response, largest over 3 x 3 pixels
-    raw: tuple  # (light, dark) response
     grey: np.ndarray  # the crop in grey, 3 x 3 mean
     bgr: np.ndarray  # the crop, 3 x 3 mean
 
@@ -199,40 +205,41 @@ def _components(mask: np.ndarray):
     return cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_16U, cv2.CCL_DEFAULT)
 
 
+_GAP_ROW = np.zeros((1, SIZE), np.uint8)
+
+
 def _scene(img: np.ndarray) -> _Scene | None:
     """The blobs of both kinds in a 64 px crop (the strongest channel of each top-hat)."""
     bgr = cv2.blur(img, (3, 3))
     grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    parts, maps, raws, label_maps = [], [], [], [None, None]
-    for dark, op in ((False, cv2.MORPH_TOPHAT), (True, cv2.MORPH_BLACKHAT)):
-        r3 = cv2.morphologyEx(img, op, _KERNEL)
-        resp = np.maximum(np.maximum(r3[..., 0], r3[..., 1]), r3[..., 2])
-        maps.append(cv2.dilate(resp, _K3))
-        raws.append(resp)
-        peak = float(resp[_MID, _MID].max())
-        if peak < _MIN_RESPONSE:
-            continue
-        mask = (resp >= max(_MIN_RESPONSE * 0.7, _PEAK_SHARE * peak)).view(np.uint8)
-        n, labels, stats, cents = _components(mask)
-        if n <= 1:
-            continue
-        sel = np.flatnonzero(mask)  # the pixels of components only: bincount is slow on all
-        lab = labels.ravel()[sel]
-        sums = np.bincount(lab, resp.ravel()[sel], n)[1:]
-        shades = np.bincount(lab, grey.ravel()[sel], n)[1:]
-        keep = np.flatnonzero(stats[1:, 4] >= 2)  # single pixels are noise
-        label_maps[dark] = labels
-        parts.append((dark, stats[1:][keep], cents[1:][keep], sums[keep], shades[keep], keep + 1))
-    if not parts:
+    # the white top-hat of the crop and of its negative (= the black top-hat) in one call
+    hat = cv2.morphologyEx(cv2.merge((img, cv2.bitwise_not(img))), cv2.MORPH_TOPHAT, _KERNEL)
+    r2 = np.maximum(np.maximum(hat[..., 0::3], hat[..., 1::3]), hat[..., 2::3])
+    # the light response above the dark one, a row of zeros between: one image to label
+    resp = np.concatenate((r2[..., 0], _GAP_ROW, r2[..., 1]))
+    peaks = [float(resp[_MID, _MID].max()), float(resp[SIZE + 1 :][_MID, _MID].max())]
+    if max(peaks) < _MIN_RESPONSE:
         return None
-    dark = np.concatenate([np.full(len(p[1]), p[0]) for p in parts])
-    stats = np.concatenate([p[1] for p in parts]).astype(np.float64)
-    xy = np.concatenate([p[2] for p in parts])
-    sums = np.concatenate([p[3] for p in parts])
-    shades = np.concatenate([p[4] for p in parts])
-    label = np.concatenate([p[5] for p in parts])
+    cut = [
+        max(_MIN_RESPONSE * 0.7, _PEAK_SHARE * pk) if pk >= _MIN_RESPONSE else 256 for pk in peaks
+    ]
+    mask = resp >= np.repeat(np.array(cut + [256.0])[[0, 2, 1]], [SIZE, 1, SIZE])[:, None]
+    mask = mask.view(np.uint8)
+    n, labels, stats, cents = _components(mask)
+    if n <= 1:
+        return None
+    sel = np.flatnonzero(mask)  # the pixels of components only: bincount is slow on all
+    lab = labels.ravel()[sel]
+    sums = np.bincount(lab, resp.ravel()[sel], n)
+    shades = np.bincount(lab, np.concatenate((grey, _GAP_ROW, grey)).ravel()[sel], n)
+    keep = np.flatnonzero(stats[:, 4] >= 2)[1:]  # the background, and single pixels (noise)
+    stats = stats[keep].astype(np.float64)
     x, y, w, h, area = stats.T
-    strength = sums / area
+    xy = cents[keep]
+    dark = xy[:, 1] > SIZE
+    xy[dark, 1] -= SIZE + 1
+    y = np.where(dark, y - (SIZE + 1), y)
+    strength = sums[keep] / area
     long_, short = np.maximum(w, h), np.minimum(w, h)
     fill = area / (w * h)
     inner = (x > 0) & (y > 0) & (x + w < SIZE) & (y + h < SIZE)
@@ -244,19 +251,20 @@ def _scene(img: np.ndarray) -> _Scene | None:
         & (fill >= 0.45)
         & (strength >= _MIN_RESPONSE)
     )
+    dil = cv2.dilate(resp, _K3)
     return _Scene(
         dark=dark,
         xy=xy,
+        z=xy[:, 0] + 1j * xy[:, 1],
         diam=2.0 * np.sqrt(area / np.pi),
         strength=strength,
-        shade=shades / area,
+        shade=shades[keep] / area,
         pip=pip,
         inner=inner,
         round_=pip & (long_ <= 1.45 * short) & (fill >= 0.6),
-        label=label,
-        labels=tuple(label_maps),
-        resp=tuple(maps),
-        raw=tuple(raws),
+        label=keep,
+        labels=(labels[:SIZE], labels[SIZE + 1 :]),
+        resp=(dil[:SIZE], dil[SIZE + 1 :]),
         grey=grey,
         bgr=bgr,
     )
@@ -273,23 +281,24 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _patterns(sc: _Scene) -> list[_Pattern]:
     """Every d6 pattern of 2..6 pips that pip-like blobs of one kind make on a grid, larger
-    patterns first, leaving out those whose blobs all lie on a larger one."""
+    patterns first, leaving out those whose blobs all lie on a larger one. (Points are complex
+    numbers x + iy here.)"""
     idx = np.flatnonzero(sc.pip)
     if len(idx) < 2:
         return []
     if len(idx) > 14:  # keep the strongest
         idx = idx[np.argsort(-sc.strength[idx])[:14]]
-    P, D, K = sc.xy[idx], sc.diam[idx], sc.dark[idx]
+    Z, D, K = sc.z[idx], sc.diam[idx], sc.dark[idx]
     i, j = _pairs(len(idx))
-    v = P[j] - P[i]
-    g = np.hypot(v[:, 0], v[:, 1]) * (1.0 / (2.0 * math.sqrt(2.0)))
-    mid = (P[i] + P[j]) * 0.5
+    v = Z[j] - Z[i]
+    g = np.abs(v) * (1.0 / (2.0 * math.sqrt(2.0)))
+    mid = (Z[i] + Z[j]) * 0.5
     di, dj = D[i], D[j]
     ok = (
         (K[i] == K[j])
         & (g >= _G_RANGE[0] * 0.7)
         & (g <= _G_RANGE[1])
-        & (np.hypot(mid[:, 0] - SIZE / 2, mid[:, 1] - SIZE / 2) <= _CENTRE_OFF)
+        & (np.abs(mid - _CENTRE) <= _CENTRE_OFF)
         & (np.maximum(di, dj) <= _SIZE_RATIO * np.minimum(di, dj))
         & (di + dj >= 2 * _DIAM_G[0] * g)
         & (di + dj <= 2 * _DIAM_G[1] / 0.7 * g)
@@ -299,15 +308,14 @@ def _patterns(sc: _Scene) -> list[_Pattern]:
     i, j, v, g, mid = i[ok], j[ok], v[ok], g[ok], mid[ok]
     kind = K[i]
     # (a) each pair as the corners (-1,-1), (1,1) of a square grid
-    hp = np.stack([-v[:, 1], v[:, 0]], 1)
-    e1, e2, tol = (v + hp) * 0.25, (v - hp) * 0.25, g
+    e1, e2, tol = v * ((1 + 1j) / 4), v * ((1 - 1j) / 4), g
     # (b) two pairs that halve each other as the four corners of a grid of any shape (an
     # oblique view; a 6 whose rows lie closer than its pips in a row)
     if len(g) >= 2:
         a, c = _pairs(len(g))
         gm = np.minimum(g[a], g[c])
         q = np.flatnonzero(
-            (np.hypot(*(mid[a] - mid[c]).T) < 0.3 * gm)
+            (np.abs(mid[a] - mid[c]) < 0.3 * gm)
             & (gm >= 0.5 * np.maximum(g[a], g[c]))
             & (i[a] != i[c])
             & (i[a] != j[c])
@@ -320,29 +328,32 @@ def _patterns(sc: _Scene) -> list[_Pattern]:
             f1, f2 = (v[a] + v[c]) * 0.25, (v[a] - v[c]) * 0.25
             e1, e2 = np.concatenate([e1, f1]), np.concatenate([e2, f2])
             mid = np.concatenate([mid, (mid[a] + mid[c]) * 0.5])
-            tol = np.concatenate([tol, np.minimum(np.hypot(*f1.T), np.hypot(*f2.T))])
+            tol = np.concatenate([tol, np.minimum(np.abs(f1), np.abs(f2))])
             kind = np.concatenate([kind, kind[a]])
-    nodes = mid[:, None, :] + _NODES[:, :1] * e1[:, None, :] + _NODES[:, 1:] * e2[:, None, :]
-    diff = nodes[:, :, None, :] - P
-    near = np.hypot(diff[..., 0], diff[..., 1]) < (_NODE_TOL * 1.25) * tol[:, None, None]
+    nodes = mid[:, None] + _NODE_I * e1[:, None] + _NODE_J * e2[:, None]  # H x 9
+    near = np.abs(nodes[:, :, None] - Z) < (_NODE_TOL * 1.25) * tol[:, None, None]
     near &= (K == kind[:, None])[:, None, :]
     per_node, per_blob = near.sum(2), near.sum(1)
     code = (per_node > 0) @ _BITS
     count = _CODE_COUNT[code]
     good = np.flatnonzero((count > 0) & (per_node.max(1) <= 1) & (per_blob.max(1) <= 1))
+    if not len(good):
+        return []
     # larger patterns first: a pattern whose blobs all lie on one found is never read, so it
     # is not fitted
     good = good[np.argsort(-count[good], kind="stable")]
+    assign = near[good].argmax(2).tolist()  # the blob at each place
+    P = sc.xy[idx]
     out, seen = [], set()
-    for h in good.tolist():
-        places = np.flatnonzero(per_node[h])
-        on = near[h, places].argmax(1)
+    for c, row in zip(code[good].tolist(), assign):
+        places = _PLACES[c]
+        on = [row[k] for k in places]
         ids = frozenset(idx[on].tolist())
-        key = (int(code[h]), ids)
+        key = (c, ids)
         if key in seen or any(ids < p.ids for p in out):
             continue
         seen.add(key)
-        p = _fit(sc, idx, P, D, int(code[h]), places, on)
+        p = _fit(sc, idx, P, D, c, places, np.array(on))
         if p is not None:
             out.append(p)
     return out
@@ -404,6 +415,8 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
     on_xy, on_d = sc.xy[p.on], sc.diam[p.on]
     if on_d.max() > _READ_RATIO * on_d.min():
         return "the pips differ in size"
+    if on_d.mean() > _GAP * _NEAREST[p.count] * g:
+        return "the pips are too large for their spacing"
     # between the pips the face is plain: nothing responds there and its grey is even (a
     # "face" across two dice, over the floor or onto a side is none)
     pts = _FACE_GRID @ M.T + t
@@ -424,13 +437,15 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
         r = int(_GLARE_BOX * g)
         x0, y0 = int(t[0]), int(t[1])
         box = sc.grey[max(0, y0 - r) : y0 + r + 1, max(0, x0 - r) : x0 + r + 1]
-        if float(box.max()) - float(np.median(grey)) > _GLARE * weak:
+        med = float(np.partition(grey, len(grey) // 2)[len(grey) // 2])
+        if float(box.max()) - med > _GLARE * weak:
             return "glare on the face"
     # a spot of the other kind on the face, brighter or darker than it (glare on a face of
     # dark pips), may hide a pip
     other = sc.dark != p.dark
-    uv = (sc.xy - t) @ np.linalg.inv(M).T
+    uv = (sc.xy - t) @ _inv2(M).T
     spot = other & sc.inner & (np.abs(uv) < _FACE_SPOT).all(1) & (sc.diam < _SPOT_DIAM * g)
+    spot &= sc.diam >= 0.8 * on_d.min()  # a smaller spot hides no pip
     spot &= sc.strength >= _EMPTY_SHARE * weak
     if spot.any():
         sh, m = sc.shade[spot], _SPOT_GREY * weak
@@ -441,6 +456,10 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
         # where the grid says, and no similar pip may lie where the rest of a larger one would
         if not _edges_found(sc, resp, q, M, t, weak):
             return "no face edge where the grid puts it"
+        shapes = [_shape(sc, k) for k in p.on]
+        own = _mean_shape(shapes)
+        if p.count <= 3 and not all(_same_shape(own, s) for s in shapes):
+            return "the pips differ in shape"
         similar = (sc.dark == p.dark) & sc.pip
         similar &= (sc.diam >= on_d.min() / _SIZE_RATIO) & (sc.diam <= on_d.max() * _SIZE_RATIO)
         if p.count <= 3:
@@ -453,7 +472,6 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
         if near.any():
             # ... a pip of the same shape: a pip on a side face seen at a slant is squashed
             # otherwise than the face's own pips
-            own = sum(_shape(sc, k) for k in p.on) / len(p.on)
             for k in np.flatnonzero(near):
                 if _same_shape(own, _shape(sc, k)) and not _off_face(
                     sc, resp, t, k, on_xy, on_d, glo, weak
@@ -462,17 +480,34 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
     return ""
 
 
-def _shape(sc: _Scene, k: int) -> np.ndarray:
-    """The second moments (2 x 2, px^2) of blob ``k``'s pixels."""
-    ys, xs = np.nonzero(sc.labels[int(sc.dark[k])] == sc.label[k])
-    return np.cov(np.stack([xs, ys]), bias=True) + np.eye(2) / 12.0
+def _shape(sc: _Scene, k: int) -> tuple[float, float, float]:
+    """The second central moments (xx, yy, xy; px^2) of blob ``k``'s pixels."""
+    m = cv2.moments((sc.labels[int(sc.dark[k])] == sc.label[k]).view(np.uint8), True)
+    n = m["m00"]
+    return m["mu20"] / n + 1 / 12, m["mu02"] / n + 1 / 12, m["mu11"] / n
 
 
-def _same_shape(a: np.ndarray, b: np.ndarray) -> bool:
+def _same_shape(a, b) -> bool:
     """Whether two blobs' moments (:func:`_shape`) are of one ellipse but for its size: the
-    eigenvalues of a^-1 b are within :data:`_SHAPE_RATIO` of each other."""
-    ev = np.linalg.eigvals(np.linalg.solve(a, b)).real
-    return bool(ev.max() <= _SHAPE_RATIO * max(ev.min(), 1e-9))
+    eigenvalues of a^-1 b (the roots of det(b - x a) = 0) are within :data:`_SHAPE_RATIO` of
+    each other."""
+    (axx, ayy, axy), (bxx, byy, bxy) = a, b
+    qa = axx * ayy - axy * axy
+    qb = -(axx * byy + ayy * bxx - 2 * axy * bxy)
+    qc = bxx * byy - bxy * bxy
+    root = math.sqrt(max(qb * qb - 4 * qa * qc, 0.0))
+    lo, hi = (-qb - root) / (2 * qa), (-qb + root) / (2 * qa)
+    return hi <= _SHAPE_RATIO * max(lo, 1e-9)
+
+
+def _mean_shape(shapes) -> tuple[float, float, float]:
+    return tuple(sum(c) / len(shapes) for c in zip(*shapes))
+
+
+def _inv2(M: np.ndarray) -> np.ndarray:
+    (a, b), (c, d) = M.tolist()
+    det = a * d - b * c
+    return np.array([[d, -b], [-c, a]]) / det
 
 
 def _edges_found(sc: _Scene, resp, face_q, M, t, weak) -> bool:
