@@ -29,6 +29,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -1038,6 +1039,36 @@ def _opencv_probe(index: int = 0) -> bool:
         cap.release()
 
 
+@dataclass
+class CameraConfig:
+    """Where frames come from and the fixed picture settings calibration found: the
+    ``[camera]`` table of the table's config file (tray/app/config.py checks every key).
+
+    ``exposure_us`` / ``analogue_gain`` / ``colour_gains`` are for the Pi camera (0 = not
+    calibrated: automatic). ``software_gains`` (blue, green, red multipliers) and ``crop``
+    (x, y, w, h of the tray in the 640x480 frame; empty = whole frame) apply to every source.
+
+    >>> CameraConfig().source
+    'auto'
+    """
+
+    source: str = "auto"
+    fps: int = 30
+    exposure_us: int = 0
+    analogue_gain: float = 0.0
+    colour_gains: list[float] = field(default_factory=list)  # [red, blue]; empty = auto
+    lens_position: float | None = None  # dioptres; None = leave as is
+    software_gains: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0])
+    crop: list[int] = field(default_factory=list)  # [x, y, w, h]; empty = all
+    # the empty tray's median (B, G, R) at calibration: frames are read in that light
+    tray_light: list[float] = field(default_factory=list)  # empty = the session's first
+
+    @property
+    def calibrated(self) -> bool:
+        """True when fixed exposure and white balance were written by ``dicetray calibrate``."""
+        return self.exposure_us > 0 and self.analogue_gain > 0 and len(self.colour_gains) == 2
+
+
 def open_source(
     spec: str = "auto",
     camera=None,
@@ -1052,7 +1083,7 @@ def open_source(
     ``"replay:DIR"`` (or a video), ``"sim"`` / ``"sim:SET"`` (the simulated tray with that dice
     set, default ``dice_set``), ``"auto"`` (the Pi camera if there is one, else OpenCV camera
     0 if it delivers a frame, else the simulated tray). ``camera`` is a
-    :class:`tray.table.config.CameraConfig`: its Pi camera settings are used, and its tray ``crop``
+    :class:`CameraConfig`: its Pi camera settings are used, and its tray ``crop``
     and ``software_gains`` are applied to the frames of every source (:class:`Adjusted`).
     ``realtime=False`` makes replays and the simulated tray run as fast as they are read.
 
@@ -1128,16 +1159,21 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="replay / simulated tray: as fast as possible instead of real time",
     )
-    ap.add_argument("--config", help="apply this config's camera settings (crop, gains)")
+    ap.add_argument(
+        "--config",
+        help="apply the [camera] settings (crop, gains) of this config file, as "
+        "dicetray calibrate --write wrote them",
+    )
     args = ap.parse_args(argv)
     camera = None
     if args.config:
-        from tray.table.config import ConfigError, load_config
+        import tomllib
 
         try:
-            camera = load_config(args.config).camera
-        except ConfigError as exc:
-            print(f"python -m hardware.camera: {exc}", file=sys.stderr)
+            with open(args.config, "rb") as f:
+                camera = CameraConfig(**tomllib.load(f).get("camera", {}))
+        except (OSError, ValueError, TypeError) as exc:  # TOMLDecodeError is a ValueError
+            print(f"python -m hardware.camera: {args.config}: {exc}", file=sys.stderr)
             return 2
     try:
         source = open_source(args.source, camera=camera, realtime=not args.fast)

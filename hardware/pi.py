@@ -354,7 +354,7 @@ def run_checks(config_path: str | None = None) -> list[Check]:
     )
     checks.append(gpio_lib_check())
     checks.append(gpiochip_check())
-    from tray.table.config import ConfigError, default_path, load_config
+    from tray.app.config import ConfigError, default_path, load_config
 
     path = Path(config_path).expanduser() if config_path else default_path()
     try:

@@ -1,6 +1,6 @@
 """``dicetray soak``: the whole table played for hours on the simulated tray, with faults.
 
-All five games are played in turn by the simulated players (``tray.table.players.SimPlayers``:
+All five games are played in turn by the simulated players (``tray.app.players.SimPlayers``:
 they throw, press buttons and fix misread dice as people would) through the real table
 (``Table`` + ``Journal``), the real vision pipeline (detector, classifier, Settler) and the
 camera guard (``hardware.camera.Guarded``). Faults are injected: blurred pictures, a hand in
@@ -228,8 +228,8 @@ def worker(state: Path, seed: int, throws: int) -> int:
     from tray.rules import games
     from tray.rules.engine import RuleError
     from tray.rules.journal import Journal, find_unfinished, journal_path
-    from tray.table.players import SimPlayers
-    from tray.table.session import Session
+    from tray.app.players import SimPlayers
+    from tray.app.session import Session
     from tray.table.table import Table
     from vision.dicesets import load
     from vision.pipeline import Recognizer

@@ -11,11 +11,11 @@ import urllib.request
 from websockets.sync.client import connect
 
 from hardware.buttons import ButtonPress
+from tray.app.session import Session
 from tray.net.attach import NetTable
 from tray.rules import playthrough
 from tray.rules.journal import Journal
 from tray.table.presses import press_plan
-from tray.table.session import Session
 from tray.table.table import Table
 
 

@@ -12,9 +12,9 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 from hardware.buttons import ButtonPress
+from tray.app.play import main_play
+from tray.app.session import Session, resume_offer
 from tray.rules.journal import Journal
-from tray.table.play import main_play
-from tray.table.session import Session, resume_offer
 from tray.table.table import Table
 from vision.types import DieReading, FrameReading
 
@@ -233,7 +233,7 @@ def test_a_missing_taught_folder_in_the_config_is_told_before_the_start_screen(t
 
 @pytest.mark.parametrize("argv", [["--game", "nope"]])
 def test_demo_rejects_unknown_game(argv):
-    from tray.table.demo import main_demo
+    from tray.app.demo import main_demo
 
     with pytest.raises(SystemExit) as exc:
         main_demo(argv)
@@ -241,14 +241,14 @@ def test_demo_rejects_unknown_game(argv):
 
 
 def test_demo_rejects_bad_player_count(capsys):
-    from tray.table.demo import main_demo
+    from tray.app.demo import main_demo
 
     assert main_demo(["--game", "rollers", "--players", "9", "--headless"]) == 2
     assert "2 to 5 players" in capsys.readouterr().err
 
 
 def test_leds_show_who_is_awaited_not_what_they_chose(tmp_path):
-    from tray.table.session import led_states
+    from tray.app.session import led_states
 
     s = make_session(tmp_path, "tally-up", ["Ana", "Ben", "Cy"], [])
     assert led_states(s.table) == [True, False, False]  # Ana rolls
@@ -262,7 +262,7 @@ def test_leds_show_who_is_awaited_not_what_they_chose(tmp_path):
 
 def test_play_keys_go_through_the_button_queue(tmp_path):
     from hardware.buttons import KeyboardButtons
-    from tray.table.session import play_key
+    from tray.app.session import play_key
 
     s = make_session(tmp_path, "toss-up", ["Ana", "Ben"], [])
     s.keys = KeyboardButtons(s.events, players=2, clock=lambda: 0.0)
@@ -277,7 +277,7 @@ def test_play_keys_go_through_the_button_queue(tmp_path):
 
 
 def test_play_key_t_throws_on_the_simulated_tray(tmp_path):
-    from tray.table.session import play_key
+    from tray.app.session import play_key
 
     class Tray(ScriptedSource):
         thrown = None
@@ -292,7 +292,7 @@ def test_play_key_t_throws_on_the_simulated_tray(tmp_path):
 
 
 def test_enter_on_the_end_screen_is_a_rematch(tmp_path):
-    from tray.table.session import play_key
+    from tray.app.session import play_key
 
     s = make_session(tmp_path, "bank", ["Ana", "Ben"], [])
     s.table.roll(["d6:2", "d6:3"], 0.0)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
+from tray.app.session import Session, play_key
 from tray.table.bot_seats import BotSeats
 from tray.table.memory import MemoryJournal
-from tray.table.session import Session, play_key
 from tray.table.table import Table
 
 

@@ -1,4 +1,4 @@
-"""tray/table/calibrate.py: finding the tray, gains, the Pi camera's settling, the whole command."""
+"""tray/app/calibrate.py: finding the tray, gains, the Pi camera's settling, the whole command."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tray.table import calibrate
-from tray.table.calibrate import (
+from tray.app.calibrate import (
     CalibrationError,
     check_placed_dice,
     converge_picamera,
@@ -18,7 +17,8 @@ from tray.table.calibrate import (
     felt_gains,
     find_tray,
 )
-from tray.table.config import load_config
+from tray.app.config import load_config
+from tray.table import calibrate
 from vision.types import DieReading, FrameReading
 
 FELT = (60, 120, 40)  # BGR green felt

@@ -18,6 +18,7 @@ from hardware import camera as cam_mod
 from hardware.camera import (
     PICAMERA_MISSING,
     Adjusted,
+    CameraConfig,
     CameraError,
     OpenCVCamera,
     PiCamera,
@@ -25,7 +26,6 @@ from hardware.camera import (
     SimulatedTray,
     open_source,
 )
-from tray.table.config import CameraConfig
 
 
 def level(frame) -> int:

@@ -20,8 +20,8 @@ from hardware.camera import (
     Guarded,
     ReplaySource,
 )
+from tray.app.session import Session
 from tray.rules.journal import Journal
-from tray.table.session import Session
 from tray.table.table import Table
 from vision.types import FrameReading
 

@@ -13,8 +13,8 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 from hardware.camera import PICTURE_FLAT, FrameSource, Guarded, picture_fault
+from tray.app.session import Session
 from tray.rules.journal import Journal
-from tray.table.session import Session
 from tray.table.table import Table
 from vision.types import FrameReading
 

@@ -1,5 +1,5 @@
 """The capture screen of ``dicetray calibrate --teach`` in the window: a tap lands on what the
-screen drew there (tray/table/capture_cmd.py's window pump, tray/screen/capture.py)."""
+screen drew there (tray/app/capture_cmd.py's window pump, tray/screen/capture.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import numpy as np
 
+from tray.app.capture_cmd import screen_drawer, window_pump
 from tray.screen.capture import build_capture_view
 from tray.screen.display import Display
 from tray.table.capture import Capture, CaptureSession
-from tray.table.capture_cmd import screen_drawer, window_pump
 from tray.table.capture_folder import CaptureFolder
 from vision.dicesets import load
 from vision.types import DieReading, SettledRoll

@@ -1,4 +1,4 @@
-"""tray/table/config.py: defaults, the example file, errors that name the key and the fix."""
+"""tray/app/config.py: defaults, the example file, errors that name the key and the fix."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tray.table.config import ConfigError, load_config, parse_config, update_table
+from tray.app.config import ConfigError, load_config, parse_config, update_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -165,6 +165,6 @@ def test_parse_config_game_options_checked_against_engine():
 def test_docstring_examples():
     import doctest
 
-    import tray.table.config
+    import tray.app.config
 
-    assert doctest.testmod(tray.table.config).failed == 0
+    assert doctest.testmod(tray.app.config).failed == 0

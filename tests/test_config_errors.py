@@ -6,8 +6,8 @@ from unittest import mock
 
 import pytest
 
+from tray.app.config import ConfigError, load_config
 from tray.cli import main as dicetray
-from tray.table.config import ConfigError, load_config
 
 GOOD = '[players]\nnames = ["Ann", "Bo"]\n'
 

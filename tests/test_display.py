@@ -201,14 +201,14 @@ def test_screenshots_command_draws_every_screen_of_a_game(tmp_path, capsys):
 
 
 def test_screenshots_rejects_a_bad_size(capsys):
-    from tray.screen.screenshots import main
+    from tray.app.screenshots import main
 
     assert main(["--size", "huge"]) == 2
     assert "WIDTHxHEIGHT" in capsys.readouterr().err
 
 
 def test_sound_is_a_screen_setting_in_the_config():
-    from tray.table.config import ConfigError, parse_config
+    from tray.app.config import ConfigError, parse_config
 
     assert parse_config({}).screen.sound is True
     assert parse_config({"screen": {"sound": False}}).screen.sound is False
@@ -221,18 +221,18 @@ def test_the_screen_modules_docstring_examples_run():
     import importlib
 
     for name in (
-        "display",
-        "draw_play",
-        "draw_menus",
-        "draw_end",
-        "howto",
-        "sound",
-        "story",
-        "theme",
-        "view",
-        "screenshots",
+        "screen.display",
+        "screen.draw_play",
+        "screen.draw_menus",
+        "screen.draw_end",
+        "screen.howto",
+        "screen.sound",
+        "screen.story",
+        "screen.theme",
+        "screen.view",
+        "app.screenshots",
     ):
-        module = importlib.import_module(f"tray.screen.{name}")
+        module = importlib.import_module(f"tray.{name}")
         assert doctest.testmod(module).failed == 0, name
 
 

@@ -37,9 +37,9 @@ _PROBLEM = _pipeline_problem()
 if _PROBLEM is not None:
     pytest.skip(_PROBLEM, allow_module_level=True)
 
+from tray.app.demo import run_demo
 from tray.rules import games, playthrough
 from tray.rules.journal import Journal, replay
-from tray.table.demo import run_demo
 
 PLAYERS = ["Ana", "Ben"]
 

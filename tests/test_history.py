@@ -8,13 +8,13 @@ import random
 
 import pytest
 
+from tray.app.stats import main_stats
 from tray.history import (
     chi_square_p,
     dice_fairness,
     fairness,
     history,
     holm,
-    main_stats,
     read_folder,
 )
 from tray.rules.engine import action, roll
@@ -131,10 +131,10 @@ def test_stats_with_the_configs_folder_not_made_yet_has_no_games(tmp_path, capsy
     """The config's journal folder is made by the first game: before it, no games yet."""
     import types
 
-    import tray.table.config
+    import tray.app.stats
 
     cfg = types.SimpleNamespace(journal=types.SimpleNamespace(directory=str(tmp_path / "j")))
-    monkeypatch.setattr(tray.table.config, "load_config", lambda: cfg)
+    monkeypatch.setattr(tray.app.stats, "load_config", lambda: cfg)
     assert main_stats([]) == 0
     assert "no games yet" in capsys.readouterr().out
 

@@ -12,12 +12,12 @@ import urllib.request
 import pytest
 
 import tray.net
+from tray.app.session import Session
 from tray.net import INSTALL_HINT, MissingExtra
 from tray.net.attach import NetTable
 from tray.net.broker import LocalBroker, free_port
 from tray.net.netconfig import BrokerConfig
 from tray.rules.journal import Journal
-from tray.table.session import Session
 from tray.table.table import Table
 
 
@@ -27,7 +27,7 @@ def test_without_the_extra_web_and_broker_say_how_to_install_it(monkeypatch, cap
         NetTable("127.0.0.1:0", None)
     with pytest.raises(MissingExtra, match=r"--broker needs the network extra"):
         NetTable(None, BrokerConfig("mqtt://127.0.0.1:1"))
-    from tray.table.demo import main_demo
+    from tray.app.demo import main_demo
 
     assert main_demo(["--game", "bank", "--web", "127.0.0.1:0", "--headless"]) == 2
     err = capsys.readouterr().err

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from tray.app.session import Session
 from tray.net.app import create_app
 from tray.net.attach import NetTable
 from tray.rules.journal import Journal
-from tray.table.session import Session
 from tray.table.table import Table
 
 JSON = st.recursive(

@@ -18,11 +18,11 @@ import paho.mqtt.client as mqtt
 import pytest
 from netkit import throw
 
+from tray.app.session import Session
 from tray.net.broker import LocalBroker, free_port
 from tray.net.mqtt import JournalTail, Publisher
 from tray.net.netconfig import BrokerConfig
 from tray.rules.journal import Journal
-from tray.table.session import Session
 from tray.table.table import Table
 
 
@@ -157,7 +157,7 @@ def test_the_state_is_retained_and_holds_no_hidden_choice(tmp_path):
 
 
 def test_broker_login_comes_from_the_config(tmp_path):
-    from tray.table.config import ConfigError, parse_config
+    from tray.app.config import ConfigError, parse_config
 
     broker = LocalBroker(tmp_path / "broker", users={"tray7": "s3cret-from-config"}).start()
     try:

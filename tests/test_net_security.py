@@ -18,10 +18,10 @@ import tray.net.app
 import tray.net.claims
 import tray.net.netconfig
 import tray.net.view
+from tray.app.session import Session
 from tray.net.app import MAX_BODY, create_app
 from tray.net.attach import NetTable
 from tray.rules.journal import Journal
-from tray.table.session import Session
 from tray.table.table import Table
 
 

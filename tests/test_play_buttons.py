@@ -1,4 +1,4 @@
-"""The real play loop (tray/table/play.py) worked with the player buttons alone: gpiozero
+"""The real play loop (tray/app/play.py) worked with the player buttons alone: gpiozero
 MockFactory pins driven low and high (no mock objects for the buttons), an injected clock, a
 stand-in camera that shows the dice the test throws. From the start screen through a game, a
 rematch with the same options, another game, discarding it, and quitting the table (exit 0)."""
@@ -15,9 +15,9 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 from gpiozero.pins.mock import MockFactory
 
+from tray.app.config import load_config
+from tray.app.play import run_play
 from tray.rules.journal import Journal
-from tray.table.config import load_config
-from tray.table.play import run_play
 from vision.types import DieReading, FrameReading, SettledRoll
 
 PINS = [17, 27]
@@ -159,7 +159,7 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     tray = Tray()
     tables = []
 
-    import tray.table.play as play_mod
+    import tray.app.play as play_mod
 
     real_table = play_mod.Table
 

@@ -6,7 +6,7 @@ overlay; every button, choice and menu line is a finger-sized TOUCH target (9 mm
 internal name of a die or a face ("wild:3", "d6 d6", "(up and up)") reaches a player.
 
 The rects measured are the ones pygame rendered (Display.drawn, Display.images), on real game
-states from seeded playthroughs (tray/screen/screenshots.py)."""
+states from seeded playthroughs (tray/app/screenshots.py)."""
 
 from __future__ import annotations
 

@@ -179,8 +179,8 @@ def test_an_unreadable_image_an_empty_folder_and_a_file_as_out_are_refused(tmp_p
 def test_the_config_names_taught_folders_and_the_table_refuses_one_for_another_set(
     taught, tmp_path, capsys
 ):
-    from tray.table.config import ConfigError, load_config
-    from tray.table.demo import main_demo as demo_main
+    from tray.app.config import ConfigError, load_config
+    from tray.app.demo import main_demo as demo_main
 
     root, _ = taught
     cfg_path = tmp_path / "config.toml"

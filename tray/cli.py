@@ -24,18 +24,18 @@ import importlib
 import sys
 
 COMMANDS = {
-    "demo": ("tray.table.demo", "main_demo", "a whole game on the simulated tray"),
-    "play": ("tray.table.play", "main_play", "run the table: camera, buttons and screen"),
-    "calibrate": ("tray.table.calibrate", "main", "find the tray, fix exposure and white balance"),
+    "demo": ("tray.app.demo", "main_demo", "a whole game on the simulated tray"),
+    "play": ("tray.app.play", "main_play", "run the table: camera, buttons and screen"),
+    "calibrate": ("tray.app.calibrate", "main", "find the tray, fix exposure and white balance"),
     "replay": ("tray.rules.replay", "main_replay", "print the state a game journal leads to"),
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
     "eval": ("lab.cli", "main_eval", "accuracy figures of the vision pipeline"),
     "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),
     "odds": ("tray.commands", "main_odds", "the odds of each option of the decision at hand"),
     "duel": ("tray.commands", "main_duel", "computer players against each other, no vision"),
-    "stats": ("tray.history", "main_stats", "dice fairness and the table's history"),
+    "stats": ("tray.app.stats", "main_stats", "dice fairness and the table's history"),
     "screenshots": (
-        "tray.screen.screenshots",
+        "tray.app.screenshots",
         "main",
         "draw every screen of every game to PNG files",
     ),

@@ -18,12 +18,13 @@ import argparse
 import json
 import sys
 
+from tray.rules import bots, games
+from tray.rules.journal import Journal, JournalError
+from tray.rules.odds import odds_json
+
 
 def main_odds(argv: list[str]) -> int:
     """``dicetray odds JOURNAL``: the odds of the decision the journal's game waits for."""
-    from tray.rules.journal import Journal, JournalError
-    from tray.rules.odds import odds_json
-
     ap = argparse.ArgumentParser(
         prog="dicetray odds", description="the odds of each option of the decision at hand"
     )
@@ -72,8 +73,6 @@ def main_odds(argv: list[str]) -> int:
 
 def main_duel(argv: list[str]) -> int:
     """``dicetray duel``: computer players against each other on the rules engine alone."""
-    from tray.rules import bots, games
-
     ap = argparse.ArgumentParser(
         prog="dicetray duel", description="computer players against each other (no vision)"
     )

@@ -221,8 +221,8 @@ class BenchTable:
         self.new_game()
 
     def new_game(self) -> None:
+        from tray.app.session import Session
         from tray.rules.journal import Journal
-        from tray.table.session import Session
         from tray.table.table import Table
 
         self.games += 1

@@ -141,9 +141,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--config", default=None, help="config file: [broker] login, [web] listen")
     ap.add_argument("--max-seconds", type=float, default=None, help="stop after this long")
     args = ap.parse_args(argv)
+    from tray.app.config import ConfigError, load_config
     from tray.net import MissingExtra, require
     from tray.net.netconfig import parse_broker_url, parse_listen
-    from tray.table.config import ConfigError, load_config
 
     try:
         require("dicetray standings")

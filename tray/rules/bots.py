@@ -41,8 +41,9 @@ import random
 from functools import lru_cache
 
 from tray.rules import games, odds
-from tray.rules.engine import Decision, RollSpec, action, roll
-from tray.rules.games import tally_up, toss_up
+from tray.rules.engine import Decision, RollSpec, action, roll, winners
+from tray.rules.games import rollers, tally_up, toss_up
+from tray.rules.playthrough import default_layout
 
 POLICIES = ("best", "careful", "bold", "random")
 MAX_EVENTS = 50000  # a game that has not ended by then is a bug in a policy or an engine
@@ -427,8 +428,6 @@ def _rollers_decide(policy: str, state: dict, decision: Decision, rng: random.Ra
     if "apply" in decision.actions:
         return default
     if policy == "bold" and default["action"] == "stop" and turn["rolls"] < 3:
-        from tray.rules.games import rollers
-
         plans = rollers._plans(state, decision.player, rollers._usable(turn))
         if (
             not (plans and plans[0][1]["complete"])
@@ -443,8 +442,6 @@ def _rollers_decide(policy: str, state: dict, decision: Decision, rng: random.Ra
 
 
 def _rollers_last_save(state: dict, decision: Decision, default: dict) -> dict:
-    from tray.rules.games import rollers
-
     turn = state["turn"]
     roll_specs = turn["last_roll"]
     candidates = [default, {"type": "action", "player": decision.player, "action": "stop"}]
@@ -526,8 +523,6 @@ def play_game(
     options: dict | None = None,
 ) -> dict:
     """One whole game of bots; returns the final state."""
-    from tray.rules.playthrough import default_layout
-
     engine = games.get(game_id)
     names = names or [f"{p}{i}" for i, p in enumerate(policies)]
     state = engine.new_game(names, default_layout(game_id), options)
@@ -553,9 +548,7 @@ def duel(
     shared win counting for each winner. Labels are the policy names (``best``, ``best2``
     when a policy plays twice).
     """
-    from tray.rules import games as game_modules
-
-    engine = game_modules.get(game_id)
+    engine = games.get(game_id)
     if not engine.MIN_PLAYERS <= len(policies) <= engine.MAX_PLAYERS:
         raise ValueError(
             f"{engine.TITLE} needs {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} "
@@ -580,12 +573,8 @@ def duel(
         )
         w = state.get("winner")
         if w is None and state["game"] == "bank":
-            from tray.rules.engine import winners
-
             w = winners(state["scores"], state["players"])
         if w is None and state["game"] == "diced-out":
-            from tray.rules.engine import winners
-
             w = winners(state["scores"], state["players"], highest=False)
         won = w if isinstance(w, list) else [w]
         shared += len(won) > 1

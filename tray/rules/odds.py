@@ -49,7 +49,7 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from itertools import combinations, product
 
-from tray.rules.games import tally_up, toss_up
+from tray.rules.games import bank, rollers, tally_up, toss_up
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -122,8 +122,6 @@ def _faces(layout: dict, die: str) -> list[tuple[str, Fraction]]:
 
 
 def _bank(state: dict) -> list[Option]:
-    from tray.rules.games import bank
-
     total = state["total"]
     phase2 = bank.phase(state) == 2
     double_only = state["options"]["doubles_rule"] == "double_only"
@@ -396,8 +394,6 @@ def _diced(state: dict) -> list[Option]:
 def rollers_next(state: dict, saved: list[str], dice: tuple[str, ...], exact: bool = True) -> tuple:
     """Rolling ``dice`` once more with ``saved`` kept, then applying: (p_zap, expected steps,
     p_progress, p_close_board), the dice applied the engine's best way."""
-    from tray.rules.games import rollers
-
     layout = state["layout"]
     seat = state["active"]
     zap = expected = progress = close = ZERO
@@ -475,8 +471,6 @@ def _steps_cached(board: tuple[str, ...], values: tuple[int, ...], stars: int) -
 
 
 def _rollers(state: dict) -> list[Option]:
-    from tray.rules.games import rollers
-
     if state["phase"] != "turn":
         return []
     turn, seat = state["turn"], state["active"]

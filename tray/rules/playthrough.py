@@ -33,6 +33,7 @@ from pathlib import Path
 
 from tray.rules import games
 from tray.rules.engine import Expect, RollSpec, describe, roll
+from tray.rules.journal import Journal
 
 ROLL_RATE = 0.6
 TABLE_RATE = 0.0
@@ -257,8 +258,6 @@ def write_journal(
     max_events: int = 20000,
 ):
     """Play a seeded random game into a new journal at ``path``; returns the Journal."""
-    from tray.rules.journal import Journal
-
     j = Journal.create(path, game_id, players, options, default_layout(game_id), time=time)
     rng = random.Random(seed)
     while not j.finished and len(j.events) < max_events:
@@ -302,8 +301,6 @@ def bench_journal(
     """
     import tempfile
     import time
-
-    from tray.rules.journal import Journal
 
     events = play(game_id, players, options, seed)
     with tempfile.TemporaryDirectory(dir=directory) as tmp:

@@ -18,6 +18,7 @@ import json
 import sys
 
 from tray.rules.journal import Journal, JournalError
+from tray.rules.playthrough import format_playthrough
 
 
 def scoreboard(summary: dict, title: str | None = None) -> str:
@@ -75,8 +76,6 @@ def main_replay(argv: list[str]) -> int:
             file=sys.stderr,
         )
     if args.events:
-        from tray.rules.playthrough import format_playthrough
-
         print(format_playthrough(j.game_id, j.header, j.events))
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))

@@ -27,8 +27,10 @@ import numpy as np
 
 from tray.screen import theme as th
 from tray.screen.chrome import header
+from tray.screen.draw_menus import _tag_place
 from tray.screen.draw_play import GAP, footer
 from tray.screen.theme import BASE_H, FOOTER_H, HEADER_H, MIN_CAP
+from tray.table.capture import MENU
 from tray.table.dice_words import spec_words
 
 #: the box of a die, and the tag beside it: accepted, still to check, unsure
@@ -71,8 +73,6 @@ class TeachView:
 def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
     """The view of a :class:`tray.table.capture.Capture`: the throw under review (its frame,
     its dice as corrected so far), else the live picture with what vision finds in it."""
-    from tray.table.capture import MENU
-
     cov = capture.coverage
     coverage = [(*k, cov.count(*k)) for k in cov.keys]
     view = CaptureView(
@@ -163,8 +163,6 @@ def _picture(d, frame, x, y, max_w, max_h) -> tuple[float, object]:
 
 def _die_tags(d, v: CaptureView, k: float, frame_r) -> None:
     """Each die's box, and beside it a tag with the face it reads ("?" where unsure)."""
-    from tray.screen.draw_menus import _tag_place
-
     pg = d.pg
     rects = [
         d.R(frame_r.x / d.k + x * k, frame_r.y / d.k + y * k, max(w * k, 4), max(h * k, 4))

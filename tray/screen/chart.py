@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tray.screen import theme as th
+
 BG = (18, 24, 32)
 GRID = (52, 70, 96)
 TEXT = (236, 240, 244)
@@ -61,8 +63,6 @@ def draw_chart(
     pg = _pygame()
     x0, y0, w, h = rect
     if display is not None:
-        from tray.screen import theme as th
-
         k = display.k
 
         def put(s, x, y, big=False, colour=TEXT, anchor="topleft"):

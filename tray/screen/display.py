@@ -35,8 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from tray.screen import theme
+from tray.screen import capture, draw_end, draw_menus, draw_play, theme
+from tray.screen.history_screen import draw_history
+from tray.screen.sound import Sounds
 from tray.screen.theme import BASE_H, MIN_CAP, TEXT
+from tray.screen.view import HowToView, SetupView, StartView
 
 LOGICAL = (800, 480)  # the default window: a 7-inch panel
 
@@ -395,9 +398,6 @@ class Display:
     def draw(self, view) -> None:
         """Draw any view (View, StartView, SetupView, HowToView, HistoryView, the capture's
         CaptureView and TeachView) and present it."""
-        from tray.screen import capture, draw_end, draw_menus, draw_play
-        from tray.screen.view import HowToView, SetupView, StartView
-
         self.hits = []
         self.drawn = []
         self.images = []
@@ -415,8 +415,6 @@ class Display:
         elif isinstance(view, capture.TeachView):
             capture.draw_teach(self, view)
         elif type(view).__name__ == "HistoryView":  # tray/screen/history_screen.py
-            from tray.screen.history_screen import draw_history
-
             draw_history(self, view)
         elif view.screen == "end":
             draw_end.draw_end(self, view)
@@ -432,7 +430,5 @@ class Display:
         if seen is None or view.cue_count <= seen or not view.cue or not self._sound_on:
             return
         if self._sounds is None:
-            from tray.screen.sound import Sounds
-
             self._sounds = Sounds()
         self._sounds.play(view.cue)

@@ -12,7 +12,9 @@ import numpy as np
 
 from tray.screen import theme as th
 from tray.screen.chrome import header
+from tray.screen.howto import PAGES, how_to
 from tray.screen.theme import BASE_H, HEADER_H, MIN_CAP, TOUCH
+from tray.screen.view import colour_of
 from tray.table.dice_words import die_name, spec_words
 
 GAP = 8
@@ -82,8 +84,6 @@ def draw_start(d, v) -> None:
 
 def _how_to_brief(d, gid, x, y, cw, bottom) -> None:
     """The chosen game's goal and rules, the points that fit whole."""
-    from tray.screen.howto import PAGES
-
     page = PAGES.get(gid)
     if page is None:
         return
@@ -98,8 +98,6 @@ def _how_to_brief(d, gid, x, y, cw, bottom) -> None:
 
 def _players_and_hint(d, v, gid, x, y, cw, bottom) -> None:
     """Who plays, in seat order and colour; the game's goal; how the menu works."""
-    from tray.screen.view import colour_of
-
     lh = d.line_h(MIN_CAP + 2) + 2
     cols = 1 if len(v.players) <= 4 else 2
     need = d.line_h(th.CAP_BODY - 2, True) + ((len(v.players) + cols - 1) // cols) * lh
@@ -113,8 +111,6 @@ def _players_and_hint(d, v, gid, x, y, cw, bottom) -> None:
             d.text(f"{i + 1} {name}", (px + 18, py), MIN_CAP + 2, th.TEXT, max_w=colw - 22)
         y += ((len(v.players) + cols - 1) // cols) * lh + GAP
     try:
-        from tray.screen.howto import how_to
-
         goal = how_to(gid).goal
     except KeyError:
         goal = ""

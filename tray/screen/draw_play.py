@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from tray.screen import theme as th
 from tray.screen.chrome import header
+from tray.screen.draw_menus import question
+from tray.screen.join_panel import draw_join, join_height
+from tray.screen.odds_view import draw_odds, odds_height
 from tray.screen.theme import BASE_H, FOOTER_H, HEADER_H, MIN_CAP, TOUCH
 
 GAP = 8
@@ -338,13 +341,10 @@ def draw_play(d, v) -> None:
     top, bottom = HEADER_H + GAP, BASE_H - FOOTER_H - 4
     odds = _odds_rows(d, v, bottom - top)
     if odds:  # the odds take the bottom of the screen, across: the rest is laid out above
-        from tray.screen.odds_view import draw_odds, odds_height
-
         h = odds_height(d, len(odds))
         draw_odds(d, odds, 8, bottom - h, w - 16, h)
         bottom -= h + GAP
     sb = _sb_width(d)
-    from tray.screen.join_panel import draw_join, join_height
 
     jh = join_height(d, getattr(v, "join", None))
     scoreboard(d, v, 8, top, sb, bottom - top - (jh + GAP if jh else 0))
@@ -469,7 +469,6 @@ def _odds_rows(d, v, room: float) -> list:
     lines = list(getattr(v, "odds", None) or [])
     if not lines:
         return []
-    from tray.screen.odds_view import odds_height
 
     keep = max(230.0, len(v.players) * (d.line_h(th.CAP_SMALL) + 8))
     n = len(lines)
@@ -482,8 +481,6 @@ def _menu(d, v, area) -> None:
     """The table menu (or the end screen's choices) over the play area."""
     menu = getattr(v, "menu", None)
     if menu:
-        from tray.screen.draw_menus import question
-
         hi = next((i for i, c in enumerate(menu) if c.highlighted), 0)
         question(d, v.menu_title or "Menu", [c.label for c in menu], hi, "menu", area)
 

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tray.history import chart, dice_fairness, history
+from tray.rules import games
 from tray.screen import theme as th
+from tray.screen.chart import draw_chart
 from tray.screen.draw_play import header
 from tray.screen.theme import BASE_H, HEADER_H, MIN_CAP
 from tray.table.dice_words import die_name, face_words
@@ -35,9 +38,6 @@ class HistoryView:
 
 def history_pages(records, notes: list[str]) -> list[HistoryView]:
     """The three pages for the games read (``tray.history.read_folder``) and skip notes."""
-    from tray.history import chart, dice_fairness, history
-    from tray.rules import games
-
     h = history(records)
     who = []
     for name, p in list(h["players"].items())[:8]:
@@ -92,8 +92,6 @@ def draw_history(d, v: HistoryView) -> None:
     header(d, "History", "bank", f"{part or title} {v.page}/{v.pages}")
     y = HEADER_H + 14
     if v.chart_points:
-        from tray.screen.chart import draw_chart
-
         rect = d.R(8, y, d.width - 16, BASE_H - y - 52)
         draw_chart(
             d.surface,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from tray.rules import games
 from tray.rules.engine import Facts
+from tray.screen.howto import how_to
 from tray.screen.story import story_of
 from tray.table.choices import choice_label, classify_decision
 from tray.table.dice_words import dice_words
@@ -245,8 +246,6 @@ class HowToView:
 
 def how_to_view(game_id: str) -> HowToView:
     """The how-to-play page of ``game_id`` as a view."""
-    from tray.screen.howto import how_to
-
     page = how_to(game_id)
     return HowToView(game_id, title_of(game_id), page.goal, list(page.points), page.buttons)
 

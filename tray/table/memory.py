@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tray.rules import engine
+from tray.rules import engine, games
 from tray.rules.engine import Expect, RuleError
 
 
@@ -17,8 +17,6 @@ class MemoryJournal:
     """
 
     def __init__(self, game_id: str, players: list[str], options: dict, layout: dict):
-        from tray.rules import games
-
         self.game = games.get(game_id)
         self.game_id = game_id
         self.players = list(players)
@@ -33,7 +31,6 @@ class MemoryJournal:
     def create(cls, path, game_id, players, options, layout):
         """Like ``Journal.create`` (``path`` ignored; ``layout`` None = the game's dice set)."""
         if layout is None:
-            from tray.rules import games
             from vision import dicesets
 
             layout = dicesets.load(games.get(game_id).DICE_SET).layout()

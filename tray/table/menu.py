@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tray.rules import games
+
 #: the values a start-screen option steps through (other ints step by about a tenth)
 OPTION_VALUES = {
     ("bank", "rounds"): [10, 15, 20],
@@ -173,8 +175,6 @@ class StartMenu:
         options: dict | None = None,
         players: int | None = None,
     ):
-        from tray.rules import games
-
         self.games = [(gid, games.get(gid).TITLE) for gid in games.GAME_IDS]
         ids = [g for g, _ in self.games]
         self.game_index = ids.index(default_game) if default_game in ids else 0
@@ -198,8 +198,6 @@ class StartMenu:
 
     @property
     def engine(self):
-        from tray.rules import games
-
         return games.get(self.game_id)
 
     @property
