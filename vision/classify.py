@@ -353,7 +353,7 @@ class FaceClassifier:
         out, best = [], []
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
-            pair, score = decide(dp, fp, die_s[:, i].mean(0), face_s[:, i].mean(0), self.pairs)
+            pair, score = decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)
             best.append(pair)
             die_conf = float(dp[self.dice.index(pair[0])])
             face_conf = float(fp[self.faces.index(pair[1])])

@@ -26,8 +26,7 @@ from pathlib import Path
 import numpy as np
 
 GRID = 2  # the feature map is also averaged over GRID x GRID parts of the crop
-ITERATIONS = 300  # full-batch optimiser steps of a fit
-STEP = 0.05  # Adam's step size
+ITERATIONS = 50  # L-BFGS steps of a fit at most
 
 
 def embed(features: np.ndarray) -> np.ndarray:
@@ -76,34 +75,86 @@ class Softmax:
         iterations: int = ITERATIONS,
     ) -> Softmax:
         """Fit on rows ``x`` with labels ``y`` (0..k-1): mean cross-entropy (rows weighted by
-        ``weight``) plus ``l2 / 2 * |w - prior|^2``, from ``prior``, by full-batch Adam."""
+        ``weight``) plus ``l2 / 2 * |w - prior|^2``, from ``prior``, by L-BFGS."""
         x = np.asarray(x, np.float32)
-        n = x.shape[0]
+        n, d = x.shape
         onehot = np.zeros((n, k), np.float32)
         onehot[np.arange(n), y] = 1.0
         wt = np.ones(n, np.float32) if weight is None else np.asarray(weight, np.float32)
         wt = (wt / wt.sum())[:, None]
-        w = np.array(prior, np.float32, copy=True)
-        b = np.zeros(k, np.float32)
-        mw, vw = np.zeros_like(w), np.zeros_like(w)
-        mb, vb = np.zeros_like(b), np.zeros_like(b)
-        b1, b2 = 0.9, 0.999
-        for t in range(1, iterations + 1):
+        prior = np.asarray(prior, np.float32)
+
+        def loss_grad(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            w, b = theta[: d * k].reshape(d, k), theta[d * k :]
             z = x @ w + b
             z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
-            g = (p - onehot) * wt
+            e = np.exp(z)
+            s = e.sum(axis=1, keepdims=True)
+            logp = z - np.log(s)
+            loss = -float((wt * onehot * logp).sum()) + 0.5 * l2 * float(((w - prior) ** 2).sum())
+            g = (e / s - onehot) * wt
             gw = x.T @ g + l2 * (w - prior)
-            gb = g.sum(axis=0)
-            mw = b1 * mw + (1 - b1) * gw
-            vw = b2 * vw + (1 - b2) * gw * gw
-            mb = b1 * mb + (1 - b1) * gb
-            vb = b2 * vb + (1 - b2) * gb * gb
-            lr = STEP * np.sqrt(1 - b2**t) / (1 - b1**t)
-            w -= lr * mw / (np.sqrt(vw) + 1e-8)
-            b -= lr * mb / (np.sqrt(vb) + 1e-8)
-        return cls(w, b)
+            return loss, np.concatenate([gw.ravel(), g.sum(axis=0)])
+
+        theta = lbfgs(
+            loss_grad, np.concatenate([prior.ravel(), np.zeros(k, np.float32)]), iterations
+        )
+        return cls(theta[: d * k].reshape(d, k).copy(), theta[d * k :].copy())
+
+
+def lbfgs(f, x0: np.ndarray, iterations: int, memory: int = 10, tol: float = 1e-6) -> np.ndarray:
+    """Minimise a smooth function ``f(x) -> (value, gradient)`` from ``x0`` by L-BFGS with a
+    backtracking (Armijo) line search; at most ``iterations`` steps.
+
+    >>> lbfgs(lambda v: (float(((v - 3) ** 2).sum()), 2 * (v - 3)), np.zeros(2), 50).round(4).tolist()
+    [3.0, 3.0]
+    """
+    x = np.asarray(x0, np.float64).copy()
+    fx, g = f(x.astype(np.float32))
+    g = np.asarray(g, np.float64)
+    ss: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    for _ in range(iterations):
+        if float(np.abs(g).max()) < tol:
+            break
+        # the two-loop recursion: the direction of the inverse Hessian estimate
+        q = g.copy()
+        alphas = []
+        for s_i, y_i in reversed(list(zip(ss, ys, strict=True))):
+            a = float(s_i @ q) / float(y_i @ s_i)
+            alphas.append(a)
+            q -= a * y_i
+        if ys:
+            q *= float(ss[-1] @ ys[-1]) / float(ys[-1] @ ys[-1])
+        for (s_i, y_i), a in zip(zip(ss, ys, strict=True), reversed(alphas), strict=True):
+            q += (a - float(y_i @ q) / float(y_i @ s_i)) * s_i
+        direction = -q
+        slope = float(g @ direction)
+        if slope >= 0:  # not a descent direction: start the memory again
+            ss.clear()
+            ys.clear()
+            direction, slope = -g, -float(g @ g)
+        step = 1.0 if ys else min(1.0, 1.0 / max(float(np.abs(g).sum()), 1e-12))
+        for _ in range(30):
+            x_new = x + step * direction
+            f_new, g_new = f(x_new.astype(np.float32))
+            if f_new <= fx + 1e-4 * step * slope:
+                break
+            step *= 0.5
+        else:
+            break
+        g_new = np.asarray(g_new, np.float64)
+        s_k, y_k = x_new - x, g_new - g
+        if float(s_k @ y_k) > 1e-10:
+            ss.append(s_k)
+            ys.append(y_k)
+            if len(ss) > memory:
+                ss.pop(0)
+                ys.pop(0)
+        x, fx, g = x_new, f_new, g_new
+        if abs(step * slope) < 1e-9 * max(abs(fx), 1.0):
+            break
+    return x.astype(np.float32)
 
 
 @dataclass
@@ -200,9 +251,6 @@ class Head:
             raise ValueError(f"{path}: not a taught head ({exc.__class__.__name__})") from None
 
 
-AGREE_GAIN = 4.0  # a taught read the shipped network's best guess agrees with: its doubt / 4
-
-
 def joint_best(die_p, face_p, pairs) -> tuple[int, float]:
     """The index into ``pairs`` of the likeliest (die, face) pair the dice set allows, and its
     probability (die probability x face probability)."""
@@ -212,20 +260,51 @@ def joint_best(die_p, face_p, pairs) -> tuple[int, float]:
     return k, float(joint[k])
 
 
-def decide(die_p, face_p, shipped_die_p, shipped_face_p, pairs) -> tuple[tuple[str, str], float]:
-    """A taught head's reading of one die: its likeliest (die, face) pair, and the score the
-    taught thresholds apply to: the pair's probability, its doubt (1 - p) divided by
-    ``AGREE_GAIN`` when the shipped network's best guess is the same pair (two readers
-    agreeing). ``pairs``: (die index array, face index array, die ids, face ids).
+TURN_DOUBT = 0.5  # one turn this sure of another pair than the mean's: the read is in doubt
+
+
+def _score(die_p, face_p, shipped_die_p, shipped_face_p, pairs) -> tuple[int, float]:
+    k, p = joint_best(die_p, face_p, pairs)
+    ks, q = joint_best(shipped_die_p, shipped_face_p, pairs)
+    return k, (1.0 - (1.0 - p) * (1.0 - q) if ks == k else p * (1.0 - q / 2))
+
+
+def decide(die_t, face_t, shipped_die_t, shipped_face_t, pairs) -> tuple[tuple[str, str], float]:
+    """A taught head's reading of one die read at one or more turns (arrays turns x dice,
+    turns x (faces + none), the head's and the shipped network's): the likeliest (die, face)
+    pair of the head's mean, ``p`` sure, and the score the taught thresholds apply to.
+
+    Two readers are heard: when the shipped network's best guess (``q`` sure) is the same
+    pair, their doubts multiply (score ``1 - (1-p)(1-q)``); when it is another pair, the
+    head's word is discounted by half the shipped network's sureness in that one
+    (``p (1 - q/2)``: the head was taught where the shipped network is wrong, so it is not
+    overruled by it).
+    Read at several turns, a die that one turn alone scores at ``TURN_DOUBT`` or more as
+    another pair is in doubt: the score is multiplied by that turn's doubt of it.
+    ``pairs``: (die index array, face index array, die ids, face ids).
 
     >>> pairs = (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2"))
-    >>> decide([1.0], [0.8, 0.2, 0.0], [1.0], [0.6, 0.4, 0.0], pairs)
-    (('d6', '1'), 0.95)
-    >>> decide([1.0], [0.8, 0.2, 0.0], [1.0], [0.3, 0.7, 0.0], pairs)
-    (('d6', '1'), 0.8)
+    >>> one = lambda *f: np.array([f])
+    >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs)
+    (('d6', '1'), 0.92)
+    >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.3, 0.7, 0), pairs)
+    (('d6', '1'), 0.52)
+    >>> turned = np.array([[0.9, 0.1, 0], [0.9, 0.1, 0], [0.2, 0.8, 0]])
+    >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs)
+    (('d6', '1'), 0.035556)
     """
-    k, p = joint_best(die_p, face_p, pairs)
-    ks, _ = joint_best(shipped_die_p, shipped_face_p, pairs)
+    die_t, face_t = np.asarray(die_t), np.asarray(face_t)
+    shipped_die_t, shipped_face_t = np.asarray(shipped_die_t), np.asarray(shipped_face_t)
+    k, score = _score(
+        die_t.mean(0), face_t.mean(0), shipped_die_t.mean(0), shipped_face_t.mean(0), pairs
+    )
+    if len(die_t) > 1:
+        turns = (
+            _score(die_t[i], face_t[i], shipped_die_t[i], shipped_face_t[i], pairs)
+            for i in range(len(die_t))
+        )
+        other = [s for kk, s in turns if kk != k and s >= TURN_DOUBT]
+        if other:
+            score *= 1.0 - max(other)
     pair = (pairs[2][int(pairs[0][k])], pairs[3][int(pairs[1][k])])
-    score = 1.0 - (1.0 - p) / AGREE_GAIN if ks == k else p
-    return pair, round(score, 6)
+    return pair, round(float(score), 6)

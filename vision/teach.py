@@ -57,7 +57,8 @@ NEG_SHARE = 0.5  # "no die" crops per die crop
 FOLDS = 5  # cross-validation: the photos in this many folds
 MIN_PER_FACE = 2  # dice each face must show in the photos
 MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
-L2 = 3e-3  # the pull of the head's weights towards the shipped answer
+FLOOR = 0.0  # a taught read is never taken below this score, whatever the calibration allows
+L2 = 1.0  # the pull of the head's weights towards the shipped answer
 BATCH = 256  # crops the shipped network reads at once
 
 
@@ -291,15 +292,7 @@ def _probe_reads(head: Head | None, clf, arrays, dice: list[int], truth):
         else:
             td, tf = head.proba_embedded(emb[rows], sd, sf)
         for turns in (1, TURNS):
-            out[turns].append(
-                decide(
-                    td[:turns].mean(0),
-                    tf[:turns].mean(0),
-                    sd[:turns].mean(0),
-                    sf[:turns].mean(0),
-                    clf.pairs,
-                )
-            )
+            out[turns].append(decide(td[:turns], tf[:turns], sd[:turns], sf[:turns], clf.pairs))
     return out
 
 
@@ -330,7 +323,7 @@ def _choose_camera(reads, truth, t4: float, alpha: float, delta: float) -> risk.
     """The threshold of one read, the four-turn read behind it at ``t4``, tested from the
     surest one-turn read down (``vision.risk.choose_sequence``)."""
     steps = []
-    for t1 in [risk.NEVER, *sorted({s for _, s in reads[1]}, reverse=True)]:
+    for t1 in [risk.NEVER, *sorted({s for _, s in reads[1] if s >= FLOOR}, reverse=True)]:
         answers = _camera_answers(reads, t1, t4)
         read = sum(a is not None for a in answers)
         steps.append((t1, read, sum(a is not None and a != t for a, t in zip(answers, truth))))
@@ -437,7 +430,7 @@ def teach(
     thresholds, keep = {}, False
     if k:
         wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth)]
-        photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta)
+        photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR)
         camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
         thresholds = {"camera": camera.to_json(), "photo": photo.to_json()}
         heldout.update(
