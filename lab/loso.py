@@ -27,7 +27,7 @@ gives each training source the same weight. ``--train-all DIR`` trains the same 
 every source's ``train`` photos and calibrates it on every ``calibrate`` photo: a candidate
 for the shipped classifier.
 
-    python -m lab.loso --threads 1 --epochs 3
+    python -m lab.loso --threads 1 --epochs 2
 """
 
 from __future__ import annotations
@@ -270,9 +270,9 @@ class Recipe:
     """How a fold's classifier is trained from the base network."""
 
     name: str = "plain"
-    epochs: int = 3
-    real_copies: int = 3
-    replay: int = 8000
+    epochs: int = 2
+    real_copies: int = 2
+    replay: int = 6000
     lr: float = 1e-3
     batch: int = 128
     seed: int = 1
@@ -593,9 +593,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sources", nargs="+", default=None, choices=SOURCES)
     p.add_argument("--recipe", default="plain", choices=tuple(RECIPES))
     p.add_argument("--balance", action="store_true", help="each training source as many crops")
-    p.add_argument("--epochs", type=int, default=3, help="fine-tuning epochs per fold")
-    p.add_argument("--real-copies", type=int, default=3)
-    p.add_argument("--replay", type=int, default=8000, help="synthetic/rendered crops replayed")
+    p.add_argument("--epochs", type=int, default=2, help="fine-tuning epochs per fold")
+    p.add_argument("--real-copies", type=int, default=2)
+    p.add_argument("--replay", type=int, default=6000, help="synthetic/rendered crops replayed")
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1)
@@ -650,8 +650,8 @@ def main(argv: list[str] | None = None) -> int:
     log(f"[base] {base.seconds:.0f} s to train it (once; kept in {base.folder})")
     if args.base_only:
         return 0
-    from vision.classify import file_sha256
     from vision.detect import MODELS_DIR, Detector
+    from vision.onnx import file_sha256
 
     shipped = Detector()
     det_sha = file_sha256(MODELS_DIR / "detector.onnx")

@@ -520,7 +520,7 @@ TURNED_GRID = tuple(
 LEAST_THRESHOLD = 0.5  # no threshold under it: under it a best guess is a coin toss
 
 
-def turn_outputs(clf, crops: np.ndarray, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+def turn_outputs(clf, crops: np.ndarray, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
     """The network's answers for each crop at each of ``TURNS`` turns (turn 0 upright), as
     ``FaceClassifier`` reads them: (turns x N x dice, turns x N x (faces + none))."""
     from vision.classify import TURNS
@@ -1050,10 +1050,11 @@ def calibrate_file(
     )
     if data.synthetic is not None:  # measured, not set on: harsher than what the table sees
         dice = data.synthetic.take(data.synthetic.die >= 0)
+        die_t, face_t = turn_outputs(clf, dice.x)  # in batches: one call would need GBs
         for key, turns in (("once", 1), ("turned", 4)):
             clf.use_thresholds(1, chosen["once"]["threshold"])
             clf.use_thresholds(4, chosen["turned"]["threshold"])
-            got = clf.classify(dice.x, turns)
+            got = decisions(clf, die_t, face_t, turns)
             wrong = _wrong(got, dice.die, dice.face, list(clf.dice), list(clf.faces))
             read = np.array([r.face is not None for r in got], bool)
             chosen[key]["figures"]["synthetic (not set on)"] = _group_figures(
