@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tray.app import calibrate
 from tray.app.calibrate import (
     CalibrationError,
     check_placed_dice,
@@ -18,7 +19,6 @@ from tray.app.calibrate import (
     find_tray,
 )
 from tray.app.config import load_config
-from tray.table import calibrate
 from vision.types import DieReading, FrameReading
 
 FELT = (60, 120, 40)  # BGR green felt
@@ -417,8 +417,9 @@ def test_a_stale_taught_folder_is_said_when_the_dice_check_opens(tmp_path, capsy
     (dicetray updated since it was taught) reads alone; ``calibrate`` says so on stderr, as
     ``recognize``, ``play``, ``demo`` and the guided capture do (``say_stale``). A folder
     taught beside the installed network says nothing."""
-    from vision.classify import file_sha256, model_paths
+    from vision.classify import model_paths
     from vision.dicesets import load
+    from vision.onnx import file_sha256
 
     same = taught_copy(tmp_path / "same", shipped_sha256=file_sha256(model_paths("d6")[0]))
     calibrate.make_recognizer(load("d6"), same)

@@ -14,8 +14,9 @@ import pytest
 
 from hardware.buttons import ButtonPress, ButtonRelease
 from hardware.camera import SimulatedTray
+from tray.app import calibrate
 from tray.app.capture_cmd import run_loop, teach_after
-from tray.table import calibrate, teaching
+from tray.table import teaching
 from tray.table.capture import Buttons, Capture, CaptureSession, SimRoller
 from tray.table.capture_folder import HEADER, CaptureError, CaptureFolder
 from vision.dicesets import load

@@ -18,7 +18,7 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-from tray.screen import screenshots
+from tray.app import screenshots
 from tray.screen.display import Display
 from tray.screen.theme import MIN_CAP, TOUCH
 from tray.screen.view import how_to_view

@@ -41,6 +41,7 @@ import random
 from functools import lru_cache
 
 from tray.rules import games, odds
+from tray.rules import games as game_modules  # duel() has a parameter named games
 from tray.rules.engine import Decision, RollSpec, action, roll, winners
 from tray.rules.games import rollers, tally_up, toss_up
 from tray.rules.playthrough import default_layout
@@ -548,7 +549,7 @@ def duel(
     shared win counting for each winner. Labels are the policy names (``best``, ``best2``
     when a policy plays twice).
     """
-    engine = games.get(game_id)
+    engine = game_modules.get(game_id)
     if not engine.MIN_PLAYERS <= len(policies) <= engine.MAX_PLAYERS:
         raise ValueError(
             f"{engine.TITLE} needs {engine.MIN_PLAYERS} to {engine.MAX_PLAYERS} "
