@@ -150,7 +150,7 @@ def test_tally_up_facts_are_worded_for_the_table():
     totals = facts_words(t.journal.game.facts(t.state))
     assert totals == [
         ("Running total", "450"),
-        ("Locked", "red, yellow and blue dice"),
+        ("Locked", "red, yellow, blue"),
         ("Target", "2500"),
     ]
     assert [r.tag for r in build_view(t, 0.0).players] == ["IN", "IN"]

@@ -25,7 +25,6 @@ from tray.rules.engine import Facts
 from tray.screen.howto import how_to
 from tray.screen.story import story_of
 from tray.table.choices import choice_label, classify_decision
-from tray.table.dice_words import dice_words
 from tray.table.menu import show_value
 from tray.table.table import Table
 
@@ -261,15 +260,16 @@ def title_of(game_id: str) -> str:
 
 
 def facts_words(facts: Facts) -> list[tuple[str, str]]:
-    """The figures of a game's :class:`Facts` as (label, words) pairs, the locked dice second.
+    """The figures of a game's :class:`Facts` as (label, words) pairs, the locked dice second
+    (their colours only: the label says they are dice, and a third figure still fits beside).
 
     >>> facts = Facts(figures=(("Running total", 450), ("Target", 2500)), locked=("red", "blue"))
     >>> facts_words(facts)
-    [('Running total', '450'), ('Locked', 'red and blue dice'), ('Target', '2500')]
+    [('Running total', '450'), ('Locked', 'red, blue'), ('Target', '2500')]
     """
     out = [(label, str(value)) for label, value in facts.figures]
     if facts.locked:
-        out.insert(1, ("Locked", dice_words(facts.locked)))
+        out.insert(1, ("Locked", ", ".join(facts.locked)))
     return out
 
 
