@@ -136,6 +136,13 @@ def test_dry_run_desktop_and_autostart_lines_name_no_user(tmp_path):
     assert not log.exists() and list(home.iterdir()) == []
 
 
+def test_scripts_run_as_pi_md_calls_them():
+    """PI.md runs hardware/install-pi.sh directly: a clone must give it the executable bit."""
+    for script in ("install-pi.sh", "pi-emulated-check.sh", "dicetray-session.sh"):
+        assert os.access(HW / script, os.X_OK), f"chmod +x hardware/{script} (git too)"
+        assert (HW / script).read_text().startswith("#!/"), script
+
+
 @needs_bash
 def test_refuses_off_debian_unless_dry_run(tmp_path):
     fedora = "ID=fedora\nVERSION_CODENAME=\n"
