@@ -82,6 +82,9 @@ _ONE_OFF = 11.0  # px from the crop centre
 _ONE_DIAM = (3.5, 15.0)  # px
 _ONE_CLEAR = 19.0  # px: no other blob this close
 _ONE_OTHER = 0.25  # ... nor a blob of the other kind this share as strong
+_ONE_ROUND = 0.97  # the pip's core: area / (4 pi sqrt(det of its second moments)), 1 an ellipse
+_ONE_SKEW = 0.01  # ... and its skew (third moments, scale-free): a disc has none
+_ONE_MIDDLE = 0.33  # |edge distance one way - the other way| / width across, at most
 _ONE_FACE = 1.6  # the face reaches at least this many pip radii beyond the pip's edge
 
 
@@ -120,6 +123,7 @@ for _places, _n in _PATTERNS.items():
     _PINV[_code] = np.linalg.pinv(np.column_stack([_NODES[list(_places)], np.ones(len(_places))]))
 _BITS = 1 << np.arange(9)
 _PLACES = {sum(1 << k for k in places): list(places) for places in _PATTERNS}
+_STATS: list | None = None  # (development) figures of the 1s checked
 _NODE_I = _NODES[:, 0] + 0j
 _NODE_J = _NODES[:, 1] + 0j
 _CENTRE = complex(SIZE / 2, SIZE / 2)
@@ -168,6 +172,7 @@ class _Scene:
     label: np.ndarray  # each blob's label in its kind's label image
     labels: tuple  # (light, dark) label images
     resp: tuple  # (light, dark) response, largest over 3 x 3 pixels
+    raw: tuple  # (light, dark) response
     grey: np.ndarray  # the crop in grey, 3 x 3 mean
     bgr: np.ndarray  # the crop, 3 x 3 mean
 
@@ -265,6 +270,7 @@ def _scene(img: np.ndarray) -> _Scene | None:
         label=keep,
         labels=(labels[:SIZE], labels[SIZE + 1 :]),
         resp=(dil[:SIZE], dil[SIZE + 1 :]),
+        raw=(resp[:SIZE], resp[SIZE + 1 :]),
         grey=grey,
         bgr=bgr,
     )
@@ -432,6 +438,9 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
     glo, ghi = float(grey.min()), float(grey.max())
     if ghi - glo > _UNIFORM * weak:
         return "the face is not even"
+    col = sc.bgr[q[:, 1], q[:, 0]]
+    if int((col.max(0).astype(np.int16) - col.min(0)).max()) > _UNIFORM * weak:
+        return "the face's colour is not even"
     if p.dark:
         # glare: nothing on the face (the pips' places too) is much brighter than its median
         r = int(_GLARE_BOX * g)
@@ -601,6 +610,17 @@ def _why_not_one(p: _Pattern, sc: _Scene) -> str:
     other &= (dist < r) | (sc.shade > ghi + mg) | (sc.shade < glo - mg)
     if other.any():
         return "something of the other kind near the pip"
+    # round and even: the core of the blob (above 0.6 of its centre's response) is an ellipse,
+    # not a glyph (a blurred digit, a star)
+    raw = sc.raw[p.dark]
+    cx, cy = (int(v) for v in np.rint(c))
+    core = (raw >= 0.6 * float(raw[cy, cx])).view(np.uint8)
+    _, lab = cv2.connectedComponents(core, connectivity=8)
+    mo = cv2.moments((lab == lab[cy, cx]).view(np.uint8), True)
+    det = mo["mu20"] * mo["mu02"] - mo["mu11"] ** 2
+    skew = math.sqrt(mo["nu30"] ** 2 + mo["nu03"] ** 2 + 3 * (mo["nu21"] ** 2 + mo["nu12"] ** 2))
+    if det <= 0 or mo["m00"] ** 2 / (4 * math.pi * math.sqrt(det)) < _ONE_ROUND or skew > _ONE_SKEW:
+        return "the pip is not round"
     # the face ends some pip sizes away (a large blob on a small face is a mark, not a pip)
     m = np.maximum(_EDGE_MIN, 0.5 * (hi - lo))
     cols = sc.bgr[q[..., 1], q[..., 0]]
@@ -610,6 +630,12 @@ def _why_not_one(p: _Pattern, sc: _Scene) -> str:
     edge = _RAY_STEPS[unlike.argmax(1)]  # distance beyond the pip's edge, px, along each ray
     if float(np.median(edge)) < _ONE_FACE * r:
         return "the face is small for the pip"
+    # ... and the pip is in its middle (a pip of a 2 whose other pip is lost is not)
+    across = edge[:4] + edge[4:] + 2 * r
+    if _STATS is not None:
+        _STATS.append(float((np.abs(edge[:4] - edge[4:]) / across).max()))
+    if (np.abs(edge[:4] - edge[4:]) > _ONE_MIDDLE * across).any():
+        return "the pip is off the middle of its face"
     return ""
 
 
@@ -643,10 +669,11 @@ def read_pips(crop_bgr: np.ndarray) -> PipRead:
     if sc is None:
         return NO_OPINION
     found = _patterns(sc)
+    lone = []  # a 1 whose pip is a pip of a pattern too: read as neither if it looks a 1
     for dark in (True, False):
         one = _one(sc, dark)
-        if one is not None and not any(one.ids <= p.ids for p in found):
-            found.append(one)
+        if one is not None:
+            (lone if any(one.ids <= p.ids for p in found) else found).append(one)
     best: PipRead | None = None
     for p in found:
         if best is not None and p.count == best.count:
@@ -657,6 +684,8 @@ def read_pips(crop_bgr: np.ndarray) -> PipRead:
         if best is not None:
             return NO_OPINION  # two readings that disagree
         best = PipRead(p.count, _score(p, sc), p.dark)
+    if best is not None and any(not _why_not_one(p, sc) for p in lone):
+        return NO_OPINION
     return best or NO_OPINION
 
 
