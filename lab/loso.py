@@ -21,7 +21,7 @@ every source, S among them: "found" is not a left-out figure (retraining the det
 fold costs hours here). Its answers are kept in the cache folder, so a second run (another
 recipe) reads no photo through it again.
 
-``--recipe camera`` adds camera faults to the real training crops (``camera_spoil``: lost
+``--recipe camera`` adds camera faults to the real training crops (``lab.train.camera_spoil``: lost
 resolution, light, saturation, gamma, blur, noise, JPEG, glare, a slight tilt); ``--balance``
 gives each training source the same weight. ``--train-all DIR`` trains the same recipe on
 every source's ``train`` photos and calibrates it on every ``calibrate`` photo: a candidate
@@ -49,6 +49,7 @@ import numpy as np
 
 from lab.photos import REALDICE_DIR, matteop65_die_side, read_chase
 from lab.splits import SOURCES, entries
+from lab.train import camera_spoil
 
 SET_ID = "d6"
 SIZE = 64
@@ -222,47 +223,7 @@ def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dic
 # the recipe
 
 
-def camera_spoil(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A real die crop as another camera would have taken it (``--recipe camera``): fewer
-    pixels on the die (shrunk to 14-40 px and back), another light and white balance, more or
-    less colour, gamma and contrast (``lab.synth.spoil``: also blur, noise, JPEG, grey), a
-    glare spot, and a slight tilt of the view.
-
-    >>> import numpy as np
-    >>> out = camera_spoil(np.full((64, 64, 3), 200, np.uint8), np.random.default_rng(0))
-    >>> out.shape, out.dtype
-    ((64, 64, 3), dtype('uint8'))
-    """
-    from hardware.sim.looks import FAR_LIGHTS
-    from lab.synth import spoil
-
-    n = crop.shape[0]
-    img = crop
-    if rng.random() < 0.3:  # a slight tilt: the corners moved by up to 6% of the side
-        src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
-        dst = src + rng.uniform(-0.06, 0.06, (4, 2)).astype(np.float32) * n
-        m = cv2.getPerspectiveTransform(src, dst)
-        img = cv2.warpPerspective(img, m, (n, n), borderMode=cv2.BORDER_REPLICATE)
-    if rng.random() < 0.4:  # a far or low-resolution camera: fewer pixels on the die
-        s = int(rng.integers(14, 41))
-        img = cv2.resize(cv2.resize(img, (s, s), interpolation=cv2.INTER_AREA), (n, n))
-    f = img.astype(np.float32)
-    if rng.random() < 0.4:  # saturation: from grey to vivid
-        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.float32)
-        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.0, 1.6), 0, 255)
-        f = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
-    if rng.random() < 0.4:  # gamma
-        f = 255.0 * (f / 255.0) ** np.float32(rng.uniform(0.6, 1.6))
-    if rng.random() < 0.15:  # a glare spot
-        cx, cy = rng.uniform(0.2, 0.8, 2) * n
-        r = rng.uniform(0.05, 0.15) * n
-        yy, xx = np.mgrid[0:n, 0:n]
-        spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)).astype(np.float32)
-        f = f + spot[..., None] * rng.uniform(80, 200)
-    return spoil(np.clip(f, 0, 255), rng, strength=0.7, far_lights=FAR_LIGHTS)
-
-
-RECIPES = {"plain": None, "camera": camera_spoil}
+RECIPES = {"plain": None, "camera": camera_spoil}  # what augments the real training crops
 
 
 @dataclass
