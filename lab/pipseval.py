@@ -8,14 +8,16 @@ sets' faces, the bare tray) are scored as well: there any count is wrong.
 
 Which data set the reader's parameters and which judge it (column ``part``):
 
-- ``tuned``: matteop65's ``train`` split, rendered scenes of ``TUNE_SEED`` (the classic, the
-  other and the wide drawing style, and faces without pips) and bare trays of matteop65's
+- ``tuned``: the ``train`` splits of matteop65, of each rune55 source (``lab.photos``
+  ``rune55_split``, by photo) and of chase; rendered scenes of ``TUNE_SEED`` (the classic,
+  the other and the wide drawing style, and faces without pips); bare trays of matteop65's
   first training photos (``lab.photos.real_backgrounds``). The parameters of
   ``vision/pips.py`` were chosen looking at these.
-- ``held out``: matteop65's ``valid`` split, every rune55 source (all its photos: the reader
-  learns nothing, so both its splits are unseen), every chase crop, and rendered scenes of
-  ``HELDOUT_SEED``. Not looked at while choosing parameters; the last line adds up the real
-  ones.
+- ``held out``: matteop65's ``valid`` split, rune55's ``valid`` split of each source,
+  chase's ``val`` and ``test`` splits, and rendered scenes of ``HELDOUT_SEED``. Not looked
+  at while choosing parameters; the last line adds up the real ones. (Held out from the same
+  photo sessions as their tuned part: figures for dice and cameras like those tuned on, not
+  for a new setup.)
 
 ``--show DIR`` writes each source's wrong counts as a PNG contact sheet (crop, truth>read).
 """
@@ -52,10 +54,16 @@ def real_sources() -> Iterator[tuple[str, str, list[np.ndarray], list[int | None
         yield f"matteop65 {split}", part, [c.crop for c in rows], [c.value for c in rows]
     r = read_rune55(size=SIZE)
     for src in sorted({c.source for c in r}):
-        rows = [c for c in r if c.source == src]
-        yield f"rune55 {src}", HELDOUT, [c.crop for c in rows], [c.value for c in rows]
+        for split, part in (("train", TUNED), ("valid", HELDOUT)):
+            rows = [c for c in r if c.source == src and c.split == split]
+            yield f"rune55 {src} {split}", part, [c.crop for c in rows], [c.value for c in rows]
     c = read_chase(size=SIZE)
-    yield "chase (all splits)", HELDOUT, [x.crop for x in c], [x.value for x in c]
+    for name, part, splits in (
+        ("train", TUNED, ("train",)),
+        ("val+test", HELDOUT, ("valid", "test")),
+    ):
+        rows = [x for x in c if x.split in splits]
+        yield f"chase {name}", part, [x.crop for x in rows], [x.value for x in rows]
 
 
 STYLES = {

@@ -66,7 +66,7 @@ _GAP = 0.85  # a pip's diameter is at most this share of the way to its nearest 
 _SKEW = 0.55  # the fitted grid's axes: shorter / longer at least this (an oblique view)
 
 # a face
-_EMPTY_SHARE = 0.45  # nothing on the face responds this share of the weakest pip
+_EMPTY_SHARE = 0.5  # nothing on the face responds this share of the weakest pip
 _UNIFORM = 0.5  # grey levels on the face span less than this share of the weakest pip
 _GLARE = 0.35  # a face of dark pips is no brighter than its median by this share of them
 _GLARE_BOX = 1.4  # ... within this (in g) of its centre
@@ -123,6 +123,7 @@ for _places, _n in _PATTERNS.items():
     _PINV[_code] = np.linalg.pinv(np.column_stack([_NODES[list(_places)], np.ones(len(_places))]))
 _BITS = 1 << np.arange(9)
 _PLACES = {sum(1 << k for k in places): list(places) for places in _PATTERNS}
+_NODES_OF = {code: _NODES[places] for code, places in _PLACES.items()}
 _STATS: list | None = None  # (development) figures of the 1s checked
 _NODE_I = _NODES[:, 0] + 0j
 _NODE_J = _NODES[:, 1] + 0j
@@ -317,7 +318,7 @@ def _patterns(sc: _Scene) -> list[_Pattern]:
     e1, e2, tol = v * ((1 + 1j) / 4), v * ((1 - 1j) / 4), g
     # (b) two pairs that halve each other as the four corners of a grid of any shape (an
     # oblique view; a 6 whose rows lie closer than its pips in a row)
-    if len(g) >= 2:
+    if len(g) >= 2 and max(int(K.sum()), len(K) - int(K.sum())) >= 4:
         a, c = _pairs(len(g))
         gm = np.minimum(g[a], g[c])
         q = np.flatnonzero(
@@ -394,7 +395,7 @@ def _fit(sc: _Scene, idx, P, D, code: int, places, on) -> _Pattern | None:
     dmin, dmax = float(d.min()), float(d.max())
     if dmax > _SIZE_RATIO * dmin or not (_DIAM_G[0] * g <= (dmin + dmax) / 2 <= _DIAM_G[1] * g):
         return None
-    e = _NODES[places] @ M.T + t - xy
+    e = _NODES_OF[code] @ M.T + t - xy
     resid = float(np.hypot(e[:, 0], e[:, 1]).max()) / g
     if resid > _NODE_TOL:
         return None
@@ -419,9 +420,10 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
     M, t, g, weak = p.M, p.t, p.g, p.weakest
     resp = sc.resp[p.dark]
     on_xy, on_d = sc.xy[p.on], sc.diam[p.on]
-    if on_d.max() > _READ_RATIO * on_d.min():
+    dl = on_d.tolist()
+    if max(dl) > _READ_RATIO * min(dl):
         return "the pips differ in size"
-    if on_d.mean() > _GAP * _NEAREST[p.count] * g:
+    if sum(dl) / len(dl) > _GAP * _NEAREST[p.count] * g:
         return "the pips are too large for their spacing"
     # between the pips the face is plain: nothing responds there and its grey is even (a
     # "face" across two dice, over the floor or onto a side is none)
@@ -555,31 +557,35 @@ def _off_face(sc: _Scene, resp, t, k, on_xy, on_d, glo, weak) -> bool:
     return bool((grey < glo - _SPOT_GREY * weak).any())
 
 
-def _one(sc: _Scene, dark: bool) -> _Pattern | None:
-    """A lone round blob of one kind near the middle: the pip of a 1 (if nothing of the other
-    kind is near it either: :func:`_why_not_one`)."""
-    d = np.hypot(sc.xy[:, 0] - SIZE / 2, sc.xy[:, 1] - SIZE / 2)
-    same = sc.dark == dark
-    cand = np.flatnonzero(same & sc.pip & (d < _ONE_OFF) & (sc.diam >= _ONE_DIAM[0]))
-    if len(cand) != 1:
-        return None
-    k = int(cand[0])
-    if not sc.round_[k] or sc.diam[k] > _ONE_DIAM[1]:
-        return None
-    near = same & (np.hypot(sc.xy[:, 0] - sc.xy[k, 0], sc.xy[:, 1] - sc.xy[k, 1]) < _ONE_CLEAR)
-    if near.sum() > 1:
-        return None
-    return _Pattern(
-        1,
-        dark,
-        frozenset([k]),
-        np.array([k]),
-        np.eye(2),
-        sc.xy[k],
-        0.0,
-        float(d[k]) / _ONE_OFF / 2.0,
-        float(sc.strength[k]),
-    )
+def _ones(sc: _Scene) -> list[_Pattern]:
+    """Lone round blobs near the middle, one of each kind at most: the pip of a 1 (if the
+    face round it says so too: :func:`_why_not_one`)."""
+    d = np.abs(sc.z - _CENTRE)
+    cand = np.flatnonzero(sc.pip & (d < _ONE_OFF) & (sc.diam >= _ONE_DIAM[0])).tolist()
+    out = []
+    for k in cand:
+        dark = sc.dark[k]
+        if sum(sc.dark[c] == dark for c in cand) != 1:
+            continue  # two of a kind near the middle
+        if not sc.round_[k] or sc.diam[k] > _ONE_DIAM[1]:
+            continue
+        near = (sc.dark == dark) & (np.abs(sc.z - sc.z[k]) < _ONE_CLEAR)
+        if near.sum() > 1:
+            continue
+        out.append(
+            _Pattern(
+                1,
+                bool(dark),
+                frozenset([k]),
+                np.array([k]),
+                np.eye(2),
+                sc.xy[k],
+                0.0,
+                float(d[k]) / _ONE_OFF / 2.0,
+                float(sc.strength[k]),
+            )
+        )
+    return out
 
 
 def _why_not_one(p: _Pattern, sc: _Scene) -> str:
@@ -670,10 +676,8 @@ def read_pips(crop_bgr: np.ndarray) -> PipRead:
         return NO_OPINION
     found = _patterns(sc)
     lone = []  # a 1 whose pip is a pip of a pattern too: read as neither if it looks a 1
-    for dark in (True, False):
-        one = _one(sc, dark)
-        if one is not None:
-            (lone if any(one.ids <= p.ids for p in found) else found).append(one)
+    for one in _ones(sc):
+        (lone if any(one.ids <= p.ids for p in found) else found).append(one)
     best: PipRead | None = None
     for p in found:
         if best is not None and p.count == best.count:
