@@ -17,9 +17,10 @@ a 4 make a 2) is dropped. Before it is read, a pattern must also look like a fac
 - for the patterns that are parts of larger ones (2, 3, 4), the face ends where a face of that
   grid would, and no similar pip lies where the rest of a larger pattern would be.
 
-A 1 is one round blob near the middle with nothing near it, of either kind. Anything else, or
-two readings that disagree, gives ``count=None``: the reader is meant as a veto, so it prefers
-no opinion to a wrong count.
+A 1 is one round blob (its core an ellipse without skew) near the middle of the crop and in
+the middle of a plain face, with nothing near it of either kind; a pip that reads as a 1 and
+belongs to a pattern too vetoes both. Anything else, or two readings that disagree, gives
+``count=None``: the reader is meant as a veto, so it prefers no opinion to a wrong count.
 
     >>> from vision.dicesets import load
     >>> from vision.faceart import draw_face
@@ -106,7 +107,6 @@ NO_OPINION = PipRead(None, 0.0)
 # grid places (i, j), i, j in -1..1, numbered k = 3 (i + 1) + (j + 1); pairs are tried as the
 # corners (-1, -1) and (1, 1)
 _NODES = np.array([(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)], np.float64)
-_CORNERS = (0, 2, 6, 8)
 _PATTERNS = {  # places taken -> pips
     (0, 8): 2,
     (0, 4, 8): 3,
@@ -124,7 +124,6 @@ for _places, _n in _PATTERNS.items():
 _BITS = 1 << np.arange(9)
 _PLACES = {sum(1 << k for k in places): list(places) for places in _PATTERNS}
 _NODES_OF = {code: _NODES[places] for code, places in _PLACES.items()}
-_STATS: list | None = None  # (development) figures of the 1s checked
 _NODE_I = _NODES[:, 0] + 0j
 _NODE_J = _NODES[:, 1] + 0j
 _CENTRE = complex(SIZE / 2, SIZE / 2)
@@ -638,8 +637,6 @@ def _why_not_one(p: _Pattern, sc: _Scene) -> str:
         return "the face is small for the pip"
     # ... and the pip is in its middle (a pip of a 2 whose other pip is lost is not)
     across = edge[:4] + edge[4:] + 2 * r
-    if _STATS is not None:
-        _STATS.append(float((np.abs(edge[:4] - edge[4:]) / across).max()))
     if (np.abs(edge[:4] - edge[4:]) > _ONE_MIDDLE * across).any():
         return "the pip is off the middle of its face"
     return ""
