@@ -47,8 +47,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.labelled import LabelError, crops_only, read_folder
-from vision.classify import TURNS, FaceClassifier, file_sha256, model_paths
+from vision.classify import TURNS, FaceClassifier, model_paths
 from vision.crops import crop_matrix, to_input
 from vision.detect import (
     FRAME_H,
@@ -62,6 +61,8 @@ from vision.detect import (
     preprocess,
 )
 from vision.dicesets import DiceSet, DiceSetError, load
+from vision.labelled import LabelError, crops_only, read_folder
+from vision.onnx import file_sha256
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
 
 Progress = Callable[[str, int, int], None]

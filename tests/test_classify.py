@@ -346,7 +346,7 @@ def test_a_taught_folder_read_beside_another_shipped_network_reads_alone(tmp_pat
     rule holds; once the shipped network has changed (dicetray updated since teaching),
     neither does: the taught network reads alone, and says why. A card without the name (a
     folder taught by an older dicetray) is read as before."""
-    from vision.classify import file_sha256
+    from vision.onnx import file_sha256
 
     ds = load("d6")
     img = np.full((100, 100, 3), (40, 90, 30), np.uint8)

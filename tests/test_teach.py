@@ -68,7 +68,8 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
         assert cut["wrong_rate_bound"] == pytest.approx(1 - 0.05 ** (1 / 48), abs=1e-5)
         assert cut["read_wrong"] == 0 and 0 < cut["threshold"] <= 1
     # the shipped network whose features the head reads, by its SHA-256
-    from vision.classify import file_sha256, model_paths
+    from vision.classify import model_paths
+    from vision.onnx import file_sha256
 
     assert saved["base_models"]["classifier"] == file_sha256(model_paths("d6")[0])
 
@@ -406,3 +407,41 @@ def test_a_damaged_head_is_one_clear_line(taught, tmp_path):
     (folder / "head-d6.npz").write_bytes(b"not a head")
     with pytest.raises(TaughtError, match="teach it again"):
         FaceClassifier("d6", taught=folder)
+
+
+def test_a_taught_detector_head_reads_the_shipped_features(tmp_path):
+    """A detector head is read back exactly from the shipped detector's outputs; written in a
+    taught folder it finds the dice the shipped head finds, from the same features. One
+    taught beside another shipped detector is set aside, with the reason."""
+    from hardware.sim.render import render_scene
+    from vision.detect import Detector
+    from vision.dethead import DetectorHead
+    from vision.onnx import file_sha256
+
+    frame, _labels = render_scene(
+        load("d6"), [("d6", "2"), ("d6", "5"), ("d6", "6")], np.random.default_rng(3)
+    )
+    det = Detector()
+    heat, size, feats = det.outputs(frame)
+    c = feats.shape[0]
+    head = DetectorHead.recover(feats.reshape(c, -1).T, heat.reshape(-1), size.reshape(2, -1).T)
+    folder = tmp_path / "taught"
+    folder.mkdir()
+    head.save(folder / "detector-head.npz")
+    record = {
+        "format": 2,
+        "dice_set": "d6",
+        "models": ["detector-head.npz"],
+        "base_models": {"detector": file_sha256(det.path)},
+        "thresholds": {"classifier": None, "detector": {"threshold": det.threshold}},
+    }
+    (folder / "taught.json").write_text(json.dumps(record))
+    mine = Detector(taught=TaughtModel.load(folder, "d6"))
+    assert mine.head is not None and mine.stale is None
+    shipped, taught = det.detect(frame), mine.detect(frame)
+    assert len(shipped.boxes) == 3
+    assert taught.boxes == shipped.boxes
+    record["base_models"]["detector"] = "0" * 64
+    (folder / "taught.json").write_text(json.dumps(record))
+    stale = Detector(taught=TaughtModel.load(folder, "d6"))
+    assert stale.head is None and "teach again" in stale.stale

@@ -21,7 +21,6 @@ layout only needs the file edited, as long as every face id and die id is one th
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,18 +30,12 @@ import numpy as np
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
 from vision.head import Head, decide, embed
-from vision.onnx import MODELS_DIR, open_session
+from vision.onnx import MODELS_DIR, file_sha256, open_session
 from vision.taught import TaughtError, resolve
 
 TURNS = 4  # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
 # a face read at four turns is withdrawn when one turn alone is this sure of another
 TURN_DOUBT = 0.5
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a model file, in hex (a taught card names the shipped network it was
-    taught beside by it)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class ModelError(RuntimeError):

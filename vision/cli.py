@@ -164,8 +164,9 @@ def main_recognize(argv: list[str]) -> int:
     except (DiceSetError, TaughtError, FileNotFoundError, RuntimeError) as exc:
         print(f"dicetray recognize: {exc}", file=sys.stderr)
         return 2
-    if rec.classifier.stale:
-        print(f"dicetray recognize: {rec.classifier.stale}", file=sys.stderr)
+    for stale in (rec.classifier.stale, rec.detector.stale):
+        if stale:
+            print(f"dicetray recognize: {stale}", file=sys.stderr)
     args.images = photo_paths(args.images)
     results, failed = [], 0
     # each photo on its own: a bad one is an error entry

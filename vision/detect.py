@@ -33,7 +33,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.onnx import MODELS_DIR, open_session
+from vision.dethead import DetectorHead
+from vision.onnx import MODELS_DIR, file_sha256, open_session
+from vision.taught import TaughtError
 
 NET_W, NET_H = 320, 240  # network input
 STRIDE = 4  # output cell size in network pixels
@@ -250,6 +252,30 @@ class Detector:
         self.path = path
         self._session = open_session(path)
         self._input = self._session.get_inputs()[0].name
+        # a taught detector head (``dicetray teach``): heat and size from the shipped features
+        self.head: DetectorHead | None = None
+        if taught is not None and getattr(taught, "detector_head", None) is not None:
+            self._load_head(taught)
+
+    def _load_head(self, taught) -> None:
+        record = taught.meta
+        if record.get("base_models", {}).get("detector") != file_sha256(self.path):
+            self.stale = (
+                f"the shipped detector has changed since {taught.folder} was taught: its "
+                "taught detector head no longer fits it, so the shipped detector finds the "
+                "dice; teach again (`dicetray teach`)"
+            )
+            return
+        try:
+            self.head = DetectorHead.load(taught.detector_head)
+            self.threshold = float(record["thresholds"]["detector"]["threshold"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TaughtError(
+                f"{taught.folder}: its detector head is damaged ({exc}): teach it again "
+                "with `dicetray teach`"
+            ) from None
+
+    stale: str | None = None  # why a taught detector head is set aside, else None
 
     def _tile_dice(self, frame_bgr: np.ndarray, overlap: float, region=None) -> list:
         """(box, score) of the dice found in overlapping tiles of half the frame each (so read
@@ -439,10 +465,24 @@ class Detector:
 
     def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The raw outputs: heat (H x W), size (2 x H x W), hand (H x W), all 0..1 but size."""
+        if self.head is not None:
+            hand, feats = self._session.run(
+                ["hand", "features"], {self._input: preprocess(frame_bgr)}
+            )
+            heat, size = self.head.maps(feats[0])
+            return heat, size, hand[0, 0]
         heat, size, hand = self._session.run(
             ["heat", "size", "hand"], {self._input: preprocess(frame_bgr)}
         )
         return heat[0, 0], size[0], hand[0, 0]
+
+    def outputs(self, view_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The shipped network's heat (H x W), size (2 x H x W) and features (C x H x W) of
+        one view (what a taught detector head is fitted on)."""
+        heat, size, feats = self._session.run(
+            ["heat", "size", "features"], {self._input: preprocess(view_bgr)}
+        )
+        return heat[0, 0], size[0], feats[0]
 
     def detect(self, frame_bgr: np.ndarray, small: np.ndarray | None = None) -> Detections:
         """Find the dice of one frame (``small``: the frame already resized to 320x240). A

@@ -14,6 +14,7 @@ no uploader, no device id and no cache) and switches telemetry events off on eve
 
 from __future__ import annotations
 
+import hashlib
 import os
 from importlib import metadata
 from pathlib import Path
@@ -53,3 +54,9 @@ def open_session(path: Path | str):
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.log_severity_level = 3
     return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a model file, in hex (a taught folder names the shipped network it was
+    taught beside by it)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

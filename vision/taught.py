@@ -41,7 +41,8 @@ class TaughtModel:
 
     ``classifier_dir`` / ``detector_dir``: the folder to load that model from (the taught
     folder when teaching wrote one, else None: the shipped model); ``head``: the taught head
-    (``vision.head``) read from the shipped classifier's features, when teaching wrote one."""
+    (``vision.head``) read from the shipped classifier's features, when teaching wrote one;
+    ``detector_head``: the taught detector head (``vision.dethead``), likewise."""
 
     folder: Path
     dice_set: str
@@ -49,6 +50,7 @@ class TaughtModel:
     classifier_dir: Path | None = None
     detector_dir: Path | None = None
     head: Path | None = None
+    detector_head: Path | None = None
 
     @classmethod
     def load(cls, folder: Path | str, dice_set: str | None = None) -> TaughtModel:
@@ -91,7 +93,16 @@ class TaughtModel:
         for name in models:
             if not (folder / str(name)).is_file():
                 raise TaughtError(f"{folder}: {name} is missing: teach it again")
-        return cls(folder, found, record, clf, det, head if head.name in models else None)
+        dhead = folder / "detector-head.npz"
+        return cls(
+            folder,
+            found,
+            record,
+            clf,
+            det,
+            head if head.name in models else None,
+            dhead if dhead.name in models else None,
+        )
 
 
 def resolve(taught, dice_set: str) -> TaughtModel | None:

@@ -179,8 +179,9 @@ def load_taught(folder, cfg, diceset):
 
 
 def say_stale(recognizer, prog: str, stream=None) -> bool:
-    """Print, on ``stream`` (stderr), why a taught folder reads alone: the shipped classifier
-    changed since it was taught (``vision.classify.FaceClassifier.stale``). Returns whether it
+    """Print, on ``stream`` (stderr), why a taught folder reads alone or is set aside: the
+    shipped classifier or detector changed since it was taught (``FaceClassifier.stale``,
+    ``Detector.stale``). Returns whether it
     said so. ``play``, ``demo``, ``calibrate`` and the guided capture call it when their
     recognizer opens, as ``recognize`` does.
 
@@ -191,7 +192,10 @@ def say_stale(recognizer, prog: str, stream=None) -> bool:
     dicetray demo: the shipped d6 classifier has changed since t was taught
     True
     """
-    stale = getattr(recognizer.classifier, "stale", None)
-    if stale:
-        print(f"{prog}: {stale}", file=stream or sys.stderr)
-    return bool(stale)
+    said = False
+    for part in (recognizer.classifier, getattr(recognizer, "detector", None)):
+        stale = getattr(part, "stale", None)
+        if stale:
+            print(f"{prog}: {stale}", file=stream or sys.stderr)
+            said = True
+    return said
