@@ -196,11 +196,32 @@ CASES = {
 }
 
 
-def _peak_mb() -> float:
-    """The most memory this process (and any children) held, in MB (Linux: ru_maxrss KB)."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return round(max(own, kids) / 1024, 1)
+def _teach_apart(root: Path, set_id: str, seed: int, deep: bool, teaching: dict):
+    """Teach in a process of its own, as ``dicetray teach`` runs: (record, wall s, CPU s,
+    the most memory it held in MB, whether it loaded torch). The photos were rendered in
+    this process, so only a child's own figures are teaching's."""
+    import json
+    import subprocess
+
+    module = "lab.teach" if deep else "vision.teach"
+    code = (
+        f"import json, sys; from {module} import teach; "
+        "r = teach(sys.argv[1], sys.argv[2], sys.argv[3], seed=int(sys.argv[4]), **json.loads("
+        "sys.argv[5])); r['torch_loaded'] = 'torch' in sys.modules; print(json.dumps(r))"
+    )
+    args = [str(root / "photos"), set_id, str(root / "taught"), str(seed), json.dumps(teaching)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+    )
+    wall = time.perf_counter() - wall0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"teaching failed: {done.stderr.strip().splitlines()[-1:]}")
+    record = json.loads(done.stdout.strip().splitlines()[-1])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return record, wall, cpu, round(after.ru_maxrss / 1024, 1), record.pop("torch_loaded")
 
 
 def run(
@@ -219,13 +240,8 @@ def run(
     from lab.evalteach import score_folder
     from vision.labelled import read_folder
 
-    if deep:
-        from lab.teach import teach
-    else:
-        from vision.teach import teach
-
-        if teaching:
-            raise ValueError(f"{', '.join(teaching)}: settings of --deep teaching only")
+    if teaching and not deep:
+        raise ValueError(f"{', '.join(teaching)}: settings of --deep teaching only")
 
     with tempfile.TemporaryDirectory(prefix="dicetray-teachbench-") as tmp:
         root = Path(tmp)
@@ -235,13 +251,13 @@ def run(
         fresh = n_fresh if fresh is None else fresh
         write(root / "photos", photos, 11)
         write(root / "fresh", fresh, 99)
-        before = _peak_mb()
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        record = teach(
-            root / "photos", dice_set, root / "taught", progress=progress, seed=seed, **teaching
+        if progress:
+            progress("teaching", 0, 1)
+        record, wall, cpu, peak, torch_loaded = _teach_apart(
+            root, dice_set.id, seed, deep, teaching
         )
-        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-        peak = _peak_mb()
+        if progress:
+            progress("teaching", 1, 1)
         read = read_folder(root / "fresh", dice_set)
         figures = {}
         for name, taught in (("zero_shot", None), ("taught", root / "taught")):
@@ -266,12 +282,11 @@ def run(
         "teach_wall_s": round(wall, 1),
         "teach_cpu_s": round(cpu, 1),
         "peak_memory_mb": peak,
-        "memory_before_teaching_mb": before,
         "cv_figures": {
             k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")
         },
         "method": "deep (torch fine-tuning)" if deep else "head (numpy, no torch)",
-        "torch_loaded": "torch" in sys.modules,
+        "torch_loaded": torch_loaded,
         "thresholds": record["thresholds"]["classifier"],
         "fresh": figures,
         "cpu": platform.processor() or platform.machine(),
@@ -287,6 +302,13 @@ def format_result(r: dict) -> str:
             f"  taught {r['what']} from {r['photos']} "
             f"photos ({r['dice']} dice): {r['teach_wall_s']:.0f} s wall, "
             f"{r['teach_cpu_s']:.0f} s CPU, {r['peak_memory_mb']:.0f} MB at most"
+        ),
+        (
+            f"  by {r['method']}; torch {'loaded' if r['torch_loaded'] else 'not loaded'}; "
+            f"cross-validated: {r['cv_figures']['face_right']:.1%} right, "
+            f"{r['cv_figures']['wrong_count']} wrong of {r['cv_figures']['dice']}"
+            if r["cv_figures"].get("face_right") is not None
+            else f"  by {r['method']}; torch {'loaded' if r['torch_loaded'] else 'not loaded'}"
         ),
         (
             f"  {r['fresh_photos']} fresh photos ({z['labelled']} dice): found / right / "

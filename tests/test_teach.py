@@ -247,7 +247,7 @@ def test_the_teaching_benchmark_prints_time_memory_and_both_readings():
     r = teachbench.run(photos=6, fresh=2)
     assert r["photos"] == 6 and r["dice"] == 24 and r["cv_figures"]["dice"] == 24
     assert r["teach_wall_s"] > 0 and r["teach_cpu_s"] > 0
-    assert r["peak_memory_mb"] >= r["memory_before_teaching_mb"] > 0
+    assert r["peak_memory_mb"] > 0 and r["torch_loaded"] is False
     for kind in ("zero_shot", "taught"):
         assert r["fresh"][kind]["labelled"] == 8
     text = teachbench.format_result(r)
