@@ -259,9 +259,41 @@ def main(argv: list[str] | None = None) -> int:
         n, given = total["crops"], total["given"]
         f = dict(total, coverage=given / n, precision=1 - total["wrong"] / max(1, given))
         _line("all held-out real photos", HELDOUT, f, pips=True)
+    _yardstick()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"(load average {load:.1f} on {os.cpu_count()} cores while timing)")
     return 0
+
+
+def _yardstick(n: int = 300, batch: int = 10) -> None:
+    """The shipped d6 classifier's time a die on ``n`` rendered crops, read ``batch`` at a
+    time as the table reads the dice of a frame, next to the pip reader's on the same crops:
+    the two measured at the same moment, so the ratio holds on a loaded machine too."""
+    from vision.pips import read_many
+
+    try:
+        from vision.classify import FaceClassifier
+
+        clf = FaceClassifier("d6")
+    except (ImportError, OSError, RuntimeError) as e:  # no model, no onnxruntime
+        print(f"(no classifier yardstick: {e})")
+        return
+    crops = rendered_d6(max(1, n // 5), HELDOUT_SEED, "classic")[0][:n]
+    groups = [crops[i : i + batch] for i in range(0, len(crops), batch)]
+    times = {}
+    for name, run in (("classifier", clf.classify), ("pips", read_many)):
+        run(groups[0])  # warm up
+        w0, c0 = time.perf_counter(), time.process_time()
+        for g in groups:
+            run(g)
+        times[name] = (time.perf_counter() - w0, time.process_time() - c0)
+    k = 1000 / len(crops)
+    (cw, cc), (pw, pc) = times["classifier"], times["pips"]
+    print(
+        f"yardstick on {len(crops)} crops, {batch} a call: classifier {cw * k:.3f} ms wall "
+        f"{cc * k:.3f} ms cpu a die; pips {pw * k:.3f} ms wall {pc * k:.3f} ms cpu a crop "
+        f"({pw / cw:.1f}x the classifier's wall time)"
+    )
 
 
 def _line(name: str, part: str, f: dict, pips: bool) -> None:
