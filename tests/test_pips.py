@@ -103,6 +103,20 @@ def test_read_many_reads_each_crop_of_a_list_or_an_array():
     assert read_many([]) == []
 
 
+def test_crops_read_together_read_as_each_alone():
+    # read_many stacks its crops: what one crop says must not depend on its neighbours
+    rng = np.random.default_rng(5)
+    crops = [on_floor(d6_face(n, light_pips=n % 2 == 0), 13 * n) for n in range(1, 7)]
+    crops += [crop for crop, _ in real_crops()]
+    crops += [rng.integers(0, 256, (SIZE, SIZE, 3), dtype=np.uint8), on_floor(blank_die())]
+    alone = [read_pips(c) for c in crops]
+    assert read_many(crops) == alone
+    assert read_many(crops[::-1]) == alone[::-1]
+    assert [r.count for r in alone[:6]] == [1, 2, 3, 4, 5, 6]
+    # a crop that cannot be read among ones that can
+    assert read_many([crops[0], np.zeros((3, 3), np.uint8), crops[1]])[1] == PipRead(None, 0.0)
+
+
 # --------------------------------------------------------------------------------------------
 # no opinion where there are no pips to count
 
