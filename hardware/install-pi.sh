@@ -259,7 +259,13 @@ step "check everything a table needs (python -m hardware.pi)"
 if [ "$dry" = 1 ]; then
     echo "+ $VENV/bin/python -m hardware.pi"
 else
-    "$VENV/bin/python" -m hardware.pi || note "fix the [FIX] lines above, then run: $VENV/bin/python -m hardware.pi"
+    rc=0
+    "$VENV/bin/python" -m hardware.pi || rc=$?
+    case $rc in
+        0) ;;
+        1) note "fix the [FIX] lines above, then run: $VENV/bin/python -m hardware.pi" ;;
+        *) note "the check itself failed (exit $rc): run $VENV/bin/python -X faulthandler -m hardware.pi" ;;
+    esac
 fi
 echo
 [ "$dry" = 1 ] && echo "dry run: nothing was run or written." || echo "done."
