@@ -86,6 +86,7 @@ _ONE_OTHER = 0.25  # ... nor a blob of the other kind this share as strong
 _ONE_ROUND = 0.97  # the pip's core: area / (4 pi sqrt(det of its second moments)), 1 an ellipse
 _ONE_SKEW = 0.01  # ... and its skew (third moments, scale-free): a disc has none
 _ONE_MIDDLE = 0.33  # |edge distance one way - the other way| / width across, at most
+_ONE_QUIET = 0.4  # ... nor anything of its kind on the face this share of its response
 _ONE_FACE = 1.6  # the face reaches at least this many pip radii beyond the pip's edge
 
 
@@ -153,6 +154,7 @@ _SIX_MORE = np.array(
 _RAY_DIRS = [(math.cos(a), math.sin(a)) for a in np.arange(8) * math.pi / 4]
 _RAY_STEPS = np.array([3.0, 5.0] + [7.0 + 2.0 * k for k in range(12)])
 _RAYS = np.array([(dx, dy, s) for dx, dy in _RAY_DIRS for s in _RAY_STEPS])
+_RAY_INDEX = np.arange(len(_RAY_STEPS))
 # points on the way from a face's centre to a blob (shares of the way)
 _PATH = np.linspace(0.3, 1.0, 8)
 
@@ -694,10 +696,15 @@ def _why_not_one(p: _Pattern, sc: _Scene) -> str:
     # the face ends some pip sizes away (a large blob on a small face is a mark, not a pip)
     m = np.maximum(_EDGE_MIN, 0.5 * (hi - lo))
     cols = sc.bgr[q[..., 1], q[..., 0]]
+    rr = resp[q[..., 1], q[..., 0]]
     unlike = ((cols < lo - m) | (cols > hi + m)).any(2)
-    unlike |= (resp[q[..., 1], q[..., 0]] > _EMPTY_SHARE * weak) | ~inside
+    unlike |= (rr > _EMPTY_SHARE * weak) | ~inside
     unlike[:, -1] = True
-    edge = _RAY_STEPS[unlike.argmax(1)]  # distance beyond the pip's edge, px, along each ray
+    first = unlike.argmax(1)
+    edge = _RAY_STEPS[first]  # distance beyond the pip's edge, px, along each ray
+    # nothing of its kind on the face before its edge, not even a faint pip (glare outshines)
+    if ((rr > _ONE_QUIET * weak) & (_RAY_INDEX < first[:, None] - 1)).any():
+        return "something faint on the face round the pip"
     ordered = sorted(edge.tolist())
     if (ordered[3] + ordered[4]) / 2 < _ONE_FACE * r:  # the median of the 8 rays
         return "the face is small for the pip"
