@@ -12,10 +12,13 @@ the centre, 6 two rows of three), each place by one blob, and when the blobs sit
 grid and agree in size. A pattern whose blobs all belong to a larger one found (two corners of
 a 4 make a 2) is dropped. Before it is read, a pattern must also look like a face:
 
-- between the pips the face is plain: nothing responds there and its grey is even;
-- no spot of the other kind (glare on a dark-pip face) lies on it, since it may hide a pip;
+- between the pips the face is plain: nothing responds there, its grey and colour are even,
+  and (dark pips) nothing on it is much brighter than the face: glare may hide a pip;
+- no spot of the other kind, brighter or darker than the face, lies on it;
 - for the patterns that are parts of larger ones (2, 3, 4), the face ends where a face of that
-  grid would, and no similar pip lies where the rest of a larger pattern would be.
+  grid would, and no pip of the same size and shape lies where the rest of a larger pattern
+  would be (a pip on a side face seen at a slant is squashed otherwise); the pips of a 2 or a
+  3 have one shape.
 
 A 1 is one round blob (its core an ellipse without skew) near the middle of the crop and in
 the middle of a plain face, with nothing near it of either kind; a pip that reads as a 1 and
@@ -31,6 +34,8 @@ belongs to a pattern too vetoes both. Anything else, or two readings that disagr
     >>> read_pips(np.full((64, 64, 3), 200, np.uint8)).count is None
     True
 
+``read_many`` reads the crops of a frame together (one top-hat call, one labelling, all
+grids tried at once): faster than one by one, and each crop gets the answer it gets alone.
 Numpy and OpenCV only. ``python -m lab.pipseval`` prints its figures per source of real and
 rendered dice, with the time per crop.
 """
