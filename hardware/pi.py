@@ -244,7 +244,7 @@ def gpio_lib_check(importer=importlib.import_module) -> Check:
         version = importlib.metadata.version("lgpio")
     except importlib.metadata.PackageNotFoundError:
         version = "?"
-    if version != "?" and _version(version) < LGPIO_LEAST or not hasattr(lgpio, "SET_PULL_NONE"):
+    if (version != "?" and _version(version) < LGPIO_LEAST) or not hasattr(lgpio, "SET_PULL_NONE"):
         return Check(
             "lgpio",
             False,
@@ -386,18 +386,27 @@ def run_checks(config_path: str | None = None) -> list[Check]:
         )
         checks += pin_checks(cfg.pins.buttons, cfg.pins.leds)
     checks.append(journal_check(cfg.journal.directory))
-    env = display_env()
-    checks.append(
-        Check(
-            "screen",
-            None,
-            "desktop session (Wayland/X11)"
-            if not env
-            else "no desktop here: the table draws through KMS/DRM "
-            "(SDL_VIDEODRIVER=kmsdrm, the service's console drop-in)",
-        )
-    )
+    checks.append(Check("screen", None, screen_note()))
     return checks
+
+
+def screen_note(environ=None) -> str:
+    """Where the table will draw, as the check says it.
+
+    >>> screen_note({"SDL_VIDEODRIVER": "dummy"})
+    'SDL_VIDEODRIVER=dummy is set: the table draws with that driver'
+    >>> screen_note({"WAYLAND_DISPLAY": "wayland-0"})
+    'desktop session (Wayland/X11)'
+    """
+    env = os.environ if environ is None else environ
+    if env.get("SDL_VIDEODRIVER"):
+        return f"SDL_VIDEODRIVER={env['SDL_VIDEODRIVER']} is set: the table draws with that driver"
+    if display_env(env):
+        return (
+            "no desktop here: the table draws through KMS/DRM "
+            "(SDL_VIDEODRIVER=kmsdrm, the service's console drop-in)"
+        )
+    return "desktop session (Wayland/X11)"
 
 
 def main(argv: list[str] | None = None) -> int:

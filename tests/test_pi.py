@@ -463,3 +463,9 @@ def test_main_runs_off_a_pi(tmp_path):
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr
     assert "[FIX] config" in proc.stdout and "kms/egl" in proc.stdout
     assert proc.returncode == (1 if "[FIX]" in proc.stdout else 0)
+
+
+def test_screen_note_names_a_chosen_driver():
+    assert pi.screen_note({"SDL_VIDEODRIVER": "dummy"}).startswith("SDL_VIDEODRIVER=dummy is set")
+    assert pi.screen_note({"DISPLAY": ":0"}) == "desktop session (Wayland/X11)"
+    assert "KMS/DRM" in pi.screen_note({})
