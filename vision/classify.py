@@ -31,6 +31,7 @@ from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
 from vision.head import Head, decide, embed
 from vision.onnx import MODELS_DIR, file_sha256, open_session
+from vision.pips import read_many
 from vision.taught import TaughtError, resolve
 
 TURNS = 4  # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
@@ -170,6 +171,9 @@ class FaceClassifier:
         self._pair_face = np.array([p[1] for p in pairs], np.int64)
         # (die index array, face index array, die ids, face ids): what vision.head.decide takes
         self.pairs = (self._pair_die, self._pair_face, self.dice, self.faces)
+        # the faces marked with pips, and how many: a read of one must not contradict the
+        # pips counted on the crop (vision.pips: a second, geometric opinion)
+        self.pip_faces = {f.id: f.count for f in self.dice_set.faces.values() if f.mark == "pips"}
         # a taught head (``dicetray teach``) reads from this network's own features
         self._head: Head | None = None
         self._head_cuts: dict[int, float] = {}
@@ -326,7 +330,21 @@ class FaceClassifier:
         out, best, split = self._decide(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
             out = self._backed_by_shipped(crops, turns, out, best, split)
+        counted = self.pips_of(crops, [(r.die, r.face) for r in out])
+        out = [_doubt(r) if agree is False else r for r, agree in zip(out, counted, strict=True)]
         return out, best
+
+    def pips_of(self, crops, pairs) -> list[bool | None]:
+        """For each crop read as ``pairs[i]`` (die, face): does the pip count on it agree
+        (True), count another number (False), or give no opinion (None; also for a face
+        without pips, or no read)? The counter runs only on crops read as pip faces."""
+        want = [self.pip_faces.get(face) if face is not None else None for _die, face in pairs]
+        ask = [i for i, n in enumerate(want) if n is not None]
+        out: list[bool | None] = [None] * len(want)
+        for i, got in zip(ask, read_many([crops[i] for i in ask]) if ask else [], strict=True):
+            if got.count is not None:
+                out[i] = got.count == want[i]
+        return out
 
     def _head_classify(self, crops, turns: int):
         """Readings by the taught head: one call of the shipped network (answers and features
@@ -372,7 +390,7 @@ class FaceClassifier:
             # the upright read is one of the turns: a die it is sure of is taken when the mean
             # abstains, and when the two are sure of different faces the die is in doubt
             first = self._read(die_t[0], face_t[0], 1)[0]
-            for i, (m, f) in enumerate(zip(out, first)):
+            for i, (m, f) in enumerate(zip(out, first, strict=True)):
                 if f.face is None:
                     continue
                 if m.face is None:
@@ -386,7 +404,10 @@ class FaceClassifier:
             # digit). It cost 0-0.5 points of the dice read right on most held-out sets, 1.8
             # on the chase crops and 2.4 on PXL_phone (models/README.md).
             split = self._split(die_t, face_t, best)
-            out = [_doubt(r) if s and r.face is not None else r for r, s in zip(out, split)]
+            out = [
+                _doubt(r) if s and r.face is not None else r
+                for r, s in zip(out, split, strict=True)
+            ]
         else:
             split = [False] * len(out)
         return out, best, split
@@ -398,7 +419,7 @@ class FaceClassifier:
         shipped, shipped_best = self._shipped._classify(crops, turns)
         agree = self._agree.get(turns)
         cut = self._cuts.get(turns, self._cuts[1])[0]
-        for i, (t, s) in enumerate(zip(out, shipped)):
+        for i, (t, s) in enumerate(zip(out, shipped, strict=True)):
             # not a die only when both networks say so (measured: on rune55
             # randomid_single, tiny dice, photos read with a taught network alone saying
             # it found 74.5% of the fresh dice, the shipped one 87.3%)
@@ -459,7 +480,7 @@ class FaceClassifier:
         each crop's best allowed (die, face) pair whatever its confidence."""
         threshold, per_die = self._cuts.get(turns, self._cuts[1])
         out, best = [], []
-        for dp, fp in zip(die_p, face_p):
+        for dp, fp in zip(die_p, face_p, strict=True):
             joint = dp[self._pair_die] * fp[self._pair_face]
             k = int(np.argmax(joint))
             di, fi = int(self._pair_die[k]), int(self._pair_face[k])
@@ -529,9 +550,8 @@ class FaceClassifier:
                 for i, r in enumerate(out)
                 if r.face is None and r.not_a_die <= 0.5 and i not in again
             ]
-            for i, r in zip(
-                doubt, self.classify([crops[i] for i in doubt], TURNS) if doubt else []
-            ):
+            again_read = self.classify([crops[i] for i in doubt], TURNS) if doubt else []
+            for i, r in zip(doubt, again_read, strict=True):
                 if r.face is not None:
                     out[i] = r
         return out

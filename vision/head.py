@@ -106,7 +106,8 @@ def lbfgs(f, x0: np.ndarray, iterations: int, memory: int = 10, tol: float = 1e-
     """Minimise a smooth function ``f(x) -> (value, gradient)`` from ``x0`` by L-BFGS with a
     backtracking (Armijo) line search; at most ``iterations`` steps.
 
-    >>> lbfgs(lambda v: (float(((v - 3) ** 2).sum()), 2 * (v - 3)), np.zeros(2), 50).round(4).tolist()
+    >>> square = lambda v: (float(((v - 3) ** 2).sum()), 2 * (v - 3))
+    >>> lbfgs(square, np.zeros(2), 50).round(4).tolist()
     [3.0, 3.0]
     """
     x = np.asarray(x0, np.float64).copy()
@@ -269,7 +270,12 @@ def _score(die_p, face_p, shipped_die_p, shipped_face_p, pairs) -> tuple[int, fl
     return k, (1.0 - (1.0 - p) * (1.0 - q) if ks == k else p * (1.0 - q / 2))
 
 
-def decide(die_t, face_t, shipped_die_t, shipped_face_t, pairs) -> tuple[tuple[str, str], float]:
+PIP_GAIN = 2.0  # the pip counter agreeing halves a read's doubt
+
+
+def decide(
+    die_t, face_t, shipped_die_t, shipped_face_t, pairs, pips=None
+) -> tuple[tuple[str, str], float]:
     """A taught head's reading of one die read at one or more turns (arrays turns x dice,
     turns x (faces + none), the head's and the shipped network's): the likeliest (die, face)
     pair of the head's mean, ``p`` sure, and the score the taught thresholds apply to.
@@ -281,7 +287,10 @@ def decide(die_t, face_t, shipped_die_t, shipped_face_t, pairs) -> tuple[tuple[s
     overruled by it).
     Read at several turns, a die that one turn alone scores at ``TURN_DOUBT`` or more as
     another pair is in doubt: the score is multiplied by that turn's doubt of it.
-    ``pairs``: (die index array, face index array, die ids, face ids).
+    ``pips``: a third, geometric opinion for pip faces (``vision.pips``), a function of the
+    pair giving True (the pips counted agree: the doubt is halved), False (they count another
+    number: no read) or None (no opinion). ``pairs``: (die index array, face index array, die
+    ids, face ids).
 
     >>> pairs = (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2"))
     >>> one = lambda *f: np.array([f])
@@ -292,6 +301,10 @@ def decide(die_t, face_t, shipped_die_t, shipped_face_t, pairs) -> tuple[tuple[s
     >>> turned = np.array([[0.9, 0.1, 0], [0.9, 0.1, 0], [0.2, 0.8, 0]])
     >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs)
     (('d6', '1'), 0.035556)
+    >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: True)
+    (('d6', '1'), 0.96)
+    >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: False)
+    (('d6', '1'), 0.0)
     """
     die_t, face_t = np.asarray(die_t), np.asarray(face_t)
     shipped_die_t, shipped_face_t = np.asarray(shipped_die_t), np.asarray(shipped_face_t)
@@ -307,4 +320,9 @@ def decide(die_t, face_t, shipped_die_t, shipped_face_t, pairs) -> tuple[tuple[s
         if other:
             score *= 1.0 - max(other)
     pair = (pairs[2][int(pairs[0][k])], pairs[3][int(pairs[1][k])])
+    agree = pips(pair) if pips is not None else None
+    if agree is True:
+        score = 1.0 - (1.0 - score) / PIP_GAIN
+    elif agree is False:
+        score = 0.0
     return pair, round(float(score), 6)

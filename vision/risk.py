@@ -120,7 +120,7 @@ def choose(conf, wrong, alpha: float = ALPHA, delta: float = DELTA, floor: float
         if c < floor:
             break
         # every die at this confidence joins together (a threshold cannot split them)
-        at = [w for cc, w in zip(conf, wrong) if cc == c]
+        at = [w for cc, w in zip(conf, wrong, strict=True) if cc == c]
         read += len(at)
         k += sum(at)
         steps.append((c, read, k))

@@ -57,6 +57,7 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.head import Head, decide
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256
+from vision.pips import read_pips
 from vision.taught import HEAD_FORMAT, TAUGHT_FILE
 
 Progress = Callable[[str, int, int], None]
@@ -332,6 +333,7 @@ def _read_photos(
     truth: list[tuple[str, str]] = []
     none = len(clf.faces)
     found = []
+    counted: list[int | None] = []  # the pips counted on each die's crop (vision.pips)
     cells = Cells([], [], [], [], [], [], [], [])
     pending: list = []
 
@@ -368,6 +370,7 @@ def _read_photos(
             truth.append((lab.die, lab.face))
             fy, dy = clf.faces.index(lab.face), clf.dice.index(lab.die)
             straight = clf.crop(img, (lab.x, lab.y, lab.w, lab.h))
+            counted.append(read_pips(straight).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(straight)):
                 pending.append((c, i, fy, dy, d, t))
             for c in _die_copies(img, lab, clf, rng, copies):
@@ -379,7 +382,7 @@ def _read_photos(
             flush()
         say("reading photos", i + 1, len(photos))
     flush()
-    return got, truth, found, cells
+    return got, truth, found, cells, counted
 
 
 def _matched(labels, boxes) -> int:
@@ -410,9 +413,20 @@ def _fit(arrays, rows) -> Head:
     return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], L2)
 
 
-def _probe_reads(head: Head | None, clf, arrays, dice: list[int], truth):
+def _pips_agree(clf: FaceClassifier, counted: int | None):
+    """The pip opinion ``decide`` takes, for a die whose crop showed ``counted`` pips."""
+
+    def agree(pair) -> bool | None:
+        want = clf.pip_faces.get(pair[1])
+        return None if want is None or counted is None else counted == want
+
+    return agree
+
+
+def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted):
     """The dice ``dice`` read from their four straight turns: for each path (1: the camera's
-    one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``."""
+    one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``, the pips
+    counted on each die's crop heard too."""
     emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
     out = {1: [], TURNS: []}
     for d in dice:
@@ -424,13 +438,22 @@ def _probe_reads(head: Head | None, clf, arrays, dice: list[int], truth):
         else:
             td, tf = head.proba_embedded(emb[rows], sd, sf)
         for turns in (1, TURNS):
-            out[turns].append(decide(td[:turns], tf[:turns], sd[:turns], sf[:turns], clf.pairs))
+            out[turns].append(
+                decide(
+                    td[:turns],
+                    tf[:turns],
+                    sd[:turns],
+                    sf[:turns],
+                    clf.pairs,
+                    _pips_agree(clf, counted[d]),
+                )
+            )
     return out
 
 
 def _tally(answers, truth) -> dict:
     """Figures of answers (a (die, face) pair, or None: asked) against the truth."""
-    right = sum(a == t for a, t in zip(answers, truth) if a is not None)
+    right = sum(a == t for a, t in zip(answers, truth, strict=True) if a is not None)
     wrong = sum(a is not None for a in answers) - right
     n = max(len(truth), 1)
     return {
@@ -446,7 +469,7 @@ def _camera_answers(reads, t1: float, t4: float) -> list:
     """What the table's camera loop answers: a die read once, and when that is in doubt on
     a still frame, read again at four turns (``FaceClassifier.read_boxes(retry=True)``)."""
     out = []
-    for (p1, s1), (p4, s4) in zip(reads[1], reads[TURNS]):
+    for (p1, s1), (p4, s4) in zip(reads[1], reads[TURNS], strict=True):
         out.append(p1 if s1 >= t1 else p4 if s4 >= t4 else None)
     return out
 
@@ -458,13 +481,16 @@ def _choose_camera(reads, truth, t4: float, alpha: float, delta: float) -> risk.
     for t1 in [risk.NEVER, *sorted({s for _, s in reads[1] if s >= FLOOR}, reverse=True)]:
         answers = _camera_answers(reads, t1, t4)
         read = sum(a is not None for a in answers)
-        steps.append((t1, read, sum(a is not None and a != t for a, t in zip(answers, truth))))
+        steps.append(
+            (t1, read, sum(a is not None and a != t for a, t in zip(answers, truth, strict=True)))
+        )
     return risk.choose_sequence(steps, len(truth), alpha, delta)
 
 
-def _shipped_answers(clf: FaceClassifier, arrays, truth, camera: bool) -> list:
+def _shipped_answers(clf: FaceClassifier, arrays, truth, camera: bool, counted) -> list:
     """The shipped models alone on the same dice, at their own thresholds: as photos are
-    read (four turns), or as the camera loop reads (once; in doubt, four turns)."""
+    read (four turns), or as the camera loop reads (once; in doubt, four turns); a read the
+    pips counted contradict is no read, as at the table."""
     _emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
     out = []
     for d in range(len(truth)):
@@ -475,7 +501,10 @@ def _shipped_answers(clf: FaceClassifier, arrays, truth, camera: bool) -> list:
             once = clf.read_outputs(die_p[rows], face_p[rows], 1)
             if once.face is not None or once.not_a_die > 0.5:
                 r = once
-        out.append((r.die, r.face) if r.face is not None else None)
+        pair = (r.die, r.face) if r.face is not None else None
+        if pair is not None and _pips_agree(clf, counted[d])(pair) is False:
+            pair = None
+        out.append(pair)
     return out
 
 
@@ -541,7 +570,7 @@ class _Trial(Detector):
         self.seen: dict[bytes, tuple] = {}
 
     def maps(self, frame_bgr):
-        key = frame_bgr.shape[:2] + (hash(frame_bgr[::7, ::7].tobytes()),)
+        key = (*frame_bgr.shape[:2], hash(frame_bgr[::7, ::7].tobytes()))
         if key not in self.seen:
             self.seen[key] = super().maps(frame_bgr)
         return self.seen[key]
@@ -606,7 +635,7 @@ def teach(
     det = None if only_crops else Detector()
     n_dice = sum(len(p.labels) for p in photos)
     copies = copies_for(n_dice)
-    readings, truth, found, cells = _read_photos(photos, clf, det, rng, copies, say)
+    readings, truth, found, cells, counted = _read_photos(photos, clf, det, rng, copies, say)
     arrays = readings.arrays()
     photo_of = arrays[3]
     k = min(FOLDS, len(photos)) if len(photos) >= 2 and n_dice >= MIN_DICE else 0
@@ -621,28 +650,28 @@ def teach(
         train = ~np.isin(photo_of, fold)
         head = _fit(arrays, np.flatnonzero(train))
         dice = [d for d in range(len(truth)) if die_photo[d] in fold]
-        got = _probe_reads(head, clf, arrays, dice, truth)
+        got = _probe_reads(head, clf, arrays, dice, counted)
         for turns in (1, TURNS):
-            for d, r in zip(dice, got[turns]):
+            for d, r in zip(dice, got[turns], strict=True):
                 reads[turns][d] = r
         say("teaching", f + 1, steps)
     thresholds, keep = {}, False
     if k:
-        wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth)]
+        wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth, strict=True)]
         photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR)
         camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
         thresholds = {"camera": camera.to_json(), "photo": photo.to_json()}
         heldout.update(
             _tally([p if sc >= photo.threshold else None for p, sc in reads[TURNS]], truth),
             best_guess_right=round(1 - sum(wrong4) / len(truth), 4),
-            shipped_models=_tally(_shipped_answers(clf, arrays, truth, False), truth),
+            shipped_models=_tally(_shipped_answers(clf, arrays, truth, False, counted), truth),
         )
         heldout["camera_path"] = {
             **_tally(_camera_answers(reads, camera.threshold, photo.threshold), truth),
             "best_guess_right": round(
-                sum(p == t for (p, _), t in zip(reads[1], truth)) / len(truth), 4
+                sum(p == t for (p, _), t in zip(reads[1], truth, strict=True)) / len(truth), 4
             ),
-            "shipped_models": _tally(_shipped_answers(clf, arrays, truth, True), truth),
+            "shipped_models": _tally(_shipped_answers(clf, arrays, truth, True, counted), truth),
         }
         keep = _keeps(heldout)
         heldout["method"] = (
