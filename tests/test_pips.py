@@ -223,3 +223,32 @@ def test_the_real_desk_round_the_dice_has_no_count():
     # the four corners of the frame and its bottom middle: bare desk
     for box in ((0, 0, 60, 60), (580, 0, 60, 60), (0, 420, 60, 60), (580, 420, 60, 60)):
         assert read_pips(cut_crop(frame, box, SIZE, 1.35)).count is None, box
+
+
+def test_a_read_the_pips_contradict_is_withdrawn_and_one_they_confirm_stands():
+    """The classifier hears the pip counter on every read of a pip face: a network sure of a
+    3 on a crop showing five pips asks instead of answering; sure of the 5, it answers."""
+    import cv2
+
+    from vision.classify import FaceClassifier
+    from vision.dicesets import load
+    from vision.faceart import draw_face
+
+    clf = FaceClassifier("d6")
+    face = draw_face(load("d6"), "d6", "5", size=48)
+    crop = cv2.copyMakeBorder(face, 8, 8, 8, 8, cv2.BORDER_CONSTANT, value=(60, 90, 40))
+    assert clf.pips_of([crop, crop, crop], [("d6", "5"), ("d6", "3"), (None, None)]) == [
+        True,
+        False,
+        None,
+    ]
+
+    def sure_of(face_id):
+        face_p = np.zeros((1, 1, len(clf.faces) + 1), np.float32)
+        face_p[0, 0, clf.faces.index(face_id)] = 1.0
+        return lambda crops, turns: (np.ones((1, 1, 1), np.float32), face_p)
+
+    clf._turned = sure_of("3")
+    assert clf.classify([crop])[0].face is None
+    clf._turned = sure_of("5")
+    assert clf.classify([crop])[0].face == "5"
