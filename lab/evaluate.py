@@ -408,13 +408,16 @@ def _real_sets(realdice: Path):
             )
 
 
-def eval_real(realdice: Path, fine: bool = True) -> dict:
-    """Figures on the real photo sets, read as ``dicetray recognize`` reads photos (``fine``)."""
+def eval_real(realdice: Path, fine: bool = True, judge_only: bool = False) -> dict:
+    """Figures on the real photo sets, read as ``dicetray recognize`` reads photos (``fine``);
+    ``judge_only``: only the judge photos are read (no "(all)" rows)."""
     from vision.pipeline import Recognizer
 
     rec = Recognizer(load("d6"))
     tallies: dict[str, Tally] = defaultdict(Tally)
     for name, part, path, rows, _, _ in _bar(list(_real_sets(realdice)), "real photos"):
+        if judge_only and part != "judge":
+            continue
         img = cv2.imread(str(path))
         if img is None:
             continue
@@ -432,7 +435,8 @@ def eval_real(realdice: Path, fine: bool = True) -> dict:
         ]
         rec.reset()
         found = rec.read(img, fine=fine).dice
-        tallies[f"{name} (all)"].add(labels, found)
+        if not judge_only:
+            tallies[f"{name} (all)"].add(labels, found)
         if part == "judge":  # never trained on, never set a threshold (lab.splits)
             tallies[f"{name} (judge)"].add(labels, found)
     return {k: t.figures() for k, t in sorted(tallies.items())}
