@@ -35,11 +35,14 @@ venv: $(BIN)/.installed
 run: $(BIN)/.installed
 	$(BIN)/dicetray demo --out $(OUT)
 
-test: $(BIN)/.installed-train net-tools
+# lint first (fail fast), then the tests
+test: lint $(BIN)/.installed-train net-tools
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -n 2
 
+# the rule set is pyproject.toml's [tool.ruff.lint]; `make test` runs this first
 lint: $(BIN)/.installed
-	$(BIN)/ruff check tray vision hardware lab tests
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # On the Raspberry Pi (Bookworm or Trixie, 64-bit): apt packages, a venv that sees apt's
 # picamera2 and numpy, the user service. ARGS="--dry-run" prints the steps and runs none.

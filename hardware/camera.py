@@ -22,6 +22,7 @@ Only :class:`PiCamera` touches picamera2, and only when it is created.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -358,10 +359,8 @@ class Guarded(FrameSource):
         return frame
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing a failed camera must not fail
             self.source.close()
-        except Exception:  # noqa: BLE001, S110 - closing a failed camera must not fail
-            pass
 
     def __getattr__(self, item):
         if item == "source":
@@ -517,7 +516,7 @@ class PiCamera(FrameSource):
         for step in ("stop", "close"):
             try:
                 getattr(self.cam, step)()
-            except Exception:  # noqa: BLE001, S112 - closing a failed camera must not fail
+            except Exception:  # noqa: BLE001 - closing a failed camera must not fail
                 continue
 
 
@@ -612,10 +611,8 @@ class OpenCVCamera(FrameSource):
                 except queue.Full:
                     continue
             return
-        try:  # newest frame wins
+        with contextlib.suppress(queue.Empty):  # newest frame wins
             self._queue.get_nowait()
-        except queue.Empty:
-            pass
         self._queue.put_nowait(frame)
 
     def _grab(self) -> None:
@@ -1087,10 +1084,10 @@ def open_source(
     and ``software_gains`` are applied to the frames of every source (:class:`Adjusted`).
     ``realtime=False`` makes replays and the simulated tray run as fast as they are read.
 
-    >>> open_source("webcam")
+    >>> open_source("webcam")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hardware.camera.SourceError: unknown camera source 'webcam': use auto, picamera, opencv:0, opencv:/dev/video0, replay:FOLDER or sim
+    hardware.camera.SourceError: unknown camera source 'webcam': use auto, picamera, opencv:0, ...
     """
     spec = (spec or "auto").strip()
     kind, _, arg = spec.partition(":")

@@ -17,6 +17,10 @@ def main_eval(argv: list[str]) -> int:
     """``dicetray eval``: accuracy figures on rendered held-out scenes and real photos."""
     from lab import evaluate
 
+    if "--card" in argv:  # the model card's tables: its own options (python -m lab.card --help)
+        from lab import card
+
+        return card.main([a for a in argv if a != "--card"])
     if "--loso" in argv:  # leave-one-source-out: its own options (python -m lab.loso --help)
         from lab import loso
 
@@ -73,6 +77,12 @@ def main_eval(argv: list[str]) -> int:
         action="store_true",
         help="leave-one-source-out figures of the d6 reader instead (trains a classifier "
         "per real source; its options: python -m lab.loso --help)",
+    )
+    p.add_argument(
+        "--card",
+        action="store_true",
+        help="measure the model card's figures and rewrite its tables (models/README.md, "
+        "models/figures.json; its options: python -m lab.card --help)",
     )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
@@ -145,9 +155,9 @@ def _eval_folder(args) -> int:
     """``dicetray eval --photos FOLDER [--taught DIR]``: an owner's own labelled photos read
     as photos are read, zero-shot and taught."""
     from lab import evalteach
-    from vision.labelled import LabelError, read_folder
     from lab.othersets import read_set
     from vision.dicesets import DiceSetError
+    from vision.labelled import LabelError, read_folder
     from vision.taught import TaughtError, TaughtModel
 
     if not args.photos:

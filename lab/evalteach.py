@@ -199,9 +199,7 @@ def score_folder(photos, set_id: str | DiceSet, taught) -> dict:
     return read_photos(set_id, photos, taught=taught)
 
 
-def run(
-    realdice: Path, only: list[str] | None = None, progress=None, deep: bool = False
-) -> dict:
+def run(realdice: Path, only: list[str] | None = None, progress=None, deep: bool = False) -> dict:
     """{setup: {"teach_photos", "test_photos", "zero_shot": figures, "taught": figures}}:
     taught by the table's own teaching (``vision.teach``) or, ``deep``, by torch
     fine-tuning (``lab.teach``)."""

@@ -63,7 +63,7 @@ def hostile(event: dict, kind: str, rng: random.Random) -> dict:
         if numbers:
             ev[rng.choice(numbers)] = value if kind != "float" else float(ev[numbers[0]])
         elif lists and ev[lists[0]] and kind != "null":
-            ev[lists[0]] = [value] + ev[lists[0]][1:]
+            ev[lists[0]] = [value, *ev[lists[0]][1:]]
         else:
             ev["number"] = value
     elif kind == "unknown_key":

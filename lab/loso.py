@@ -210,10 +210,10 @@ def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dic
             t = Tally()
             found = [
                 SimpleNamespace(x=x, y=y, w=w, h=h, die=r.die, face=r.face)
-                for (x, y, w, h), r in zip(boxes, read)
+                for (x, y, w, h), r in zip(boxes, read, strict=False)
             ]
             # each labelled die against its own box (found boxes are the labelled ones)
-            for lab, f in zip(labels, found):
+            for lab, f in zip(labels, found, strict=False):
                 t.add([lab], [f])
             counts[path].add(_count(t))
     return {k: c.figures() for k, c in counts.items()}
@@ -295,7 +295,7 @@ class Base:
         )
         made = make_rendered(SET_ID, self.scenes, self.seed, self.workers, SIZE, partial=0.3)
         if made is not None:
-            x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), made))
+            x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), made, strict=False))
         mined = mined_negatives(SET_ID, self.mined, self.seed + 31, SIZE, realdice=None)
         if len(mined):
             x = np.concatenate([x, mined])

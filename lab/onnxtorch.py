@@ -40,7 +40,7 @@ def _pads(p):
     """ONNX pads (begin..., end...) as F.pad's (last dim first)."""
     half = len(p) // 2
     out = []
-    for b, e in zip(reversed(p[:half]), reversed(p[half:])):
+    for b, e in zip(reversed(p[:half]), reversed(p[half:]), strict=True):
         out += [b, e]
     return out
 
@@ -132,7 +132,7 @@ class OnnxModule(nn.Module):
     log_probs = False
 
     def forward(self, *args):
-        env = dict(zip(self.inputs, args))
+        env = dict(zip(self.inputs, args, strict=True))
         for op, ins, outs, a in self.nodes:
             x = [self._get(env, n) if n else None for n in ins]
             if op == "Softmax" and self.log_probs:
@@ -213,7 +213,7 @@ class OnnxModule(nn.Module):
             axes = x[3].tolist() if len(x) > 3 and x[3] is not None else range(len(starts))
             steps = x[4].tolist() if len(x) > 4 and x[4] is not None else [1] * len(starts)
             idx = [slice(None)] * x[0].dim()
-            for s, e, ax, st in zip(starts, ends, axes, steps):
+            for s, e, ax, st in zip(starts, ends, axes, steps, strict=True):
                 idx[ax] = slice(s, min(e, x[0].shape[ax]), st)
             return x[0][tuple(idx)]
         if op == "Resize":

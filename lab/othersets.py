@@ -29,9 +29,9 @@ from pathlib import Path
 
 from lab.evalteach import covering
 from lab.evaluate import Tally, read_photos
-from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import SET_IDS, load
+from vision.labelled import LabelError, Photo, crops_only, read_folder
 
 KNOWN = ("matteop65_webcam", "rune55_gray", "chase_casino_crops")  # read by lab.evaluate
 TEACH = 20  # teaching photos at most

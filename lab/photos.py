@@ -66,7 +66,7 @@ def read_label_rows(path: Path) -> list[dict]:
         rows = list(csv.DictReader(fh))
     for r in rows:
         key = (path.parent.name, r.get("file"))
-        fix = ERRATA.get(key + (r.get("x"), r.get("y")), ERRATA.get(key))
+        fix = ERRATA.get((*key, r.get("x"), r.get("y")), ERRATA.get(key))
         if fix is not None:
             r["value"] = fix
     return rows

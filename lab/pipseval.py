@@ -194,7 +194,9 @@ def score(
     w0, c0 = time.perf_counter(), time.process_time()
     reads = read_many(crops)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    given = [(c, t, r.count) for c, t, r in zip(crops, truth, reads) if r.count is not None]
+    given = [
+        (c, t, r.count) for c, t, r in zip(crops, truth, reads, strict=False) if r.count is not None
+    ]
     wrong = [(c, t, n) for c, t, n in given if n != t]
     n = max(1, len(crops))
     return {

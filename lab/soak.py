@@ -62,7 +62,7 @@ def physical_throw(
     if fault == "wrong_count":
         if len(intended) >= 2 and rng.random() < 0.5:
             return intended[:-1]
-        return intended + [intended[0] if intended else f"{die_ids[0]}:1"]
+        return [*intended, intended[0] if intended else f"{die_ids[0]}:1"]
     if fault == "leftover" and last:
         return list(last) + list(intended)
     return list(intended)
@@ -225,11 +225,11 @@ def worker(state: Path, seed: int, throws: int) -> int:
     import numpy as np
 
     from hardware.camera import Guarded
+    from tray.app.players import SimPlayers
+    from tray.app.session import Session
     from tray.rules import games
     from tray.rules.engine import RuleError
     from tray.rules.journal import Journal, find_unfinished, journal_path
-    from tray.app.players import SimPlayers
-    from tray.app.session import Session
     from tray.table.table import Table
     from vision.dicesets import load
     from vision.pipeline import Recognizer

@@ -284,7 +284,7 @@ def _crop_set(photos, images, clf: FaceClassifier, finds, rng, copies: int):
     (its false finds are "not a die" crops)."""
     crops, face_y, die_y = [], [], []
     none = len(clf.faces)
-    for photo, img, found in zip(photos, images, finds):
+    for photo, img, found in zip(photos, images, finds, strict=True):
         for lab in photo.labels:
             got = _die_crops(img, lab, clf, rng, copies)
             crops += got
@@ -302,12 +302,12 @@ def _crop_set(photos, images, clf: FaceClassifier, finds, rng, copies: int):
 def _views(photos, images):
     """Detector training views: (net input 3 x 240 x 320, heat, size, size mask, ignore)."""
     out = []
-    for photo, img in zip(photos, images):
+    for photo, img in zip(photos, images, strict=True):
         for x0, y0, view in _passes(img):
             vh, vw = view.shape[:2]
             if vw < 32 or vh < 32:
                 continue
-            out.append((preprocess(view)[0],) + _cell_targets(photo.labels, x0, y0, vw, vh))
+            out.append((preprocess(view)[0], *_cell_targets(photo.labels, x0, y0, vw, vh)))
     return out
 
 
@@ -543,7 +543,7 @@ class _Held:
         else:
             self.clf.use_thresholds(turns, alone, agree, backed)
             got = self.clf.classify(self.crops, turns)
-        right = sum((r.die, r.face) == t for r, t in zip(got, self.truth) if r.face)
+        right = sum((r.die, r.face) == t for r, t in zip(got, self.truth, strict=True) if r.face)
         wrong = sum(r.face is not None for r in got) - right
         return right, wrong, len(got) - right - wrong
 
@@ -551,7 +551,11 @@ class _Held:
 def _best_right(held: list[_Held], turns: int) -> float:
     """The share of the held dice whose best guess by the taught network (before any
     threshold) is right."""
-    got = [g == t for h in held for g, t in zip(h.clf.best_guesses(h.crops, turns), h.truth)]
+    got = [
+        g == t
+        for h in held
+        for g, t in zip(h.clf.best_guesses(h.crops, turns), h.truth, strict=True)
+    ]
     return sum(got) / max(len(got), 1)
 
 
@@ -689,7 +693,7 @@ def _cv_figures(held: list[_Held], turns: int, alone, agree, backed: bool = True
 def _detector_threshold(det: Detector, photos, images) -> float:
     """The heat threshold at which the held-out photos' dice are found best."""
     score = Counter()
-    for photo, img in zip(photos, images):
+    for photo, img in zip(photos, images, strict=True):
         heat, size, _ = det.maps(img)
         h, w = img.shape[:2]
         for thr in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6):
@@ -930,8 +934,8 @@ def teach(
             )
         elif det is not None and shipped_all is not None:
             det_info = {
-                "kept_shipped_detector": f"the shipped detector found {shipped_all['found']:.1%} of the "
-                "photos' dice"
+                "kept_shipped_detector": "the shipped detector found "
+                f"{shipped_all['found']:.1%} of the photos' dice"
                 if n >= 2
                 else "one photo: too few to teach it"
             }

@@ -48,7 +48,7 @@ from lab.photos import (
 from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load
-from vision.risk import ALPHA, DELTA, choose
+from vision.risk import ALPHA, DELTA, NEVER, choose, choose_sequence
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
@@ -57,7 +57,7 @@ REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "real
 def class_lists(ds) -> tuple[list[str], list[str]]:
     """The two heads' classes of a dice set: die ids, and face ids plus ``none``."""
     faces = list(dict.fromkeys(f for d in ds.dice for f in d.faces))
-    return [d.id for d in ds.dice], faces + [NONE_CLASS]
+    return [d.id for d in ds.dice], [*faces, NONE_CLASS]
 
 
 def _synth_chunk(args):
@@ -124,7 +124,7 @@ def make_synthetic(
     ]
     with Pool(workers) as pool:
         parts = pool.map(_synth_chunk, jobs)
-    return tuple(np.concatenate(p) for p in zip(*parts))
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=False))
 
 
 def make_rendered(
@@ -145,7 +145,7 @@ def make_rendered(
         parts = [p for p in pool.map(_rendered_chunk, jobs) if p is not None]
     if not parts:
         return None
-    return tuple(np.concatenate(p) for p in zip(*parts))
+    return tuple(np.concatenate(p) for p in zip(*parts, strict=False))
 
 
 def _real_photos(realdice: Path, part: str, sources=None):
@@ -195,10 +195,8 @@ def mined_negatives(
             cx, cy = x + w / 2, y + h / 2
             # near a die (its side faces, a half box) is no clear negative: skipped
             if any(
-                x <= bx + bw / 2 <= x + w
-                and y <= by + bh / 2 <= y + h
-                or abs(cx - bx - bw / 2) <= bw
-                and abs(cy - by - bh / 2) <= bh
+                (x <= bx + bw / 2 <= x + w and y <= by + bh / 2 <= y + h)
+                or (abs(cx - bx - bw / 2) <= bw and abs(cy - by - bh / 2) <= bh)
                 for bx, by, bw, bh in die_boxes
             ):
                 continue
@@ -353,9 +351,9 @@ class Crops:
             self.x[keep],
             self.die[keep],
             self.face[keep],
-            [g for g, k in zip(self.group, keep) if k],
+            [g for g, k in zip(self.group, keep, strict=False) if k],
             self.side[keep],
-            [f for f, k in zip(self.file, keep) if k],
+            [f for f, k in zip(self.file, keep, strict=False) if k],
         )
 
     @staticmethod
@@ -428,7 +426,7 @@ def real_calibration(
         if not items:
             result[path] = None
             continue
-        x, f, g, side, files = zip(*items)
+        x, f, g, side, files = zip(*items, strict=False)
         result[path] = Crops(
             np.stack(x),
             np.zeros(len(x), np.int64),
@@ -616,7 +614,7 @@ def _wrong(readings, die: np.ndarray, face: np.ndarray, dice, faces) -> np.ndarr
     return np.array(
         [
             d < 0 or (r.die, r.face) != (dice[d], faces[f])
-            for r, d, f in zip(readings, die.tolist(), face.tolist())
+            for r, d, f in zip(readings, die.tolist(), face.tolist(), strict=False)
         ],
         bool,
     )
@@ -767,6 +765,58 @@ def choose_thresholds(
         f"{turned.read} read)"
     )
     return out
+
+
+def choose_pip_agree(
+    clf, crops: Crops, die_t, face_t, turns: int, drop: float, alpha=ALPHA, delta=DELTA
+) -> dict:
+    """The least confidence from which a best guess the pips counted agree with is read
+    (``pip_agree_threshold``), for reads at ``turns`` turns at the classifier's present
+    thresholds: the dice that only this reads are added from the surest down while the
+    wrong-read rate of all the reads stays bounded by ``alpha`` at ``1 - delta``
+    (``vision.risk.choose_sequence``). No candidate lets a not-a-die crop through. The pips
+    are counted once on the crops (``vision.pips``) and replayed into the decision code."""
+    from vision.pips import read_many
+
+    counts = [p.count for p in read_many(list(crops.x))]
+
+    def replay(idx, faces):
+        return [
+            counts[int(i)] if any(f in clf.pip_faces for f in fs if f) else None
+            for i, fs in zip(idx, faces, strict=True)
+        ]
+
+    dice, faces = list(clf.dice), list(clf.faces)
+    clf.pip_counts = replay
+    try:
+        clf._pip_agree[turns] = None
+        base = decisions(clf, die_t, face_t, turns)
+        clf._pip_agree[turns] = 0.0
+        every = decisions(clf, die_t, face_t, turns)
+    finally:
+        clf._pip_agree[turns] = None
+        del clf.pip_counts
+    read_b, kept = _readable(base, crops.side, drop)
+    read_e, kept_e = _readable(every, crops.side, drop)
+    wrong_e = _wrong(every, crops.die, crops.face, dice, faces)
+    wrong_b = _wrong(base, crops.die, crops.face, dice, faces)
+    is_die = crops.die >= 0
+    extra = read_e & ~read_b & kept_e
+    conf = np.array([r.confidence for r in every])
+    floor = LEAST_THRESHOLD
+    if (extra & ~is_die).any():
+        floor = max(floor, float(np.nextafter(conf[extra & ~is_die].max(), 2.0)))
+    m = is_die & kept
+    k0 = int((read_b & wrong_b & m).sum())
+    steps = []
+    for t in sorted({float(c) for c in conf[extra & m] if c >= floor}, reverse=True):
+        add = extra & m & (conf >= t)
+        steps.append((t, int((read_b & m).sum() + add.sum()), k0 + int((add & wrong_e).sum())))
+    chosen = choose_sequence(steps, int(m.sum()), alpha, delta)
+    return {
+        "pip_agree_threshold": None if chosen.threshold >= NEVER else chosen.threshold,
+        "pip_agree_bound": chosen.to_json(),
+    }
 
 
 def fit(
@@ -923,7 +973,7 @@ def train_set(set_id: str, args, log=print) -> dict:
         else None
     )
     if rendered is not None:
-        x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered))
+        x, yd, yf = (np.concatenate([a, b]) for a, b in zip((x, yd, yf), rendered, strict=False))
     realdice = Path(args.realdice)
     real_train = None
     if set_id == "d6":
@@ -1082,6 +1132,7 @@ def calibrate_file(
     set it, and (``realdice``) which photos of each real source train, calibrate and judge.
     Refuses calibration crops from any photo that is not a calibrate photo."""
     from vision.classify import FaceClassifier, model_paths
+    from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
 
     if realdice is not None:
         data.check(Path(realdice))
@@ -1099,6 +1150,18 @@ def calibrate_file(
         SET_FLOORS.get(set_id, (0.0, 0.0)),
         log,
     )
+    if clf.pip_faces:  # a best guess the pips counted agree with, from a lower threshold
+        clf.use_thresholds(1, chosen["once"]["threshold"])
+        clf.use_thresholds(4, chosen["turned"]["threshold"])
+        clf.upright_alone = chosen["upright_alone"]
+        for key, turns, part in (("once", 1, "camera"), ("turned", 4, "photo")):
+            crops = data.path(part)
+            die_t, face_t = turn_outputs(clf, crops.x)
+            drop = NOT_A_DIE_CAMERA if turns == 1 else NOT_A_DIE_PHOTO
+            chosen[key].update(
+                choose_pip_agree(clf, crops, die_t, face_t, turns, drop, alpha, delta)
+            )
+            log(f"{key}: pips agreeing, read from {chosen[key]['pip_agree_threshold']}")
     if data.synthetic is not None:  # measured, not set on: harsher than what the table sees
         dice = data.synthetic.take(data.synthetic.die >= 0)
         die_t, face_t = turn_outputs(clf, dice.x)  # in batches: one call would need GBs

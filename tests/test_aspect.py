@@ -21,9 +21,6 @@ from vision.detect import Detector, _iou, _same_die, canvas_size, letterbox
 
 ROOT = Path(__file__).resolve().parent.parent
 PHOTOS = ROOT / "fixtures" / "realdice"
-needs_model = pytest.mark.skipif(
-    not (ROOT / "models" / "detector.onnx").exists(), reason="no detector model"
-)
 CUTS = {"4:3": (640, 480), "square": (480, 480), "upright 3:4": (360, 480), "panorama": (640, 240)}
 
 
@@ -45,7 +42,6 @@ def detector():
     return Detector()
 
 
-@needs_model
 @pytest.mark.parametrize("cut", list(CUTS))
 def test_each_labelled_die_gets_its_box_in_a_cut_of_any_shape(detector, cut):
     cw, ch = CUTS[cut]
@@ -93,7 +89,6 @@ def test_a_photo_is_read_in_the_smallest_4_3_frame_that_holds_it():
     assert letterbox(square)[0].shape == (480, 640, 3)
 
 
-@needs_model
 def test_detect_letterboxes_a_frame_that_is_not_4_3(detector):
     """The one-pass ``detect`` too: a square cut of a photo gets the 4:3 photo's boxes, moved."""
     img = cv2.imread(str(PHOTOS / "matteop65_valid_10.jpg"), cv2.IMREAD_COLOR)

@@ -7,16 +7,8 @@ bench says in one line when the yardstick cannot be built, and still gives its o
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
-import pytest
 
 from lab import bench
-
-ROOT = Path(__file__).resolve().parent.parent
-needs_models = pytest.mark.skipif(
-    not (ROOT / "models" / "detector.onnx").exists(), reason="no detector model"
-)
 
 
 def test_without_ultralytics_the_reference_is_one_line_saying_so(tmp_path, monkeypatch):
@@ -30,7 +22,6 @@ def test_without_ultralytics_the_reference_is_one_line_saying_so(tmp_path, monke
     assert list(tmp_path.iterdir()) == []  # nothing built, nothing fetched
 
 
-@needs_models
 def test_bench_gives_its_own_figures_when_the_reference_cannot_be_built(monkeypatch):
     monkeypatch.setattr(bench, "build_reference", lambda folder: (None, "no YOLO11n here"))
     r = bench.run("d6", frames=2)

@@ -259,8 +259,8 @@ def test_a_folder_that_is_no_taught_model_is_refused(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     for teach in (["--teach", "--out", str(tmp_path / "cap"), "--sim-roller"], ["--no-check"]):
         rc = calibrate.main(
-            teach
-            + [
+            [
+                *teach,
                 "--taught",
                 str(tmp_path / "empty"),
                 "--source",
@@ -289,7 +289,7 @@ def test_missing_out_and_bad_per_face(tmp_path, capsys):
     assert calibrate.main(base, out=lambda s: None) == 2
     assert "--out" in capsys.readouterr().err
     assert (
-        calibrate.main(base + ["--out", str(tmp_path / "c"), "--per-face", "0"], out=lambda s: None)
+        calibrate.main([*base, "--out", str(tmp_path / "c"), "--per-face", "0"], out=lambda s: None)
         == 2
     )
     assert "--per-face" in capsys.readouterr().err

@@ -62,8 +62,8 @@ def test_every_face_of_every_die_is_read_on_felt(clf, turns):
                 truth.append((die.id, face))
     readings = clf.classify(crops, turns)
     got = [(r.die, r.face) for r in readings]
-    wrong = [(t, g) for t, g in zip(truth, got) if g[1] is not None and g != t]
-    read = sum(g == t for t, g in zip(truth, got))
+    wrong = [(t, g) for t, g in zip(truth, got, strict=True) if g[1] is not None and g != t]
+    read = sum(g == t for t, g in zip(truth, got, strict=True))
     assert not wrong
     what = f"read {read} of {len(truth)} at {turns} turn(s)"
     if turns == 1 and ds.id in ONCE_WEAK and read < 0.95 * len(truth):
@@ -78,7 +78,7 @@ def test_augmented_held_out_crops_are_read_or_abstained_never_wrong(clf):
     readings = clf.classify([s[0] for s in samples])
     wrong = [
         (s[1:], (r.die, r.face))
-        for s, r in zip(samples, readings)
+        for s, r in zip(samples, readings, strict=True)
         if r.face is not None and (r.die, r.face) != s[1:]
     ]
     read = sum(r.face is not None for r in readings)
@@ -230,8 +230,8 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
     import shutil
 
     import onnxruntime as ort
+    import torch
 
-    torch = pytest.importorskip("torch")
     from lab.train import _onnx_start, class_lists
     from vision.classify import model_paths
 
@@ -268,8 +268,8 @@ def test_fine_tuning_can_teach_away_an_answer_the_network_is_sure_of():
     a class the network gives far under 1e-7 still has a gradient towards it. With
     log(p + 1e-7) it would have none, and a network sure that an owner's
     star was a 4 never learned the star."""
-    torch = pytest.importorskip("torch")
     import onnx
+    import torch
 
     from lab.onnxtorch import OnnxModule
     from vision.classify import model_paths
@@ -462,8 +462,8 @@ def test_rollers_printed_with_digits_are_read_untaught_and_never_wrong():
             crops.append(clf.crop(frame, (lab["x"], lab["y"], lab["w"], lab["h"])))
             truth.append((lab["die"], lab["face"]))
     got = [(r.die, r.face) for r in clf.classify(crops, TURNS)]
-    wrong = [(t, g) for t, g in zip(truth, got) if g[1] is not None and g != t]
-    right = sum(g == t for t, g in zip(truth, got))
+    wrong = [(t, g) for t, g in zip(truth, got, strict=True) if g[1] is not None and g != t]
+    right = sum(g == t for t, g in zip(truth, got, strict=True))
     assert len(truth) > 80 and not wrong
     assert right >= 0.65 * len(truth), f"read {right} of {len(truth)}"
 
@@ -488,7 +488,7 @@ def test_tally_up_under_a_lamp_far_from_the_white_balance_is_never_read_wrong(wa
             crops.append(clf.crop(frame, (lab["x"], lab["y"], lab["w"], lab["h"])))
             truth.append((lab["die"], lab["face"]))
     got = [(r.die, r.face) for r in clf.classify(crops)]
-    wrong = [(t, g) for t, g in zip(truth, got) if g[1] is not None and g != t]
-    right = sum(g == t for t, g in zip(truth, got))
+    wrong = [(t, g) for t, g in zip(truth, got, strict=True) if g[1] is not None and g != t]
+    right = sum(g == t for t, g in zip(truth, got, strict=True))
     assert len(truth) >= 100 and not wrong, wrong
     assert right >= 0.75 * len(truth), f"read {right} of {len(truth)}"

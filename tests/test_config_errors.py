@@ -41,7 +41,7 @@ def test_an_unreadable_file_any_user(tmp_path):
         load_config(p)
     with (
         mock.patch("pathlib.Path.read_bytes", side_effect=OSError(5, "Input/output error")),
-        pytest.raises(ConfigError, match="c.toml: cannot be read \\(Input/output error\\)"),
+        pytest.raises(ConfigError, match=r"c\.toml: cannot be read \(Input/output error\)"),
     ):
         load_config(p)
 

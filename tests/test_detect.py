@@ -6,12 +6,8 @@ import numpy as np
 import pytest
 
 from hardware.sim.render import compose, place_dice, random_style
-from vision.detect import MODELS_DIR, Detector, _iou, decode, motion
+from vision.detect import Detector, _iou, decode, motion
 from vision.dicesets import load
-
-needs_model = pytest.mark.skipif(
-    not (MODELS_DIR / "detector.onnx").exists(), reason="models/detector.onnx is not on main yet"
-)
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +21,7 @@ def test_decode_keeps_two_close_peaks_apart_and_drops_weak_ones():
     size = np.full((2, 60, 80), math.log(40 / 16.0), np.float32)
     boxes, scores = decode(heat, size, 640, 480, threshold=0.35)
     assert len(boxes) == 2 and scores == sorted(scores, reverse=True)
-    for x, y, w, h in boxes:
+    for _x, _y, w, h in boxes:
         assert 38 <= w <= 42 and 38 <= h <= 42
     centres = sorted(x + w / 2 for x, y, w, h in boxes)
     assert centres[1] - centres[0] > 20
@@ -57,7 +53,6 @@ def test_missing_model_is_a_clear_error(tmp_path):
         Detector(tmp_path)
 
 
-@needs_model
 def test_touching_dice_are_kept_apart(detector):
     ds = load("d6")
     rng = np.random.default_rng(7)
@@ -93,7 +88,6 @@ def test_motion_is_zero_for_the_same_frame_and_high_for_moved_dice():
     assert m0 == 0.0 and m1 < 0.03 and m2 > 0.3
 
 
-@needs_model
 def test_boxes_scale_with_a_photo_larger_than_a_camera_frame(detector):
     """Box sizes are learned on 640x480 frames; a 1280x960 photo gets boxes twice as large."""
     import cv2
@@ -105,12 +99,11 @@ def test_boxes_scale_with_a_photo_larger_than_a_camera_frame(detector):
     small = sorted(detector.detect(frame).boxes)
     big = sorted(detector.detect(cv2.resize(frame, (1280, 960))).boxes)
     assert len(small) == len(big) == 2
-    for (x, y, w, h), (X, Y, W, H) in zip(small, big):
+    for (x, y, w, h), (X, Y, W, H) in zip(small, big, strict=True):
         assert abs(W - 2 * w) <= 0.1 * W and abs(H - 2 * h) <= 0.1 * H
         assert abs(X + W / 2 - 2 * (x + w / 2)) <= 6 and abs(Y + H / 2 - 2 * (y + h / 2)) <= 6
 
 
-@needs_model
 def test_fine_search_of_a_photo_finds_small_dice_once_each(detector):
     rng = np.random.default_rng(11)
     ds = load("d6")
@@ -131,7 +124,6 @@ def test_fine_search_of_a_photo_finds_small_dice_once_each(detector):
     assert found_fine >= found_fast and found_fine >= total - 1
 
 
-@needs_model
 def test_a_portrait_photo_is_searched_in_windows_not_squeezed(detector):
     """A 480x640 (portrait) photo squeezed into the 4:3 input would turn dice into oblongs:
     ``detect_fine`` searches it in 4:3 windows, so its boxes stay square and inside the
@@ -155,7 +147,6 @@ def test_a_portrait_photo_is_searched_in_windows_not_squeezed(detector):
         assert 0.8 <= w / h <= 1.25 and x + w <= 480 and y + h <= 640
 
 
-@needs_model
 def test_fine_search_drops_specks_far_smaller_than_the_dice_found():
     """The tile pass may find floor specks (carpet, crumbs); with three or more dice found on
     the whole frame, a tile find under half their size is not one of this photo's dice."""
@@ -187,7 +178,6 @@ def _wide_photo(seed, die_px, size=(2016, 1512), n=4):
     return render_scene(ds, dice, rng, size=size, style=random_style(rng, (die_px, die_px)))
 
 
-@needs_model
 def test_small_dice_of_a_wide_photo_get_boxes_that_fit_them(detector):
     """In a 2016x1512 photo a 50-px die is 16 px of the frame pass's 640x480 view, whose size
     guess is then up to three times too large: ``refine`` places each box again, closer."""
@@ -201,7 +191,6 @@ def test_small_dice_of_a_wide_photo_get_boxes_that_fit_them(detector):
         assert _iou(detector.refine(frame, (cx - side / 2, cy - side / 2, side, side)), gt) >= 0.6
 
 
-@needs_model
 def test_refine_leaves_camera_frames_and_large_dice_as_they_are(detector):
     frame, labels = _wide_photo(5, 40, size=(640, 480), n=2)
     box = (labels[0]["x"] - 20, labels[0]["y"] - 20, 90, 90)
@@ -211,7 +200,6 @@ def test_refine_leaves_camera_frames_and_large_dice_as_they_are(detector):
     assert detector.refine(frame, box) == box  # 95 px of a 640 view: large already
 
 
-@needs_model
 def test_a_phone_photo_held_upright_finds_its_dice_seen_as_large_as_in_a_4_3_photo(
     detector, tmp_path
 ):

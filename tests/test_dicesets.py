@@ -57,7 +57,7 @@ def test_unknown_set_names_the_choices():
 def test_corrupt_file_is_reported_with_its_path(tmp_path):
     bad = tmp_path / "broken.toml"
     bad.write_text('id = "x"\n[faces\n')
-    with pytest.raises(DiceSetError, match="broken.toml: not valid TOML"):
+    with pytest.raises(DiceSetError, match=r"broken\.toml: not valid TOML"):
         load(bad)
 
 

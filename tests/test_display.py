@@ -212,7 +212,7 @@ def test_sound_is_a_screen_setting_in_the_config():
 
     assert parse_config({}).screen.sound is True
     assert parse_config({"screen": {"sound": False}}).screen.sound is False
-    with pytest.raises(ConfigError, match="screen.sound"):
+    with pytest.raises(ConfigError, match=r"screen\.sound"):
         parse_config({"screen": {"sound": "off"}})
 
 

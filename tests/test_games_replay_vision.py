@@ -17,26 +17,6 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pytest
 
-for _module in ("hardware.sim.render", "vision.settle", "vision.pipeline"):
-    pytest.importorskip(_module, reason="the vision pipeline has not landed on main yet")
-
-
-def _pipeline_problem() -> str | None:
-    """Why the real pipeline cannot run here (its models not committed yet), or None."""
-    from vision.pipeline import Recognizer
-
-    for dice_set in ("tally-up", "toss-up", "d6", "rollers"):
-        try:
-            Recognizer(dice_set)
-        except (OSError, RuntimeError, ValueError) as exc:
-            return f"the vision pipeline cannot start for {dice_set}: {exc}"
-    return None
-
-
-_PROBLEM = _pipeline_problem()
-if _PROBLEM is not None:
-    pytest.skip(_PROBLEM, allow_module_level=True)
-
 from tray.app.demo import run_demo
 from tray.rules import games, playthrough
 from tray.rules.journal import Journal, replay

@@ -52,16 +52,9 @@ def render(game_id: str) -> str:
     return "\n".join(parts)
 
 
-def engine_or_skip(game_id):
-    try:
-        return games.get(game_id)
-    except ImportError:
-        pytest.skip(f"the {game_id} engine is not on main yet")
-
-
 def first_difference(new: str, old: str) -> str:
     a, b = new.splitlines(), old.splitlines()
-    for i, (x, y) in enumerate(zip(a, b), start=1):
+    for i, (x, y) in enumerate(zip(a, b, strict=False), start=1):
         if x != y:
             return f"line {i}:\n  expected: {y}\n  got:      {x}"
     return f"the texts differ in length: {len(b)} lines expected, {len(a)} now"
@@ -69,7 +62,6 @@ def first_difference(new: str, old: str) -> str:
 
 @pytest.mark.parametrize("game_id", games.GAME_IDS)
 def test_golden_games_play_the_same(game_id):
-    engine_or_skip(game_id)
     text = render(game_id)
     path = GOLDEN / f"{game_id}.txt"
     if UPDATE:
@@ -97,7 +89,6 @@ def test_golden_games_play_the_same(game_id):
 def test_example_journal_replays_to_a_finished_game(game_id, tmp_path):
     """The shipped example journal still replays with today's engine (a journal recorded
     earlier must stay readable), and the generator still plays a whole game."""
-    engine_or_skip(game_id)
     path = FIXTURES / f"{game_id}.jsonl"
     if UPDATE:
         regenerate_examples(FIXTURES, (game_id,))

@@ -53,7 +53,7 @@ def test_a_changed_line_of_a_crlf_journal_is_still_damage_at_its_line(tmp_path):
     lines = j.path.read_bytes().split(b"\n")
     lines[2] = lines[2].replace(b"d6:2", b"d6:3")  # the second roll, edited by hand
     j.path.write_bytes(b"\r\n".join(lines))
-    with pytest.raises(JournalError, match="line 3: .*its checksum does not match") as err:
+    with pytest.raises(JournalError, match=r"line 3: .*its checksum does not match") as err:
         Journal.open(j.path)
     assert err.value.kept == 1
     assert len(Journal.open(j.path, salvage=True).events) == 1

@@ -33,7 +33,7 @@ def test_a_deeply_nested_line_is_a_clear_error_naming_the_file(tmp_path, capsys)
     old.write_bytes(
         (FIXTURES / "bank.jsonl").read_bytes() + b"[" * 100_000 + b"]" * 100_000 + b"\n"
     )
-    with pytest.raises(JournalError, match="nests .* too deeply") as info:
+    with pytest.raises(JournalError, match=r"nests .* too deeply") as info:
         Journal.open(old)
     assert str(old) in str(info.value)
     assert main_replay([str(old)]) == 2
@@ -43,7 +43,7 @@ def test_a_deeply_nested_line_is_a_clear_error_naming_the_file(tmp_path, capsys)
     body = b'{"type": "roll", "dice": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
     with open(j.path, "ab") as f:
         f.write(body[:-1] + b', "crc": "%08x"}\n' % zlib.crc32(body))
-    with pytest.raises(JournalError, match="nests .* too deeply") as info:
+    with pytest.raises(JournalError, match=r"nests .* too deeply") as info:
         Journal.open(j.path)
     assert info.value.kept == 5
 
@@ -73,7 +73,7 @@ def test_a_damaged_middle_line_offers_the_good_prefix_and_keeps_the_file(tmp_pat
     text[4] = text[4].replace("d6:", "d6:x", 1)
     j.path.write_text("".join(text))
     original = j.path.read_bytes()
-    with pytest.raises(JournalError, match="line 5: .*checksum.*The 3 events before it are good"):
+    with pytest.raises(JournalError, match=r"line 5: .*checksum.*The 3 events before it are good"):
         Journal.open(j.path)
     k = Journal.open(j.path, salvage=True)
     assert k.damage is not None and k.damage.kept == 3 and k.events == j.events[:3]

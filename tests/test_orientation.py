@@ -10,9 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.labelled import LabelError, read_folder
 from lab.teachbench import with_orientation
 from vision.cli import read_photo
+from vision.labelled import LabelError, read_folder
 
 STORED = (400, 300)  # (width, height) of the pixels as stored
 DIE = (40, 200, 60, 60)  # x, y, w, h of a white square in the stored pixels

@@ -72,7 +72,7 @@ def realdice(tmp_path_factory):
     # a folder naming a face no dice set has, and a known set the project reads its own way
     _scene_folder(root / "broken", "d6", 1, 8)
     text = (root / "broken" / "labels.csv").read_text().splitlines()
-    text[1] = ",".join(text[1].split(",")[:6] + ["9", "d6"])
+    text[1] = ",".join([*text[1].split(",")[:6], "9", "d6"])
     (root / "broken" / "labels.csv").write_text("\n".join(text) + "\n")
     _scene_folder(root / "matteop65_webcam", "d6", 1, 9)
     return root, dice

@@ -1,7 +1,6 @@
 """The frame pipeline on rendered trays: dice found and read, hand and empty flags.
 
-Needs the committed models (detector + classifiers); skipped with the reason while a model is
-missing from models/.
+Needs the committed models (detector + classifiers): a missing one fails.
 """
 
 import cv2
@@ -10,22 +9,13 @@ import pytest
 
 from hardware.sim.render import compose, place_dice, random_hand, random_style, render_scene
 from lab.evaluate import match
-from vision.detect import MODELS_DIR
 from vision.dicesets import SET_IDS, load
-
-pytestmark = pytest.mark.skipif(
-    not (MODELS_DIR / "detector.onnx").exists(), reason="models/detector.onnx is not on main yet"
-)
 
 
 def _recognizer(ds):
-    from vision.classify import ModelError
     from vision.pipeline import Recognizer
 
-    try:
-        return Recognizer(ds)
-    except (FileNotFoundError, ModelError) as exc:
-        pytest.skip(f"model missing: {exc}")
+    return Recognizer(ds)
 
 
 # Dice sets whose pipeline is known to misread some of these dice, kept visible as expected
@@ -113,12 +103,15 @@ def test_a_photo_of_any_size_is_read_in_its_own_pixels():
     big = rec.read(cv2.resize(frame, (1280, 960)), fine=True).dice
     rec.reset()
     square = rec.read(cv2.resize(frame, (640, 640)), fine=True).dice
-    key = lambda d: (d.x, d.y)
+
+    def key(d):
+        return (d.x, d.y)
+
     assert sorted(d.face for d in base) == ["green", "red", "yellow"]
     assert (
         sorted(d.face for d in big) == sorted(d.face for d in square) == ["green", "red", "yellow"]
     )
-    for a, b in zip(sorted(base, key=key), sorted(big, key=key)):
+    for a, b in zip(sorted(base, key=key), sorted(big, key=key), strict=True):
         assert abs(b.x + b.w / 2 - 2 * (a.x + a.w / 2)) <= 8
         assert abs(b.w - 2 * a.w) <= 0.15 * b.w
 

@@ -73,7 +73,8 @@ def test_a_large_photo_is_decoded_reduced_and_boxes_come_back_in_its_pixels(tmp_
         (
             (
                 'id = "x"\n[faces]\none = { mark = "pips", count = 1 }\n[[die]]\nid = "a"\n'
-                'body = "#ffffff"\nink = "#000000"\nfaces = [[1], "one", "one", "one", "one", "one"]\n'
+                'body = "#ffffff"\nink = "#000000"\n'
+                'faces = [[1], "one", "one", "one", "one", "one"]\n'
             ),
             "not in [faces]",
         ),

@@ -14,7 +14,7 @@ from tray.rules.games import rollers as g
 from vision import dicesets
 
 LAYOUT = dicesets.load("rollers").layout()
-E, O, C = "empty", "open", "closed"
+EM, OP, CL = "empty", "open", "closed"
 
 
 def R(*wild: str, black: str | None = None) -> dict:
@@ -81,7 +81,7 @@ def test_two_to_five_players_each_with_a_board_of_five_sections_and_55_chips():
     """5.1: 2-5 players; every round each has a board of sections 1..5 (empty, open, closed) and
     chips worth 55."""
     s = g.new_game(["A", "B", "C", "D", "E"], LAYOUT)
-    assert s["boards"] == [[E] * 5] * 5 and s["chips"] == [55] * 5
+    assert s["boards"] == [[EM] * 5] * 5 and s["chips"] == [55] * 5
     for n in (1, 6):
         with pytest.raises(RuleError, match="2 to 5 players"):
             g.new_game([f"P{i}" for i in range(n)], LAYOUT)
@@ -134,7 +134,7 @@ def test_a_turn_has_up_to_three_rolls_the_first_with_all_six_dice():
     s = g.apply(s, R("4", "4", "2", "2", "3", black="5"))
     # the third roll ends the rolling: the dice are applied (no STAR: one way only)
     assert s["last"]["kind"] == "apply" and s["active"] == 1
-    assert s["boards"][0] == [E, O, E, E, E]  # two 2s open the 2s
+    assert s["boards"][0] == [EM, OP, EM, EM, EM]  # two 2s open the 2s
 
 
 def test_saved_dice_stay_saved_and_the_rest_are_rolled():
@@ -152,7 +152,7 @@ def test_saved_dice_stay_saved_and_the_rest_are_rolled():
     assert s["turn"]["saved"] == ["wild:3", "wild:3", "black:3", "wild:3"]
     assert g.expect(s).roll.dice == ("wild", "wild")
     s = g.apply(s, R("1", "2"))
-    assert s["boards"][0] == [O, E, C, E, E]  # four 3s open and close the 3s, a 1 opens 1s
+    assert s["boards"][0] == [OP, EM, CL, EM, EM]  # four 3s open and close the 3s, a 1 opens 1s
 
 
 def test_stop_early_applies_saved_and_last_roll():
@@ -162,7 +162,7 @@ def test_stop_early_applies_saved_and_last_roll():
     (d,) = g.expect(s).decisions
     assert engine.action(0, "stop") in d.choices
     s = g.apply(s, stop())
-    assert s["boards"][0] == [C, C, E, E, E] and s["turn"]["rolls"] == 0
+    assert s["boards"][0] == [CL, CL, EM, EM, EM] and s["turn"]["rolls"] == 0
     assert s["active"] == 1
 
 
@@ -208,7 +208,7 @@ def test_zap_nothing_rolled_with_it_is_saved_or_applied_counts_as_a_roll():
     s = g.apply(s, R("1", "1", black="zap"))  # the third roll: a ZAP
     # only the saved 3s count: open the 3s; the 1s rolled with the ZAP are not applied
     assert s["last"]["kind"] == "apply" and s["last"]["zap"] is True
-    assert s["boards"][0] == [E, E, O, E, E]
+    assert s["boards"][0] == [EM, EM, OP, EM, EM]
 
 
 def test_zap_then_stop_applies_only_the_dice_saved_before():
@@ -216,7 +216,7 @@ def test_zap_then_stop_applies_only_the_dice_saved_before():
     s = started()
     s = play(s, R("2", "2", "2", "5", "5", black="4"), engine.action(0, "save", dice=[0, 1, 2]))
     s = play(s, R("1", "1", black="zap"), stop())
-    assert s["boards"][0] == [E, C, E, E, E]
+    assert s["boards"][0] == [EM, CL, EM, EM, EM]
 
 
 def test_black_die_saved_on_a_number_cannot_zap_later():
@@ -243,28 +243,28 @@ def test_star_value_is_chosen_when_applying():
     with pytest.raises(RuleError, match="STAR a value from 1 to 5"):
         g.apply(s, engine.action(0, "apply", stars=[6]))
     s = g.apply(s, engine.action(0, "apply", stars=[2]))
-    assert s["boards"][0] == [O, O, E, E, E] and s["last"]["stars"] == [2]
+    assert s["boards"][0] == [OP, OP, EM, EM, EM] and s["last"]["stars"] == [2]
 
 
 def test_open_section_k_with_k_dice_of_value_k():
     """5.6: k dice showing k open section k."""
     s = play(started(), R("4", "4", "4", "4", "3", black="3"), stop())
-    assert s["boards"][0] == [E, E, E, O, E]  # four 4s open; two 3s are not enough
+    assert s["boards"][0] == [EM, EM, EM, OP, EM]  # four 4s open; two 3s are not enough
 
 
 def test_close_an_open_section_with_one_die_of_value_k():
     """5.6: one die showing k closes an open section k."""
-    s = setup(started(), {0: [O, E, O, E, E]})
+    s = setup(started(), {0: [OP, EM, OP, EM, EM]})
     s = play(s, R("1", "3", "2", "5", "5", black="4"), stop())
-    assert s["boards"][0] == [C, E, C, E, E]  # rulebook example 2 (first part)
+    assert s["boards"][0] == [CL, EM, CL, EM, EM]  # rulebook example 2 (first part)
 
 
 def test_open_and_close_in_one_turn_with_k_plus_1_dice():
     """5.6: k + 1 dice open and close section k in one turn."""
-    s = setup(started(), {0: [O, E, O, E, E]})
+    s = setup(started(), {0: [OP, EM, OP, EM, EM]})
     s = play(s, R("1", "3", "2", "2", "2", black="4"), stop())
     # rulebook example 2: 1 and 3 close, three 2s open and close 2s, the 4 is not used
-    assert s["boards"][0] == [C, C, C, E, E]
+    assert s["boards"][0] == [CL, CL, CL, EM, EM]
     assert s["last"]["opened"] == [2] and s["last"]["closed"] == [1, 2, 3]
     assert s["last"]["unused"] == 1
 
@@ -272,18 +272,18 @@ def test_open_and_close_in_one_turn_with_k_plus_1_dice():
 def test_each_die_of_a_closed_value_collects_k_chips_from_every_player_not_closed():
     """5.6: every die showing k whose section is closed (earlier, or in this same apply) takes k
     chips from each other player who has not closed k."""
-    s = setup(started(3), {0: [E, E, C, E, E], 2: [E, E, C, E, E]})
+    s = setup(started(3), {0: [EM, EM, CL, EM, EM], 2: [EM, EM, CL, EM, EM]})
     s = play(s, R("3", "3", "1", "5", "5", black="4"), stop())
     assert s["chips"] == [55 + 6, 55 - 6, 55]  # P2 has closed 3s: pays nothing
     # closed by this same apply: 1 opens, 1 closes, the third 1 collects
     s = setup(s, chips=[55, 55, 55])
     s = play(s, R("1", "1", "1", "2", "4", black="5"), stop(1))
-    assert s["boards"][1][0] == C and s["chips"] == [54, 57, 54]
+    assert s["boards"][1][0] == CL and s["chips"] == [54, 57, 54]
 
 
 def test_a_player_pays_what_they_have_down_to_0():
     """5.6: a player pays what they have, down to 0."""
-    s = setup(started(3), {0: [E, E, E, E, C]}, chips=[55, 2, 55])
+    s = setup(started(3), {0: [EM, EM, EM, EM, CL]}, chips=[55, 2, 55])
     s = play(s, R("5", "1", "2", "3", "4", black="1"), stop())
     assert s["chips"] == [55 + 2 + 5, 0, 50]
     assert s["last"]["paid"] == {"1": 2, "2": 5}
@@ -291,7 +291,7 @@ def test_a_player_pays_what_they_have_down_to_0():
 
 def test_a_player_with_0_chips_can_no_longer_collect():
     """5.6: a player with no chips left cannot collect any more."""
-    s = setup(started(3), {0: [E, E, E, E, C]}, chips=[0, 55, 55])
+    s = setup(started(3), {0: [EM, EM, EM, EM, CL]}, chips=[0, 55, 55])
     s = play(s, R("5", "5", "1", "3", "4", black="1"), stop())
     assert s["chips"] == [0, 55, 55] and s["last"]["gained"] == 0
 
@@ -299,7 +299,7 @@ def test_a_player_with_0_chips_can_no_longer_collect():
 def test_dice_that_fit_nothing_are_not_used():
     """5.6: dice that fit nowhere are left unused."""
     s = play(started(), R("2", "3", "4", "4", "5", black="5"), stop())
-    assert s["boards"][0] == [E] * 5 and s["chips"] == [55] * 3
+    assert s["boards"][0] == [EM] * 5 and s["chips"] == [55] * 3
     assert s["last"]["unused"] == 6 and s["active"] == 1
 
 
@@ -307,7 +307,7 @@ def test_engine_proposes_the_best_use_and_offers_the_others():
     """5.6: the screen proposes the best use of the dice and lets the player pick another. The
     rulebook's third example: with 1s-3s closed, 3, 4, 4, 4, STAR, 5: the STAR as a 4 opens the 4s
     (proposed), or as another 3 collects more chips."""
-    s = setup(started(3), {0: [C, C, C, E, E]})
+    s = setup(started(3), {0: [CL, CL, CL, EM, EM]})
     s = play(s, R("3", "4", "4", "4", "star", black="5"), stop())
     (d,) = g.expect(s).decisions
     assert d.default == engine.action(0, "apply", stars=[4])
@@ -315,9 +315,9 @@ def test_engine_proposes_the_best_use_and_offers_the_others():
     labels = g.expect(s).detail["labels"]
     assert labels[0].startswith("STAR as 4; open 4s; collect 6 chips")
     s2 = g.apply(s, d.default)
-    assert s2["boards"][0] == [C, C, C, O, E] and s2["chips"] == [61, 52, 52]
+    assert s2["boards"][0] == [CL, CL, CL, OP, EM] and s2["chips"] == [61, 52, 52]
     s3 = g.apply(s, choice_of(s, stars=[3]))
-    assert s3["boards"][0] == [C, C, C, E, E] and s3["chips"] == [67, 49, 49]
+    assert s3["boards"][0] == [CL, CL, CL, EM, EM] and s3["chips"] == [67, 49, 49]
 
 
 def test_best_plan_rulebook_example_1_star_as_3_opens_1s_and_3s():
@@ -341,7 +341,7 @@ def test_default_save_keeps_useful_dice_and_stars():
 
 def test_default_stops_when_the_dice_close_the_board():
     """Default: stop when the dice already close every section."""
-    s = setup(started(), {0: [C, C, C, C, O]})
+    s = setup(started(), {0: [CL, CL, CL, CL, OP]})
     s = g.apply(s, R("5", "1", "2", "2", "3", black="4"))
     assert g.expect(s).decisions[0].default == stop()
 
@@ -352,7 +352,7 @@ def test_default_stops_when_the_dice_close_the_board():
 def test_round_ends_when_a_player_closes_all_five_closer_scores_2_highest_chips_1():
     """5.7: the round ends when a player closes all five sections: 2 points to them (1 if they hold
     no chips), 1 point to the highest chip value."""
-    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 60, 50])
+    s = setup(started(3), {0: [CL, CL, CL, CL, OP]}, chips=[55, 60, 50])
     s = close_the_5s(s)
     assert s["last"]["round_over"] is True
     assert s["last"]["round_end"]["points"] == [2, 1, 0]
@@ -362,14 +362,14 @@ def test_round_ends_when_a_player_closes_all_five_closer_scores_2_highest_chips_
 
 def test_closer_with_no_chips_scores_only_1():
     """5.7: a closer holding no chips scores 1."""
-    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[0, 60, 105])
+    s = setup(started(3), {0: [CL, CL, CL, CL, OP]}, chips=[0, 60, 105])
     s = close_the_5s(s)
     assert s["scores"] == [1, 0, 1]
 
 
 def test_every_player_tied_for_the_highest_chip_value_scores_1():
     """5.7: every player tied for the highest chip value scores the point."""
-    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 55, 55])
+    s = setup(started(3), {0: [CL, CL, CL, CL, OP]}, chips=[55, 55, 55])
     s = close_the_5s(s)
     assert s["scores"] == [3, 1, 1]
 
@@ -377,11 +377,11 @@ def test_every_player_tied_for_the_highest_chip_value_scores_1():
 def test_boards_and_chips_reset_and_the_player_to_the_right_starts_the_next_round():
     """5.7 and 5.2: boards and chips reset for the next round, which the player to the right of the
     previous starter opens."""
-    s = setup(started(3, first=1), {2: [C, C, C, C, O]}, chips=[40, 60, 65])
+    s = setup(started(3, first=1), {2: [CL, CL, CL, CL, OP]}, chips=[40, 60, 65])
     s = play(s, R("1", "1", "1", "2", "3", black="3"), stop(1))  # P1 (the starter)
     s = close_the_5s(s, 2)  # P2 closes everything
     assert s["round"] == 2
-    assert s["boards"] == [[E] * 5] * 3 and s["chips"] == [55] * 3
+    assert s["boards"] == [[EM] * 5] * 3 and s["chips"] == [55] * 3
     assert s["starter"] == 0 and s["active"] == 0  # to the right of P1 is P0
     assert g.expect(s).roll.dice == ("wild",) * 5 + ("black",)
 
@@ -391,7 +391,7 @@ def test_boards_and_chips_reset_and_the_player_to_the_right_starts_the_next_roun
 
 def test_first_to_5_points_wins():
     """5.8: the first to 5 points wins."""
-    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[70, 50, 45], scores=[3, 4, 4])
+    s = setup(started(3), {0: [CL, CL, CL, CL, OP]}, chips=[70, 50, 45], scores=[3, 4, 4])
     s = close_the_5s(s)
     assert s["finished"] and s["scores"] == [6, 4, 4]
     assert g.summary(s)["winner"] == "P0" and g.expect(s).prompt == "Game over: P0 wins"
@@ -401,7 +401,7 @@ def test_first_to_5_points_wins():
 
 def test_several_reaching_the_target_together_higher_chip_value_wins():
     """5.8: several reaching the target together: the higher chip value wins."""
-    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[50, 60, 45], scores=[4, 4, 0])
+    s = setup(started(3), {0: [CL, CL, CL, CL, OP]}, chips=[50, 60, 45], scores=[4, 4, 0])
     s = close_the_5s(s)
     assert s["scores"] == [6, 5, 0]
     assert g.summary(s)["winner"] == "P1"  # 60 chips beat 55 (after collecting nothing)
@@ -409,7 +409,7 @@ def test_several_reaching_the_target_together_higher_chip_value_wins():
 
 def test_several_reaching_the_target_with_equal_chips_share_the_win():
     """5.8: equal chips as well: a shared win."""
-    s = setup(started(3), {0: [C, C, C, C, O]}, chips=[55, 55, 55], scores=[4, 4, 2])
+    s = setup(started(3), {0: [CL, CL, CL, CL, OP]}, chips=[55, 55, 55], scores=[4, 4, 2])
     s = close_the_5s(s)
     assert g.summary(s)["winner"] == ["P0", "P1"]
     assert "share the win" in g.expect(s).prompt
@@ -417,7 +417,7 @@ def test_several_reaching_the_target_with_equal_chips_share_the_win():
 
 def test_option_target_points():
     """5.8, option target: 3 to 5 points."""
-    s = setup(started(2, options={"target": 3}), {0: [C, C, C, C, O]}, chips=[60, 50])
+    s = setup(started(2, options={"target": 3}), {0: [CL, CL, CL, CL, OP]}, chips=[60, 50])
     s = close_the_5s(s)
     assert s["scores"] == [3, 0] and s["finished"]
     for bad in (2, 6, "5"):
@@ -441,10 +441,10 @@ def test_refused_events_name_what_to_do_and_leave_the_state_unchanged():
 
 
 def test_summary_has_boards_chips_and_points():
-    s = setup(started(2), {0: [C, E, O, E, E]}, chips=[50, 60])
+    s = setup(started(2), {0: [CL, EM, OP, EM, EM]}, chips=[50, 60])
     summary = g.summary(s)
     assert set(summary) >= {"game", "players", "round", "active", "finished", "winner"}
-    assert summary["boards"]["P0"] == {"1": C, "2": E, "3": O, "4": E, "5": E}
+    assert summary["boards"]["P0"] == {"1": CL, "2": EM, "3": OP, "4": EM, "5": EM}
     assert summary["chips"] == {"P0": 50, "P1": 60} and summary["points"] == {"P0": 0, "P1": 0}
     json.dumps(s)
 

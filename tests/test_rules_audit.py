@@ -173,7 +173,7 @@ def test_tu_tally_up_first_press_scores_200_others_in_100(presser, expected):
     assert s["running"] == 0  # the running total is lost
     assert {d.player for d in TU.expect(s).decisions} >= {0, 1, 2}
     s = TU.apply(s, action(presser, "tally_up"))
-    assert scores_of(TU, s) == [b + x for b, x in zip(base, expected)]
+    assert scores_of(TU, s) == [b + x for b, x in zip(base, expected, strict=True)]
     summ = check_summary(TU, s, "tally-up")
     assert summ["active"] == "Ben" and summ["round"] == 2
     # the round is over: a later press is refused, the next player rolls
@@ -751,7 +751,7 @@ def test_bk_all_bank_right_after_roll_3_ends_the_round():
 
 def test_bk_rounds_option_and_the_winner():
     s = bk_new(("Ana", "Ben"), rounds=10)
-    for r in range(10):
+    for _r in range(10):
         s = bk_three(s)
         starter_banks = bk_roller(s)
         s = BK.apply(s, action(starter_banks, "bank"))
@@ -770,7 +770,7 @@ def test_bk_rounds_option_and_the_winner():
 
 def test_bk_default_is_20_rounds_and_rounds_must_be_10_15_or_20():
     s = bk_new(("Ana", "Ben"))
-    for r in range(19):
+    for _r in range(19):
         s = bk_three(s)
         s = BK.apply(s, action(0, "bank"))
         s = BK.apply(s, action(1, "bank"))

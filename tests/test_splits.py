@@ -132,6 +132,6 @@ def test_thresholds_are_set_on_calibrate_photos_only(realdice, tmp_path):
     assert (tmp_path / meta_path.name).read_text() == before
     # the calibrate photos alone: thresholds set, the card says on what
     card = calibrate_file("d6", tmp_path, Calibration(None, None, real), realdice=root)
-    assert set(card["turned"]["set_on"]) <= {s for s in splits.SOURCES}
+    assert set(card["turned"]["set_on"]) <= set(splits.SOURCES)
     assert card["real_photos"]["per_source"]["matteop65_webcam"]["calibrate"]["photos"] == 3
     assert json.loads((tmp_path / meta_path.name).read_text())["bound"] == card["bound"]

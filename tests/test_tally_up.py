@@ -23,7 +23,8 @@ def game(n=3, **options):
 
 
 def choose(s, **picks):
-    """Send every awaited IN/OUT choice: picks maps a seat letter p0, p1.. to 'in'/'out' (default in)."""
+    """Send every awaited IN/OUT choice: picks maps a seat letter p0, p1.. to 'in'/'out'
+    (default in)."""
     for d in T.expect(s).decisions:
         s = T.apply(s, action(d.player, picks.get(f"p{d.player}", "in")))
     return s
@@ -591,7 +592,8 @@ def test_option_press_window_kept_in_options():
 
 
 def test_edited_layout_changes_face_meaning():
-    """Face meaning comes from the face ids of the layout in the state, so an edited layout works."""
+    """Face meaning comes from the face ids of the layout in the state, so an edited layout
+    works."""
     layout = dict(LAYOUT)
     layout["red"] = ["star", "(300)", "(300)", "300", "300", "300"]
     layout["up"] = ["+1", "+2", "+3", "-50", "+250", "x3"]
@@ -619,7 +621,8 @@ def test_refused_events_name_the_problem():
 
 
 def test_summary_has_required_keys():
-    """summary(state) returns game, players (name, score), round, active (name), finished, winner."""
+    """summary(state) returns game, players (name, score), round, active (name), finished and
+    winner."""
     s = choose(T.apply(game(2), PLAIN), p1="out")
     summ = T.summary(s)
     assert summ["game"] == "tally-up"

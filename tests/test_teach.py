@@ -168,7 +168,7 @@ def test_an_unreadable_image_an_empty_folder_and_a_file_as_out_are_refused(tmp_p
         teach(folder, "d6", tmp_path / "out")
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(TeachError, match="has no labels.csv"):
+    with pytest.raises(TeachError, match=r"has no labels\.csv"):
         teach(empty, "d6", tmp_path / "out")
     good = _folder(tmp_path / "g", ["a.jpg,s,10,10,40,40,6,d6"])
     (tmp_path / "file").write_text("x")
@@ -192,7 +192,7 @@ def test_the_config_names_taught_folders_and_the_table_refuses_one_for_another_s
     cfg_path.write_text('[vision]\ntaught = { toss-up = "/nowhere" }\n', encoding="utf-8")
     assert load_config(cfg_path).vision.taught_for("toss-up").name == "nowhere"
     cfg_path.write_text("[vision]\ntaught = 3\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="vision.taught must be a taught folder"):
+    with pytest.raises(ConfigError, match=r"vision\.taught must be a taught folder"):
         load_config(cfg_path)
     # a demo of Tally Up! read with a d6 taught folder: one clear line, exit 2
     code = demo_main(
@@ -306,7 +306,10 @@ def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp
     held = [n for n in names if rune55_split(n) != "train"]
     assert name == "rune55_gray/numeric_tube" and teach and test
     assert set(teach) <= set(held) and set(test) <= set(held)
-    bases = lambda files: {f.split("_jpg")[0] for f in files}
+
+    def bases(files):
+        return {f.split("_jpg")[0] for f in files}
+
     assert not bases(teach) & bases(test)
     assert len(teach) <= len(bases(held)) // 2
     assert bases(teach) | bases(test) == bases(held)
@@ -357,7 +360,7 @@ def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
     photo = read_folder(tmp_path, "d6")[0]
     img, half = photo.decoded()
     assert img.shape[:2] == (1512, 2016) and half.size == (2016, 1512)
-    for full, small in zip(photo.labels, half.labels):
+    for full, small in zip(photo.labels, half.labels, strict=True):
         assert (small.x, small.y, small.w, small.h) == pytest.approx(
             (full.x / 2, full.y / 2, full.w / 2, full.h / 2)
         )

@@ -98,13 +98,13 @@ def test_a_not_a_die_the_table_keeps_holds_the_threshold_above_it(clf, monkeypat
     reads = [_die(i % 6, 0.99) for i in range(1000)] + [_die(i % 6, 0.95) for i in range(50)]
     # a crumb read as a 2 at 0.97: no threshold lets it pass
     crumb = (0, 1, 0.97, 1, 0.97, 0.0, -1, 0.0)
-    crops = _answers(reads + [crumb], monkeypatch)
+    crops = _answers([*reads, crumb], monkeypatch)
     out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
     assert out["once"]["threshold"] > 0.97 and out["once"]["not_a_die_passed"] == 0
     assert out["turned"]["threshold"] > 0.97 and out["turned"]["not_a_die_passed"] == 0
     # one the table drops anyway (the classifier sure it is no die): no matter
     crumb = (0, 1, 0.97, 1, 0.97, 0.95, -1, 0.0)
-    crops = _answers(reads + [crumb], monkeypatch)
+    crops = _answers([*reads, crumb], monkeypatch)
     out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
     assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
 

@@ -57,7 +57,7 @@ KNOWN: dict[str, str] = {}  # sequences a model is known to get wrong, with why
 def test_replay_gives_exactly_the_expected_rolls(name):
     meta, rolls, _ = replay(FIXTURES / name)
     assert len(rolls) == len(meta["throws"]), [r.specs() for _, r in rolls]
-    for (frame, roll), throw in zip(rolls, meta["throws"]):
+    for (frame, roll), throw in zip(rolls, meta["throws"], strict=True):
         assert roll.complete, f"unread dice in {name} at frame {frame}: {roll.dice}"
         assert sorted(roll.specs()) == sorted(throw["dice"])
         # never while moving or before rest; within 5 frames of coming to rest

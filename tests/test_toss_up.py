@@ -284,7 +284,8 @@ def test_option_tie_break_tied_players_play_another_turn_until_broken():
 
 
 def test_summary_has_required_keys():
-    """summary(state) returns game, players (name, score), round, active (name), finished, winner."""
+    """summary(state) returns game, players (name, score), round, active (name), finished and
+    winner."""
     s = U.apply(game(2), toss(green=4, yellow=6))
     summ = U.summary(s)
     assert summ["game"] == "toss-up"

@@ -6,24 +6,12 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 from hardware.sim.render import random_style, render_scene
 from tray.cli import main
-from vision.classify import model_paths
-from vision.detect import MODELS_DIR
 from vision.dicesets import load
 
 REALDICE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "realdice"
-
-
-def _models(*sets):
-    missing = [
-        p
-        for p in [MODELS_DIR / "detector.onnx"] + [model_paths(s)[0] for s in sets]
-        if not p.exists()
-    ]
-    return pytest.mark.skipif(bool(missing), reason=f"models not on main yet: {missing}")
 
 
 def _image(tmp_path, set_id, dice, name="scene.jpg", seed=5):
@@ -34,7 +22,6 @@ def _image(tmp_path, set_id, dice, name="scene.jpg", seed=5):
     return str(path), labels
 
 
-@_models("tally-up")
 def test_recognize_json_form(tmp_path, capsys):
     p1, _labels = _image(tmp_path, "tally-up", [("red", "star"), ("up", "x2")])
     p2, _ = _image(tmp_path, "tally-up", [("blue", "100")], "b.jpg", seed=6)
@@ -52,7 +39,6 @@ def test_recognize_json_form(tmp_path, capsys):
     assert read <= {("red", "star"), ("up", "x2")}
 
 
-@_models("d6")
 def test_recognize_reports_a_bad_image_and_still_reads_the_others(tmp_path, capsys):
     good, _ = _image(tmp_path, "d6", [("d6", "3")])
     bad = tmp_path / "not-an-image.jpg"
@@ -65,7 +51,6 @@ def test_recognize_reports_a_bad_image_and_still_reads_the_others(tmp_path, caps
     assert [o["image"] for o in out] == [str(bad), good] and "error" in out[0]
 
 
-@_models("d6")
 def test_recognize_reads_a_folder_of_photos_and_says_when_a_folder_has_none(tmp_path, capsys):
     (tmp_path / "tray" / "images").mkdir(parents=True)
     two, _ = _image(tmp_path / "tray" / "images", "d6", [("d6", "3"), ("d6", "5")], "b.jpg")
@@ -87,7 +72,6 @@ def test_recognize_unknown_dice_set_is_a_clear_error(tmp_path, capsys):
     assert "unknown dice set 'yahtzee'" in capsys.readouterr().err
 
 
-@_models("toss-up")
 def test_eval_prints_its_figures(capsys):
     assert (
         main(["eval", "--sets", "toss-up", "--n", "3", "--throws", "1", "--no-real", "--json"]) == 0
@@ -109,7 +93,6 @@ def test_eval_prints_its_figures(capsys):
     assert odd["labelled"] > 0 and odd["wrong_count"] == 0
 
 
-@_models("d6")
 def test_bench_json_form(capsys):
     assert main(["bench", "--frames", "3", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -118,7 +101,6 @@ def test_bench_json_form(capsys):
     assert result["classifier_ms_per_die"] > 0
 
 
-@_models("d6")
 def test_recognize_real_photos_json_form_finds_the_labelled_dice(capsys):
     images = sorted(str(p) for p in REALDICE_FIXTURES.glob("*.jpg"))
     assert main(["recognize", *images, "--dice-set", "d6", "--json"]) == 0

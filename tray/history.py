@@ -212,7 +212,7 @@ def dice_fairness(records: list[GameRecord]) -> list[dict]:
     # every die with enough rolls is tested; the verdicts allow for their number
     first = [fairness(counts, expected) for _, _, counts, expected in dice]
     tested = [i for i, r in enumerate(first) if r["p_value"] is not None]
-    adjusted = dict(zip(tested, holm([first[i]["p_value"] for i in tested])))
+    adjusted = dict(zip(tested, holm([first[i]["p_value"] for i in tested]), strict=True))
     out = []
     for i, (dice_set, die, counts, expected) in enumerate(dice):
         result = fairness(counts, expected, adjusted[i], len(tested)) if i in adjusted else first[i]
@@ -279,7 +279,7 @@ def history(records: list[GameRecord]) -> dict:
         )
         if not s.get("finished"):
             continue
-        for name, score in zip(names, s["scores"]):
+        for name, score in zip(names, s["scores"], strict=True):
             p = players.setdefault(
                 name, {"played": 0, "won": 0, "longest_streak": 0, "by_game": {}}
             )

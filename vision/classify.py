@@ -112,6 +112,7 @@ class FaceClassifier:
         self._cuts: dict[int, tuple[float, dict[str, float]]] = {}
         self._agree: dict[int, float | None] = {}
         self._backed: dict[int, bool] = {}
+        self._pip_agree: dict[int, float | None] = {}
         for turns, part in ((1, self.meta), (TURNS, self.meta.get("turned", self.meta))):
             cut = float(part.get("threshold", 0.9) if threshold is None else threshold)
             per_die = (
@@ -129,6 +130,10 @@ class FaceClassifier:
             # cross-validation saw the shipped network sure and wrong there, so its sure reads
             # do not stand in for the taught network's (lab.teach._choose)
             self._backed[turns] = bool(part.get("shipped_backs", True))
+            # the least confidence of the best guess read when the pips counted agree with
+            # it (calibrated like the other thresholds; none: no such reads)
+            pip_cut = part.get("pip_agree_threshold") if threshold is None else None
+            self._pip_agree[turns] = float(pip_cut) if pip_cut is not None else None
         self.threshold = self._cuts[1][0]
         # a taught card whose network never reads alone at four turns (teaching found its
         # best guess there weak) but does read once: photos are read as the camera reads
@@ -330,21 +335,43 @@ class FaceClassifier:
         out, best, split = self._decide(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
             out = self._backed_by_shipped(crops, turns, out, best, split)
-        counted = self.pips_of(crops, [(r.die, r.face) for r in out])
-        out = [_doubt(r) if agree is False else r for r, agree in zip(out, counted, strict=True)]
+        counts = self.pip_counts(crops, [(r.face, b[1]) for r, b in zip(out, best, strict=True)])
+        cut = self._pip_agree.get(turns)
+        for i, (r, n) in enumerate(zip(out, counts, strict=True)):
+            if n is None:
+                continue
+            if r.face is not None and self.pip_faces.get(r.face, n) != n:
+                out[i] = _doubt(r)  # the pips counted contradict the reading
+            elif (
+                r.face is None
+                and cut is not None
+                and self.pip_faces.get(best[i][1]) == n
+                and r.confidence >= cut
+                and r.not_a_die <= 0.5
+            ):
+                # the network's best guess and the pips counted agree: two opinions, one
+                # of them geometric, trusted from a lower threshold (``pip_agree_threshold``)
+                out[i] = replace(r, die=best[i][0], face=best[i][1])
         return out, best
+
+    def pip_counts(self, crops, faces) -> list[int | None]:
+        """The pips counted on each crop (``vision.pips``) whose faces of interest
+        (``faces[i]``: ids or None) include a pip face; None elsewhere or without a count."""
+        ask = [i for i, fs in enumerate(faces) if any(f in self.pip_faces for f in fs if f)]
+        out: list[int | None] = [None] * len(faces)
+        for i, got in zip(ask, read_many([crops[i] for i in ask]) if ask else [], strict=True):
+            out[i] = got.count
+        return out
 
     def pips_of(self, crops, pairs) -> list[bool | None]:
         """For each crop read as ``pairs[i]`` (die, face): does the pip count on it agree
         (True), count another number (False), or give no opinion (None; also for a face
         without pips, or no read)? The counter runs only on crops read as pip faces."""
-        want = [self.pip_faces.get(face) if face is not None else None for _die, face in pairs]
-        ask = [i for i, n in enumerate(want) if n is not None]
-        out: list[bool | None] = [None] * len(want)
-        for i, got in zip(ask, read_many([crops[i] for i in ask]) if ask else [], strict=True):
-            if got.count is not None:
-                out[i] = got.count == want[i]
-        return out
+        counts = self.pip_counts(crops, [(face,) for _die, face in pairs])
+        return [
+            None if n is None or face not in self.pip_faces else n == self.pip_faces[face]
+            for (_die, face), n in zip(pairs, counts, strict=True)
+        ]
 
     def _head_classify(self, crops, turns: int):
         """Readings by the taught head: one call of the shipped network (answers and features

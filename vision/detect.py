@@ -92,7 +92,7 @@ def _unbox(
     and the hand's share taken of the frame rather than the canvas (a hand from
     ``hand_at``)."""
     boxes, scores = [], []
-    for (x, y, bw, bh), sc in zip(found.boxes, found.scores):
+    for (x, y, bw, bh), sc in zip(found.boxes, found.scores, strict=True):
         x, y = x - ox, y - oy
         if not (0 <= x + bw / 2 < w and 0 <= y + bh / 2 < h):
             continue
@@ -130,11 +130,8 @@ def _tile_starts(start: int, length: int, frame: int, tile: float, overlap: floa
 
 def _same_die(a, b) -> bool:
     """Two boxes of one die: the centre of either lies inside the other."""
-    return (
-        b[0] <= a[0] + a[2] / 2 <= b[0] + b[2]
-        and b[1] <= a[1] + a[3] / 2 <= b[1] + b[3]
-        or a[0] <= b[0] + b[2] / 2 <= a[0] + a[2]
-        and a[1] <= b[1] + b[3] / 2 <= a[1] + a[3]
+    return (b[0] <= a[0] + a[2] / 2 <= b[0] + b[2] and b[1] <= a[1] + a[3] / 2 <= b[1] + b[3]) or (
+        a[0] <= b[0] + b[2] / 2 <= a[0] + a[2] and a[1] <= b[1] + b[3] / 2 <= a[1] + a[3]
     )
 
 
@@ -291,7 +288,7 @@ class Detector:
                 tile = frame_bgr[y0 : y0 + int(th), x0 : x0 + int(tw)]
                 heat, size, _hand = self.maps(tile)
                 boxes, scores = decode(heat, size, tile.shape[1], tile.shape[0], self.threshold)
-                for (bx, by, bw, bh), sc in zip(boxes, scores):
+                for (bx, by, bw, bh), sc in zip(boxes, scores, strict=True):
                     # a die cut by the tile's edge is left to the tile that holds it whole;
                     # a large one to the whole-frame pass (twice its size is beyond training)
                     if (
@@ -345,11 +342,11 @@ class Detector:
         # the frame pass's boxes placed again where the dice were small in it (``refine``):
         # before the tiles' dice are merged, which a box guessed too large would swallow
         whole_boxes = [self.refine(frame_bgr, b) for b in whole.boxes]
-        cands = list(zip(whole_boxes, whole.scores))
+        cands = list(zip(whole_boxes, whole.scores, strict=True))
         cands += self._tile_dice(frame_bgr, overlap, region)
         # the whole-frame dice stand; a tile die found where one stands replaces it only when
         # it is about as large and surer (better placed); elsewhere the surest tile dice join
-        kept = list(zip(whole_boxes, whole.scores))
+        kept = list(zip(whole_boxes, whole.scores, strict=True))
         n_whole = len(kept)
         # when the frame pass found several dice, a tile die far smaller than them is a speck
         # of the floor (a top-down photo shows its dice at about one size)
@@ -383,7 +380,7 @@ class Detector:
             for x0 in _starts(w, ww, WINDOW_OVERLAP):
                 found = self.detect_fine(frame_bgr[y0 : y0 + wh, x0 : x0 + ww], overlap)
                 hand, share = hand or found.hand, max(share, found.hand_share)
-                for (bx, by, bw, bh), sc in zip(found.boxes, found.scores):
+                for (bx, by, bw, bh), sc in zip(found.boxes, found.scores, strict=True):
                     cut = (
                         (bx <= 1 and x0 > 0)
                         or (by <= 1 and y0 > 0)

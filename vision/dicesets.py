@@ -184,7 +184,8 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
 
 
 def load(name_or_path: str | Path) -> DiceSet:
-    """Load a shipped set by id (``"d6"``, ``"tally-up"``, ``"toss-up"``, ``"rollers"``) or a file."""
+    """Load a shipped set by id (``"d6"``, ``"tally-up"``, ``"toss-up"``, ``"rollers"``) or a
+    file."""
     path = Path(name_or_path)
     if not path.suffix:
         path = DICESETS_DIR / f"{name_or_path}.toml"

@@ -181,10 +181,7 @@ def _draw_mark(
         raise ValueError(f"face {face.id!r}: unknown mark {face.mark!r}")
 
     if face.circle:
-        if face.mark in ("number", "text"):
-            ring_r = 0.41
-        else:
-            ring_r = 0.42
+        ring_r = 0.41 if face.mark in ("number", "text") else 0.42
         cv2.circle(
             img, P(0.5, 0.5), int(n * ring_r * grow * f), colour, max(1, round(n * 0.045)), aa, sh
         )

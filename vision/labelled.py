@@ -218,7 +218,11 @@ def read_folder(folder: Path | str, dice_set: str | DiceSet) -> list[Photo]:
         photo.labels.append(Label(x, y, w, h, die, face, (row.get("split") or "").strip()))
         lines.setdefault(name, []).append(n)
     for name, photo in photos.items():
-        out = [(n, lab) for n, lab in zip(lines[name], photo.labels) if _outside(lab, photo.size)]
+        out = [
+            (n, lab)
+            for n, lab in zip(lines[name], photo.labels, strict=True)
+            if _outside(lab, photo.size)
+        ]
         if not out:
             continue
         # a phone photo stored on its side, labelled in its stored pixels: read it so

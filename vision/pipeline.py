@@ -160,7 +160,7 @@ class Recognizer:
                 seen, found.boxes, **checks, turns=TURNS if fine else 1, retry=moved < STILL
             )
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
-            for box, r in zip(found.boxes, readings):
+            for box, r in zip(found.boxes, readings, strict=True):
                 if r.not_a_die > drop:
                     continue
                 side = max(box[2], box[3])

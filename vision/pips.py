@@ -352,7 +352,7 @@ def _patterns(scenes: list[_Scene | None]) -> list[list[_Pattern]]:
     Z = np.full((n_img, m), np.nan + 0j)
     D = np.ones((n_img, m))
     K = np.zeros((n_img, m), np.int8)
-    for r, (sc, idx) in enumerate(zip(scenes, idxs)):
+    for r, (sc, idx) in enumerate(zip(scenes, idxs, strict=False)):
         if len(idx):
             Z[r, : len(idx)] = sc.z[idx]
             D[r, : len(idx)] = sc.diam[idx]
@@ -420,7 +420,7 @@ def _patterns(scenes: list[_Scene | None]) -> list[list[_Pattern]]:
     good = good[np.lexsort((-count[good], hcrop[good]))]
     assign = near[good].argmax(2).tolist()  # the blob at each place
     seen = set()
-    for r, c, row in zip(hcrop[good].tolist(), code[good].tolist(), assign):
+    for r, c, row in zip(hcrop[good].tolist(), code[good].tolist(), assign, strict=False):
         sc, idx, found = scenes[r], idxs[r], out[r]
         places = _PLACES[c]
         on = [row[k] for k in places]
@@ -585,7 +585,7 @@ def _same_shape(a, b) -> bool:
 
 
 def _mean_shape(shapes) -> tuple[float, float, float]:
-    return tuple(sum(c) / len(shapes) for c in zip(*shapes))
+    return tuple(sum(c) / len(shapes) for c in zip(*shapes, strict=False))
 
 
 def _inv2(M: np.ndarray) -> np.ndarray:
@@ -636,7 +636,7 @@ def _ones(sc: _Scene) -> list[_Pattern]:
     cand = np.flatnonzero(sc.pip & (d < _ONE_OFF) & (sc.diam >= _ONE_DIAM[0])).tolist()
     out = []
     kinds = [bool(sc.dark[c]) for c in cand]
-    for k, dark in zip(cand, kinds):
+    for k, dark in zip(cand, kinds, strict=False):
         if kinds.count(dark) != 1:
             continue  # two of a kind near the middle
         if not sc.round_[k] or sc.diam[k] > _ONE_DIAM[1]:
@@ -785,6 +785,6 @@ def read_many(crops) -> list[PipRead]:
     for start in range(0, len(good), _BATCH):
         part = good[start : start + _BATCH]
         scenes = _scenes([imgs[i] for i in part])
-        for i, sc, found in zip(part, scenes, _patterns(scenes)):
+        for i, sc, found in zip(part, scenes, _patterns(scenes), strict=False):
             out[i] = _read(sc, found)
     return out

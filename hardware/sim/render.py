@@ -454,7 +454,7 @@ def _packed(dice, rng: np.random.Generator, style: Style, size) -> list[Pose]:
     y0 = margin + (room_h - rows * cell) / 2
     cells = rng.permutation(cols * rows)[: len(dice)]
     poses = []
-    for (die_id, face_id), c in zip(dice, cells):
+    for (die_id, face_id), c in zip(dice, cells, strict=True):
         row, col = divmod(int(c), cols)
         cx = x0 + (col + 0.5) * cell + float(rng.uniform(-0.01, 0.01)) * side
         cy = y0 + (row + 0.5) * cell + float(rng.uniform(-0.01, 0.01)) * side
@@ -839,7 +839,7 @@ def render_throw(
     for k in range(move):
         t = (k + 1) / move
         poses = []
-        for p, (sx, sy, spin) in zip(final, starts):
+        for p, (sx, sy, spin) in zip(final, starts, strict=True):
             # damped approach with a bounce; still rolling (other faces) until late
             e = math.exp(-4.5 * t) * math.cos(9 * t)
             cx = p.cx + (sx - p.cx) * e
@@ -851,7 +851,10 @@ def render_throw(
                 face = die.faces[int(rng.integers(0, 6))]
             poses.append(Pose(p.die, face, cx, cy, p.side, ang, p.tilt))
         if prev is not None:
-            poses = [replace(q, blur=(q.cx - o.cx, q.cy - o.cy)) for q, o in zip(poses, prev)]
+            poses = [
+                replace(q, blur=(q.cx - o.cx, q.cy - o.cy))
+                for q, o in zip(poses, prev, strict=True)
+            ]
         prev = poses
         frame, labels = compose(diceset, poses, rng, style, size, frame_key=i)
         yield frame, {"phase": "moving", "labels": labels, "frame": i}

@@ -28,6 +28,7 @@ photos of your own dice and tray, then a model taught from them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from collections import Counter
@@ -37,7 +38,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.camera import CameraConfig
+from hardware.camera import (
+    Adjusted,
+    CameraConfig,
+    CameraError,
+    PiCamera,
+    SimulatedTray,
+    open_source,
+)
 from tray.app.capture_cmd import main as capture_main
 from tray.app.config import ConfigError, default_path, load_config, update_table
 from tray.rules.games import get
@@ -432,13 +440,11 @@ def check_placed_dice(
     reading holds still over ``still_reads`` frames (or ``wait_s`` seconds pass)."""
     rows = []
     for die in diceset.dice:
-        try:
+        with contextlib.suppress(EOFError):  # not interactive: just wait for it
             ask(
                 f"  Put the {die.id} die ({die.body}) alone in the tray, any face up, take your "
                 "hand away and press Enter: "
             )
-        except EOFError:
-            pass  # not interactive: just wait for it
         readings = []
         spec = None
         start = clock()
@@ -488,10 +494,8 @@ def format_table(rows: list[DieCheck]) -> str:
 
 
 def _default_set(cfg) -> str:
-    try:
-        return get(cfg.game.default).DICE_SET
-    except (ImportError, AttributeError, ValueError):
-        return "d6"
+    """The dice set of the config's game (the config has checked its id)."""
+    return get(cfg.game.default).DICE_SET
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -546,6 +550,12 @@ def _parser() -> argparse.ArgumentParser:
         help="read the dice with a taught folder (dicetray teach); default: the "
         "config's [vision] taught for the dice set",
     )
+    _add_teach_options(p)
+    return p
+
+
+def _add_teach_options(p: argparse.ArgumentParser) -> None:
+    """The options of the guided capture (``--teach``)."""
     teach = p.add_argument_group(
         "guided capture (--teach)",
         "throw the dice, confirm each face with the buttons, keys "
@@ -584,7 +594,6 @@ def _parser() -> argparse.ArgumentParser:
     teach.add_argument(
         "--max-seconds", type=float, default=None, help="stop the capture after this many seconds"
     )
-    return p
 
 
 def _grab(source, n: int = 5, timeout: float = 2.0) -> np.ndarray:
@@ -604,9 +613,7 @@ def _grab(source, n: int = 5, timeout: float = 2.0) -> np.ndarray:
 def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     """``dicetray calibrate``: see the module docstring. Returns the exit code."""
     args = _parser().parse_args(argv)
-    from hardware.camera import Adjusted, CameraError, PiCamera, SimulatedTray, open_source
     from vision.dicesets import load
-    from vision.pipeline import tray_level
 
     try:
         cfg = load_config(args.config)
@@ -621,14 +628,8 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     try:
         diceset = load(args.dice_set or _default_set(cfg))
         taught = load_taught(args.taught, cfg, diceset)
-    except ValueError as exc:  # DiceSetError, TaughtError
-        print(f"dicetray calibrate: {exc}", file=sys.stderr)
-        return 2
-    reference = None
-    try:
-        if args.felt_colour:
-            reference = hex_bgr(args.felt_colour)
-    except CalibrationError as exc:
+        reference = hex_bgr(args.felt_colour) if args.felt_colour else None
+    except (ValueError, CalibrationError) as exc:  # DiceSetError, TaughtError, a bad colour
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 2
 
@@ -646,87 +647,113 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
     except (CameraError, ValueError) as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError) else 1  # SourceError: a source named wrong
-    sim = source if isinstance(source, SimulatedTray) else None
-    if sim is not None:
-        sim.realtime = False  # no need to wait for the simulated tray
+    if isinstance(source, SimulatedTray):
+        source.realtime = False  # no need to wait for the simulated tray
     out(f"  using {source.name}")
     try:
-        out("Step 2/4: finding the tray")
-        if sim is not None:
-            sim.pick_up()
-        elif isinstance(source, PiCamera) or spec.startswith("opencv") or spec == "auto":
-            try:
-                ask("  Take every die out of the tray and press Enter: ")
-            except EOFError:
-                pass
-        frame = _grab(source)
-        found = find_tray(frame)
-        if found.whole_frame:
-            out(f"  the tray fills the picture ({found.coverage:.0%}): no crop needed")
-        else:
-            x, y, w, h = found.rect
-            out(
-                f"  tray found at x={x} y={y} {w}x{h} ({found.coverage:.0%} of the picture); "
-                f"crop {found.crop}"
-            )
-        if args.snapshot:
-            shot = frame.copy()
-            x, y, w, h = found.rect
-            cv2.rectangle(shot, (x, y), (x + w - 1, y + h - 1), (0, 255, 255), 2)
-            if found.crop:
-                cx, cy, cw, ch = found.crop
-                cv2.rectangle(shot, (cx, cy), (cx + cw - 1, cy + ch - 1), (255, 0, 255), 1)
-            cv2.imwrite(args.snapshot, shot)
-            out(f"  picture of the tray saved to {args.snapshot}")
-
-        out("Step 3/4: exposure and white balance")
-        values: dict = {"crop": found.crop}
-        if isinstance(source, PiCamera):
-            fixed = converge_picamera(source, frames=args.frames, out=out)
-            values.update(fixed)
-            values["software_gains"] = [1.0, 1.0, 1.0]
-            out(
-                f"  fixed: ExposureTime {fixed['exposure_us']} us, AnalogueGain "
-                f"{fixed['analogue_gain']}, ColourGains {fixed['colour_gains']} (AE/AWB off)"
-            )
-            frame = _grab(source)
-            found = find_tray(frame)
-        gains = felt_gains(found.felt_bgr, reference)
-        if isinstance(source, PiCamera) and reference is None:
-            gains.gains = [1.0, 1.0, 1.0]
-            gains.how = "the camera's own white balance is fixed; no software gains"
-        values["software_gains"] = gains.gains
-        b, g, r = found.felt_bgr
-        out(f"  felt colour (B, G, R) = ({b:.0f}, {g:.0f}, {r:.0f}); {gains.how}")
-        out(f"  software gains (B, G, R) = {gains.gains}")
-        view = Adjusted(source, crop=found.crop or None, gains=gains.gains)
-        # the empty tray as the table will see it: the light it reads dice in (Recognizer's
-        # first_light), whatever lamp is on when play starts
-        values["tray_light"] = [round(v, 1) for v in tray_level(view.adjust(frame))]
-
-        rows: list[DieCheck] = []
-        if args.no_check:
-            out("Step 4/4: dice check skipped (--no-check)")
-        else:
-            out(f"Step 4/4: checking the dice of {diceset.name} ({len(diceset.dice)} kinds)")
-            try:
-                recognizer = make_recognizer(diceset, taught)
-            except CalibrationError as exc:
-                out(f"  skipped: {exc}")
-                recognizer = None
-            if recognizer is not None:
-                if sim is not None:
-                    rows = check_sim_dice(sim, view, recognizer, diceset, faces=args.faces, out=out)
-                else:
-                    rows = check_placed_dice(
-                        view, recognizer, diceset, ask=ask, wait_s=args.wait, out=out
-                    )
+        frame, found = _find_tray_step(source, spec, args.snapshot, out, ask)
+        values, view = _light_step(source, frame, found, args.frames, reference, out)
+        rows = _dice_step(source, view, diceset, taught, args, out, ask)
     except CalibrationError as exc:
         print(f"dicetray calibrate: {exc}", file=sys.stderr)
         source.close()
         return 1
     source.close()
 
+    bad = _report(values, rows, out)
+    if args.write:
+        try:
+            update_table(config_path, "camera", values)
+        except (ConfigError, OSError) as exc:
+            print(f"dicetray calibrate: could not write {config_path}: {exc}", file=sys.stderr)
+            return 1
+        out(f"Written to {config_path} [camera].")
+    else:
+        out(f"Run again with --write to store these values in {config_path}.")
+    return 1 if bad else 0
+
+
+def _find_tray_step(source, spec: str, snapshot: str | None, out, ask):
+    """Step 2: the empty tray found in a picture: ``(frame, TrayFound)``; ``snapshot`` (a PNG
+    path) gets the picture with the tray (yellow) and the crop (magenta) drawn on it."""
+    out("Step 2/4: finding the tray")
+    if isinstance(source, SimulatedTray):
+        source.pick_up()
+    elif isinstance(source, PiCamera) or spec.startswith("opencv") or spec == "auto":
+        with contextlib.suppress(EOFError):
+            ask("  Take every die out of the tray and press Enter: ")
+    frame = _grab(source)
+    found = find_tray(frame)
+    if found.whole_frame:
+        out(f"  the tray fills the picture ({found.coverage:.0%}): no crop needed")
+    else:
+        x, y, w, h = found.rect
+        out(
+            f"  tray found at x={x} y={y} {w}x{h} ({found.coverage:.0%} of the picture); "
+            f"crop {found.crop}"
+        )
+    if snapshot:
+        shot = frame.copy()
+        x, y, w, h = found.rect
+        cv2.rectangle(shot, (x, y), (x + w - 1, y + h - 1), (0, 255, 255), 2)
+        if found.crop:
+            cx, cy, cw, ch = found.crop
+            cv2.rectangle(shot, (cx, cy), (cx + cw - 1, cy + ch - 1), (255, 0, 255), 1)
+        cv2.imwrite(snapshot, shot)
+        out(f"  picture of the tray saved to {snapshot}")
+    return frame, found
+
+
+def _light_step(source, frame, found, frames: int, reference, out) -> tuple[dict, Adjusted]:
+    """Step 3: exposure and white balance: ``(the [camera] values, the adjusted view)``."""
+    from vision.pipeline import tray_level
+
+    out("Step 3/4: exposure and white balance")
+    values: dict = {"crop": found.crop}
+    if isinstance(source, PiCamera):
+        fixed = converge_picamera(source, frames=frames, out=out)
+        values.update(fixed)
+        values["software_gains"] = [1.0, 1.0, 1.0]
+        out(
+            f"  fixed: ExposureTime {fixed['exposure_us']} us, AnalogueGain "
+            f"{fixed['analogue_gain']}, ColourGains {fixed['colour_gains']} (AE/AWB off)"
+        )
+        frame = _grab(source)
+        found = find_tray(frame)
+    gains = felt_gains(found.felt_bgr, reference)
+    if isinstance(source, PiCamera) and reference is None:
+        gains.gains = [1.0, 1.0, 1.0]
+        gains.how = "the camera's own white balance is fixed; no software gains"
+    values["software_gains"] = gains.gains
+    b, g, r = found.felt_bgr
+    out(f"  felt colour (B, G, R) = ({b:.0f}, {g:.0f}, {r:.0f}); {gains.how}")
+    out(f"  software gains (B, G, R) = {gains.gains}")
+    view = Adjusted(source, crop=found.crop or None, gains=gains.gains)
+    # the empty tray as the table will see it: the light it reads dice in (Recognizer's
+    # first_light), whatever lamp is on when play starts
+    values["tray_light"] = [round(v, 1) for v in tray_level(view.adjust(frame))]
+    return values, view
+
+
+def _dice_step(source, view, diceset, taught, args, out, ask) -> list[DieCheck]:
+    """Step 4: every die of the set read in the tray (none with ``--no-check``, or when the
+    vision pipeline cannot start: it says why)."""
+    if args.no_check:
+        out("Step 4/4: dice check skipped (--no-check)")
+        return []
+    out(f"Step 4/4: checking the dice of {diceset.name} ({len(diceset.dice)} kinds)")
+    try:
+        recognizer = make_recognizer(diceset, taught)
+    except CalibrationError as exc:
+        out(f"  skipped: {exc}")
+        return []
+    if isinstance(source, SimulatedTray):
+        return check_sim_dice(source, view, recognizer, diceset, faces=args.faces, out=out)
+    return check_placed_dice(view, recognizer, diceset, ask=ask, wait_s=args.wait, out=out)
+
+
+def _report(values: dict, rows: list[DieCheck], out) -> list[DieCheck]:
+    """The values found and the dice check's table; returns the dice read wrong."""
     out("")
     out("Result")
     out(f"  camera.crop = {values['crop'] or '[] (whole frame)'}")
@@ -748,13 +775,4 @@ def main(argv: list[str] | None = None, out=print, ask=input) -> int:
                 "matches your dice, and run again"
             )
         )
-    if args.write:
-        try:
-            update_table(config_path, "camera", values)
-        except (ConfigError, OSError) as exc:
-            print(f"dicetray calibrate: could not write {config_path}: {exc}", file=sys.stderr)
-            return 1
-        out(f"Written to {config_path} [camera].")
-    else:
-        out(f"Run again with --write to store these values in {config_path}.")
-    return 1 if bad else 0
+    return bad

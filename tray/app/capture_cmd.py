@@ -157,11 +157,9 @@ def main(
     from vision.dicesets import DiceSetError, load
 
     prog = "dicetray calibrate --teach"
-    if not args.out:
-        print(f"{prog}: give the folder for the photos with --out FOLDER", file=sys.stderr)
-        return 2
-    if args.per_face < 1:
-        print(f"{prog}: --per-face must be 1 or more (it is {args.per_face})", file=sys.stderr)
+    problem = _arg_problem(args)
+    if problem:
+        print(f"{prog}: {problem}", file=sys.stderr)
         return 2
     try:
         diceset = load(args.dice_set or default_set)
@@ -206,22 +204,20 @@ def main(
     except (CameraError, ValueError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 1
-    events: queue.Queue = queue.Queue()
-    buttons = None
-    if cfg.pins.buttons and not sim_spec:
-        try:
-            from hardware.buttons import PlayerButtons
+    return _capture_then_teach(
+        source, cap, diceset, taught, cfg, args, headless, sim_spec, clock, out, teacher
+    )
 
-            buttons = PlayerButtons(
-                cfg.pins.buttons,
-                events,
-                bounce_ms=cfg.pins.bounce_ms,
-                pull_up=cfg.pins.pull_up,
-                releases=True,
-                clock=clock or time.monotonic,
-            )
-        except Exception as exc:  # noqa: BLE001 - GPIO missing off a Pi: keys still work
-            out(f"buttons: {exc}; using keys instead")
+
+def _capture_then_teach(
+    source, cap, diceset, taught, cfg, args, headless, sim_spec, clock, out, teacher
+) -> int:
+    """The capture on an open ``source`` (closed at the end), then teaching when every face
+    was seen: the exit code."""
+    prog = "dicetray calibrate --teach"
+    folder = cap.folder
+    events: queue.Queue = queue.Queue()
+    buttons = None if sim_spec else _buttons(cfg, events, clock, out)
     if headless and buttons is None and not args.sim_roller:
         source.close()
         print(
@@ -231,7 +227,6 @@ def main(
         )
         return 2
     from vision.pipeline import Recognizer
-    from vision.settle import Settler
 
     try:
         recognizer = Recognizer(diceset, taught=taught, first_light=cfg.camera.tray_light or None)
@@ -244,30 +239,7 @@ def main(
     try:
         if not headless:
             display = Display(size=tuple(cfg.screen.size), fullscreen=cfg.screen.fullscreen)
-        session = CaptureSession(
-            cap,
-            source,
-            recognizer,
-            Settler(),
-            events=events,
-            display=display,
-            releases=buttons is not None,
-            long_s=cfg.pins.hold_ms / 1000.0,
-            drawer=screen_drawer(display) if display is not None else None,
-        )
-        rng = np.random.default_rng(args.seed)
-        roller = SimRoller(session, rng) if args.sim_roller else None
-        out(cap.prompt())
-        if session.simulated and roller is None:
-            out("The simulated tray: press T in the window to throw.")
-        state = run_loop(
-            session,
-            clock or time.monotonic,
-            roller=roller,
-            max_seconds=args.max_seconds,
-            pump=window_pump(session, rng) if display is not None else None,
-            idle=None if (sim_spec and roller is not None) else (lambda: time.sleep(0.002)),
-        )
+        state = _capture(cap, source, recognizer, events, buttons, display, cfg, args, clock, out)
     except CaptureError as exc:  # a photo that could not be written
         print(f"{prog}: {exc}", file=sys.stderr)
         return 1
@@ -288,6 +260,66 @@ def main(
         out("Capture stopped before teaching: run the same command again to continue it.")
         return 0 if state == "left" else 1
     return teach_after(folder, display=display, out=out, teacher=teacher, seed=args.seed)
+
+
+def _arg_problem(args) -> str | None:
+    """What is wrong with the capture's own options, if anything."""
+    if not args.out:
+        return "give the folder for the photos with --out FOLDER"
+    if args.per_face < 1:
+        return f"--per-face must be 1 or more (it is {args.per_face})"
+    return None
+
+
+def _buttons(cfg, events: queue.Queue, clock, out):
+    """The config's GPIO buttons (presses and releases into ``events``), or None when the
+    config has no pins or GPIO is missing (off a Pi: keys and touch still work)."""
+    if not cfg.pins.buttons:
+        return None
+    try:
+        from hardware.buttons import PlayerButtons
+
+        return PlayerButtons(
+            cfg.pins.buttons,
+            events,
+            bounce_ms=cfg.pins.bounce_ms,
+            pull_up=cfg.pins.pull_up,
+            releases=True,
+            clock=clock or time.monotonic,
+        )
+    except Exception as exc:  # noqa: BLE001 - GPIO missing off a Pi: keys still work
+        out(f"buttons: {exc}; using keys instead")
+        return None
+
+
+def _capture(cap, source, recognizer, events, buttons, display, cfg, args, clock, out) -> str:
+    """Runs the capture session until it ends: "done", "left" or "timeout"."""
+    from vision.settle import Settler
+
+    session = CaptureSession(
+        cap,
+        source,
+        recognizer,
+        Settler(),
+        events=events,
+        display=display,
+        releases=buttons is not None,
+        long_s=cfg.pins.hold_ms / 1000.0,
+        drawer=screen_drawer(display) if display is not None else None,
+    )
+    rng = np.random.default_rng(args.seed)
+    roller = SimRoller(session, rng) if args.sim_roller else None
+    out(cap.prompt())
+    if session.simulated and roller is None:
+        out("The simulated tray: press T in the window to throw.")
+    return run_loop(
+        session,
+        clock or time.monotonic,
+        roller=roller,
+        max_seconds=args.max_seconds,
+        pump=window_pump(session, rng) if display is not None else None,
+        idle=None if roller is not None else (lambda: time.sleep(0.002)),  # sim: flat out
+    )
 
 
 def _can_show() -> bool:

@@ -183,10 +183,10 @@ def load_config(path: str | Path | None = None, required: bool = False) -> Confi
 
     >>> load_config("/nonexistent/dicetray.toml").camera.source
     'auto'
-    >>> load_config("/nonexistent/dicetray.toml", required=True)
+    >>> load_config("/nonexistent/dicetray.toml", required=True)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    tray.app.config.ConfigError: /nonexistent/dicetray.toml: no such file: copy config.example.toml there and edit it, or leave out --config to use the defaults
+    tray.app.config.ConfigError: /nonexistent/dicetray.toml: no such file: copy ...
     """
     p = default_path() if path is None else Path(path).expanduser()
     try:
@@ -270,6 +270,29 @@ def parse_config(data: dict, where: str = "") -> Config:
     def fail(msg: str) -> ConfigError:
         return ConfigError(pre + msg)
 
+    _check_tables(data, fail)
+    cfg = Config()
+    _parse_players(data.get("players", {}), cfg, fail)
+    _parse_pins(data.get("pins", {}), cfg.pins, fail)
+    _parse_camera(data.get("camera", {}), cfg.camera, fail)
+    _parse_screen(data.get("screen", {}), cfg.screen, fail)
+    _parse_game(data.get("game", {}), cfg.game, fail)
+    t = data.get("journal", {})
+    if "directory" in t:
+        d = t["directory"]
+        if not isinstance(d, str) or not d.strip():
+            raise fail('journal.directory must be a folder path, like "~/dicetray-journals"')
+        cfg.journal.directory = Path(d).expanduser()
+    t = data.get("vision", {})
+    if "taught" in t:
+        cfg.vision.taught = _taught(t["taught"], fail)
+    net = parse_net(data, fail)  # [web] and [broker]: tray/net/netconfig.py
+    cfg.web, cfg.broker = net.web, net.broker
+    return cfg
+
+
+def _check_tables(data: dict, fail) -> None:
+    """Every table is a known one, is a table, and holds only its known keys."""
     for table, value in data.items():
         if table not in _KNOWN:
             raise fail(
@@ -284,31 +307,36 @@ def parse_config(data: dict, where: str = "") -> Config:
                 f"unknown key {table}.{unknown[0]}: [{table}] takes "
                 f"{', '.join(sorted(_KNOWN[table]))}; remove or fix it"
             )
-    cfg = Config()
-    t = data.get("players", {})
-    if "names" in t:
-        names = t["names"]
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise fail('players.names must be a list of names, like ["Ann", "Bo"]')
-        for i, n in enumerate(names):
-            if not n.strip():
-                raise fail(f"players.names[{i}] is empty: give every player a name")
-            if len(n) > MAX_NAME:
-                raise fail(
-                    f"players.names[{i}] is {len(n)} characters long: give a name of at "
-                    f"most {MAX_NAME} (it is shown beside the scores)"
-                )
-        if len(names) > MAX_PLAYERS:
-            raise fail(f"players.names has {len(names)} names: at most {MAX_PLAYERS} players")
-        if len(set(names)) != len(names):
-            raise fail("players.names repeats a name: give every player a different name")
 
-        try:
-            cfg.players = seat_names(list(names))
-        except ValueError as err:
-            raise fail(f"players.names: {err}") from None
-    t = data.get("pins", {})
-    pins = cfg.pins
+
+def _parse_players(t: dict, cfg: Config, fail) -> None:
+    """[players]: the seats' names."""
+    if "names" not in t:
+        return
+    names = t["names"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise fail('players.names must be a list of names, like ["Ann", "Bo"]')
+    for i, n in enumerate(names):
+        if not n.strip():
+            raise fail(f"players.names[{i}] is empty: give every player a name")
+        if len(n) > MAX_NAME:
+            raise fail(
+                f"players.names[{i}] is {len(n)} characters long: give a name of at "
+                f"most {MAX_NAME} (it is shown beside the scores)"
+            )
+    if len(names) > MAX_PLAYERS:
+        raise fail(f"players.names has {len(names)} names: at most {MAX_PLAYERS} players")
+    if len(set(names)) != len(names):
+        raise fail("players.names repeats a name: give every player a different name")
+
+    try:
+        cfg.players = seat_names(list(names))
+    except ValueError as err:
+        raise fail(f"players.names: {err}") from None
+
+
+def _parse_pins(t: dict, pins: PinsConfig, fail) -> None:
+    """[pins]: the buttons' and LEDs' GPIO numbers (each used once) and the press timing."""
     for key in ("buttons", "leds"):
         if key in t:
             setattr(pins, key, _pin_list(t[key], f"pins.{key}", fail))
@@ -340,8 +368,10 @@ def parse_config(data: dict, where: str = "") -> Config:
         pins.hold_ms = _int(
             t["hold_ms"], "pins.hold_ms", 200, 5000, fail, "800 is a comfortable long press"
         )
-    t = data.get("camera", {})
-    cam = cfg.camera
+
+
+def _parse_camera(t: dict, cam: CameraConfig, fail) -> None:
+    """[camera]: the source, the Pi camera's settings and the tray's crop and light."""
     if "source" in t:
         cam.source = _source(t["source"], fail)
     if "fps" in t:
@@ -366,11 +396,7 @@ def parse_config(data: dict, where: str = "") -> Config:
         )
     if "colour_gains" in t:
         g = t["colour_gains"]
-        if (
-            not isinstance(g, list)
-            or len(g) not in (0, 2)
-            or not all(_is_num(x) and 0 < x <= 32 for x in g)
-        ):
+        if not _numbers(g, (0, 2), lambda x: 0 < x <= 32):
             raise fail(
                 f"camera.colour_gains = {g!r}: give [red, blue] gains like [1.8, 1.6] "
                 "(0 < gain <= 32), or [] for automatic white balance"
@@ -378,11 +404,7 @@ def parse_config(data: dict, where: str = "") -> Config:
         cam.colour_gains = [float(x) for x in g]
     if "tray_light" in t:
         v = t["tray_light"]
-        if (
-            not isinstance(v, list)
-            or len(v) not in (0, 3)
-            or not all(_is_num(x) and 0 <= x <= 255 for x in v)
-        ):
+        if not _numbers(v, (0, 3), lambda x: 0 <= x <= 255):
             raise fail(
                 f"camera.tray_light = {v!r}: give the empty tray's [blue, green, red] "
                 "levels like [60, 110, 45] (0-255), as `dicetray calibrate --write` "
@@ -399,45 +421,53 @@ def parse_config(data: dict, where: str = "") -> Config:
         cam.lens_position = float(lp)
     if "software_gains" in t:
         g = t["software_gains"]
-        if (
-            not isinstance(g, list)
-            or len(g) != 3
-            or not all(_is_num(x) and 0.1 <= x <= 8 for x in g)
-        ):
+        if not _numbers(g, (3,), lambda x: 0.1 <= x <= 8):
             raise fail(
                 f"camera.software_gains = {g!r}: give [blue, green, red] multipliers "
                 "between 0.1 and 8, like [1.0, 1.0, 1.0] (no change)"
             )
         cam.software_gains = [float(x) for x in g]
     if "crop" in t:
-        c = t["crop"]
-        if (
-            not isinstance(c, list)
-            or len(c) not in (0, 4)
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in c)
-        ):
+        cam.crop = _crop(t["crop"], fail)
+
+
+def _numbers(v, sizes: tuple[int, ...], ok) -> bool:
+    """``v`` is a list of one of ``sizes`` numbers, each ``ok``."""
+    return isinstance(v, list) and len(v) in sizes and all(_is_num(x) and ok(x) for x in v)
+
+
+def _crop(c, fail) -> list[int]:
+    """camera.crop: [] or [x, y, width, height] inside the 640x480 frame, at least 32x24."""
+    if (
+        not isinstance(c, list)
+        or len(c) not in (0, 4)
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in c)
+    ):
+        raise fail(
+            f"camera.crop = {c!r}: give [x, y, width, height] of the tray in the "
+            "640x480 frame in whole pixels, or [] for the whole frame"
+        )
+    if c:
+        x, y, w, h = c
+        if x < 0 or y < 0 or w < 32 or h < 24 or x + w > 640 or y + h > 480:
             raise fail(
-                f"camera.crop = {c!r}: give [x, y, width, height] of the tray in the "
-                "640x480 frame in whole pixels, or [] for the whole frame"
+                f"camera.crop = {c!r}: the rectangle must lie inside the 640x480 "
+                "frame and be at least 32x24; run `dicetray calibrate --write` to "
+                "find the tray, or [] for the whole frame"
             )
-        if c:
-            x, y, w, h = c
-            if x < 0 or y < 0 or w < 32 or h < 24 or x + w > 640 or y + h > 480:
-                raise fail(
-                    f"camera.crop = {c!r}: the rectangle must lie inside the 640x480 "
-                    "frame and be at least 32x24; run `dicetray calibrate --write` to "
-                    "find the tray, or [] for the whole frame"
-                )
-        cam.crop = list(c)
-    t = data.get("screen", {})
+    return list(c)
+
+
+def _parse_screen(t: dict, screen: ScreenConfig, fail) -> None:
+    """[screen]: full screen, sound, the odds panel and the window size."""
     if "fullscreen" in t:
-        cfg.screen.fullscreen = _bool(t["fullscreen"], "screen.fullscreen", fail)
+        screen.fullscreen = _bool(t["fullscreen"], "screen.fullscreen", fail)
     if "sound" in t:
-        cfg.screen.sound = _bool(t["sound"], "screen.sound", fail)
+        screen.sound = _bool(t["sound"], "screen.sound", fail)
     if "odds" in t:
         if t["odds"] not in ("off", "hold", "always"):
             raise fail(f'screen.odds = {t["odds"]!r}: choose "off", "hold" or "always"')
-        cfg.screen.odds = t["odds"]
+        screen.odds = t["odds"]
     if "size" in t:
         s = t["size"]
         if (
@@ -447,60 +477,54 @@ def parse_config(data: dict, where: str = "") -> Config:
             or not (320 <= s[0] <= 7680 and 240 <= s[1] <= 4320)
         ):
             raise fail(f"screen.size = {s!r}: give [width, height] in pixels, like [800, 480]")
-        cfg.screen.size = (s[0], s[1])
-    t = data.get("game", {})
+        screen.size = (s[0], s[1])
+
+
+def _parse_game(t: dict, game: GameConfig, fail) -> None:
+    """[game]: the game offered first, and option overrides checked against each engine."""
     if "default" in t:
         g = t["default"]
         if g not in GAME_IDS:
             raise fail(f"game.default = {g!r}: choose one of {', '.join(GAME_IDS)}")
-        cfg.game.default = g
-    if "options" in t:
-        opts = t["options"]
-        if not isinstance(opts, dict):
-            raise fail("game.options must be a table of games, like [game.options.bank]")
-        for gid, table in opts.items():
-            if gid not in GAME_IDS:
-                raise fail(f"game.options.{gid}: no such game; use one of {', '.join(GAME_IDS)}")
-            if not isinstance(table, dict):
-                raise fail(f"game.options.{gid} must be a table: [game.options.{gid}]")
-            known = _engine_options(gid)
-            if known is not None:
-                for k, v in table.items():
-                    if k not in known:
-                        raise fail(
-                            f"unknown key game.options.{gid}.{k}: {gid} takes "
-                            f"{', '.join(sorted(known)) or 'no options'}"
-                        )
-                    d = known[k]
-                    if d is not None and not _same_kind(v, d):
-                        raise fail(
-                            f"game.options.{gid}.{k} = {v!r}: expected a "
-                            f"{type(d).__name__} like its default {d!r}"
-                        )
-            cfg.game.options[gid] = dict(table)
-    t = data.get("journal", {})
-    if "directory" in t:
-        d = t["directory"]
-        if not isinstance(d, str) or not d.strip():
-            raise fail('journal.directory must be a folder path, like "~/dicetray-journals"')
-        cfg.journal.directory = Path(d).expanduser()
-    t = data.get("vision", {})
-    if "taught" in t:
-        v = t["taught"]
-        if isinstance(v, str) and v.strip():
-            cfg.vision.taught = {"*": Path(v).expanduser()}
-        elif isinstance(v, dict) and all(
-            isinstance(k, str) and isinstance(f, str) and f.strip() for k, f in v.items()
-        ):
-            cfg.vision.taught = {k: Path(f).expanduser() for k, f in v.items()}
-        else:
-            raise fail(
-                'vision.taught must be a taught folder, like "~/.config/dicetray/'
-                'taught-d6", or a table of them by dice set, like { d6 = "..." }'
-            )
-    net = parse_net(data, fail)  # [web] and [broker]: tray/net/netconfig.py
-    cfg.web, cfg.broker = net.web, net.broker
-    return cfg
+        game.default = g
+    if "options" not in t:
+        return
+    opts = t["options"]
+    if not isinstance(opts, dict):
+        raise fail("game.options must be a table of games, like [game.options.bank]")
+    for gid, table in opts.items():
+        if gid not in GAME_IDS:
+            raise fail(f"game.options.{gid}: no such game; use one of {', '.join(GAME_IDS)}")
+        if not isinstance(table, dict):
+            raise fail(f"game.options.{gid} must be a table: [game.options.{gid}]")
+        known = _engine_options(gid)
+        for k, v in table.items():
+            if k not in known:
+                raise fail(
+                    f"unknown key game.options.{gid}.{k}: {gid} takes "
+                    f"{', '.join(sorted(known)) or 'no options'}"
+                )
+            d = known[k]
+            if d is not None and not _same_kind(v, d):
+                raise fail(
+                    f"game.options.{gid}.{k} = {v!r}: expected a "
+                    f"{type(d).__name__} like its default {d!r}"
+                )
+        game.options[gid] = dict(table)
+
+
+def _taught(v, fail) -> dict[str, Path]:
+    """vision.taught: one taught folder for every set ("*"), or a table of them by set."""
+    if isinstance(v, str) and v.strip():
+        return {"*": Path(v).expanduser()}
+    if isinstance(v, dict) and all(
+        isinstance(k, str) and isinstance(f, str) and f.strip() for k, f in v.items()
+    ):
+        return {k: Path(f).expanduser() for k, f in v.items()}
+    raise fail(
+        'vision.taught must be a taught folder, like "~/.config/dicetray/'
+        'taught-d6", or a table of them by dice set, like { d6 = "..." }'
+    )
 
 
 def _is_num(x) -> bool:
@@ -553,12 +577,9 @@ def _source(v, fail) -> str:
     return v
 
 
-def _engine_options(game_id: str) -> dict | None:
-    """The engine's OPTIONS (name -> default), or None while the engine is not available."""
-    try:
-        return dict(get(game_id).OPTIONS)
-    except (ImportError, AttributeError, ValueError):  # engine not on main yet
-        return None
+def _engine_options(game_id: str) -> dict:
+    """The engine's OPTIONS (name -> default)."""
+    return dict(get(game_id).OPTIONS)
 
 
 def _same_kind(v, default) -> bool:

@@ -22,7 +22,9 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tray.app.players import SimPlayers
 from tray.app.session import (
@@ -142,109 +144,74 @@ def start_by_buttons(game_id: str, players: int, options: dict, log, shots: _Sho
     return menu
 
 
-def play_one(
-    journal,
-    tray,
-    display,
-    out: Path,
-    seed: int,
-    rng: random.Random,
-    log,
-    shots: _Shots,
-    window: bool,
-    fps: int,
-    quiet: bool,
-    script,
-    dropout,
-    max_steps,
-    max_seconds,
-    wall0: float,
-    buttons_only: bool,
-    recognizer,
-    net=None,
-) -> dict:
-    """One game on the simulated tray until it is over (or a limit), read by ``recognizer``
-    (one for the games of a run: a rematch reads with the same models); returns its
-    figures."""
+@dataclass
+class _Run:
+    """What every game of a demo run shares."""
+
+    tray: Any
+    display: Any
+    recognizer: Any  # one for the games of a run: a rematch reads with the same models
+    shots: _Shots
+    rng: random.Random
+    log: Callable[[str], None]
+    window: bool
+    fps: int
+    quiet: bool
+    script: list[dict] | None
+    dropout: tuple[int, int] | None
+    max_steps: int | None
+    max_seconds: float | None
+    wall0: float
+    buttons_only: bool
+    net: Any = None
+
+
+def play_one(journal, run: _Run) -> dict:
+    """One game on the simulated tray until it is over (or a limit), read by
+    ``run.recognizer``; returns its figures."""
     from vision.settle import Settler
 
     table = Table(journal)
     game_id = journal.game_id
 
     def on_event(kind: str, text: str) -> None:
-        line = None if quiet else log_line(table, kind, text)
+        line = None if run.quiet else log_line(table, kind, text)
         if line is not None:
             print(line, flush=True)
-        shots.note(kind, text)
+        run.shots.note(kind, text)
 
     table.on_event = on_event
-    recognizer.reset()
+    run.recognizer.reset()
     session = Session(
-        table, tray, recognizer, Settler(), display=display, read_timeout=0.0 if not window else 1.0
+        table,
+        run.tray,
+        run.recognizer,
+        Settler(),
+        display=run.display,
+        read_timeout=0.0 if not run.window else 1.0,
     )
     sim = SimPlayers(
         session,
-        tray,
-        rng,
-        log,
-        script=script,
-        think_s=1.2 if window else 0.15,
-        buttons_only=buttons_only,
+        run.tray,
+        run.rng,
+        run.log,
+        script=run.script,
+        think_s=1.2 if run.window else 0.15,
+        buttons_only=run.buttons_only,
     )
-    if net is not None:  # --web / --broker: phones follow, a claimed seat is the phone's
-        net.attach(session)
-        sim.phones = net.claims.claimed
-    t, dt, steps = 0.0, 1.0 / fps, 0
-    finished = timed_out = False
-    frames0 = 0
-    try:
-        while True:
-            steps += 1
-            sim.act(t)
-            session.step(t, draw=window)
-            if window:
-                _pump_window(session, t)
-            shots.take(session, t, game_id)
-            if table.expect().finished:
-                finished = True
-                break
-            if (
-                sim.script_done
-                and not sim.throwing
-                and table.window_decision() is None
-                and not table.counting_down()
-            ):
-                break
-            if dropout is not None and table.rolls_taken >= dropout[0]:
-                tray.drop_out(frames=dropout[1])
-                log(f"  (the camera drops out for {dropout[1]} frames)")
-                dropout = None
-            if (max_steps is not None and steps >= max_steps) or (
-                max_seconds is not None and time.monotonic() - wall0 > max_seconds
-            ):
-                timed_out = True
-                break
-            t = time.monotonic() - wall0 if window else t + dt
-    except KeyboardInterrupt:
-        log("stopped (Ctrl-C): the journal keeps the game so far")
-        timed_out = True
-    shots.save(session, t + 0.001, f"{game_id}-end")
+    if run.net is not None:  # --web / --broker: phones follow, a claimed seat is the phone's
+        run.net.attach(session)
+        sim.phones = run.net.claims.claimed
+    finished, timed_out, t = _play_loop(run, session, sim)
+    run.shots.save(session, t + 0.001, f"{game_id}-end")
     summary = journal.game.summary(journal.state)
-    log("")
-    log("final scores:" if finished else "scores so far (game not finished):")
-    for p in summary.get("players", []):
-        log(f"  {p['name']:<8} {p['score']}")
-    if finished:
-        w = summary.get("winner")
-        log(f"winner: {', '.join(w) if isinstance(w, list) else w}")
-    if timed_out:
-        log("stopped at the time limit: the game is not finished")
+    _log_scores(run.log, summary, finished, timed_out)
     return {
         "summary": summary,
         "state": journal.state,
         "journal": journal.path,
         "options": options_of(journal),
-        "frames": session.frames - frames0,
+        "frames": session.frames,
         "rolls": rolls_taken(journal),
         "finished": finished,
         "timed_out": timed_out,
@@ -256,6 +223,55 @@ def play_one(
         "sim": sim,
         "t": t,
     }
+
+
+def _play_loop(run: _Run, session: Session, sim: SimPlayers) -> tuple[bool, bool, float]:
+    """Steps the players and the table until the game is over, the script is played, or a
+    limit (or Ctrl-C) stops it: ``(finished, timed_out, t)``."""
+    table, game_id = session.table, session.table.journal.game_id
+    t, dt, steps, dropout = 0.0, 1.0 / run.fps, 0, run.dropout
+    try:
+        while True:
+            steps += 1
+            sim.act(t)
+            session.step(t, draw=run.window)
+            if run.window:
+                _pump_window(session, t)
+            run.shots.take(session, t, game_id)
+            if table.expect().finished:
+                return True, False, t
+            if (
+                sim.script_done
+                and not sim.throwing
+                and table.window_decision() is None
+                and not table.counting_down()
+            ):
+                return False, False, t
+            if dropout is not None and table.rolls_taken >= dropout[0]:
+                run.tray.drop_out(frames=dropout[1])
+                run.log(f"  (the camera drops out for {dropout[1]} frames)")
+                dropout = None
+            if (run.max_steps is not None and steps >= run.max_steps) or (
+                run.max_seconds is not None and time.monotonic() - run.wall0 > run.max_seconds
+            ):
+                return False, True, t
+            t = time.monotonic() - run.wall0 if run.window else t + dt
+    except KeyboardInterrupt:
+        run.log("stopped (Ctrl-C): the journal keeps the game so far")
+        return False, True, t
+
+
+def _log_scores(log, summary: dict, finished: bool, timed_out: bool) -> None:
+    """The scores (final or so far), the winner, and why the game stopped early."""
+    log("")
+    log("final scores:" if finished else "scores so far (game not finished):")
+    for p in summary.get("players", []):
+        log(f"  {p['name']:<8} {p['score']}")
+    if finished:
+        w = summary.get("winner")
+        log(f"winner: {', '.join(w) if isinstance(w, list) else w}")
+    if timed_out:
+        log("stopped at the time limit: the game is not finished")
 
 
 def run_demo(
@@ -295,20 +311,12 @@ def run_demo(
             f"{engine.MAX_PLAYERS} players, not {players}: use --players "
             f"{max(engine.MIN_PLAYERS, min(players, engine.MAX_PLAYERS))}"
         )
-    # the whole pipeline first: nothing is written when a part is missing
     from hardware.camera import SimulatedTray
-    from vision import dicesets
-    from vision.pipeline import Recognizer
 
     out = Path(out)
     opts = dict(DEMO_OPTIONS.get(game_id, {}))
     opts.update(options or {})
-    diceset = dicesets.load(engine.DICE_SET)
-    engine.new_game(DEMO_NAMES[:players], diceset.layout(), dict(opts))
-    # one recognizer for every game of the run (a taught folder is checked before anything is
-    # written, and a stale one is said once, not once a game)
-    recognizer = Recognizer(diceset, taught=taught)
-    say_stale(recognizer, "dicetray demo")
+    diceset, recognizer = _pipeline(engine, players, opts, taught)
     out.mkdir(parents=True, exist_ok=True)
     log: Callable[[str], None] = (lambda s: None) if quiet else (lambda s: print(s, flush=True))
     display = None
@@ -319,53 +327,50 @@ def run_demo(
     if buttons_only:
         menu = start_by_buttons(game_id, players, opts, log, shots)
         names, opts = menu.players, menu.chosen_options()
-    rng = random.Random(seed)
     tray = SimulatedTray(diceset, seed=seed, fps=fps, realtime=window, rest_frames=rest_frames)
-    wall0 = time.monotonic()
-    results: list[dict] = []
+    run = _Run(
+        tray,
+        display,
+        recognizer,
+        shots,
+        random.Random(seed),
+        log,
+        window,
+        fps,
+        quiet,
+        script,
+        dropout,
+        max_steps,
+        max_seconds,
+        time.monotonic(),
+        buttons_only,
+        net,
+    )
     try:
-        for n in range(2 if rematch else 1):
-            jpath = _journal_path(out, game_id, seed)
-            journal = make_journal(jpath, game_id, names, opts)
-            log(
-                f"dicetray demo: {engine.TITLE}, {players} players ({', '.join(names)}), "
-                f"seed {seed}{', rematch' if n else ''}; options {options_of(journal)}"
-            )
-            log(f"journal: {jpath}")
-            res = play_one(
-                journal,
-                tray,
-                display,
-                out,
-                seed,
-                rng,
-                log,
-                shots,
-                window,
-                fps,
-                quiet,
-                script,
-                dropout,
-                max_steps,
-                max_seconds,
-                wall0,
-                buttons_only,
-                recognizer,
-                net,
-            )
-            results.append(res)
-            if n == 0 and rematch:
-                if not res["finished"]:
-                    break
-                sim, table = res["sim"], res["table"]
-                sim.choose("rematch", res["t"] + 1.0)
-                if table.outcome != "rematch":
-                    raise RuntimeError("the end screen did not start a rematch")  # a bug
-                log("end screen: Ana's button chose Rematch (same game, same options)")
-                names, opts = list(journal.players), options_of(journal)
+        results = _play_games(run, engine, names, opts, out, seed, rematch)
     finally:
         tray.close()
-    seconds = time.monotonic() - wall0
+    return _run_result(results, time.monotonic() - run.wall0, shots, out, rematch, log)
+
+
+def _pipeline(engine, players: int, opts: dict, taught):
+    """``(dice set, recognizer)`` of the game, the options checked by a new game first: the
+    whole pipeline before anything is written, so nothing is when a part is missing. One
+    recognizer reads every game of the run (a taught folder is checked once, and a stale one
+    is said once, not once a game)."""
+    from vision import dicesets
+    from vision.pipeline import Recognizer
+
+    diceset = dicesets.load(engine.DICE_SET)
+    engine.new_game(DEMO_NAMES[:players], diceset.layout(), dict(opts))
+    recognizer = Recognizer(diceset, taught=taught)
+    say_stale(recognizer, "dicetray demo")
+    return diceset, recognizer
+
+
+def _run_result(results: list[dict], seconds: float, shots, out: Path, rematch, log) -> dict:
+    """The last game's result, with every game's ("games"), the screenshots, the time and
+    whether every game finished; the run's figures are logged."""
     last = dict(results[-1])
     frames = sum(r["frames"] for r in results)
     log(
@@ -387,6 +392,33 @@ def run_demo(
         }
     )
     return last
+
+
+def _play_games(run: _Run, engine, names, opts, out: Path, seed: int, rematch: bool) -> list:
+    """The game, and with ``rematch`` a second one chosen on the end screen with a button
+    (when the first finished): one result dict a game."""
+    game_id = engine.GAME_ID
+    results: list[dict] = []
+    for n in range(2 if rematch else 1):
+        jpath = _journal_path(out, game_id, seed)
+        journal = make_journal(jpath, game_id, names, opts)
+        run.log(
+            f"dicetray demo: {engine.TITLE}, {len(names)} players ({', '.join(names)}), "
+            f"seed {seed}{', rematch' if n else ''}; options {options_of(journal)}"
+        )
+        run.log(f"journal: {jpath}")
+        res = play_one(journal, run)
+        results.append(res)
+        if n == 0 and rematch:
+            if not res["finished"]:
+                break
+            sim, table = res["sim"], res["table"]
+            sim.choose("rematch", res["t"] + 1.0)
+            if table.outcome != "rematch":
+                raise RuntimeError("the end screen did not start a rematch")  # a bug
+            run.log("end screen: Ana's button chose Rematch (same game, same options)")
+            names, opts = list(journal.players), options_of(journal)
+    return results
 
 
 def _pump_window(session: Session, t: float) -> None:
@@ -414,9 +446,7 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def main_demo(argv: list[str]) -> int:
-    """``dicetray demo``: exit 0 when every game finished, 2 on a user's mistake (bad game,
-    players or option: one line on stderr), 1 otherwise."""
+def _demo_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="dicetray demo",
         description=(
@@ -486,7 +516,13 @@ def main_demo(argv: list[str]) -> int:
     mode.add_argument(
         "--headless", action="store_true", help="no window (default without a display)"
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main_demo(argv: list[str]) -> int:
+    """``dicetray demo``: exit 0 when every game finished, 2 on a user's mistake (bad game,
+    players or option: one line on stderr), 1 otherwise."""
+    args = _demo_parser().parse_args(argv)
     engine = games.get(args.game)
     players = (
         args.players

@@ -226,37 +226,45 @@ class Play:
             menu.clear()
             if outcome == "quit":
                 return None
-            if outcome == "resume" and menu.resume_path is not None:
-                try:
-                    j = Journal.open(menu.resume_path, salvage=True)
-                    self.journals.append(j.path)
-                    return j
-                except (ValueError, OSError) as exc:
-                    menu.offer_resume(None, None)
-                    menu.message = f"That game cannot be resumed: {exc}"
-            elif outcome == "discard" and menu.resume_path is not None:
-                try:
-                    discard(menu.resume_path)
-                    menu.message = "The unfinished game was put aside"
-                except OSError as exc:
-                    menu.message = f"Could not put the unfinished game aside: {exc}"
-                offer = resume_offer(self.journal_dir)
-                menu.offer_resume(*(offer if offer is not None else (None, None)))
-            elif outcome == "history":
-                if self.history_screen():
-                    return None
-            elif outcome == "howto":
-                if self.pages_screen([how_to_view(menu.game_id)]):
-                    return None
-            elif outcome == "start":
-                try:
-                    return self.new_journal(menu.game_id, menu.players, menu.chosen_options())
-                except (RuleError, ValueError, OSError) as exc:
-                    menu.message = str(exc)
+            done, journal = self._menu_outcome(outcome)
+            if done:
+                return journal
             self.display.draw(start_view(menu))
             if self.out_of_time(t):
                 return None
             self.pause(0.03)  # about 30 pictures a second on the start screen
+
+    def _menu_outcome(self, outcome: str | None):
+        """What the start menu's ``outcome`` leads to: ``(True, journal)`` when a game starts
+        or resumes, ``(True, None)`` when the window was closed on a page shown from the menu,
+        ``(False, None)`` to stay on the start screen (a message may say why)."""
+        menu = self.menu
+        if outcome == "resume" and menu.resume_path is not None:
+            try:
+                j = Journal.open(menu.resume_path, salvage=True)
+                self.journals.append(j.path)
+                return True, j
+            except (ValueError, OSError) as exc:
+                menu.offer_resume(None, None)
+                menu.message = f"That game cannot be resumed: {exc}"
+        elif outcome == "discard" and menu.resume_path is not None:
+            try:
+                discard(menu.resume_path)
+                menu.message = "The unfinished game was put aside"
+            except OSError as exc:
+                menu.message = f"Could not put the unfinished game aside: {exc}"
+            offer = resume_offer(self.journal_dir)
+            menu.offer_resume(*(offer if offer is not None else (None, None)))
+        elif outcome == "history":
+            return self.history_screen(), None
+        elif outcome == "howto":
+            return self.pages_screen([how_to_view(menu.game_id)]), None
+        elif outcome == "start":
+            try:
+                return True, self.new_journal(menu.game_id, menu.players, menu.chosen_options())
+            except (RuleError, ValueError, OSError) as exc:
+                menu.message = str(exc)
+        return False, None
 
     def history_screen(self) -> bool:
         """The table's history pages (tray/screen/history_screen.py): a press or a key turns
@@ -299,15 +307,8 @@ class Play:
         "another", "menu", "leave"; or "quit" (window closed, time limit)."""
         import pygame
 
-        from vision import dicesets
-
-        table = Table(journal)
-        diceset = dicesets.load(journal.game.DICE_SET)
-        if self.source is None or self.source_set != diceset.id:
-            if self.source is not None:
-                self.source.close()
-            self.source, self.source_set = self.open_source(diceset.id), diceset.id
-        source = self.source
+        session = self._session(journal)
+        table, source = session.table, session.source
         simulated = hasattr(source, "throw") and hasattr(source, "pick_up")
         if simulated:
             table.message = Message(
@@ -316,23 +317,6 @@ class Play:
                 "info",
                 self.now() + 8,
             )
-        recognizer, settler = self.open_vision(diceset)
-        session = Session(
-            table,
-            source,
-            recognizer,
-            settler,
-            events=self.events,
-            display=self.display,
-            releases=self.releases,
-            long_s=self.long_s,
-        )
-        self.keys.players = len(journal.players)
-        session.keys = self.keys
-        session.bots = BotSeats(table)
-        session.odds_mode = getattr(self.cfg.screen, "odds", "off")
-        if self.net is not None:
-            self.net.attach(session)
         self.flush()
         rolls_seen, lit = 0, []
         while True:
@@ -341,12 +325,7 @@ class Play:
             if simulated and table.rolls_taken != rolls_seen:
                 rolls_seen = table.rolls_taken
                 source.pick_up()  # people take their dice out of the tray
-            if self.buttons is not None and getattr(self.buttons, "leds", None):
-                want = led_states(table)
-                if want != lit:
-                    for p, on in enumerate(want[: len(self.buttons.leds)]):
-                        self.buttons.set_led(p, on)
-                    lit = want
+            lit = self._light_buttons(table, lit)
             for ev in pygame.event.get():
                 if ev.type == pygame.QUIT:
                     return "quit"
@@ -360,6 +339,47 @@ class Play:
                 return "quit"
             if self.headless:  # otherwise the camera's frames pace the loop
                 self.pause(0.001)
+
+    def _session(self, journal) -> Session:
+        """The session of a game: its table, the camera for its dice set (opened again only
+        for another set), the vision, the keys, the bots and the network."""
+        from vision import dicesets
+
+        table = Table(journal)
+        diceset = dicesets.load(journal.game.DICE_SET)
+        if self.source is None or self.source_set != diceset.id:
+            if self.source is not None:
+                self.source.close()
+            self.source, self.source_set = self.open_source(diceset.id), diceset.id
+        recognizer, settler = self.open_vision(diceset)
+        session = Session(
+            table,
+            self.source,
+            recognizer,
+            settler,
+            events=self.events,
+            display=self.display,
+            releases=self.releases,
+            long_s=self.long_s,
+        )
+        self.keys.players = len(journal.players)
+        session.keys = self.keys
+        session.bots = BotSeats(table)
+        session.odds_mode = getattr(self.cfg.screen, "odds", "off")
+        if self.net is not None:
+            self.net.attach(session)
+        return session
+
+    def _light_buttons(self, table: Table, lit: list) -> list:
+        """Lights the LEDs of the buttons that can be pressed now (when they changed from
+        ``lit``); returns what is lit."""
+        if self.buttons is None or not getattr(self.buttons, "leds", None):
+            return lit
+        want = led_states(table)
+        if want != lit:
+            for p, on in enumerate(want[: len(self.buttons.leds)]):
+                self.buttons.set_led(p, on)
+        return want
 
     def run(self, game_id: str | None = None, players: int | None = None) -> int:
         """Start screen, games, rematches, until "Quit the table": the exit code (0)."""
@@ -430,14 +450,13 @@ def _on_pi_console() -> bool:
     return os.environ.get("SDL_VIDEODRIVER") in ("kmsdrm", "fbcon")
 
 
-def main_play(argv: list[str]) -> int:
-    """``dicetray play``: the real table (camera, buttons, screen) from the config file."""
+def _play_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="dicetray play",
         description=(
-            "Run the table: the camera reads the dice, the buttons (or keys 1-0) answer, the screen "
-            "runs the game. Uses the config file (see config.example.toml). Exit 0: quit from the "
-            "start screen; 2: a mistake in the config; other: a crash."
+            "Run the table: the camera reads the dice, the buttons (or keys 1-0) answer, the "
+            "screen runs the game. Uses the config file (see config.example.toml). Exit 0: quit "
+            "from the start screen; 2: a mistake in the config; other: a crash."
         ),
     )
     ap.add_argument(
@@ -473,7 +492,12 @@ def main_play(argv: list[str]) -> int:
         help="publish the games to an MQTT broker, mqtt://HOST:PORT (over [broker] url)",
     )
     ap.add_argument("--table", default=None, help="the table's name on the page and the broker")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main_play(argv: list[str]) -> int:
+    """``dicetray play``: the real table (camera, buttons, screen) from the config file."""
+    args = _play_parser().parse_args(argv)
 
     headless = args.headless or not (has_display() or _on_pi_console())
     try:

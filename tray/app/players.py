@@ -30,8 +30,9 @@ class SimPlayers:
     Decisions come from ``tray.rules.playthrough.choose`` (the seeded random player) or the game's
     suggested default; table-level actions ("end game early") are never taken.
 
-    >>> sim = SimPlayers(session, tray, random.Random(0), print, buttons_only=True)  # doctest: +SKIP
-    >>> sim.act(t=0.0); sim.choose("rematch", t=9.0)                              # doctest: +SKIP
+    >>> sim = SimPlayers(session, tray, random.Random(0), print,
+    ...                  buttons_only=True)  # doctest: +SKIP
+    >>> sim.act(t=0.0); sim.choose("rematch", t=9.0)  # doctest: +SKIP
     """
 
     def __init__(

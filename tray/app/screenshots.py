@@ -93,11 +93,30 @@ def scenes(game_id: str, seed: int = 7):
     events = playthrough.play(
         game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), seed=seed, table_rate=0.0
     )
-    out = []
-    t0 = _table(game_id, events, 0)
-    out.append(("01-first-prompt", t0, 0.0))
+    out = [("01-first-prompt", _table(game_id, events, 0), 0.0)]
+    seen_kinds = _walk(game_id, events, out)
+    # big moments this seed did not reach: look for them in other seeded games
+    out += _moments_elsewhere(game_id, seed, set(WANTED.get(game_id, ())) - seen_kinds)
+    out += _overlays(game_id, events)
+    # a game with IN and OUT: a round with players OUT from two different reveals
+    j2 = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
+    for k, ev in enumerate(events, 1):
+        j2.append(ev)
+        in_out = j2.game.facts(j2.state).in_out
+        if in_out is None:
+            break
+        if len(in_out[1]) >= 2 and j2.expect().roll is not None:
+            out.append(("two-out", _table(game_id, events, k), 0.5))
+            break
+    te = _table(game_id, events, len(events))
+    out.append(("end", te, 1.0))
+    return out
 
-    # walk the game: states with choices and the first of each big moment
+
+def _walk(game_id: str, events: list, out: list) -> set[str]:
+    """Walks the game: adds to ``out`` the first of each big moment, the first state with a
+    choice, and a secret choice being made, counted down and revealed. Returns the moments
+    seen."""
     seen_kinds: set[str] = set()
     seen_choice = secret_done = False
     j = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
@@ -117,23 +136,35 @@ def scenes(game_id: str, seed: int = 7):
             out.append(("choice", tb, 0.5))
         if not secret_done and any(d.secret for d in e.decisions) and k > 0:
             secret_done = True
-            tb = _table(game_id, events, k)
-            ds = [d.player for d in tb.secret_decisions()]
-            for p in ds[:-1]:
-                tb.press(p, 1.0)
-            out.append(("secret-choosing", tb, 1.0))
-            tc = _table(game_id, events, k)
-            for p in ds:
-                tc.press(p, 1.0)
-            out.append(("secret-countdown", tc, 2.2))
-            tr = _table(game_id, events, k)
-            for p in ds:
-                tr.press(p, 1.0)
-            tr.tick(4.5)
-            tr.banner = None
-            out.append(("secret-reveal", tr, 4.6))
-    # big moments this seed did not reach: look for them in other seeded games
-    want = set(WANTED.get(game_id, ())) - seen_kinds
+            out += _secret(game_id, events, k)
+    return seen_kinds
+
+
+def _secret(game_id: str, events: list, k: int) -> list:
+    """A secret choice after event ``k``: all but one chosen, all chosen (the countdown), and
+    the reveal."""
+    out = []
+    tb = _table(game_id, events, k)
+    ds = [d.player for d in tb.secret_decisions()]
+    for p in ds[:-1]:
+        tb.press(p, 1.0)
+    out.append(("secret-choosing", tb, 1.0))
+    tc = _table(game_id, events, k)
+    for p in ds:
+        tc.press(p, 1.0)
+    out.append(("secret-countdown", tc, 2.2))
+    tr = _table(game_id, events, k)
+    for p in ds:
+        tr.press(p, 1.0)
+    tr.tick(4.5)
+    tr.banner = None
+    out.append(("secret-reveal", tr, 4.6))
+    return out
+
+
+def _moments_elsewhere(game_id: str, seed: int, want: set[str]) -> list:
+    """The big moments of ``want`` as they first come in the next seeded games."""
+    out = []
     for extra in range(seed + 1, seed + 40):
         if not want:
             break
@@ -147,7 +178,14 @@ def scenes(game_id: str, seed: int = 7):
             if kind in want:
                 want.discard(kind)
                 out.append((f"moment-{kind.replace('_', '-')}", _table(game_id, more, k), 0.5))
-    # the overlays, on a state that waits for a roll
+    return out
+
+
+def _overlays(game_id: str, events: list) -> list:
+    """The overlays, on a state that waits for a roll (a wrong roll, unread dice, the camera
+    lost), and the table's own screens: the menu of a long press, a correction, an undone
+    roll."""
+    out = []
     k_roll = next(
         (
             k
@@ -171,7 +209,6 @@ def scenes(game_id: str, seed: int = 7):
     tl.camera(False, 0.0)
     tl.camera(False, 5.0)
     out.append(("camera-lost", tl, 5.0))
-    # the table's own screens: the menu of a long press, a correction, an undone roll
     tm = _table(game_id, events, k_roll)
     tm.undo_request(1.0)
     out.append(("table-menu", tm, 1.0))
@@ -187,18 +224,6 @@ def scenes(game_id: str, seed: int = 7):
         tn.undo(1.0)
         tn.message = None
         out.append(("after-undo", tn, 1.0))
-    # a game with IN and OUT: a round with players OUT from two different reveals
-    j2 = MemoryJournal.create(None, game_id, PLAYERS[game_id], OPTIONS.get(game_id, {}), None)
-    for k, ev in enumerate(events, 1):
-        j2.append(ev)
-        in_out = j2.game.facts(j2.state).in_out
-        if in_out is None:
-            break
-        if len(in_out[1]) >= 2 and j2.expect().roll is not None:
-            out.append(("two-out", _table(game_id, events, k), 0.5))
-            break
-    te = _table(game_id, events, len(events))
-    out.append(("end", te, 1.0))
     return out
 
 

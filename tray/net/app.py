@@ -157,47 +157,68 @@ def decode(raw: bytes | str) -> tuple[object, str | None]:
 
 def create_app(hub: Hub) -> Starlette:
     """The application serving ``hub``'s table."""
-    pages = {path: (_static(name), kind) for path, (name, kind) in _STATIC.items()}
-    reads = Limits(rate=20, burst=40)
-    writes = Limits(rate=5, burst=10)
-    claims_ip = Limits(rate=0.2, burst=5)  # a wrong code costs a try: 5 at once, then 1 per 5 s
+    api = _Api(hub)
+    routes = [Route(path, api.page) for path in _STATIC]
+    routes += [
+        Route("/qr.svg", api.qr),
+        Route("/api/state", api.state),
+        Route("/api/history", api.history),
+        Route("/api/claim", api.claim, methods=["POST"]),
+        Route("/api/press", api.press, methods=["POST"]),
+        Route("/api/release", api.release, methods=["POST"]),
+        WebSocketRoute("/ws", api.ws),
+    ]
+    return Starlette(routes=routes)
 
-    def who(conn) -> str:
-        return conn.client.host if conn.client else "?"
 
-    def seat_of(request: Request) -> int | None:
+def _who(conn) -> str:
+    return conn.client.host if conn.client else "?"
+
+
+class _Api:
+    """The endpoints of :func:`create_app`, each request checked and rate-limited."""
+
+    def __init__(self, hub: Hub):
+        self.hub = hub
+        self.pages = {path: (_static(name), kind) for path, (name, kind) in _STATIC.items()}
+        self.reads = Limits(rate=20, burst=40)
+        self.writes = Limits(rate=5, burst=10)
+        # a wrong code costs a try: 5 at once, then 1 per 5 s
+        self.claims_ip = Limits(rate=0.2, burst=5)
+
+    def seat_of(self, request: Request) -> int | None:
         auth = request.headers.get("authorization", "")
         if not auth.startswith("Bearer "):
             return None
-        return hub.claims.seat_of(auth[7:].strip())
+        return self.hub.claims.seat_of(auth[7:].strip())
 
-    async def page(request: Request) -> Response:
-        if not reads.take(who(request)):
+    async def page(self, request: Request) -> Response:
+        if not self.reads.take(_who(request)):
             return error("too many requests: slow down", 429)
-        body, kind = pages[request.url.path]
+        body, kind = self.pages[request.url.path]
         return Response(body, media_type=kind, headers=_SECURITY)
 
-    async def qr(request: Request) -> Response:
+    async def qr(self, request: Request) -> Response:
         import segno
 
-        if not reads.take(who(request)):
+        if not self.reads.take(_who(request)):
             return error("too many requests: slow down", 429)
-        url = hub.join_url or str(request.base_url)
+        url = self.hub.join_url or str(request.base_url)
         svg = segno.make(url, error="m").svg_inline(scale=6, dark="#000", light="#fff")
         return Response(svg, media_type="image/svg+xml", headers=_SECURITY)
 
-    async def state(request: Request) -> Response:
-        if not reads.take(who(request)):
+    async def state(self, request: Request) -> Response:
+        if not self.reads.take(_who(request)):
             return error("too many requests: slow down", 429)
-        return _ok(hub.view(seat_of(request)))
+        return _ok(self.hub.view(self.seat_of(request)))
 
-    async def history(request: Request) -> Response:
-        if not reads.take(who(request)):
+    async def history(self, request: Request) -> Response:
+        if not self.reads.take(_who(request)):
             return error("too many requests: slow down", 429)
-        return _ok({"games": hub.history})
+        return _ok({"games": self.hub.history})
 
-    async def body_of(request: Request, bucket: Limits) -> tuple[object, Response | None]:
-        if not bucket.take(who(request)):
+    async def body_of(self, request: Request, bucket: Limits) -> tuple[object, Response | None]:
+        if not bucket.take(_who(request)):
             return None, error("too many requests: slow down", 429)
         ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if ctype != "application/json":
@@ -215,8 +236,8 @@ def create_app(hub: Hub) -> Starlette:
             return None, error(why)
         return data, None
 
-    async def claim(request: Request) -> Response:
-        data, bad = await body_of(request, claims_ip)
+    async def claim(self, request: Request) -> Response:
+        data, bad = await self.body_of(request, self.claims_ip)
         if bad is not None:
             return bad
         why = check_message({"type": "claim", **data} if isinstance(data, dict) else data, _WS_KEYS)
@@ -225,17 +246,17 @@ def create_app(hub: Hub) -> Starlette:
         if why:
             return error(why)
         try:
-            token = hub.claim(data["seat"], data["code"])
+            token = self.hub.claim(data["seat"], data["code"])
         except ClaimError as exc:
             return error(str(exc), 403)
-        names = [p.get("name") for p in hub.snap.public.get("players", [])]
+        names = [p.get("name") for p in self.hub.snap.public.get("players", [])]
         seat = data["seat"]
         return _ok(
             {"token": token, "seat": seat, "name": names[seat] if seat < len(names) else None}
         )
 
-    async def press(request: Request) -> Response:
-        data, bad = await body_of(request, writes)
+    async def press(self, request: Request) -> Response:
+        data, bad = await self.body_of(request, self.writes)
         if bad is not None:
             return bad
         why = check_message({"type": "press", **data} if isinstance(data, dict) else data, _WS_KEYS)
@@ -243,40 +264,28 @@ def create_app(hub: Hub) -> Starlette:
             why = 'the press body is {"long": false} (or true for a long press)'
         if why:
             return error(why)
-        seat = seat_of(request)
+        seat = self.seat_of(request)
         if seat is None:
             return error("this phone holds no seat: claim one with the code the tray shows", 401)
-        hub.press(seat, data.get("long", False))
+        self.hub.press(seat, data.get("long", False))
         return _ok({"queued": True, "seat": seat}, 202)
 
-    async def release(request: Request) -> Response:
-        if not writes.take(who(request)):
+    async def release(self, request: Request) -> Response:
+        if not self.writes.take(_who(request)):
             return error("too many requests: slow down", 429)
         auth = request.headers.get("authorization", "")
-        if not auth.startswith("Bearer ") or not hub.claims.release(auth[7:].strip()):
+        if not auth.startswith("Bearer ") or not self.hub.claims.release(auth[7:].strip()):
             return error("this phone holds no seat", 401)
         return _ok({"released": True})
 
-    async def ws(socket: WebSocket) -> None:
+    async def ws(self, socket: WebSocket) -> None:
         origin = socket.headers.get("origin")
         host = socket.headers.get("host", "")
         if origin is not None and origin.split("://", 1)[-1] != host:
             await socket.close(code=1008)  # a page of another address: refused
             return
         await socket.accept()
-        await Client(hub, socket).run()
-
-    routes = [Route(path, page) for path in _STATIC]
-    routes += [
-        Route("/qr.svg", qr),
-        Route("/api/state", state),
-        Route("/api/history", history),
-        Route("/api/claim", claim, methods=["POST"]),
-        Route("/api/press", press, methods=["POST"]),
-        Route("/api/release", release, methods=["POST"]),
-        WebSocketRoute("/ws", ws),
-    ]
-    return Starlette(routes=routes)
+        await Client(self.hub, socket).run()
 
 
 class Client:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import json
 import random
 import subprocess
@@ -233,10 +234,8 @@ class BenchTable:
         self.net.attach(self.session)
         self.ended_at = None
         if old is not None:
-            try:
-                old.table.journal.path.unlink()  # keep the disk as flat as the memory
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # keep the disk as flat as the memory
+                old.table.journal.path.unlink()
 
     def turn(self, t: float, every: float, collector: Collector) -> int:
         """One loop turn at ``t``; returns 1 when a roll was taken."""
@@ -278,63 +277,15 @@ def run(tables: int, phones: int, minutes: float, roll_every: float, sample_s: f
     check = BrokerCheck(broker.port)
     collector = Collector(tables, phones)
     ports = ",".join(str(b.net.port) for b in benches)
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tray.net.bench",
-            "--phones-process",
-            ports,
-            str(phones),
-            str(sample_s),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
-    phone_mem: list[float] = []
-    phone_done: dict = {}
-
-    def read_child() -> None:
-        for line in child.stdout:
-            parts = line.split()
-            if not parts:
-                continue
-            if parts[0] == "rss":
-                phone_mem.append(float(parts[1]))
-            elif parts[0] == "done":
-                phone_done.update(json.loads(line[5:]))
-            else:
-                collector.seen(int(parts[0]), parts[1], int(parts[2]), float(parts[3]))
-
-    reader = threading.Thread(target=read_child, daemon=True)
-    reader.start()
+    child, reader, phone_mem, phone_done = _phones(ports, phones, sample_s, collector)
     for b in benches:
         b.session.step(0.0)
     wait_end = time.monotonic() + 60
     while len(collector.phones_seen) < tables * phones and time.monotonic() < wait_end:
         time.sleep(0.1)  # every phone has its first state before the first throw
-    mem: list[float] = []
-    rolls = 0
-    t0 = time.monotonic()
-    end = t0 + minutes * 60
-    next_sample = t0
     published0 = sum(b.net.publisher.published for b in benches)
     try:
-        while True:
-            now = time.monotonic()
-            if now >= end:
-                break
-            t = now - t0
-            for b in benches:
-                rolls += b.turn(t, roll_every, collector)
-            collector.expire(now)
-            if now >= next_sample:
-                mem.append(rss_mb())
-                next_sample += sample_s
-            time.sleep(0.02)
-        seconds = time.monotonic() - t0
+        rolls, seconds, mem = _play(benches, collector, minutes, roll_every, sample_s)
         time.sleep(LOST_AFTER_S / 2)  # the last rolls reach the phones
         for b in benches:
             b.net.publisher.flush(10)
@@ -377,6 +328,66 @@ def run(tables: int, phones: int, minutes: float, roll_every: float, sample_s: f
         "rss_mb_tables": [round(x, 1) for x in mem],
         "rss_mb_phones": [round(x, 1) for x in phone_mem],
     }
+
+
+def _phones(ports: str, phones: int, sample_s: float, collector: Collector):
+    """The phones, in a child process of their own: ``(child, the thread reading its lines,
+    its memory samples, its closing figures)``."""
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tray.net.bench",
+            "--phones-process",
+            ports,
+            str(phones),
+            str(sample_s),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+    phone_mem: list[float] = []
+    phone_done: dict = {}
+
+    def read_child() -> None:
+        for line in child.stdout:
+            parts = line.split()
+            if not parts:
+                continue
+            if parts[0] == "rss":
+                phone_mem.append(float(parts[1]))
+            elif parts[0] == "done":
+                phone_done.update(json.loads(line[5:]))
+            else:
+                collector.seen(int(parts[0]), parts[1], int(parts[2]), float(parts[3]))
+
+    reader = threading.Thread(target=read_child, daemon=True)
+    reader.start()
+    return child, reader, phone_mem, phone_done
+
+
+def _play(benches, collector: Collector, minutes: float, roll_every: float, sample_s: float):
+    """Every table plays for ``minutes``: ``(rolls, seconds, memory samples in MB)``."""
+    mem: list[float] = []
+    rolls = 0
+    t0 = time.monotonic()
+    end = t0 + minutes * 60
+    next_sample = t0
+    while True:
+        now = time.monotonic()
+        if now >= end:
+            break
+        t = now - t0
+        for b in benches:
+            rolls += b.turn(t, roll_every, collector)
+        collector.expire(now)
+        if now >= next_sample:
+            mem.append(rss_mb())
+            next_sample += sample_s
+        time.sleep(0.02)
+    return rolls, time.monotonic() - t0, mem
 
 
 def _growth(series: list[float]) -> str:

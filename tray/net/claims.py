@@ -13,10 +13,10 @@ the old token. Time comes from the caller, so tests drive it by hand.
 >>> token = claims.claim(1, code, now=5.0)
 >>> claims.seat_of(token), claims.claimed()
 (1, [1])
->>> claims.claim(1, code, now=6.0)            # single use
+>>> claims.claim(1, code, now=6.0)            # single use  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-tray.net.claims.ClaimError: that code is not the one on the tray for seat 2 (used or mistyped): type the code the tray shows now
+tray.net.claims.ClaimError: that code is not the one on the tray for seat 2 (used or mistyped): ...
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ button queue.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import queue
 import threading
@@ -54,10 +55,8 @@ class Hub:
             self.version += 1
             loop = self.loop
         if loop is not None and not loop.is_closed():
-            try:
+            with contextlib.suppress(RuntimeError):  # the server is shutting down
                 loop.call_soon_threadsafe(self._wake)
-            except RuntimeError:  # the server is shutting down
-                pass
 
     def presses(self) -> list[tuple[int, bool]]:
         """The phones' presses waiting (seat, long), oldest first; taking them empties it."""

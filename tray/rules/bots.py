@@ -16,8 +16,8 @@ Policies (``POLICIES``):
   rule of a turn (solved over turn points and dice left) and, in the last turns, rolling on
   until in the lead. Bank: bank at 1.15 times what the others have been banking this game
   (median; 300 before that, 250 to 700): Bank rewards banking just after the others, and
-  this beat both fixed 200 and 400 rules in duels (see the README). DICEDOUT!: each extra mark by the
-  exact expected round score of the sheet; the reroll loss goes to the leader. Rollers: the
+  this beat both fixed 200 and 400 rules in duels (see the README). DICEDOUT!: each extra mark by
+  the exact expected round score of the sheet; the reroll loss goes to the leader. Rollers: the
   engine's saving rule, then before the third roll the save with the most expected steps by
   exact enumeration of that roll.
 - ``careful``: the simple rule a careful person uses (the screen's suggestion; Bank: bank

@@ -7,7 +7,7 @@ A rules engine is one module in ``tray/rules/games/`` (one game a file) with thi
     DICE_SET: str             # id of the dice set in vision/dicesets/
     MIN_PLAYERS, MAX_PLAYERS: int
     OPTIONS: dict             # every option with its default value
-    def new_game(players: list[str], layout: dict[str, list[str]], options: dict | None = None) -> dict
+    def new_game(players: list[str], layout: dict[str, list[str]], options=None) -> dict
     def expect(state: dict) -> Expect          # what the state waits for
     def apply(state: dict, event: dict) -> dict  # the next state (the input is never mutated)
     def summary(state: dict) -> dict           # the replay JSON (see tray/rules/journal.py)
@@ -404,7 +404,9 @@ def summary_base(state: dict, winner) -> dict:
     active = state["active"]
     return {
         "game": state["game"],
-        "players": [{"name": p, "score": sc} for p, sc in zip(players, state["scores"])],
+        "players": [
+            {"name": p, "score": sc} for p, sc in zip(players, state["scores"], strict=True)
+        ],
         "round": state["round"],
         "active": None if active is None else players[active],
         "finished": state["finished"],
@@ -422,5 +424,5 @@ def winners(scores: list[int], players: list[str], highest: bool = True) -> str 
     if not scores:
         return None
     best = max(scores) if highest else min(scores)
-    names = [p for p, s in zip(players, scores) if s == best]
+    names = [p for p, s in zip(players, scores, strict=True) if s == best]
     return names[0] if len(names) == 1 else names

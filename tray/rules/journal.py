@@ -42,6 +42,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as _dt
 import json
@@ -253,10 +254,8 @@ class Journal:
                 f"{path} already exists: open it to resume that game, or choose another file name"
             ) from None
         except OSError as exc:
-            try:
-                path.unlink()  # a header that did not reach the disk whole is no journal
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # a header not on disk whole is no journal
+                path.unlink()
             raise JournalWriteError(
                 f"cannot write the new journal {path} ({exc.strerror}): "
                 "free some space or choose another journal folder"

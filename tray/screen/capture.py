@@ -169,7 +169,7 @@ def _die_tags(d, v: CaptureView, k: float, frame_r) -> None:
         for (x, y, w, h, *_rest) in v.boxes
     ]
     tags = []
-    for i, (r, box) in enumerate(zip(rects, v.boxes)):
+    for i, (r, box) in enumerate(zip(rects, v.boxes, strict=True)):
         kind, selected = box[5], box[6]
         col = th.GOLD if selected else KIND_COLOURS.get(kind, th.BLUE)
         thick = max(2, round((4 if selected else 2) * d.k))
@@ -192,22 +192,34 @@ def _coverage(d, v: CaptureView, x, y, w, bottom) -> None:
     need = [r for r in rows if r[2] < v.per_face]
     count_w = d.width_of(f"{v.per_face}/{v.per_face}", MIN_CAP, True) + 10
     lh = d.line_h(MIN_CAP)
-    for shown, title in ((rows, f"Each face {v.per_face} times"), (need, "Still to see")):
-        title_h = d.line_h(MIN_CAP) + 2
-        for s in (40, 36, 32, 28, 24):
-            cell_w = s + 6 + count_w
-            cols = max(1, int((w + 6) // (cell_w + 6)))
-            row_h = max(float(s), lh) + 6
-            if y + title_h + math.ceil(len(shown) / cols) * row_h <= bottom:
-                break
-        else:
-            continue
-        break
+    title_h = lh + 2
+
+    def grid(s: int) -> tuple[float, int, float]:
+        """(cell width, columns, row height) of dice drawn ``s`` px tall."""
+        cell_w = s + 6 + count_w
+        return cell_w, max(1, int((w + 6) // (cell_w + 6))), max(float(s), lh) + 6
+
+    def fits(n: int, s: int) -> bool:
+        _, cols, row_h = grid(s)
+        return y + title_h + math.ceil(n / cols) * row_h <= bottom
+
+    choices = ((rows, f"Each face {v.per_face} times"), (need, "Still to see"))
+    fit = next(
+        (
+            (shown, title, s)
+            for shown, title in choices
+            for s in (40, 36, 32, 28, 24)
+            if fits(len(shown), s)
+        ),
+        None,
+    )
+    if fit is not None:
+        shown, title, s = fit
+        cell_w, cols, row_h = grid(s)
     else:  # not even the faces still to see fit: as many as fit
-        shown, title = need, "Still to see"
-        s, cell_w = 24, 24 + 6 + count_w
-        cols, row_h = max(1, int((w + 6) // (cell_w + 6))), max(24.0, lh) + 6
-        shown = shown[: max(0, int((bottom - y - title_h) // row_h)) * cols]
+        title, s = "Still to see", 24
+        cell_w, cols, row_h = grid(s)
+        shown = need[: max(0, int((bottom - y - title_h) // row_h)) * cols]
         if not shown:
             return  # no room (a throw under review): the dice come first
         if len(shown) < len(need):

@@ -90,7 +90,10 @@ def draw_chart(
     put(title, x0 + 10, y0 + 6, big=True)
     line_h = size("0", False)[1]
     finals = [points[-1][p] if points else 0 for p in range(len(players))]
-    legend_w = max((size(f"{n}  {f}")[0] for n, f in zip(players, finals)), default=0) + 34 * z
+    legend_w = (
+        max((size(f"{n}  {f}")[0] for n, f in zip(players, finals, strict=True)), default=0)
+        + 34 * z
+    )
     top = y0 + 12 + title_h + line_h / 2  # the top label, centred on its line, clear of it
     right, bottom = x0 + w - legend_w - 10, y0 + h - line_h * 1.5 - 8
     lo = min(0, min((min(p) for p in points), default=0))

@@ -108,7 +108,7 @@ def draw_end(d, v) -> None:
         yy = top + bh + GAP
         d.text(v.menu_title or "What next?", (8, yy), th.CAP_BODY, th.TEXT, bold=True, max_w=lw)
         yy += d.line_h(th.CAP_BODY, True) + 4
-        for i, (c, hh) in enumerate(zip(menu, heights)):
+        for i, (c, hh) in enumerate(zip(menu, heights, strict=True)):
             ink = th.BG if c.highlighted else th.TEXT
             d.box((8, yy, lw, hh), th.GOLD if c.highlighted else th.PANEL_HI, radius=10)
             if hh == TOUCH:

@@ -303,7 +303,7 @@ def draw_setup(d, v) -> None:
         ]
         frame_r = d.R(5, 5, fwid * k_img, fh * k_img)
         tags = []
-        for i, (r, box) in enumerate(zip(rects, v.boxes), 1):
+        for i, (r, box) in enumerate(zip(rects, v.boxes, strict=True), 1):
             col = th.GREEN if box[5] else th.ORANGE
             pg.draw.rect(d.surface, col, r, max(2, round(2 * d.k)))
             tag = _tag_place(d, r, frame_r, rects, tags)

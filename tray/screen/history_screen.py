@@ -5,8 +5,10 @@ finished game's round-by-round score chart. A press (or any key) turns the page;
 last page, or on Esc / a long press, the start screen comes back.
 
 >>> pages = history_pages([], [])
->>> [p.title for p in pages], pages[0].lines[0]
-(['Table history: players', 'Table history: dice', 'Table history: last game'], 'No games played yet')
+>>> [p.title for p in pages]
+['Table history: players', 'Table history: dice', 'Table history: last game']
+>>> pages[0].lines[0]
+'No games played yet'
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def odds_lines(state: dict) -> list[tuple[str, str]]:
         if "+" in label:  # dice choices: "red+orange+yellow" -> "red, orange, yellow"
             label = ", ".join(label.split("+"))
         lines.append((label, words))
-    out = [("Odds", "")] + lines if lines else []
+    out = [("Odds", ""), *lines] if lines else []
     _memo.clear()
     _memo[key] = out
     return out

@@ -508,7 +508,7 @@ class SimRoller:
                 return "threw"
             self.waited += 1
             return None
-        if cap.state != "review" or cap.message is not None and cap.message.kind == "camera":
+        if cap.state != "review" or (cap.message is not None and cap.message.kind == "camera"):
             return None
         truth = list(self.tray.truth.get("labels", []))
         c = cap.correction

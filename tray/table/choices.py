@@ -158,11 +158,11 @@ class SaveBuilder:
 
         if event.get("action") == "stop":
             go(n - 1)
-            return out + [True]
+            return [*out, True]
         want = set(event.get("dice", []))
         for i in range(len(self.roll)):
             if (i in self.keep) != (i in want):
                 go(i)
                 out.append(True)
         go(len(self.roll))
-        return out + [True]
+        return [*out, True]

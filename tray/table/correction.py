@@ -147,7 +147,7 @@ class CorrectionFlow:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
         readings = list(roll.dice)
         specs = [r.spec for r in readings]
-        self.unsure_rolls = (self.unsure_rolls + [None in specs])[-UNSURE_OF:]
+        self.unsure_rolls = ([*self.unsure_rolls, None in specs])[-UNSURE_OF:]
         if all(s is not None for s in specs):
             return "taken" if self.roll(specs, t) else "refused"
         spec = self.expect().roll

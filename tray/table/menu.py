@@ -416,7 +416,7 @@ class StartMenu:
             if name not in sim.menu.option_names():
                 raise ValueError(f"{game_id} has no option {name!r} on the start screen")
             row = 2 + sim.menu.option_names().index(name)
-            out += sim.go(row) + [True]
+            out += [*sim.go(row), True]
             for _ in range(200):
                 if sim.menu.value(name) == want:
                     break
@@ -425,7 +425,7 @@ class StartMenu:
             else:
                 raise ValueError(f"option {name}={want!r} cannot be chosen on the start screen")
             out.append(True)
-        out += sim.go(sim.menu.rows()) + [True]  # Start: the first action line
+        out += [*sim.go(sim.menu.rows()), True]  # Start: the first action line
         return out
 
 

@@ -1,8 +1,8 @@
 """Bank: a shared running total, two pip dice, and the nerve to bank before someone rolls a 7.
 
 The rules engine for Bank (readings: ``tray/rules/RULES.md`` section 3, #3-bank), to the
-interface of ``tray/rules/engine.py``. Pure and deterministic: a state is plain data, ``apply`` returns
-a new state and never changes its input.
+interface of ``tray/rules/engine.py``. Pure and deterministic: a state is plain data, ``apply``
+returns a new state and never changes its input.
 
 How a round goes:
 
@@ -249,10 +249,10 @@ def apply(state: dict, event: dict) -> dict:
     ``action(-1, "end_game")``. Raises RuleError (nothing changed) on an event the rules refuse.
 
     >>> s = new_game(["Ann", "Ben"], {"d6": ["1", "2", "3", "4", "5", "6"]})
-    >>> apply(s, action(0, "bank"))
+    >>> apply(s, action(0, "bank"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    tray.rules.engine.RuleError: No banking yet: banking opens once roll 3 of the round has been scored
+    tray.rules.engine.RuleError: No banking yet: banking opens once roll 3 of the round has been ...
     """
     check_event(event, ACTION_KEYS)
     if not isinstance(event, dict):
@@ -422,7 +422,7 @@ def summary(state: dict) -> dict:
         "doubles_rule": state["options"]["doubles_rule"],
         "total": state["total"],
         "rolls": state["rolls"],
-        "banked": [p for p, b in zip(players, state["banked"]) if b],
+        "banked": [p for p, b in zip(players, state["banked"], strict=True) if b],
         "round_points": [list(r) for r in state["round_points"]],
         "ended_early": state["ended_early"],
     }
@@ -442,7 +442,7 @@ def facts(state: dict) -> Facts:
         figures=(("Total", state["total"]),),
         status={p: "banked" for p, b in enumerate(state["banked"]) if b},
         loss="Seven" if seven else "",
-        losses={p: last["lost_total"] for p in last["lost"]} if seven else {},
+        losses=dict.fromkeys(last["lost"], last["lost_total"]) if seven else {},
         rounds=state["options"]["rounds"],
         **last_move(state),
     )

@@ -220,26 +220,7 @@ def expect(state: dict) -> Expect:
     seat = state["active"]
     name = _name(state, seat)
     if phase in ("start", "tiebreak"):
-        rerolling = state["rolloff"]["pass"] > 1
-        if phase == "start":
-            why = "highest total goes first"
-            prompt = (
-                f"Tie for first: {name}, roll both dice again"
-                if rerolling
-                else f"Start: {name}, roll both dice ({why})"
-            )
-        else:
-            prompt = (
-                f"Tie for the lowest round score: {name}, roll both dice "
-                f"(highest total starts round {state['round'] + 1})"
-            )
-            if rerolling:
-                prompt = f"Still tied: {name}, roll both dice again"
-        return Expect(
-            prompt=prompt,
-            roll=RollSpec(roller=seat, count=2, dice_set=DICE_SET, dice=DICE, purpose=phase),
-            detail=detail,
-        )
+        return _expect_rolloff(state, phase, name, detail)
     if phase == "turn":
         last = state["last"] or {}
         if state["in_turn"] and last.get("kind") == "reroll":
@@ -255,36 +236,68 @@ def expect(state: dict) -> Expect:
             detail=detail,
         )
     if phase == "bonus":
-        numbers = sorted(_unmarked(state, seat), reverse=True)
-        choices = tuple(
-            {"type": "action", "player": seat, "action": "mark", "number": n} for n in numbers
-        )
-        detail["labels"] = [f"mark {n}" for n in numbers]
-        rolled = (state["last"] or {}).get("sum")
-        return Expect(
-            prompt=f"{name} rolled {rolled} (••): choose one more number to mark",
-            decisions=(
-                Decision(player=seat, actions=("mark",), choices=choices, default=choices[0]),
-            ),
-            detail=detail,
-        )
+        return _expect_bonus(state, name, detail)
     if phase == "penalty":
-        others = [p for p in range(len(state["players"])) if p != seat]
-        choices = tuple(
-            {"type": "action", "player": seat, "action": "penalize", "target": p} for p in others
-        )
-        detail["labels"] = [f"{_name(state, p)} loses a reroll" for p in others]
-        default = choices[others.index(_penalty_default(state, seat))]
-        return Expect(
-            prompt=(
-                f"{name} starts round {state['round'] + 1}: choose a player to lose one reroll"
-            ),
-            decisions=(
-                Decision(player=seat, actions=("penalize",), choices=choices, default=default),
-            ),
-            detail=detail,
-        )
+        return _expect_penalty(state, name, detail)
     raise AssertionError(f"unknown phase {phase!r}")  # pragma: no cover
+
+
+def _expect_rolloff(state: dict, phase: str, name: str, detail: dict) -> Expect:
+    """Both dice rolled by the active player of a roll-off: who starts the game ("start")
+    or the next round ("tiebreak")."""
+    seat = state["active"]
+    rerolling = state["rolloff"]["pass"] > 1
+    if phase == "start":
+        why = "highest total goes first"
+        prompt = (
+            f"Tie for first: {name}, roll both dice again"
+            if rerolling
+            else f"Start: {name}, roll both dice ({why})"
+        )
+    else:
+        prompt = (
+            f"Tie for the lowest round score: {name}, roll both dice "
+            f"(highest total starts round {state['round'] + 1})"
+        )
+        if rerolling:
+            prompt = f"Still tied: {name}, roll both dice again"
+    return Expect(
+        prompt=prompt,
+        roll=RollSpec(roller=seat, count=2, dice_set=DICE_SET, dice=DICE, purpose=phase),
+        detail=detail,
+    )
+
+
+def _expect_bonus(state: dict, name: str, detail: dict) -> Expect:
+    """The active player chooses one more number to mark (a roll of ••)."""
+    seat = state["active"]
+    numbers = sorted(_unmarked(state, seat), reverse=True)
+    choices = tuple(
+        {"type": "action", "player": seat, "action": "mark", "number": n} for n in numbers
+    )
+    detail["labels"] = [f"mark {n}" for n in numbers]
+    rolled = (state["last"] or {}).get("sum")
+    return Expect(
+        prompt=f"{name} rolled {rolled} (••): choose one more number to mark",
+        decisions=(Decision(player=seat, actions=("mark",), choices=choices, default=choices[0]),),
+        detail=detail,
+    )
+
+
+def _expect_penalty(state: dict, name: str, detail: dict) -> Expect:
+    """The round's starter chooses who loses a reroll."""
+    seat = state["active"]
+    others = [p for p in range(len(state["players"])) if p != seat]
+    choices = tuple(
+        {"type": "action", "player": seat, "action": "penalize", "target": p} for p in others
+    )
+    detail["labels"] = [f"{_name(state, p)} loses a reroll" for p in others]
+    default = choices[others.index(_penalty_default(state, seat))]
+    return Expect(
+        prompt=(f"{name} starts round {state['round'] + 1}: choose a player to lose one reroll"),
+        decisions=(Decision(player=seat, actions=("penalize",), choices=choices, default=default),),
+        detail=detail,
+    )
 
 
 def _detail(state: dict) -> dict:
@@ -560,9 +573,9 @@ def summary(state: dict) -> dict:
     players = state["players"]
     return {
         **summary_base(state, winners(state["scores"], players, highest=False)),
-        "marks": {p: sorted(m) for p, m in zip(players, state["marks"])},
-        "rerolls": {p: r for p, r in zip(players, state["rerolls"])},
-        "round_scores": {p: list(r) for p, r in zip(players, state["round_scores"])},
+        "marks": {p: sorted(m) for p, m in zip(players, state["marks"], strict=True)},
+        "rerolls": dict(zip(players, state["rerolls"], strict=True)),
+        "round_scores": {p: list(r) for p, r in zip(players, state["round_scores"], strict=True)},
     }
 
 

@@ -330,6 +330,21 @@ def _default_save(state: dict, seat: int) -> list[int] | None:
         return None  # these dice already close the whole board
     if turn["zapped"]:
         return []
+    values = [_value(s) for s in roll]
+    keep = _keep_for_sections(state, seat, values, [_value(s) for s in turn["saved"]])
+    keep.update(i for i, v in enumerate(values) if v == STAR)
+    black = [i for i, s in enumerate(roll) if s.startswith("black:")]
+    if black and black[0] not in keep and len(roll) - len(keep) - 1 >= 3:
+        keep.add(black[0])
+    if len(keep) == len(roll):
+        return None
+    return _canonical(roll, sorted(keep))
+
+
+def _keep_for_sections(state: dict, seat: int, values: list, saved_values: list) -> set[int]:
+    """The dice of the last roll (its ``values``) the default keeps for the board's sections:
+    what collects chips, what opens a section not yet saved, and for the empty sections the
+    dice of the most promising one (and of any already reached)."""
     board = state["boards"][seat]
     chips = state["chips"]
     n = len(chips)
@@ -339,8 +354,6 @@ def _default_save(state: dict, seat: int) -> list[int] | None:
             q != seat and state["boards"][q][k - 1] != "closed" and chips[q] > 0 for q in range(n)
         )
 
-    values = [_value(s) for s in roll]
-    saved_values = [_value(s) for s in turn["saved"]]
     keep = set()
     empty_have = {}
     for k in SECTIONS:
@@ -365,13 +378,7 @@ def _default_save(state: dict, seat: int) -> list[int] | None:
                 extra = collect_pays(k)
                 room = max(0, k + 1 - saved_values.count(k))
                 keep.update(idx if extra else idx[:room])
-    keep.update(i for i, v in enumerate(values) if v == STAR)
-    black = [i for i, s in enumerate(roll) if s.startswith("black:")]
-    if black and black[0] not in keep and len(roll) - len(keep) - 1 >= 3:
-        keep.add(black[0])
-    if len(keep) == len(roll):
-        return None
-    return _canonical(roll, sorted(keep))
+    return keep
 
 
 def _save_label(roll: list[str], indices: list[int]) -> str:
@@ -408,66 +415,12 @@ def expect(state: dict) -> Expect:
     seat = state["active"]
     name = state["players"][seat]
     if state["phase"] == "start":
-        again = state["rolloff"]["pass"] > 1
-        prompt = (
-            f"Tie for first: {name}, roll one die again"
-            if again
-            else f"Start: {name}, roll one die (high roller goes first)"
-        )
-        return Expect(
-            prompt=prompt,
-            roll=RollSpec(
-                roller=seat,
-                count=1,
-                dice_set=DICE_SET,
-                choose_from=("wild", "black"),
-                purpose="start",
-            ),
-            detail=detail,
-        )
+        return _expect_start(state, name, detail)
     turn = state["turn"]
     if turn["step"] == "roll":
-        dice = _remaining(turn)
-        number = turn["rolls"] + 1
-        what = (
-            "all six dice"
-            if len(dice) == 6
-            else ("the last die" if len(dice) == 1 else f"the {len(dice)} dice not saved")
-        )
-        return Expect(
-            prompt=f"{name}: roll {what} (roll {number} of {ROLLS_PER_TURN})",
-            roll=RollSpec(
-                roller=seat,
-                count=len(dice),
-                dice_set=DICE_SET,
-                dice=dice,
-                purpose="turn" if number == 1 else "reroll",
-            ),
-            detail=detail,
-        )
+        return _expect_roll(state, name, detail)
     if turn["step"] == "save":
-        roll = turn["last_roll"]
-        sets = [[]] if turn["zapped"] else _save_sets(roll)
-        choices = [{"type": "action", "player": seat, "action": "save", "dice": s} for s in sets]
-        labels = [_save_label(roll, s) for s in sets]
-        choices.append({"type": "action", "player": seat, "action": "stop"})
-        labels.append("stop and apply the dice" if _usable(turn) else "stop (no dice to apply)")
-        best = _default_save(state, seat)
-        default = choices[-1] if best is None else choices[sets.index(best)]
-        detail["labels"] = labels
-        if turn["zapped"]:
-            prompt = f"ZAP! Nothing from that roll counts. {name}: roll {len(roll)} again or stop"
-        else:
-            prompt = f"{name}: choose the dice to save and roll the rest, or stop"
-        return Expect(
-            prompt=prompt,
-            decisions=(
-                Decision(
-                    player=seat, actions=("save", "stop"), choices=tuple(choices), default=default
-                ),
-            ),
-            detail=detail,
-        )
+        return _expect_save(state, name, detail)
     plans = _plans(state, seat, _usable(turn))
     choices = tuple(
         {"type": "action", "player": seat, "action": "apply", "stars": stars} for stars, _ in plans
@@ -477,6 +430,78 @@ def expect(state: dict) -> Expect:
     return Expect(
         prompt=f"{name}: choose the values of the STARs and how to apply the dice",
         decisions=(Decision(player=seat, actions=("apply",), choices=choices, default=choices[0]),),
+        detail=detail,
+    )
+
+
+def _expect_start(state: dict, name: str, detail: dict) -> Expect:
+    """One die rolled by the active player of the roll-off for who goes first."""
+    seat = state["active"]
+    again = state["rolloff"]["pass"] > 1
+    prompt = (
+        f"Tie for first: {name}, roll one die again"
+        if again
+        else f"Start: {name}, roll one die (high roller goes first)"
+    )
+    return Expect(
+        prompt=prompt,
+        roll=RollSpec(
+            roller=seat,
+            count=1,
+            dice_set=DICE_SET,
+            choose_from=("wild", "black"),
+            purpose="start",
+        ),
+        detail=detail,
+    )
+
+
+def _expect_roll(state: dict, name: str, detail: dict) -> Expect:
+    """The dice not saved, rolled by the active player."""
+    seat, turn = state["active"], state["turn"]
+    dice = _remaining(turn)
+    number = turn["rolls"] + 1
+    what = (
+        "all six dice"
+        if len(dice) == 6
+        else ("the last die" if len(dice) == 1 else f"the {len(dice)} dice not saved")
+    )
+    return Expect(
+        prompt=f"{name}: roll {what} (roll {number} of {ROLLS_PER_TURN})",
+        roll=RollSpec(
+            roller=seat,
+            count=len(dice),
+            dice_set=DICE_SET,
+            dice=dice,
+            purpose="turn" if number == 1 else "reroll",
+        ),
+        detail=detail,
+    )
+
+
+def _expect_save(state: dict, name: str, detail: dict) -> Expect:
+    """The active player saves some dice of the last roll (and rolls the rest), or stops."""
+    seat, turn = state["active"], state["turn"]
+    roll = turn["last_roll"]
+    sets = [[]] if turn["zapped"] else _save_sets(roll)
+    choices = [{"type": "action", "player": seat, "action": "save", "dice": s} for s in sets]
+    labels = [_save_label(roll, s) for s in sets]
+    choices.append({"type": "action", "player": seat, "action": "stop"})
+    labels.append("stop and apply the dice" if _usable(turn) else "stop (no dice to apply)")
+    best = _default_save(state, seat)
+    default = choices[-1] if best is None else choices[sets.index(best)]
+    detail["labels"] = labels
+    if turn["zapped"]:
+        prompt = f"ZAP! Nothing from that roll counts. {name}: roll {len(roll)} again or stop"
+    else:
+        prompt = f"{name}: choose the dice to save and roll the rest, or stop"
+    return Expect(
+        prompt=prompt,
+        decisions=(
+            Decision(
+                player=seat, actions=("save", "stop"), choices=tuple(choices), default=default
+            ),
+        ),
         detail=detail,
     )
 
@@ -555,7 +580,17 @@ def apply(state: dict, event: dict) -> dict:
         new["last"] = {"kind": "stop", "player": decision.player, "rolls": turn["rolls"]}
         _to_apply(new)
     elif name == "save":
-        indices = event.get("dice")
+        _save(new, decision.player, event.get("dice"))
+    else:
+        _apply_stars(new, event.get("stars"))
+    return new
+
+
+def _save(new: dict, player: int, indices) -> None:
+    """Saves the dice of the last roll at ``indices`` (checked) and waits for the rest to be
+    rolled."""
+    turn = new["turn"]
+    if True:
         roll = turn["last_roll"]
         if (
             not isinstance(indices, list)
@@ -574,16 +609,19 @@ def apply(state: dict, event: dict) -> dict:
         turn["saved"] += saved
         new["last"] = {
             "kind": "save",
-            "player": decision.player,
+            "player": player,
             "saved": saved,
             "rolls": turn["rolls"],
         }
         turn["last_roll"] = []
         turn["zapped"] = False
         turn["step"] = "roll"
-    else:
-        stars = event.get("stars")
-        usable = _usable(turn)
+
+
+def _apply_stars(new: dict, stars) -> None:
+    """Applies the usable dice with the STARs valued ``stars`` (checked)."""
+    if True:
+        usable = _usable(new["turn"])
         n_stars = sum(1 for s in usable if _value(s) == STAR)
         if (
             not isinstance(stars, list)
@@ -595,7 +633,6 @@ def apply(state: dict, event: dict) -> dict:
                 f"{'s' if n_stars != 1 else ''} to value"
             )
         _apply_dice(new, sorted(stars), chosen=True)
-    return new
 
 
 def _rolloff_roll(s: dict, spec: str) -> None:
@@ -735,10 +772,11 @@ def summary(state: dict) -> dict:
     return {
         **summary_base(state, state["winner"]),
         "boards": {
-            p: {str(k): b[k - 1] for k in SECTIONS} for p, b in zip(players, state["boards"])
+            p: {str(k): b[k - 1] for k in SECTIONS}
+            for p, b in zip(players, state["boards"], strict=True)
         },
-        "chips": {p: c for p, c in zip(players, state["chips"])},
-        "points": {p: s for p, s in zip(players, state["scores"])},
+        "chips": dict(zip(players, state["chips"], strict=True)),
+        "points": dict(zip(players, state["scores"], strict=True)),
         "round_results": [dict(r) for r in state["round_results"]],
     }
 
@@ -759,7 +797,8 @@ def facts(state: dict) -> Facts:
     if a is not None:
         figures = (("Chips", state["chips"][a]),)
         sheet = tuple(
-            (str(k), v == "closed", v == "open") for k, v in zip(SECTIONS, state["boards"][a])
+            (str(k), v == "closed", v == "open")
+            for k, v in zip(SECTIONS, state["boards"][a], strict=True)
         )
     return Facts(
         figures=figures,

@@ -82,7 +82,7 @@ MAIN, CHOOSE, UP, BONUS, TALLY, OVER = "main", "choose", "up", "bonus", "tally",
 _STAR = re.compile(r"^star$")
 _POINTS = re.compile(r"^(\d+)$")
 _CIRCLED = re.compile(r"^\((\d+)\)$")
-_UP = re.compile(r"^([+\-x×])(\d+)$")
+_UP = re.compile(r"^([+\-x\u00d7])(\d+)$")  # x or the multiplication sign
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,7 +241,11 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
 
 
 def _awaiting(state: dict) -> list[int]:
-    return [p for p, (i, c) in enumerate(zip(state["in"], state["choices"])) if i and c is None]
+    return [
+        p
+        for p, (i, c) in enumerate(zip(state["in"], state["choices"], strict=True))
+        if i and c is None
+    ]
 
 
 def _unrolled(state: dict) -> list[str]:
@@ -340,12 +344,16 @@ def expect(state: dict) -> Expect:
         prompt = f"{lead}: choose IN or OUT{before} (running total {state['running']})"
         return Expect(prompt=prompt, decisions=decisions, detail=detail)
     if phase == TALLY:
-        decisions = tuple(
-            Decision(
-                p, ("tally_up",), choices=(action(p, "tally_up"),), default=action(p, "tally_up")
-            )
-            for p in range(len(players))
-        ) + (
+        decisions = (
+            *(
+                Decision(
+                    p,
+                    ("tally_up",),
+                    choices=(action(p, "tally_up"),),
+                    default=action(p, "tally_up"),
+                )
+                for p in range(len(players))
+            ),
             Decision(
                 -1,
                 ("window_closed",),
@@ -410,8 +418,9 @@ def _apply_roll(s: dict, event: dict) -> None:
             if len(set(ids)) != len(ids):
                 raise RuleError("Roll three different Tally Dice: each colour only once")
         elif sorted(ids) != sorted(s["locked"]):
+            locked = _names(s["locked"])
             raise RuleError(
-                f"Roll the {_names(s['locked'])} dice: those are locked for this round. {_seen(ids)}."
+                f"Roll the {locked} dice: those are locked for this round. {_seen(ids)}."
             )
         _resolve_main(s, dice)
     elif phase == UP:
@@ -725,9 +734,9 @@ def facts(state: dict) -> Facts:
     kind = last.get("kind")
     loss, losses = "", {}
     if kind == "bust":
-        loss, losses = "Bust", {p: last["lost"] for p in last["busted"]}
+        loss, losses = "Bust", dict.fromkeys(last["busted"], last["lost"])
     elif kind == "tally_up":
-        loss, losses = "Three stars", {p: last["lost"] for p in last["in"]}
+        loss, losses = "Three stars", dict.fromkeys(last["in"], last["lost"])
     return Facts(
         figures=tuple(figures),
         locked=tuple(state["locked"] or ()),

@@ -383,7 +383,7 @@ def facts(state: dict) -> Facts:
     bust = last.get("kind") == "bust"
     return Facts(
         figures=tuple(figures),
-        status={p: "last turn" for p in remaining},
+        status=dict.fromkeys(remaining, "last turn"),
         loss="Bust" if bust else "",
         losses={last["player"]: last["lost"]} if bust else {},
         **last_move(state),
