@@ -124,6 +124,44 @@ def _checked_body(raw: bytes, checksummed: bool) -> bytes:
     return body
 
 
+def _utf16_error(path: Path, number: int) -> JournalError:
+    return JournalError(
+        "the file is UTF-16 text (saved by an editor?): a journal is UTF-8; save it again as UTF-8",
+        path,
+        number,
+    )
+
+
+def _too_deep(what: str, path: Path, number: int) -> JournalError:
+    return JournalError(
+        f"the line nests {what} (no journal line does): the journal is damaged", path, number
+    )
+
+
+def _without_bom(raw: bytes, start: int, path: Path) -> tuple[bytes, int]:
+    """The first line without the UTF-8 byte order mark an editor may have added (harmless),
+    and where its text starts; a UTF-16 one is refused."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise _utf16_error(path, 1)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return raw[3:], start + 3
+    return raw, start
+
+
+def _line_of(raw: bytes) -> tuple[bytes, bool]:
+    """The text of a line read from the file, without its line end (LF or CRLF, as an editor
+    on Windows saves), and whether it had one (a line without was cut off).
+
+    >>> _line_of(b'{"type": "undo"}\\r\\n')
+    (b'{"type": "undo"}', True)
+    """
+    ended = raw.endswith(b"\n")
+    line = raw[:-1] if ended else raw
+    if line.endswith(b"\r"):  # CRLF line ends (saved by an editor on Windows)
+        line = line[:-1]
+    return line, ended
+
+
 def _plain(event: Any) -> dict:
     """The event as it reads back from the file (tuples become lists, and so on)."""
     if not isinstance(event, dict):
@@ -303,26 +341,12 @@ class Journal:
     def _read(cls, f, path: Path, salvage: bool) -> Journal:
         journal: Journal | None = None
         offset = number = 0
-        while True:
-            raw = f.readline(MAX_LINE + 1)
-            if not raw:
-                break
+        while raw := f.readline(MAX_LINE + 1):
             number += 1
             start, offset = offset, offset + len(raw)
-            if number == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-                raise JournalError(
-                    "the file is UTF-16 text (saved by an editor?): a journal is "
-                    "UTF-8; save it again as UTF-8",
-                    path,
-                    1,
-                )
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]  # a UTF-8 byte order mark an editor added: harmless
-                start += 3
-            ended = raw.endswith(b"\n")
-            line = raw[:-1] if ended else raw
-            if line.endswith(b"\r"):  # CRLF line ends (saved by an editor on Windows)
-                line = line[:-1]
+            if number == 1:
+                raw, start = _without_bom(raw, start, path)
+            line, ended = _line_of(raw)
             if not ended and len(raw) > MAX_LINE:
                 err = JournalError(
                     f"the line is longer than {MAX_LINE} bytes (no journal line "
@@ -336,49 +360,15 @@ class Journal:
                     journal.partial_tail = True  # NUL bytes a crash left where a line began
                 continue  # a blank line carries nothing
             if journal is None and b"\0" in line[:4]:
-                raise JournalError(
-                    "the file is UTF-16 text (saved by an editor?): a journal "
-                    "is UTF-8; save it again as UTF-8",
-                    path,
-                    number,
-                )
+                raise _utf16_error(path, number)
             try:
                 body = _checked_body(line, journal.checksummed if journal else False)
                 record = json.loads(body.decode("utf-8"))
             except RecursionError:
-                err = JournalError(
-                    "the line nests lists or objects far too deeply (no journal "
-                    "line does): the journal is damaged",
-                    path,
-                    number,
-                )
+                err = _too_deep("lists or objects far too deeply", path, number)
                 return cls._damaged(journal, err, start, salvage)
             except (UnicodeDecodeError, ValueError) as exc:
-                if not ended:  # cut off while being written: resume from the line before
-                    if journal is None:
-                        raise JournalError(
-                            "the header line is incomplete (the file was cut off while the game "
-                            "was being created): start the game again",
-                            path,
-                            number,
-                        ) from None
-                    journal.partial_tail = True
-                    journal._size = start
-                    journal._needs_newline = False
-                    return journal
-                why = (
-                    exc.msg
-                    if isinstance(exc, json.JSONDecodeError)
-                    else "not UTF-8 text"
-                    if isinstance(exc, UnicodeDecodeError)
-                    else str(exc)
-                )
-                err = JournalError(
-                    f"not a valid journal line ({why}): the journal is damaged", path, number
-                )
-                if journal is None:
-                    raise err from None
-                return cls._damaged(journal, err, start, salvage)
+                return cls._unreadable(journal, exc, ended, start, path, number, salvage)
             if journal is None:
                 journal = cls._from_header(record, path, number)
                 journal.checksummed = _CRC.search(line) is not None
@@ -388,12 +378,7 @@ class Journal:
                 except JournalError as err:
                     return cls._damaged(journal, err, start, salvage)
                 except RecursionError:
-                    err = JournalError(
-                        "the line nests far too deeply (no journal line does): "
-                        "the journal is damaged",
-                        path,
-                        number,
-                    )
+                    err = _too_deep("far too deeply", path, number)
                     return cls._damaged(journal, err, start, salvage)
             journal._size = offset
             journal._needs_newline = not ended
@@ -402,6 +387,44 @@ class Journal:
                 "the file is empty: it is not a dicetray journal (no header)", path, 1
             )
         return journal
+
+    @classmethod
+    def _unreadable(
+        cls,
+        journal: Journal | None,
+        exc: ValueError,
+        ended: bool,
+        start: int,
+        path: Path,
+        number: int,
+        salvage: bool,
+    ) -> Journal:
+        """What reading becomes at a line that is not JSON (or not UTF-8, or fails its check)."""
+        if not ended:  # cut off while being written: resume from the line before
+            if journal is None:
+                raise JournalError(
+                    "the header line is incomplete (the file was cut off while the game "
+                    "was being created): start the game again",
+                    path,
+                    number,
+                ) from None
+            journal.partial_tail = True
+            journal._size = start
+            journal._needs_newline = False
+            return journal
+        why = (
+            exc.msg
+            if isinstance(exc, json.JSONDecodeError)
+            else "not UTF-8 text"
+            if isinstance(exc, UnicodeDecodeError)
+            else str(exc)
+        )
+        err = JournalError(
+            f"not a valid journal line ({why}): the journal is damaged", path, number
+        )
+        if journal is None:
+            raise err from None
+        return cls._damaged(journal, err, start, salvage)
 
     @staticmethod
     def _damaged(journal: Journal | None, err: JournalError, start: int, salvage: bool) -> Journal:
