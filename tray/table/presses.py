@@ -35,6 +35,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tray.table.choices import classify_decision
 from tray.table.table import Table
 
@@ -159,51 +161,71 @@ def handle_key(table: Table, key: str, t: float, shift: bool = False) -> str:
     back out of a menu or a correction; it never leaves the table.
     """
     key = key.lower()
-    m = table.menu
-    if m is not None and key in ("up", "down", "left", "right"):
-        m.move(1 if key in ("down", "right") else -1)
-        m.opened = t
-        return "moved"
-    if m is not None and key == "escape":
-        if not m.back():
-            table.close_menu()
-        return "back"
+    said = _menu_key(table, key, t)
+    if said is not None:
+        return said
     if len(key) == 1 and key.isdigit():
         seat = (int(key) - 1) % 10
         if seat >= len(table.players):
             return "no such player"
         return table.press(seat, t, long=shift)
-    if key in ("return", "enter", "keypad enter", "space"):
-        return table.confirm(t)
-    c = table.correction
-    if key in ("up", "down"):
-        if c is not None:
-            c.cycle(1 if key == "down" else -1)
-            return "cycled face"
-        p = table.chooser()
-        if p is not None:
-            table.cycle_choice(p, 1 if key == "down" else -1)
-            return "cycled"
-        return "nothing to change"
-    if key in ("left", "right"):
-        if c is not None:
-            c.select(c.selected + (1 if key == "right" else -1))
-            return "selected die"
-        p = table.chooser()
-        if p is not None:
-            table.cycle_choice(p, 1 if key == "right" else -1)
-            return "cycled"
-        return "nothing to change"
-    if key in ("u", "backspace"):
-        return table.undo(t)
-    if key == "c":
-        return table.correct_last(t)
-    if key == "e":
-        return table.ask_end(t)
+    if key in _ARROW_STEP:
+        return _arrow_key(table, key)
+    action = _KEY_ACTIONS.get(key)
+    return action(table, t) if action is not None else "unknown key"
+
+
+_ARROW_STEP = {"up": -1, "down": 1, "left": -1, "right": 1}
+
+
+def _menu_key(table: Table, key: str, t: float) -> str | None:
+    """An arrow moves in the menu on the table, Escape steps back out of it (None: no menu is
+    open, or the key does something else)."""
+    m = table.menu
+    if m is None:
+        return None
+    if key in _ARROW_STEP:
+        m.move(_ARROW_STEP[key])
+        m.opened = t
+        return "moved"
     if key == "escape":
-        table.cancel(t)
-        return "cancelled"
-    return "unknown key"
+        if not m.back():
+            table.close_menu()
+        return "back"
+    return None
+
+
+def _arrow_key(table: Table, key: str) -> str:
+    """Up/Down: the face of the die being corrected; Left/Right: which die. With no
+    correction, any arrow cycles the highlighted choice."""
+    step = _ARROW_STEP[key]
+    c = table.correction
+    if c is not None:
+        if key in ("up", "down"):
+            c.cycle(step)
+            return "cycled face"
+        c.select(c.selected + step)
+        return "selected die"
+    p = table.chooser()
+    if p is None:
+        return "nothing to change"
+    table.cycle_choice(p, step)
+    return "cycled"
+
+
+def _cancel(table: Table, t: float) -> str:
+    table.cancel(t)
+    return "cancelled"
+
+
+# the keys that do one thing whatever is on the table (after the menu, seats and arrows)
+_KEY_ACTIONS: dict[str, Callable[[Table, float], str]] = {
+    **dict.fromkeys(("return", "enter", "keypad enter", "space"), lambda tb, t: tb.confirm(t)),
+    **dict.fromkeys(("u", "backspace"), lambda tb, t: tb.undo(t)),
+    "c": lambda tb, t: tb.correct_last(t),
+    "e": lambda tb, t: tb.ask_end(t),
+    "escape": _cancel,
+}
 
 
 def handle_tap(table: Table, target: tuple | None, t: float) -> str:

@@ -246,9 +246,33 @@ class Table(CorrectionFlow, TableMenuFlow):
             self.close_menu()
         if self.menu is not None and self.menu.owner in (None, player):
             return self._menu_press(long, t)
+        said = self._correction_press(player, long, t)
+        if said is not None:
+            return said
+        d = self.decision_of(player)
+        if d is None:
+            if long:
+                return self.undo_request(t, player)
+            return f"nothing for {self.name(player)} to decide now"
+        kind = classify_decision(d)
+        if kind == "secret":
+            return self._secret_press(player, long, t)
+        if kind == "single":
+            return "sent" if self.send(dict(d.choices[0]), t) else "refused"
+        if kind == "choice":
+            return self._choice_press(player, len(d.choices), long, t)
+        return "nothing to press"
+
+    def _correction_press(self, player: int, long: bool, t: float) -> str | None:
+        """A press that works the die correction under way, in words (None: this press does
+        not touch it)."""
         spec = self.expect().roll
         c = self.correction
-        if c is not None and c.event is not None and player == self.correction_owner:
+        if c is None:
+            return None
+        if c.event is not None:
+            if player != self.correction_owner:
+                return None
             # correcting the last roll from the table menu: short = next face, long = this
             # die is right (on the last die: save the roll)
             if not long:
@@ -258,35 +282,30 @@ class Table(CorrectionFlow, TableMenuFlow):
                 c.select(c.selected + 1)
                 return "next die"
             return self.confirm_correction(t)
-        if (
-            self.correction is not None
-            and self.correction.event is None
-            and (spec is None or player == spec.roller or self.decision_of(player) is None)
-        ):
+        if spec is None or player == spec.roller or self.decision_of(player) is None:
             # the roller's button fixes an unread die: short = next face, long = confirm
             # (another player with a decision of their own, like banking, keeps it)
             if long:
                 return self.confirm_correction(t)
-            self.correction.cycle(1)
+            c.cycle(1)
             return "cycled face"
-        d = self.decision_of(player)
-        if d is None:
-            if long:
-                return self.undo_request(t, player)
-            return f"nothing for {self.name(player)} to decide now"
-        kind = classify_decision(d)
-        if kind == "secret":
-            if long and self._is_active(player):
-                self.start_countdown(t)
-                return "countdown"
-            cur = self.secret.get(player)
-            self.secret[player] = "in" if cur in (None, "out") else "out"
-            if all(s.player in self.secret for s in self.secret_decisions()):
-                self.start_countdown(t)
-            return "chose"
-        if kind == "single":
-            return "sent" if self.send(dict(d.choices[0]), t) else "refused"
-        if kind == "choice" and self.save_builder(player) is not None:
+        return None
+
+    def _secret_press(self, player: int, long: bool, t: float) -> str:
+        """IN/OUT in secret: a press toggles; the active player's long press reveals now."""
+        if long and self._is_active(player):
+            self.start_countdown(t)
+            return "countdown"
+        cur = self.secret.get(player)
+        self.secret[player] = "in" if cur in (None, "out") else "out"
+        if all(s.player in self.secret for s in self.secret_decisions()):
+            self.start_countdown(t)
+        return "chose"
+
+    def _choice_press(self, player: int, n_choices: int, long: bool, t: float) -> str:
+        """A choice among ``n_choices``: short = next one, long = send the highlighted one
+        (Rollers' saves: the save builder's next die, or keep / let go)."""
+        if self.save_builder(player) is not None:
             ev = self.saves.press(long)
             if ev is not None:
                 return "sent" if self.send(ev, t) else "refused"
@@ -296,13 +315,11 @@ class Table(CorrectionFlow, TableMenuFlow):
                 )
                 return "refused"
             return "kept" if long else "cycled"
-        if kind == "choice":
-            if long:
-                return "sent" if self.confirm_choice(player, t) else "refused"
-            i = self.highlighted(player)
-            self.highlight[player] = (i + 1) % len(d.choices)
-            return "cycled"
-        return "nothing to press"
+        if long:
+            return "sent" if self.confirm_choice(player, t) else "refused"
+        i = self.highlighted(player)
+        self.highlight[player] = (i + 1) % n_choices
+        return "cycled"
 
     def _is_active(self, player: int) -> bool:
         return player == self.state.get("active")
