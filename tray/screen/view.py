@@ -280,178 +280,42 @@ def build_view(table: Table, t: float) -> View:
     game = table.journal.game
     game_id = game.GAME_ID
     players = list(state["players"])
-    summary = game.summary(state)
-    scores = [p["score"] for p in summary["players"]]
     active = state["active"]
     facts = game.facts(state)
     secret_ds = table.secret_decisions()
     awaited = {d.player for d in secret_ds}
+    summary = game.summary(state)
+    winners = _winners(summary, e.finished)
     chosen = set(table.chosen())
-    winner = summary.get("winner") if e.finished else None
-    winners = winner if isinstance(winner, list) else ([winner] if winner else [])
     story = story_of(table.journal)
-    history = _history(story.rounds, len(players))
-    gains = _last_gains(story.rounds, len(players))
-    in_out = None
-    if facts.in_out is not None:
-        in_out = ([players[p] for p in facts.in_out[0]], [players[p] for p in facts.in_out[1]])
-    rows = []
-    for i, name in enumerate(players):
-        score = scores[i]
-        tag = facts.status.get(i, "")
-        lost = f"lost {story.losses[i]}" if story.losses.get(i) else ""
-        rows.append(
-            PlayerRow(
-                i,
-                name,
-                str(score),
-                active == i,
-                i in chosen,
-                i in awaited,
-                tag,
-                name in winners,
-                colour_of(i),
-                lost,
-                gains.get(i, ""),
-            )
-        )
-    round_text = f"Round {state['round']}"
-    if facts.rounds:
-        round_text += f" of {facts.rounds}"
-
-    # dice: a correction in progress, else the last roll
-    roll: list[DieView] = []
-    caption = ""
-    if story.losses:
-        # the banner calls the moment; the caption says plainly who lost what
-        what = story.loss or "Bust"
-        lost = {p: n for p, n in sorted(story.losses.items()) if n}
-        amounts = set(lost.values())
-        if not lost:
-            caption = f"{what}: nothing was at stake"
-        elif len(amounts) == 1 and len(lost) > 1:
-            caption = (
-                f"{what}: " + _names([players[p] for p in lost]) + f" lost {amounts.pop()} each"
-            )
-        else:
-            caption = f"{what}: " + ", ".join(f"{players[p]} lost {n}" for p, n in lost.items())
-    if table.correction is not None:
-        for i, s in enumerate(table.correction.slots):
-            v = s.value
-            die, face = v.split(":", 1) if v else (None, None)
-            roll.append(
-                DieView(
-                    die,
-                    face,
-                    unsure=s.was_unread or table.correction.event is not None,
-                    selected=i == table.correction.selected,
-                )
-            )
-        caption = ""  # the message says what to fix, the hint how: not a third time
-    else:
-        specs = facts.last_roll or _last_journal_roll(table.journal)
-        for spec in specs:
-            die, face = spec.split(":", 1)
-            roll.append(DieView(die, face))
-
-    # choices of the deciding player
-    choices: list[ChoiceView] = []
+    roll = _dice(table, facts)
     chooser = table.chooser()
-    help_ = ""
-    if chooser is not None:
-        d = table.decision_of(chooser)
-        hi = table.highlighted(chooser)
-        labels = (e.detail or {}).get("labels")
-        if not (isinstance(labels, list) and len(labels) == len(d.choices)):
-            labels = [choice_label(c, players) for c in d.choices]
-        choices = [ChoiceView(str(lab), i == hi, i) for i, lab in enumerate(labels)]
-        help_ = f"{players[chooser]}: short press = next choice, long press = OK"
-        saves = table.save_builder(chooser)
-        if saves is not None:  # Rollers: die by die, the dice row showing which and what
-            n = len(saves.roll)
-            choices = [
-                ChoiceView(lab, i == saves.focus, i, pinned=i >= n)
-                for i, lab in enumerate(saves.labels())
-            ]
-            if len(roll) == n and table.correction is None:
-                for i, dv in enumerate(roll):
-                    dv.selected, dv.kept = i == saves.focus, i in saves.keep
-            help_ = (
-                f"{players[chooser]}: short press = next die, long press = keep it or let "
-                "it go; long press on Roll the others to roll"
-            )
-    elif secret_ds:
-        help_ = "IN/OUT in secret: press your button (1st press IN, 2nd OUT). All reveal together."
-    else:
-        singles = [d for d in e.decisions if classify_decision(d) == "single" and d.player >= 0]
-        if singles:
-            acts = sorted({choice_label(d.choices[0]) for d in singles})
-            help_ = "Press your button to " + " / ".join(acts)
-        elif e.roll is not None:
-            help_ = "Roll the dice into the tray"
-
-    if table.correction is not None:  # the presses set the dice first: no choices till then
-        help_, choices = _correction_help(table, players, e), []
-    chosen_text = ""
-    if secret_ds:
-        done = [players[p] for p in sorted(awaited) if p in chosen]
-        wait = [players[p] for p in sorted(awaited) if p not in chosen]
-        chosen_text = (
-            "Chosen: "
-            + (", ".join(done) or "nobody yet")
-            + ("  |  waiting for " + ", ".join(wait) if wait else "")
-        )
-
-    banner_text = banner_kind = None
-    if table.banner is not None:
-        banner_kind, banner_text = table.banner[0], table.banner[1]
-        who = facts.actor
-        if who is not None and 0 <= who < len(players) and banner_kind != "game_over":
-            banner_text = f"{players[who]}: {banner_text}"  # whose moment it is
-    if e.finished:
-        banner_kind = "game_over"
-        if winners:
-            banner_text = ("Winner: " if len(winners) == 1 else "Shared win: ") + ", ".join(winners)
-        else:
-            banner_text = "Game over"
-
-    msg = table.message
-    prompt = e.prompt
-    if len(awaited) == 1 and prompt.startswith("Everyone IN:"):
-        # "Everyone IN" reads wrong when one player is left IN: name them
-        prompt = players[next(iter(awaited))] + prompt[len("Everyone IN") :]
-    if table.countdown_from is not None:
-        prompt = "Reveal in..."
+    saves = table.save_builder(chooser) if chooser is not None else None
+    choices = _choices(table, e, players, chooser, saves, roll)
     shown = table.menu_shown()
-    menu_title, menu = None, []
-    if shown is not None:
-        menu_title = shown[0]
-        menu = [ChoiceView(lab, i == shown[2], i) for i, lab in enumerate(shown[1])]
-        if not e.finished:
-            help_ = "Menu: short press = next line, long press = OK (or tap a line)"
-    window = table.window_decision()
-    if window is not None and table.window_from is not None:
-        left = max(0.0, table.window_seconds() - (t - table.window_from))
-        prompt = f"{e.prompt}  ({math.ceil(left)} s)"
+    banner_kind, banner_text = _banner(table, facts, players, winners, e.finished)
+    msg = table.message
+    on_turn = isinstance(active, int) and 0 <= active < len(players) and not e.finished
     return View(
         screen="end" if e.finished else "play",
         game_id=game_id,
         title=title_of(game_id),
         dice_set=game.DICE_SET,
         lowest_wins=game.LOWEST_WINS,
-        round_text=round_text,
-        players=rows,
-        prompt=prompt,
+        round_text=f"Round {state['round']}" + (f" of {facts.rounds}" if facts.rounds else ""),
+        players=_rows(state, summary, facts, story, awaited, chosen, winners),
+        prompt=_prompt(table, e, players, awaited, t),
         totals=facts_words(facts),
         sheet=list(facts.sheet),
         roll=roll,
-        roll_caption=caption,
+        # the message says what to fix, the hint how: not a third time
+        roll_caption="" if table.correction is not None else _loss_caption(story, players),
         banner=banner_text,
         banner_kind=banner_kind,
         message=msg.text if msg else None,
         message_kind=msg.kind if msg else None,
         countdown=table.countdown_number(t),
-        chosen_text=chosen_text,
+        chosen_text=_chosen_text(players, awaited, chosen),
         reveal=(
             table.revealed
             if table.revealed and not secret_ds and facts.reveal is not None
@@ -459,34 +323,218 @@ def build_view(table: Table, t: float) -> View:
         ),
         choices=choices,
         chooser=players[chooser] if chooser is not None else None,
-        help=help_
-        if not e.finished
-        else (
-            "Short press = next, long press = OK: a rematch, "
-            "another game or the start screen (arrows + Enter)"
-        ),
+        help=_help(table, e, players, chooser, saves, bool(secret_ds), shown is not None),
         winner=", ".join(winners) if winners else None,
         camera_lost=bool(msg and msg.kind == "camera"),
         table_actions=table.table_actions(),
-        confirm=(
-            "OK"
-            if (choices or table.correction is not None)
-            else "Reveal"
-            if secret_ds and table.countdown_from is None
-            else None
-        ),
-        menu_title=menu_title,
-        menu=menu,
-        turn=players[active]
-        if isinstance(active, int) and 0 <= active < len(players) and not e.finished
-        else None,
+        confirm=_confirm_word(table, choices, bool(secret_ds)),
+        menu_title=shown[0] if shown is not None else None,
+        menu=_menu_lines(shown),
+        turn=players[active] if on_turn else None,
         turn_colour=colour_of(active) if isinstance(active, int) else None,
-        in_out=in_out,
+        in_out=_in_out(facts, players),
         events=story.lines,
-        history=history,
+        history=_history(story.rounds, len(players)),
         cue=_cue(facts, table.journal, e.finished),
         cue_count=len(getattr(table.journal, "events", [])),
     )
+
+
+def _winners(summary: dict, finished: bool) -> list:
+    """The winners' names once the game is over (one, or those sharing the win)."""
+    winner = summary.get("winner") if finished else None
+    return winner if isinstance(winner, list) else ([winner] if winner else [])
+
+
+def _in_out(facts: Facts, players: list[str]) -> tuple[list[str], list[str]] | None:
+    """Who went IN and who stayed OUT at the last reveal, by name."""
+    if facts.in_out is None:
+        return None
+    return [players[p] for p in facts.in_out[0]], [players[p] for p in facts.in_out[1]]
+
+
+def _rows(
+    state: dict,
+    summary: dict,
+    facts: Facts,
+    story,
+    awaited: set[int],
+    chosen: set[int],
+    winners: list,
+) -> list[PlayerRow]:
+    """The scoreboard: one row a seat (``awaited``: seats choosing IN/OUT in secret,
+    ``chosen``: those that have)."""
+    scores = [p["score"] for p in summary["players"]]
+    players = list(state["players"])
+    gains = _last_gains(story.rounds, len(players))
+    return [
+        PlayerRow(
+            i,
+            name,
+            str(scores[i]),
+            state["active"] == i,
+            i in chosen,
+            i in awaited,
+            facts.status.get(i, ""),
+            name in winners,
+            colour_of(i),
+            f"lost {story.losses[i]}" if story.losses.get(i) else "",
+            gains.get(i, ""),
+        )
+        for i, name in enumerate(players)
+    ]
+
+
+def _loss_caption(story, players: list[str]) -> str:
+    """Under the dice after a loss: who lost what, plainly (the banner calls the moment)."""
+    if not story.losses:
+        return ""
+    what = story.loss or "Bust"
+    lost = {p: n for p, n in sorted(story.losses.items()) if n}
+    amounts = set(lost.values())
+    if not lost:
+        return f"{what}: nothing was at stake"
+    if len(amounts) == 1 and len(lost) > 1:
+        return f"{what}: " + _names([players[p] for p in lost]) + f" lost {amounts.pop()} each"
+    return f"{what}: " + ", ".join(f"{players[p]} lost {n}" for p, n in lost.items())
+
+
+def _dice(table: Table, facts: Facts) -> list[DieView]:
+    """The dice row: a correction in progress, else the last roll."""
+    c = table.correction
+    if c is None:
+        specs = facts.last_roll or _last_journal_roll(table.journal)
+        roll = []
+        for spec in specs:
+            die, face = spec.split(":", 1)
+            roll.append(DieView(die, face))
+        return roll
+    roll = []
+    for i, slot in enumerate(c.slots):
+        v = slot.value
+        die, face = v.split(":", 1) if v else (None, None)
+        roll.append(
+            DieView(
+                die, face, unsure=slot.was_unread or c.event is not None, selected=i == c.selected
+            )
+        )
+    return roll
+
+
+def _choices(table: Table, e, players: list[str], chooser, saves, roll) -> list[ChoiceView]:
+    """The deciding player's choices (none while dice are being corrected: the presses set the
+    dice first). Rollers' saves go die by die, the dice row showing which and what."""
+    if chooser is None or table.correction is not None:
+        return []
+    if saves is not None:
+        n = len(saves.roll)
+        if len(roll) == n:
+            for i, dv in enumerate(roll):
+                dv.selected, dv.kept = i == saves.focus, i in saves.keep
+        return [
+            ChoiceView(lab, i == saves.focus, i, pinned=i >= n)
+            for i, lab in enumerate(saves.labels())
+        ]
+    d = table.decision_of(chooser)
+    hi = table.highlighted(chooser)
+    labels = (e.detail or {}).get("labels")
+    if not (isinstance(labels, list) and len(labels) == len(d.choices)):
+        labels = [choice_label(c, players) for c in d.choices]
+    return [ChoiceView(str(lab), i == hi, i) for i, lab in enumerate(labels)]
+
+
+def _help(
+    table: Table, e, players: list[str], chooser, saves, secret: bool, menu_open: bool
+) -> str:
+    """The hint line: what the buttons do now."""
+    if e.finished:
+        return (
+            "Short press = next, long press = OK: a rematch, "
+            "another game or the start screen (arrows + Enter)"
+        )
+    if menu_open:
+        return "Menu: short press = next line, long press = OK (or tap a line)"
+    if table.correction is not None:
+        return _correction_help(table, players, e)
+    if saves is not None:
+        return (
+            f"{players[chooser]}: short press = next die, long press = keep it or let "
+            "it go; long press on Roll the others to roll"
+        )
+    if chooser is not None:
+        return f"{players[chooser]}: short press = next choice, long press = OK"
+    if secret:
+        return "IN/OUT in secret: press your button (1st press IN, 2nd OUT). All reveal together."
+    singles = [d for d in e.decisions if classify_decision(d) == "single" and d.player >= 0]
+    if singles:
+        acts = sorted({choice_label(d.choices[0]) for d in singles})
+        return "Press your button to " + " / ".join(acts)
+    return "Roll the dice into the tray" if e.roll is not None else ""
+
+
+def _chosen_text(players: list[str], awaited: set[int], chosen: set[int]) -> str:
+    """While IN/OUT is chosen in secret: who has chosen (never what) and who is awaited."""
+    if not awaited:
+        return ""
+    done = [players[p] for p in sorted(awaited) if p in chosen]
+    wait = [players[p] for p in sorted(awaited) if p not in chosen]
+    return (
+        "Chosen: "
+        + (", ".join(done) or "nobody yet")
+        + ("  |  waiting for " + ", ".join(wait) if wait else "")
+    )
+
+
+def _banner(
+    table: Table, facts: Facts, players: list[str], winners: list, finished: bool
+) -> tuple[str | None, str | None]:
+    """(kind, text) of the banner: the table's moment, named for whose it is; the winners at
+    the end."""
+    if finished:
+        if winners:
+            return "game_over", (
+                ("Winner: " if len(winners) == 1 else "Shared win: ") + ", ".join(winners)
+            )
+        return "game_over", "Game over"
+    if table.banner is None:
+        return None, None
+    kind, text = table.banner[0], table.banner[1]
+    who = facts.actor
+    if who is not None and 0 <= who < len(players) and kind != "game_over":
+        text = f"{players[who]}: {text}"  # whose moment it is
+    return kind, text
+
+
+def _prompt(table: Table, e, players: list[str], awaited: set[int], t: float) -> str:
+    """The prompt line: the engine's, but naming the one player left IN, counting down the
+    reveal, or the seconds left of a timed press window."""
+    window = table.window_decision()
+    if window is not None and table.window_from is not None:
+        left = max(0.0, table.window_seconds() - (t - table.window_from))
+        return f"{e.prompt}  ({math.ceil(left)} s)"
+    if table.countdown_from is not None:
+        return "Reveal in..."
+    prompt = e.prompt
+    if len(awaited) == 1 and prompt.startswith("Everyone IN:"):
+        # "Everyone IN" reads wrong when one player is left IN: name them
+        prompt = players[next(iter(awaited))] + prompt[len("Everyone IN") :]
+    return prompt
+
+
+def _menu_lines(shown: tuple[str, list[str], int] | None) -> list[ChoiceView]:
+    """The lines of the menu on screen (``Table.menu_shown``), the highlighted one marked."""
+    if shown is None:
+        return []
+    return [ChoiceView(lab, i == shown[2], i) for i, lab in enumerate(shown[1])]
+
+
+def _confirm_word(table: Table, choices: list[ChoiceView], secret: bool) -> str | None:
+    """The word on the confirm button (Enter / "OK" / "Reveal"), or None when it does nothing."""
+    if choices or table.correction is not None:
+        return "OK"
+    if secret and table.countdown_from is None:
+        return "Reveal"
+    return None
 
 
 def _correction_help(table: Table, players: list[str], e) -> str:
