@@ -142,3 +142,64 @@ def test_upright_reads_taken_alone_count_against_the_four_turn_threshold(clf, mo
     out = train.choose_thresholds(clf, camera, camera, log=lambda *_: None)
     assert out["turned"]["threshold"] <= 1.0 and out["upright_alone"]
     assert out["turned"]["figures"]["rendered"]["read_right"] == 1.0
+
+
+def _pips_count(clf, reads, monkeypatch):
+    """vision.pips.read_many counting, on each crop of ``reads``, the pips of the face it
+    is read as: on all the crops at once (as choose_pip_agree asks), or on the crops of
+    the indices the table's decision code is handed (lab.train.decisions)."""
+    from types import SimpleNamespace
+
+    from vision import classify, pips
+
+    counts = [clf.pip_faces[clf.faces[r[1]]] for r in reads]
+
+    def read_many(crops):
+        return [
+            SimpleNamespace(count=counts[int(c)] if np.ndim(c) == 0 else counts[k])
+            for k, c in enumerate(crops)
+        ]
+
+    monkeypatch.setattr(pips, "read_many", read_many)
+    monkeypatch.setattr(classify, "read_many", read_many)
+
+
+def test_a_best_guess_the_pips_agree_with_is_read_from_a_lower_threshold(clf, monkeypatch):
+    """1,000 dice read right at 0.99 and 300 at 0.6: at the threshold 0.95 the 300 are asked
+    about; the pips counted agreeing with the best guess, they are read from 0.6, as long as
+    the wrong-read rate of all the reads keeps its bound."""
+    reads = [_die(i % 6, 0.99) for i in range(1000)] + [_die(i % 6, 0.6) for i in range(300)]
+    crops = _answers(reads, monkeypatch)
+    _pips_count(clf, reads, monkeypatch)
+    clf.use_thresholds(1, 0.95)
+    die_t, face_t = train.turn_outputs(clf, crops.x)
+    out = train.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5)
+    assert out["pip_agree_threshold"] == pytest.approx(0.6, abs=1e-6)
+    assert out["pip_agree_bound"]["read"] == 1300 and out["pip_agree_bound"]["read_wrong"] == 0
+    # read at the table with that card: the 300 are read, and right
+    clf._pip_agree[1] = out["pip_agree_threshold"]
+    got = train.decisions(clf, die_t, face_t, 1)
+    assert all(r.face == clf.faces[i % 6] for i, r in enumerate(got[1000:]))
+    clf._pip_agree[1] = None
+
+    # 20 of the 300 read wrong with the pips agreeing (a pip counter fooled as the network
+    # is): 20 wrong in 1,300 breaks the bound at 0.6, and nothing is read lower down
+    reads = [_die(i % 6, 0.99) for i in range(1000)]
+    reads += [_die(i % 6, 0.6, wrong=i < 20) for i in range(300)]
+    crops = _answers(reads, monkeypatch)
+    _pips_count(clf, reads, monkeypatch)
+    die_t, face_t = train.turn_outputs(clf, crops.x)
+    out = train.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5)
+    assert out["pip_agree_threshold"] is None
+    assert "pip_counts" not in vars(clf) and clf._pip_agree[1] is None  # left as it was
+
+
+def test_pips_agreeing_on_a_crumb_hold_the_pip_threshold_above_it(clf, monkeypatch):
+    reads = [_die(i % 6, 0.99) for i in range(1000)] + [_die(i % 6, 0.6) for i in range(300)]
+    crumb = (0, 1, 0.7, 1, 0.7, 0.0, -1, 0.0)  # no die, read as a 2 at 0.7, two marks on it
+    crops = _answers([*reads, crumb], monkeypatch)
+    _pips_count(clf, [*reads, crumb], monkeypatch)
+    clf.use_thresholds(1, 0.95)
+    die_t, face_t = train.turn_outputs(clf, crops.x)
+    out = train.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5)
+    assert out["pip_agree_threshold"] is None or out["pip_agree_threshold"] > 0.7
