@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from tray.screen import theme as th
@@ -62,29 +63,7 @@ def draw_chart(
     """
     pg = _pygame()
     x0, y0, w, h = rect
-    if display is not None:
-        k = display.k
-
-        def put(s, x, y, big=False, colour=TEXT, anchor="topleft"):
-            cap = th.CAP_BODY if big else th.MIN_CAP
-            return display.text(s, (x / k, y / k), cap, colour, bold=big, anchor=anchor)
-
-        def size(s, big=False):
-            cap = th.CAP_BODY if big else th.MIN_CAP
-            return display.width_of(s, cap, big) * k, display.line_h(cap, big) * k
-
-    else:
-        fonts = {True: pg.font.Font(None, 30), False: font or pg.font.Font(None, 20)}
-
-        def put(s, x, y, big=False, colour=TEXT, anchor="topleft"):
-            img = fonts[big].render(s, True, colour)
-            r = img.get_rect(**{anchor: (round(x), round(y))})
-            surface.blit(img, r)
-            return r
-
-        def size(s, big=False):
-            return fonts[big].size(s)
-
+    put, size = _writer(pg, surface, font, display)
     z = display.k if display is not None else 1.0  # lines and marks grow with the screen
     title_h = size(title, True)[1]
     put(title, x0 + 10, y0 + 6, big=True)
@@ -96,37 +75,14 @@ def draw_chart(
     )
     top = y0 + 12 + title_h + line_h / 2  # the top label, centred on its line, clear of it
     right, bottom = x0 + w - legend_w - 10, y0 + h - line_h * 1.5 - 8
-    lo = min(0, min((min(p) for p in points), default=0))
-    hi = max(1, max((max(p) for p in points), default=1))
-    step = _nice_step((hi - lo) / 5)
-    hi = step * -(-hi // step)
-    while (bottom - top) * step / max(1, hi - lo) < line_h and step < hi - lo:
-        step = _nice_step(step + 1)  # labels a line apart at least
-        hi = step * -(-hi // step)
+    lo, hi, step = _y_scale(points, bottom - top, line_h)
     left = x0 + 14 + max(size(str(int(v)))[0] for v in (lo, hi))
-
-    def sx(i):
-        return left + (right - left) * i / max(1, len(points) - 1)
-
-    def sy(v):
-        return bottom - (bottom - top) * (v - lo) / max(1, hi - lo)
-
-    value = lo
-    while value <= hi:
-        y = sy(value)
-        pg.draw.line(surface, GRID, (left, y), (right, y), 1)
-        put(str(int(value)), left - 8, y, colour=DIM, anchor="midright")
-        value += step
-    pg.draw.line(surface, DIM, (left, bottom), (right, bottom), 2)
-    every = 1
-    while every < len(points) and (right - left) * every / max(1, len(points) - 1) < size("00 ")[0]:
-        every += 1  # round numbers a word apart
-    for i in range(0, len(points), every):
-        put(str(i), sx(i), bottom + line_h / 2 + 2, colour=DIM, anchor="midtop")  # below "0"
+    ax = _Axes(left, top, right, bottom, lo, hi, len(points))
+    _grid(pg, surface, ax, step, put, size, line_h)
     row = max(30 * z, line_h + 4)
     for p, name in enumerate(players):
         colour = LINE_COLOURS[p % len(LINE_COLOURS)]
-        line = [(sx(i), sy(pt[p])) for i, pt in enumerate(points)]
+        line = [(ax.sx(i), ax.sy(pt[p])) for i, pt in enumerate(points)]
         if len(line) > 1:
             pg.draw.lines(surface, colour, False, line, round(3 * z))
         for pos in line:
@@ -136,6 +92,84 @@ def draw_chart(
             break
         pg.draw.rect(surface, colour, (x0 + w - legend_w, ly + row / 2 - 8 * z, 16 * z, 16 * z))
         put(f"{name}  {finals[p]}", x0 + w - legend_w + 24 * z, ly + row / 2, anchor="midleft")
+
+
+def _writer(pg, surface, font, display):
+    """``put(words, x, y, big, colour, anchor)`` and ``size(words, big)``, in real pixels: by
+    ``display`` at the theme's sizes when there is one, else with pygame's font."""
+    if display is not None:
+        k = display.k
+
+        def put(s, x, y, big=False, colour=TEXT, anchor="topleft"):
+            cap = th.CAP_BODY if big else th.MIN_CAP
+            return display.text(s, (x / k, y / k), cap, colour, bold=big, anchor=anchor)
+
+        def size(s, big=False):
+            cap = th.CAP_BODY if big else th.MIN_CAP
+            return display.width_of(s, cap, big) * k, display.line_h(cap, big) * k
+
+        return put, size
+    fonts = {True: pg.font.Font(None, 30), False: font or pg.font.Font(None, 20)}
+
+    def put(s, x, y, big=False, colour=TEXT, anchor="topleft"):
+        img = fonts[big].render(s, True, colour)
+        r = img.get_rect(**{anchor: (round(x), round(y))})
+        surface.blit(img, r)
+        return r
+
+    def size(s, big=False):
+        return fonts[big].size(s)
+
+    return put, size
+
+
+def _y_scale(points: list[list[int]], span: float, line_h: float) -> tuple[int, int, int]:
+    """(lowest, highest, step) of the score axis ``span`` pixels high: from 0 (or the lowest
+    score) to the highest rounded up to a nice step, its labels a line apart at least."""
+    lo = min(0, min((min(p) for p in points), default=0))
+    hi = max(1, max((max(p) for p in points), default=1))
+    step = _nice_step((hi - lo) / 5)
+    hi = step * -(-hi // step)
+    while span * step / max(1, hi - lo) < line_h and step < hi - lo:
+        step = _nice_step(step + 1)  # labels a line apart at least
+        hi = step * -(-hi // step)
+    return lo, hi, step
+
+
+@dataclass
+class _Axes:
+    """Where the plot is (real pixels) and what it shows: ``n`` rounds, scores ``lo``-``hi``."""
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+    lo: int
+    hi: int
+    n: int
+
+    def sx(self, i: int) -> float:
+        return self.left + (self.right - self.left) * i / max(1, self.n - 1)
+
+    def sy(self, v: float) -> float:
+        return self.bottom - (self.bottom - self.top) * (v - self.lo) / max(1, self.hi - self.lo)
+
+
+def _grid(pg, surface, ax: _Axes, step: int, put, size, line_h: float) -> None:
+    """The score lines with their labels, the round axis and its numbers (a word apart)."""
+    value = ax.lo
+    while value <= ax.hi:
+        y = ax.sy(value)
+        pg.draw.line(surface, GRID, (ax.left, y), (ax.right, y), 1)
+        put(str(int(value)), ax.left - 8, y, colour=DIM, anchor="midright")
+        value += step
+    pg.draw.line(surface, DIM, (ax.left, ax.bottom), (ax.right, ax.bottom), 2)
+    every = 1
+    width = ax.right - ax.left
+    while every < ax.n and width * every / max(1, ax.n - 1) < size("00 ")[0]:
+        every += 1  # round numbers a word apart
+    for i in range(0, ax.n, every):
+        put(str(i), ax.sx(i), ax.bottom + line_h / 2 + 2, colour=DIM, anchor="midtop")  # below "0"
 
 
 def _nice_step(raw: float) -> int:

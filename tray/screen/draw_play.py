@@ -336,13 +336,12 @@ def _in_sight(choices: list, fit: int) -> list:
 
 def draw_play(d, v) -> None:
     """The game screen."""
-    w = d.width
     header(d, v.title, v.game_id, v.round_text, v.turn, v.turn_colour)
     top, bottom = HEADER_H + GAP, BASE_H - FOOTER_H - 4
     odds = _odds_rows(d, v, bottom - top)
     if odds:  # the odds take the bottom of the screen, across: the rest is laid out above
         h = odds_height(d, len(odds))
-        draw_odds(d, odds, 8, bottom - h, w - 16, h)
+        draw_odds(d, odds, 8, bottom - h, d.width - 16, h)
         bottom -= h + GAP
     sb = _sb_width(d)
 
@@ -350,77 +349,111 @@ def draw_play(d, v) -> None:
     scoreboard(d, v, 8, top, sb, bottom - top - (jh + GAP if jh else 0))
     if jh:
         draw_join(d, v.join, 8, bottom - jh, sb, jh)
-    x, mw = 8 + sb + 16, w - 10 - (8 + sb + 16)
-    y = top
+    x, mw = 8 + sb + 16, d.width - 10 - (8 + sb + 16)
 
-    # the prompt: two lines at the prompt size, else up to four a little smaller
-    cap = th.CAP_PROMPT
-    if len(d.lines(v.prompt, mw, cap, True)) > 2:
-        cap = th.CAP_BODY
-    y = d.wrap(v.prompt, (x, y, mw, 160), cap, th.TEXT, bold=True, max_lines=4) + 6
-
+    y = _prompt(d, v.prompt, x, top, mw)
     if v.message and not v.camera_lost:
-        col = th.MESSAGE_COLOURS.get(v.message_kind or "info", th.BLUE)
-        h = d.wrapped_h(v.message, mw - 24, th.CAP_BODY, True, 3) + 14
-        d.box((x, y, mw, h), col, radius=10)
-        d.wrap(
-            v.message,
-            (x + 12, y + 7, mw - 24, h),
-            th.CAP_BODY,
-            th.ink_on(col),
-            bold=True,
-            max_lines=3,
-        )
-        y += h + GAP
+        y = _message(d, v.message, v.message_kind, x, y, mw)
     if v.banner:
-        col = th.BANNER_COLOURS.get(v.banner_kind or "", th.GOLD)
-        bh = 62
-        d.box((x, y, mw, bh), col, radius=12)
-        d.text(
-            v.banner,
-            (x + mw / 2, y + bh / 2),
-            th.CAP_BANNER,
-            th.ink_on(col),
-            bold=True,
-            anchor="center",
-            max_w=mw - 20,
-        )
-        y += bh + GAP
-    # what must stay in sight below: the countdown, the dice (a die to fix most of all), a
-    # row of choices; the facts, IN/OUT and the sheet are left out when they would crowd it
+        y = _banner(d, v.banner, v.banner_kind, x, y, mw)
+    y = _middle(d, v, x, y, mw, bottom)
+    _lower(d, v, x, y, mw, bottom)
+
+    # with the table menu open its lines are the buttons: the footer keeps only the hint
+    footer(d, v.help, [] if getattr(v, "menu", None) else _buttons(v))
+    if v.camera_lost and v.message:
+        _camera_lost(d, v.message, x - 6, top, mw + 12, bottom - top)
+    _menu(d, v, (x - 6, top, mw + 12, bottom - top))
+
+
+def _prompt(d, prompt: str, x, y, w) -> float:
+    """The prompt: two lines at the prompt size, else up to four a little smaller. Returns
+    the y below it."""
+    cap = th.CAP_PROMPT
+    if len(d.lines(prompt, w, cap, True)) > 2:
+        cap = th.CAP_BODY
+    return d.wrap(prompt, (x, y, w, 160), cap, th.TEXT, bold=True, max_lines=4) + 6
+
+
+def _message(d, message: str, kind: str | None, x, y, w) -> float:
+    """The table's message in a box of its kind's colour; returns the y below it."""
+    col = th.MESSAGE_COLOURS.get(kind or "info", th.BLUE)
+    h = d.wrapped_h(message, w - 24, th.CAP_BODY, True, 3) + 14
+    d.box((x, y, w, h), col, radius=10)
+    d.wrap(message, (x + 12, y + 7, w - 24, h), th.CAP_BODY, th.ink_on(col), bold=True, max_lines=3)
+    return y + h + GAP
+
+
+def _banner(d, banner: str, kind: str | None, x, y, w) -> float:
+    """The banner calling the moment (a bust, a win...); returns the y below it."""
+    col = th.BANNER_COLOURS.get(kind or "", th.GOLD)
+    bh = 62
+    d.box((x, y, w, bh), col, radius=12)
+    d.text(
+        banner,
+        (x + w / 2, y + bh / 2),
+        th.CAP_BANNER,
+        th.ink_on(col),
+        bold=True,
+        anchor="center",
+        max_w=w - 20,
+    )
+    return y + bh + GAP
+
+
+def _essential_h(d, v) -> float:
+    """The height of what must stay in sight below the middle: the countdown, the dice (a die
+    to fix most of all), a row of choices."""
     essential = (76 + GAP if v.countdown is not None else 0) + (
         (d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP) if v.choices else 0
     )
     if v.roll:
         essential += (64 if any(dv.unsure for dv in v.roll) else 44) + 12
+    return essential
+
+
+def _middle(d, v, x, y, w, bottom) -> float:
+    """The facts, who has chosen (or IN/OUT), the countdown and the sheet, from ``y`` down;
+    the facts, IN/OUT and the sheet are left out when they would crowd what must stay in
+    sight (``_essential_h``). Returns the y below them."""
+    essential = _essential_h(d, v)
 
     def fits(h: float) -> bool:
         return y + h + essential <= bottom
 
-    if v.totals and fits(_facts_lines(d, v.totals, mw) * d.line_h(th.CAP_NAME, True) + 4):
-        y = _facts(d, v.totals, x, y, mw) + 4
+    if v.totals and fits(_facts_lines(d, v.totals, w) * d.line_h(th.CAP_NAME, True) + 4):
+        y = _facts(d, v.totals, x, y, w) + 4
     if v.chosen_text:
-        if fits(d.wrapped_h(v.chosen_text, mw, th.CAP_BODY, False, 2) + 4):
-            y = d.wrap(v.chosen_text, (x, y, mw, 60), th.CAP_BODY, th.GREEN, max_lines=2) + 4
-    elif v.in_out is not None and fits(_in_out_h(d, v, mw) + 4):
-        y = _in_out(d, v, x, y, mw) + 4
+        if fits(d.wrapped_h(v.chosen_text, w, th.CAP_BODY, False, 2) + 4):
+            y = d.wrap(v.chosen_text, (x, y, w, 60), th.CAP_BODY, th.GREEN, max_lines=2) + 4
+    elif v.in_out is not None and fits(_in_out_h(d, v, w) + 4):
+        y = _in_out(d, v, x, y, w) + 4
     if v.countdown is not None:
-        d.box((x, y, mw, 76), th.BLACK, radius=16)
-        d.box((x, y, mw, 76), th.GOLD, radius=16, width=3)
-        d.text(
-            "... ".join(str(i) for i in range(1, v.countdown + 1)) + "...",
-            (x + mw / 2, y + 38),
-            40,
-            th.GOLD,
-            bold=True,
-            anchor="center",
-            max_w=mw - 20,
-        )
-        y += 76 + GAP
+        y = _countdown(d, v.countdown, x, y, w)
     if v.sheet and fits(44 + GAP):
-        y = _sheet(d, v.sheet, x, y, mw) + GAP
+        y = _sheet(d, v.sheet, x, y, w) + GAP
+    return y
 
-    # what is left: choices first, then the words on the last events, then the dice
+
+def _countdown(d, count: int, x, y, w) -> float:
+    """The reveal countdown ("1... 2... 3..."); returns the y below it."""
+    d.box((x, y, w, 76), th.BLACK, radius=16)
+    d.box((x, y, w, 76), th.GOLD, radius=16, width=3)
+    d.text(
+        "... ".join(str(i) for i in range(1, count + 1)) + "...",
+        (x + w / 2, y + 38),
+        40,
+        th.GOLD,
+        bold=True,
+        anchor="center",
+        max_w=w - 20,
+    )
+    return y + 76 + GAP
+
+
+def _lower(d, v, x, y, w, bottom) -> None:
+    """What is left below ``y``: choices first, then the words on the last events, then the
+    dice (drawn above the words, the choices at the bottom)."""
     caption = (
         [(v.roll_caption, th.RED if "lost" in v.roll_caption else th.ORANGE)]
         if v.roll_caption
@@ -428,38 +461,40 @@ def draw_play(d, v) -> None:
     )
     events = [(e, th.DIM) for e in v.events[-2:]]
     lh = d.line_h(MIN_CAP)
-    need_choices = 0.0
-    if v.choices:  # a second row of choices when one is not enough and the dice still fit
-        need_choices = d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP
-        widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24
-        per_row = max(1, min(4, int((mw + GAP) // (widest + GAP))))
-        dice_h = 40 if v.roll else 0
-        spare = bottom - y - need_choices - lh * len(caption) - 12 - dice_h
-        if len(v.choices) > per_row and spare - lh * len(events) >= TOUCH + GAP:
-            need_choices += TOUCH + GAP
-        elif len(v.choices) > per_row and spare >= TOUCH + GAP:
-            events = []  # the second row matters more than the last events
-            need_choices += TOUCH + GAP
+    need_choices, events = _choices_room(d, v, w, bottom - y, lh * len(caption), events)
     room = bottom - y - need_choices
     if v.roll and room - lh * (len(caption) + len(events)) < 44:
         events = events[-1:] if room - lh * (len(caption) + 1) >= 44 else []
     if v.roll:
         px_max = room - lh * (len(caption) + len(events)) - 12
         if px_max >= 28:
-            y = _dice(d, v, x, y, mw, px_max)
+            y = _dice(d, v, x, y, w, px_max)
     for words, colour in caption + events:
         if y + lh > bottom - need_choices:
             break
-        d.text(words, (x, y), MIN_CAP, colour, max_w=mw)
+        d.text(words, (x, y), MIN_CAP, colour, max_w=w)
         y += lh
     if v.choices:
-        _choices(d, v, x, y + 4, mw, bottom)
+        _choices(d, v, x, y + 4, w, bottom)
 
-    # with the table menu open its lines are the buttons: the footer keeps only the hint
-    footer(d, v.help, [] if getattr(v, "menu", None) else _buttons(v))
-    if v.camera_lost and v.message:
-        _camera_lost(d, v.message, x - 6, top, mw + 12, bottom - top)
-    _menu(d, v, (x - 6, top, mw + 12, bottom - top))
+
+def _choices_room(d, v, w, room, caption_h, events: list) -> tuple[float, list]:
+    """The height the choices take (a second row of them when one is not enough and the dice
+    still fit) and the event lines that still fit beside (the second row matters more)."""
+    if not v.choices:
+        return 0.0, events
+    need = d.line_h(th.CAP_BODY, True) + 4 + TOUCH + GAP
+    widest = max(d.width_of(c.label, MIN_CAP) for c in v.choices) + 24
+    per_row = max(1, min(4, int((w + GAP) // (widest + GAP))))
+    dice_h = 40 if v.roll else 0
+    spare = room - need - caption_h - 12 - dice_h
+    lh = d.line_h(MIN_CAP)
+    if len(v.choices) > per_row and spare - lh * len(events) >= TOUCH + GAP:
+        need += TOUCH + GAP
+    elif len(v.choices) > per_row and spare >= TOUCH + GAP:
+        events = []  # the second row matters more than the last events
+        need += TOUCH + GAP
+    return need, events
 
 
 def _odds_rows(d, v, room: float) -> list:
