@@ -38,37 +38,52 @@ def shots():
 
 def problems(d: Display, name: str) -> list[str]:
     """Everything wrong with what ``d`` drew last, one line each."""
-    w, h = d.size
     found = []
     for t in d.drawn:
-        r = t.rect
-        if r.left < 0 or r.top < 0 or r.right > w or r.bottom > h:
-            found.append(f"{name}: {t.text!r} is outside the screen at {r}")
-        if t.cap < round(MIN_CAP * d.k):
-            found.append(f"{name}: {t.text!r} has capitals {t.cap} px < {MIN_CAP * d.k:.0f}")
-        if t.cut:
-            found.append(f"{name}: {t.text!r} is cut short")
-        if INTERNAL.search(t.text):
-            found.append(f"{name}: {t.text!r} shows an internal name")
-        for img in d.images:
-            if img.colliderect(r) and not img.contains(r):  # a label on a die is fine
-                found.append(f"{name}: {t.text!r} lies over a picture at {img}")
+        found += [f"{name}: {t.text!r} {what}" for what in _text_faults(d, t)]
     for t in d.clipped:
         found.append(f"{name}: {t.text!r} is half hidden under an overlay")
-    for i, a in enumerate(d.drawn):
-        for b in d.drawn[i + 1 :]:
-            if a.rect.colliderect(b.rect):
-                found.append(f"{name}: {a.text!r} overlaps {b.text!r}")
-    for i, a in enumerate(d.images):
-        for b in d.images[i + 1 :]:
-            if a.colliderect(b):
-                found.append(f"{name}: pictures at {a} and {b} overlap")
+    found += [f"{name}: {what}" for what in _overlaps(d)]
     for r, target in d.hits:
         if (
             target[0] in ("button", "choice", "menu", "confirm", "start")
             and min(r.w, r.h) < round(TOUCH * d.k) - 1
         ):
             found.append(f"{name}: tap target {target} is {r.w}x{r.h} px")
+    return found
+
+
+def _text_faults(d: Display, t) -> list[str]:
+    """What is wrong with one line of text ``d`` drew: outside, too small, cut short, an
+    internal name, over a picture."""
+    w, h = d.size
+    r = t.rect
+    faults = []
+    if r.left < 0 or r.top < 0 or r.right > w or r.bottom > h:
+        faults.append(f"is outside the screen at {r}")
+    if t.cap < round(MIN_CAP * d.k):
+        faults.append(f"has capitals {t.cap} px < {MIN_CAP * d.k:.0f}")
+    if t.cut:
+        faults.append("is cut short")
+    if INTERNAL.search(t.text):
+        faults.append("shows an internal name")
+    for img in d.images:
+        if img.colliderect(r) and not img.contains(r):  # a label on a die is fine
+            faults.append(f"lies over a picture at {img}")
+    return faults
+
+
+def _overlaps(d: Display) -> list[str]:
+    """Text drawn on other text, pictures on other pictures."""
+    found = []
+    for i, a in enumerate(d.drawn):
+        for b in d.drawn[i + 1 :]:
+            if a.rect.colliderect(b.rect):
+                found.append(f"{a.text!r} overlaps {b.text!r}")
+    for i, a in enumerate(d.images):
+        for b in d.images[i + 1 :]:
+            if a.colliderect(b):
+                found.append(f"pictures at {a} and {b} overlap")
     return found
 
 
