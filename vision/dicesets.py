@@ -116,71 +116,84 @@ def parse(data: dict, where: str = "<dice set>") -> DiceSet:
     raw_faces = data.get("faces")
     if not isinstance(raw_faces, dict) or not raw_faces:
         raise _fail(where, "missing [faces] table: every face id with its look")
-    faces: dict[str, Face] = {}
-    for fid, spec in raw_faces.items():
-        key = f"faces.{fid}"
-        if not isinstance(spec, dict):
-            raise _fail(where, f'{key} must be a table like {{ mark = "pips", count = 3 }}')
-        unknown = set(spec) - {"mark", "count", "text", "circle", "color"}
-        if unknown:
-            raise _fail(where, f"{key} has unknown key(s) {sorted(unknown)}")
-        mark = spec.get("mark")
-        if mark not in MARKS:
-            raise _fail(where, f"{key}.mark is {mark!r}; use one of {', '.join(MARKS)}")
-        count = spec.get("count", 0)
-        if mark == "pips" and (
-            isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 9
-        ):
-            raise _fail(where, f"{key}.count must be a whole number 1..9 for pips")
-        text = spec.get("text", "")
-        if mark in ("number", "text") and (not isinstance(text, str) or not text):
-            raise _fail(where, f'{key}.text is needed for mark = "{mark}"')
-        color = spec.get("color")
-        if color is not None and (not isinstance(color, str) or not _HEX.match(color)):
-            raise _fail(where, f'{key}.color must look like "#1f9e3a"')
-        if mark == "light" and color is None:
-            raise _fail(where, f'{key}.color is needed for mark = "light"')
-        circle = spec.get("circle", False)
-        if not isinstance(circle, bool):
-            raise _fail(where, f"{key}.circle must be true or false")
-        faces[fid] = Face(fid, mark, count, text, circle, color)
+    faces = {fid: _parse_face(fid, spec, where) for fid, spec in raw_faces.items()}
     raw_dice = data.get("die")
     if not isinstance(raw_dice, list) or not raw_dice:
         raise _fail(where, "no [[die]] tables: the set needs at least one die")
-    dice = []
-    seen = set()
+    dice: list[Die] = []
     for i, spec in enumerate(raw_dice):
-        key = f"die[{i}]"
-        if not isinstance(spec, dict):
-            raise _fail(
-                where,
-                f"{key} must be a [[die]] table with id, body, ink and faces "
-                "(write `[[die]]` and its keys below it, not `die = [...]`)",
-            )
-        did = spec.get("id")
-        if not isinstance(did, str) or not did or ":" in did:
-            raise _fail(where, f'{key}.id must be a name like "red" (no ":")')
-        if did in seen:
-            raise _fail(where, f"{key}.id {did!r} is used twice")
-        seen.add(did)
-        for colour_key in ("body", "ink"):
-            val = spec.get(colour_key)
-            if not isinstance(val, str) or not _HEX.match(val):
-                raise _fail(where, f'{key} ({did}).{colour_key} must look like "#c8202a"')
-        dfaces = spec.get("faces")
-        if not isinstance(dfaces, list) or len(dfaces) != 6:
-            raise _fail(where, f"{key} ({did}).faces must list exactly 6 face ids")
-        for f in dfaces:
-            if not isinstance(f, str) or f not in faces:
-                raise _fail(where, f"{key} ({did}).faces names {f!r}, which is not in [faces]")
-        count = spec.get("count", 1)
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 20:
-            raise _fail(where, f"{key} ({did}).count must be a whole number 1..20")
-        if not isinstance(spec.get("role", ""), str):
-            raise _fail(where, f'{key} ({did}).role must be text, like "up"')
-        dice.append(Die(did, spec["body"], spec["ink"], tuple(dfaces), count, spec.get("role", "")))
+        dice.append(_parse_die(f"die[{i}]", spec, faces, {d.id for d in dice}, where))
     name = data.get("name", set_id)
     return DiceSet(set_id, str(name), faces, tuple(dice), where)
+
+
+def _parse_face(fid: str, spec, where: str) -> Face:
+    """The face ``fid`` of the [faces] table, checked."""
+    key = f"faces.{fid}"
+    if not isinstance(spec, dict):
+        raise _fail(where, f'{key} must be a table like {{ mark = "pips", count = 3 }}')
+    unknown = set(spec) - {"mark", "count", "text", "circle", "color"}
+    if unknown:
+        raise _fail(where, f"{key} has unknown key(s) {sorted(unknown)}")
+    mark = spec.get("mark")
+    if mark not in MARKS:
+        raise _fail(where, f"{key}.mark is {mark!r}; use one of {', '.join(MARKS)}")
+    count = spec.get("count", 0)
+    if mark == "pips" and not _whole(count, 1, 9):
+        raise _fail(where, f"{key}.count must be a whole number 1..9 for pips")
+    text = spec.get("text", "")
+    if mark in ("number", "text") and (not isinstance(text, str) or not text):
+        raise _fail(where, f'{key}.text is needed for mark = "{mark}"')
+    color = spec.get("color")
+    if color is not None and (not isinstance(color, str) or not _HEX.match(color)):
+        raise _fail(where, f'{key}.color must look like "#1f9e3a"')
+    if mark == "light" and color is None:
+        raise _fail(where, f'{key}.color is needed for mark = "light"')
+    circle = spec.get("circle", False)
+    if not isinstance(circle, bool):
+        raise _fail(where, f"{key}.circle must be true or false")
+    return Face(fid, mark, count, text, circle, color)
+
+
+def _parse_die(key: str, spec, faces: dict[str, Face], taken: set[str], where: str) -> Die:
+    """One [[die]] table (``key`` names it in messages), checked against the set's faces and
+    the ids of the dice before it (``taken``)."""
+    if not isinstance(spec, dict):
+        raise _fail(
+            where,
+            f"{key} must be a [[die]] table with id, body, ink and faces "
+            "(write `[[die]]` and its keys below it, not `die = [...]`)",
+        )
+    did = spec.get("id")
+    if not isinstance(did, str) or not did or ":" in did:
+        raise _fail(where, f'{key}.id must be a name like "red" (no ":")')
+    if did in taken:
+        raise _fail(where, f"{key}.id {did!r} is used twice")
+    for colour_key in ("body", "ink"):
+        val = spec.get(colour_key)
+        if not isinstance(val, str) or not _HEX.match(val):
+            raise _fail(where, f'{key} ({did}).{colour_key} must look like "#c8202a"')
+    dfaces = spec.get("faces")
+    if not isinstance(dfaces, list) or len(dfaces) != 6:
+        raise _fail(where, f"{key} ({did}).faces must list exactly 6 face ids")
+    for f in dfaces:
+        if not isinstance(f, str) or f not in faces:
+            raise _fail(where, f"{key} ({did}).faces names {f!r}, which is not in [faces]")
+    count = spec.get("count", 1)
+    if not _whole(count, 1, 20):
+        raise _fail(where, f"{key} ({did}).count must be a whole number 1..20")
+    if not isinstance(spec.get("role", ""), str):
+        raise _fail(where, f'{key} ({did}).role must be text, like "up"')
+    return Die(did, spec["body"], spec["ink"], tuple(dfaces), count, spec.get("role", ""))
+
+
+def _whole(value, lo: int, hi: int) -> bool:
+    """Whether ``value`` is a whole number (not true/false) from ``lo`` to ``hi``.
+
+    >>> _whole(3, 1, 9), _whole(True, 1, 9), _whole(2.0, 1, 9), _whole(10, 1, 9)
+    (True, False, False, False)
+    """
+    return not isinstance(value, bool) and isinstance(value, int) and lo <= value <= hi
 
 
 def load(name_or_path: str | Path) -> DiceSet:

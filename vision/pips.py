@@ -484,80 +484,127 @@ def _fit(sc: _Scene, code: int, ids: np.ndarray) -> _Pattern | None:
 
 def _why_not(p: _Pattern, sc: _Scene) -> str:
     """Why pattern ``p`` is not read ("" when it is)."""
-    if p.resid > _FIT_TOL:
-        return "the pips are off the grid"
-    M, t, g, weak = p.M, p.t, p.g, p.weakest
-    resp = sc.resp[p.dark]
-    on_xy, on_d = sc.xy[p.on], sc.diam[p.on]
-    dl = on_d.tolist()
-    if max(dl) > _READ_RATIO * min(dl):
-        return "the pips differ in size"
-    if sum(dl) / len(dl) > _GAP * _NEAREST[p.count] * g:
-        return "the pips are too large for their spacing"
+    why = _pips_fault(p, sc)
+    if why:
+        return why
     # between the pips the face is plain: nothing responds there and its grey is even (a
     # "face" across two dice, over the floor or onto a side is none)
-    (m00, m01), (m10, m11) = M.tolist()
-    tz = complex(*t.tolist())
+    face = _between(p, sc)
+    if face is None:
+        return "the face is off the crop"
+    resp = sc.resp[p.dark]
+    why = _plain_fault(p, sc, resp, face) or _spot_fault(p, sc, face)
+    if why or p.count > 4:
+        return why
+    return _smaller_scale_fault(p, sc, resp, face)
+
+
+@dataclass
+class _Between:
+    """The face between a pattern's pips (clear of them): the flat indices of its pixels,
+    their grey (lowest and highest) and their colours (n x 3)."""
+
+    fi: np.ndarray
+    grey: np.ndarray
+    lo: float
+    hi: float
+    col: np.ndarray
+
+
+def _pips_fault(p: _Pattern, sc: _Scene) -> str:
+    """What is wrong with the pips themselves: off the grid, unlike in size, or too large for
+    their spacing ("" when nothing)."""
+    if p.resid > _FIT_TOL:
+        return "the pips are off the grid"
+    dl = sc.diam[p.on].tolist()
+    if max(dl) > _READ_RATIO * min(dl):
+        return "the pips differ in size"
+    if sum(dl) / len(dl) > _GAP * _NEAREST[p.count] * p.g:
+        return "the pips are too large for their spacing"
+    return ""
+
+
+def _between(p: _Pattern, sc: _Scene) -> _Between | None:
+    """The face between the pips of ``p`` (None when the grid puts it off the crop)."""
+    (m00, m01), (m10, m11) = p.M.tolist()
+    tz = complex(*p.t.tolist())
     pz = tz + _FG_U * complex(m00, m10) + _FG_V * complex(m01, m11)
     q = np.rint(pz.view(np.float64))  # x0, y0, x1, y1, ...
     if q.min() < 1 or q.max() > SIZE - 2:
-        return "the face is off the crop"
-    free = (np.abs(pz[:, None] - sc.z[p.on]) > 0.6 * on_d + 2.0).all(1)
+        return None
+    free = (np.abs(pz[:, None] - sc.z[p.on]) > 0.6 * sc.diam[p.on] + 2.0).all(1)
     fi = (q.reshape(-1, 2) @ _FLAT).astype(np.intp)[free]  # flat pixel indices
-    if (resp.ravel()[fi] > _EMPTY_SHARE * weak).any():
-        return "something else on the face"
     grey = sc.grey.ravel()[fi]
-    glo, ghi = float(grey.min()), float(grey.max())
-    if ghi - glo > _UNIFORM * weak:
+    return _Between(fi, grey, float(grey.min()), float(grey.max()), sc.bgr.reshape(-1, 3)[fi])
+
+
+def _plain_fault(p: _Pattern, sc: _Scene, resp: np.ndarray, face: _Between) -> str:
+    """What makes the face between the pips other than plain: a response, an uneven grey or
+    colour, glare ("" when nothing)."""
+    weak = p.weakest
+    if (resp.ravel()[face.fi] > _EMPTY_SHARE * weak).any():
+        return "something else on the face"
+    if face.hi - face.lo > _UNIFORM * weak:
         return "the face is not even"
-    col = sc.bgr.reshape(-1, 3)[fi]
+    col = face.col
     if int((col.max(0).astype(np.int16) - col.min(0)).max()) > _UNIFORM * weak:
         return "the face's colour is not even"
     if p.dark:
         # glare: nothing on the face (the pips' places too) is much brighter than its median
-        r = int(_GLARE_BOX * g)
-        x0, y0 = int(t[0]), int(t[1])
+        r = int(_GLARE_BOX * p.g)
+        x0, y0 = int(p.t[0]), int(p.t[1])
         box = sc.grey[max(0, y0 - r) : y0 + r + 1, max(0, x0 - r) : x0 + r + 1]
+        grey = face.grey
         med = float(np.partition(grey, len(grey) // 2)[len(grey) // 2])
         if float(box.max()) - med > _GLARE * weak:
             return "glare on the face"
-    # a spot of the other kind on the face, brighter or darker than it (glare on a face of
-    # dark pips), may hide a pip
+    return ""
+
+
+def _spot_fault(p: _Pattern, sc: _Scene, face: _Between) -> str:
+    """A spot of the other kind on the face, brighter or darker than it (glare on a face of
+    dark pips), may hide a pip ("" when there is none)."""
+    weak, g = p.weakest, p.g
     other = sc.dark != p.dark
-    uv = (sc.xy - t) @ _inv2(M).T
+    uv = (sc.xy - p.t) @ _inv2(p.M).T
     spot = other & sc.inner & (np.abs(uv) < _FACE_SPOT).all(1) & (sc.diam < _SPOT_DIAM * g)
-    spot &= sc.diam >= 0.8 * on_d.min()  # a smaller spot hides no pip
+    spot &= sc.diam >= 0.8 * sc.diam[p.on].min()  # a smaller spot hides no pip
     spot &= sc.strength >= _EMPTY_SHARE * weak
     if spot.any():
         sh, m = sc.shade[spot], _SPOT_GREY * weak
-        if ((sh > ghi + m) | (sh < glo - m)).any():
+        if ((sh > face.hi + m) | (sh < face.lo - m)).any():
             return "a spot of the other kind on the face"
-    if p.count <= 4:
-        # a 2, 3 or 4 is also part of a larger pattern at a smaller scale: its face must end
-        # where the grid says, and no similar pip may lie where the rest of a larger one would
-        if not _edges_found(sc, resp, col, M, t, weak):
-            return "no face edge where the grid puts it"
-        shapes = [_shape(sc, k) for k in p.on]
-        own = _mean_shape(shapes)
-        if p.count <= 3 and not all(_same_shape(own, s) for s in shapes):
-            return "the pips differ in shape"
-        similar = (sc.dark == p.dark) & sc.pip
-        similar &= (sc.diam >= on_d.min() / _SIZE_RATIO) & (sc.diam <= on_d.max() * _SIZE_RATIO)
-        if p.count <= 3:
-            near = np.hypot(sc.xy[:, 0] - t[0], sc.xy[:, 1] - t[1]) < _CLEAR_23 * g
-            near &= similar & (sc.strength >= _EMPTY_SHARE * weak)
-        else:
-            d6 = (_SIX_MORE @ M.T + t)[:, None, :] - sc.xy
-            near = similar & (np.hypot(d6[..., 0], d6[..., 1]) < 1.5 * _NODE_TOL * g).any(0)
-        near[p.on] = False
-        if near.any():
-            # ... a pip of the same shape: a pip on a side face seen at a slant is squashed
-            # otherwise than the face's own pips
-            for k in np.flatnonzero(near):
-                if _same_shape(own, _shape(sc, k)) and not _off_face(
-                    sc, resp, t, k, on_xy, on_d, glo, weak
-                ):
-                    return "a similar pip where a larger pattern would have one"
+    return ""
+
+
+def _smaller_scale_fault(p: _Pattern, sc: _Scene, resp: np.ndarray, face: _Between) -> str:
+    """A 2, 3 or 4 is also part of a larger pattern at a smaller scale: its face must end
+    where the grid says, and no similar pip may lie where the rest of a larger one would ("" when
+    none does)."""
+    M, t, g, weak = p.M, p.t, p.g, p.weakest
+    on_xy, on_d = sc.xy[p.on], sc.diam[p.on]
+    if not _edges_found(sc, resp, face.col, M, t, weak):
+        return "no face edge where the grid puts it"
+    shapes = [_shape(sc, k) for k in p.on]
+    own = _mean_shape(shapes)
+    if p.count <= 3 and not all(_same_shape(own, s) for s in shapes):
+        return "the pips differ in shape"
+    similar = (sc.dark == p.dark) & sc.pip
+    similar &= (sc.diam >= on_d.min() / _SIZE_RATIO) & (sc.diam <= on_d.max() * _SIZE_RATIO)
+    if p.count <= 3:
+        near = np.hypot(sc.xy[:, 0] - t[0], sc.xy[:, 1] - t[1]) < _CLEAR_23 * g
+        near &= similar & (sc.strength >= _EMPTY_SHARE * weak)
+    else:
+        d6 = (_SIX_MORE @ M.T + t)[:, None, :] - sc.xy
+        near = similar & (np.hypot(d6[..., 0], d6[..., 1]) < 1.5 * _NODE_TOL * g).any(0)
+    near[p.on] = False
+    # ... a pip of the same shape: a pip on a side face seen at a slant is squashed otherwise
+    # than the face's own pips
+    for k in np.flatnonzero(near):
+        if _same_shape(own, _shape(sc, k)) and not _off_face(
+            sc, resp, t, k, on_xy, on_d, face.lo, weak
+        ):
+            return "a similar pip where a larger pattern would have one"
     return ""
 
 
