@@ -23,6 +23,9 @@ def _taught_copy(folder: Path, **card) -> Path:
     folder.mkdir()
     shutil.copy(onnx_path, folder / onnx_path.name)
     meta = json.loads(meta_path.read_text())
+    for part in (meta, meta.get("turned", {})):  # a taught card sets its own, or none
+        part.pop("pip_agree_threshold", None)
+        part.pop("pip_agree_bound", None)
     meta.update(card)
     (folder / meta_path.name).write_text(json.dumps(meta))
     (folder / "taught.json").write_text(

@@ -162,6 +162,7 @@ def test_a_die_in_doubt_is_read_again_at_four_turns_with_its_own_threshold(tmp_p
     shutil.copy(onnx_path, tmp_path / onnx_path.name)
     meta = json.loads(meta_path.read_text())
     meta["threshold"], meta["die_thresholds"] = 1.01, {}
+    meta.pop("pip_agree_threshold", None)  # no read once, not even with the pips agreeing
     meta["turned"] = {"threshold": 0.5, "die_thresholds": {}}
     (tmp_path / meta_path.name).write_text(json.dumps(meta))
     clf = FaceClassifier("d6", models_dir=tmp_path)

@@ -81,17 +81,29 @@ OUTSIDE = re.compile(
         ]
     )
 )
-TEXT = {".py", ".md", ".toml", ".sh", ".cfg", ".service", ".conf", ".txt", ".csv", ".jsonl"}
-SKIP = {".venv", ".git", "demo-out", "models", "__pycache__", "dicetray.egg-info"}
+TEXT = {
+    ".py",
+    ".md",
+    ".toml",
+    ".sh",
+    ".cfg",
+    ".service",
+    ".conf",
+    ".txt",
+    ".csv",
+    ".json",
+    ".jsonl",
+}
+SKIP = {"demo-out", "build", "__pycache__", "dicetray.egg-info"}  # and hidden folders (caches)
 
 
 def test_no_file_of_the_project_cites_what_lies_outside_it():
-    """Code, docs, tests and fixtures (the model files and card in ``models/`` are not read
-    here)."""
+    """Code, docs, tests, fixtures, the model card and the models' JSON cards."""
     found = []
     for path in ROOT.rglob("*"):
         rel = path.relative_to(ROOT)
-        if not path.is_file() or path.suffix not in TEXT or SKIP & set(rel.parts):
+        hidden = any(part.startswith(".") for part in rel.parts[:-1])
+        if hidden or not path.is_file() or path.suffix not in TEXT or SKIP & set(rel.parts):
             continue
         for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
             if OUTSIDE.search(line):

@@ -260,12 +260,19 @@ class FaceClassifier:
         return self._shipped
 
     def use_thresholds(
-        self, turns: int, threshold: float, agree: float | None = None, backed: bool = True
+        self,
+        turns: int,
+        threshold: float,
+        agree: float | None = None,
+        backed: bool = True,
+        pip_agree: float | None = None,
     ) -> None:
-        """From now on read crops at ``turns`` turns with ``threshold`` for every die, and
-        (taught) ``agree`` as the card's ``agree_threshold`` and ``backed`` as its
-        ``shipped_backs``. Teaching's cross-validation tries its candidate thresholds with
-        this, through the decision code the table runs.
+        """From now on read crops at ``turns`` turns with ``threshold`` for every die,
+        ``pip_agree`` as the card's ``pip_agree_threshold`` (None: a best guess the pips
+        agree with is not read below ``threshold``), and (taught) ``agree`` as the card's
+        ``agree_threshold`` and ``backed`` as its ``shipped_backs``. Calibration and
+        teaching's cross-validation try their candidate thresholds with this, through the
+        decision code the table runs.
 
         >>> clf = FaceClassifier("d6")
         >>> clf.use_thresholds(1, 1.01)        # a threshold no reading reaches
@@ -275,6 +282,7 @@ class FaceClassifier:
         self._cuts[turns] = (float(threshold), {})
         self._agree[turns] = agree
         self._backed[turns] = backed
+        self._pip_agree[turns] = pip_agree
         self.photos_once = False
 
     def best_guesses(self, crops, turns: int = 1) -> list[tuple[str, str]]:
