@@ -439,9 +439,12 @@ def run(
     calibration_data,
     sources=None,
     log=print,
+    reuse: bool = False,
 ) -> dict:
     """Leave-one-source-out: for each source S (``sources``, default every one there), train
-    with ``trainer(kept sources, folder)`` (it writes ``classifier-d6.onnx`` and its card),
+    with ``trainer(kept sources, folder)`` (it writes ``classifier-d6.onnx`` and its card;
+    ``reuse``: a fold whose folder already holds a network of this recipe is not trained
+    again, only calibrated and scored afresh),
     set its thresholds on ``calibration_data`` without S (``lab.train.calibrate_file``), and
     score every photo of S (:func:`score_source`). Returns {"folds": {S: {...}}, "all":
     pooled figures, "seconds": wall time}."""
@@ -454,11 +457,13 @@ def run(
     for source in sources or every:
         t1 = time.time()
         folder = folds_dir / source
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
         kept = [s for s in every if s != source]
-        trainer(kept, folder)
+        trained = all((folder / f"classifier-{SET_ID}.{x}").is_file() for x in ("onnx", "json"))
+        if not (reuse and trained):
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
+            trainer(kept, folder)
         t_train = time.time() - t1
         card = calibrate_file(
             SET_ID, folder, calibration_data.without(source), lambda *_: None, realdice
@@ -472,6 +477,7 @@ def run(
             "bound_turned": card["turned"]["bound"],
             "calibrated_on": card["turned"]["set_on"],
             "train_seconds": round(t_train),
+            "reused": bool(reuse and trained),
             "seconds": round(time.time() - t1),
         }
         out["folds"][source] = fold
@@ -574,6 +580,12 @@ def main(argv: list[str] | None = None) -> int:
         help="train the recipe on every source's train photos and calibrate it on every "
         "calibrate photo, into DIR (no folds)",
     )
+    p.add_argument(
+        "--reuse",
+        action="store_true",
+        help="a fold already trained by this recipe (in --cache) is calibrated and scored "
+        "again, not trained again",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     realdice = Path(args.realdice)
@@ -648,6 +660,7 @@ def main(argv: list[str] | None = None) -> int:
         cal,
         args.sources,
         log,
+        reuse=args.reuse,
     )
     report["recipe"] = recipe.tag()
     report["base_seconds"] = round(base.seconds)

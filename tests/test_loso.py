@@ -80,6 +80,16 @@ def test_each_source_is_left_out_once_and_read_whole(realdice, tmp_path):
     loso.run(root, stub_trainer, again, tmp_path / "folds2", cal, ["numeric_tube"], lambda *_: 0)
     assert spy.calls == calls and again.asked == 0
 
+    # reuse: a fold already trained is calibrated and scored again, not trained again
+    trained.clear()
+    folds = tmp_path / "folds"
+    redo = loso.run(root, stub_trainer, again, folds, cal, ["numeric_tube"], lambda *_: 0, True)
+    assert trained == {} and redo["folds"]["numeric_tube"]["reused"] is True
+    assert redo["folds"]["numeric_tube"]["figures"] == report["folds"]["numeric_tube"]["figures"]
+    (folds / "PXL_phone" / "classifier-d6.onnx").unlink()  # a fold cut short: trained again
+    loso.run(root, stub_trainer, again, folds, cal, ["PXL_phone"], lambda *_: 0, True)
+    assert list(trained) == ["PXL_phone"]
+
 
 def test_camera_spoil_keeps_the_die_and_changes_the_look():
     rng = np.random.default_rng(2)
