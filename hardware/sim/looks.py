@@ -378,94 +378,150 @@ def draw_face_mask(
     >>> len(masks), masks[0][0].shape
     (1, (64, 64))
     """
-    c = canvas
-    half = c / 2.0
     if look is None:
         look = random_look(rng) if jitter else Look()
-
-    def px(u: float, v: float) -> tuple[int, int]:
-        return round((half + u * half) * 16), round((half + v * half) * 16)
-
+    pen = _Pen(canvas, canvas / 2.0, rng, jitter)
     out: list[tuple[np.ndarray, tuple | None]] = []
-    m = np.zeros((c, c), np.uint8)
-    j = (lambda a, b: rng.uniform(a, b)) if jitter else (lambda a, b: (a + b) / 2)
+    m = np.zeros((canvas, canvas), np.uint8)
     mark, text = face.mark, face.text
     if mark == "pips" and look.digits:
         mark, text = "text", _digit_text(face)
-    if mark == "pips":
-        spacing = j(0.44, 0.56)
-        n = face.count
-        r = (j(0.13, 0.19) if n > 1 else j(0.14, 0.34)) * look.pip
-        if n >= 7:
-            r *= 0.8
-        r = min(r, 0.24 if n > 1 else 0.4)
-        for i, k in _PIPS.get(n, _PIPS[6]):
-            cx, cy = px(i * spacing, k * spacing)
-            cv2.circle(m, (cx, cy), int(r * half * 16), 255, -1, cv2.LINE_AA, 4)
-        if n == 1 and look.logo:  # casino dice: small print on a ring around the pip
-            rr = int(min(0.78, r + 0.28) * half)
-            cv2.circle(m, (int(half), int(half)), rr, 255, max(1, int(c * 0.02)), cv2.LINE_AA)
-            for a in np.arange(0, 2 * math.pi, math.pi / 6):
-                p0 = (
-                    int(half + (rr - 0.08 * half) * math.cos(a)),
-                    int(half + (rr - 0.08 * half) * math.sin(a)),
-                )
-                cv2.circle(m, p0, max(1, int(0.03 * c)), 255, -1, cv2.LINE_AA)
-    elif mark == "star":
-        r_out = j(0.55, 0.72) * look.star_size
-        pts = _star_points(
-            look.star_points, r_out, r_out * look.star_inner, j(-0.2, 0.2) if jitter else 0.0
-        )
-        poly = np.array([px(u, v) for u, v in pts], np.int32)
-        cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
-        if look.star_round:
-            blur = cv2.GaussianBlur(m.astype(np.float32), (0, 0), look.star_round * c)
-            m = np.clip((blur - 110) * 3, 0, 255).astype(np.uint8)
-    elif mark == "zap":
-        sc = j(0.9, 1.2)
-        poly = np.array([px(u * sc, v * sc) for u, v in _ZAP], np.int32)
-        cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
-    elif mark in ("number", "text"):
-        # (drawn for outline fonts too, which have their own stroke: the draws stay in step)
-        thick = max(1, round(c * look.stroke * j(0.85, 1.15)))
-        big = mark == "text" and not face.circle  # printed as large as the face allows
-        width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * j(0.9, 1.05) * look.text_size
-        height_frac = 0.9 if big else 0.75
-        if look.ttf:
-            _put_ttf(m, text, look.ttf, width_frac * half, height_frac * half)
-        else:
-            font = look.font
-            (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
-            scale = min(width_frac * half / tw, height_frac * half / th)
-            (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
-            org = (int(half - tw / 2), int(half + th / 2))
-            cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    draw = _MARK_DRAWERS.get(mark)
+    if draw is not None:
+        m = draw(m, pen, face, mark, text, look)
     if face.circle:
-        rr = look.ring_radius * j(0.95, 1.05)
-        width = max(1, int(c * look.ring * j(0.85, 1.15)))
-        cv2.circle(m, px(0, 0), int(rr * half * 16), 255, width, cv2.LINE_AA, 4)
-        if look.double_ring:
-            cv2.circle(
-                m, px(0, 0), int((rr + 0.1) * half * 16), 255, max(1, width // 2), cv2.LINE_AA, 4
-            )
+        _draw_ring(m, pen, look)
     if face.mark == "light":
-        lm = np.zeros((c, c), np.uint8)
-        style = rng.integers(0, 3) if jitter else 0
-        if style == 0:  # a coloured disc
-            cv2.circle(lm, px(0, 0), int(j(0.45, 0.7) * half * 16), 255, -1, cv2.LINE_AA, 4)
-        elif style == 1:  # a coloured square inset
-            a = j(0.5, 0.8)
-            p0, p1 = px(-a, -a), px(a, a)
-            cv2.rectangle(lm, (p0[0] >> 4, p0[1] >> 4), (p1[0] >> 4, p1[1] >> 4), 255, -1)
-        else:  # the whole face
-            lm[:] = 255
-        out.append((lm.astype(np.float32) / 255.0, hex_bgr(face.color)))
+        out.append((_light_mask(pen), hex_bgr(face.color)))
     if m.any():
         col = (
             pip_colour if pip_colour is not None else (hex_bgr(face.color) if face.color else None)
         )
         out.append((m.astype(np.float32) / 255.0, col))
     return out
+
+
+@dataclass
+class _Pen:
+    """What the mark drawers share: the canvas side ``c`` (the face square), its half, and the
+    jitter (``j(a, b)``: a random number from a to b, the middle without jitter)."""
+
+    c: int
+    half: float
+    rng: np.random.Generator
+    jitter: bool
+
+    def j(self, a: float, b: float) -> float:
+        return self.rng.uniform(a, b) if self.jitter else (a + b) / 2
+
+    def px(self, u: float, v: float) -> tuple[int, int]:
+        """Face coordinates (-1..1 across) in cv2's 1/16 px fixed point (shift 4)."""
+        return round((self.half + u * self.half) * 16), round((self.half + v * self.half) * 16)
+
+
+def _draw_pips(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> np.ndarray:
+    half, c = pen.half, pen.c
+    spacing = pen.j(0.44, 0.56)
+    n = face.count
+    r = (pen.j(0.13, 0.19) if n > 1 else pen.j(0.14, 0.34)) * look.pip
+    if n >= 7:
+        r *= 0.8
+    r = min(r, 0.24 if n > 1 else 0.4)
+    for i, k in _PIPS.get(n, _PIPS[6]):
+        cx, cy = pen.px(i * spacing, k * spacing)
+        cv2.circle(m, (cx, cy), int(r * half * 16), 255, -1, cv2.LINE_AA, 4)
+    if n == 1 and look.logo:  # casino dice: small print on a ring around the pip
+        rr = int(min(0.78, r + 0.28) * half)
+        cv2.circle(m, (int(half), int(half)), rr, 255, max(1, int(c * 0.02)), cv2.LINE_AA)
+        for a in np.arange(0, 2 * math.pi, math.pi / 6):
+            p0 = (
+                int(half + (rr - 0.08 * half) * math.cos(a)),
+                int(half + (rr - 0.08 * half) * math.sin(a)),
+            )
+            cv2.circle(m, p0, max(1, int(0.03 * c)), 255, -1, cv2.LINE_AA)
+    return m
+
+
+def _draw_star(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> np.ndarray:
+    r_out = pen.j(0.55, 0.72) * look.star_size
+    pts = _star_points(
+        look.star_points, r_out, r_out * look.star_inner, pen.j(-0.2, 0.2) if pen.jitter else 0.0
+    )
+    poly = np.array([pen.px(u, v) for u, v in pts], np.int32)
+    cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
+    if look.star_round:
+        blur = cv2.GaussianBlur(m.astype(np.float32), (0, 0), look.star_round * pen.c)
+        m = np.clip((blur - 110) * 3, 0, 255).astype(np.uint8)
+    return m
+
+
+def _draw_zap(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> np.ndarray:
+    sc = pen.j(0.9, 1.2)
+    poly = np.array([pen.px(u * sc, v * sc) for u, v in _ZAP], np.int32)
+    cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
+    return m
+
+
+def _draw_text(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> np.ndarray:
+    # (drawn for outline fonts too, which have their own stroke: the draws stay in step)
+    half = pen.half
+    thick = max(1, round(pen.c * look.stroke * pen.j(0.85, 1.15)))
+    big = mark == "text" and not face.circle  # printed as large as the face allows
+    width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * pen.j(0.9, 1.05) * look.text_size
+    height_frac = 0.9 if big else 0.75
+    if look.ttf:
+        _put_ttf(m, text, look.ttf, width_frac * half, height_frac * half)
+    else:
+        font = look.font
+        (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
+        scale = min(width_frac * half / tw, height_frac * half / th)
+        (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
+        org = (int(half - tw / 2), int(half + th / 2))
+        cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    return m
+
+
+#: how each kind of mark is drawn into the face's mask (a light is a colour, drawn apart)
+_MARK_DRAWERS = {
+    "pips": _draw_pips,
+    "star": _draw_star,
+    "zap": _draw_zap,
+    "number": _draw_text,
+    "text": _draw_text,
+}
+
+
+def _draw_ring(m: np.ndarray, pen: _Pen, look: Look) -> None:
+    """The ring around a circled mark (two with ``look.double_ring``)."""
+    rr = look.ring_radius * pen.j(0.95, 1.05)
+    width = max(1, int(pen.c * look.ring * pen.j(0.85, 1.15)))
+    cv2.circle(m, pen.px(0, 0), int(rr * pen.half * 16), 255, width, cv2.LINE_AA, 4)
+    if look.double_ring:
+        cv2.circle(
+            m,
+            pen.px(0, 0),
+            int((rr + 0.1) * pen.half * 16),
+            255,
+            max(1, width // 2),
+            cv2.LINE_AA,
+            4,
+        )
+
+
+def _light_mask(pen: _Pen) -> np.ndarray:
+    """A light face's coloured part (float 0..1): a disc, a square inset or the whole face."""
+    c, half = pen.c, pen.half
+    lm = np.zeros((c, c), np.uint8)
+    style = pen.rng.integers(0, 3) if pen.jitter else 0
+    if style == 0:  # a coloured disc
+        cv2.circle(lm, pen.px(0, 0), int(pen.j(0.45, 0.7) * half * 16), 255, -1, cv2.LINE_AA, 4)
+    elif style == 1:  # a coloured square inset
+        a = pen.j(0.5, 0.8)
+        p0, p1 = pen.px(-a, -a), pen.px(a, a)
+        cv2.rectangle(lm, (p0[0] >> 4, p0[1] >> 4), (p1[0] >> 4, p1[1] >> 4), 255, -1)
+    else:  # the whole face
+        lm[:] = 255
+    return lm.astype(np.float32) / 255.0
 
 
 def look_face_rgba(

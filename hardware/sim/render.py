@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from statistics import NormalDist
 
 import cv2
@@ -813,28 +813,32 @@ def render_throw(
     (``pickup=False``: the sequence ends at rest). ``fit``: a crowded throw is placed with
     smaller or packed dice instead of raising ValueError (see :func:`place_dice`).
     """
-    w, h = size
     style = style or random_style(rng)
     final = place_dice(diceset, list(dice), rng, style, size, fit=fit)
     move = move_frames if move_frames is not None else max(6, int(0.6 * fps))
-    i = 0
-    for _ in range(empty_frames):
-        frame, _ = compose(diceset, [], rng, style, size, frame_key=i)
-        yield frame, {"phase": "empty", "labels": [], "frame": i}
+    shoot = partial(compose, diceset, rng=rng, style=style, size=size)
+    i = yield from _still(shoot, [], "empty", 0, empty_frames)
+    i = yield from _entry(shoot, diceset, final, rng, size, i, move)
+    i = yield from _still(shoot, final, "rest", i, rest_frames)
+    if hand and pickup:
+        i = yield from _pickup(shoot, final, rng, size[1], i, hand_frames)
+        yield from _still(shoot, [], "empty", i, empty_frames)
+
+
+def _still(shoot, poses: list[Pose], phase: str, i: int, n: int):
+    """``n`` frames of ``poses`` standing still (none: the empty tray), numbered from ``i``;
+    returns the next frame's number."""
+    for _ in range(n):
+        frame, labels = shoot(poses, frame_key=i)
+        yield frame, {"phase": phase, "labels": labels if poses else [], "frame": i}
         i += 1
-    # entry: every die comes in from one side and bounces into place
-    side = int(rng.integers(0, 4))
-    starts = []
-    for p in final:
-        if side == 0:
-            sx, sy = -p.side, p.cy + rng.uniform(-80, 80)
-        elif side == 1:
-            sx, sy = w + p.side, p.cy + rng.uniform(-80, 80)
-        elif side == 2:
-            sx, sy = p.cx + rng.uniform(-80, 80), -p.side
-        else:
-            sx, sy = p.cx + rng.uniform(-80, 80), h + p.side
-        starts.append((sx, sy, float(rng.uniform(2, 6)) * rng.choice([-1, 1])))
+    return i
+
+
+def _entry(shoot, diceset: DiceSet, final: list[Pose], rng, size, i: int, move: int):
+    """The dice coming in from one side and bouncing into their ``final`` places, in ``move``
+    frames numbered from ``i``; returns the next frame's number."""
+    starts = _entry_starts(final, rng, size)
     prev = None
     for k in range(move):
         t = (k + 1) / move
@@ -856,17 +860,33 @@ def render_throw(
                 for q, o in zip(poses, prev, strict=True)
             ]
         prev = poses
-        frame, labels = compose(diceset, poses, rng, style, size, frame_key=i)
+        frame, labels = shoot(poses, frame_key=i)
         yield frame, {"phase": "moving", "labels": labels, "frame": i}
         i += 1
-    for _ in range(rest_frames):
-        frame, labels = compose(diceset, final, rng, style, size, frame_key=i)
-        yield frame, {"phase": "rest", "labels": labels, "frame": i}
-        i += 1
-    if not hand:
-        return
-    if not pickup:
-        return
+    return i
+
+
+def _entry_starts(final: list[Pose], rng, size) -> list[tuple[float, float, float]]:
+    """Where each die enters (x, y: off one side of the tray, the same for all) and its spin."""
+    w, h = size
+    side = int(rng.integers(0, 4))
+    starts = []
+    for p in final:
+        if side == 0:
+            sx, sy = -p.side, p.cy + rng.uniform(-80, 80)
+        elif side == 1:
+            sx, sy = w + p.side, p.cy + rng.uniform(-80, 80)
+        elif side == 2:
+            sx, sy = p.cx + rng.uniform(-80, 80), -p.side
+        else:
+            sx, sy = p.cx + rng.uniform(-80, 80), h + p.side
+        starts.append((sx, sy, float(rng.uniform(2, 6)) * rng.choice([-1, 1])))
+    return starts
+
+
+def _pickup(shoot, final: list[Pose], rng, h: int, i: int, hand_frames: int):
+    """A hand reaching in over the dice (``hand_frames``) and leaving with them (as many),
+    frames numbered from ``i``; returns the next frame's number."""
     cx = float(np.mean([p.cx for p in final]))
     cy = float(np.mean([p.cy for p in final]))
     edge = (cx, h + 60) if cy > h / 2 else (cx, -60)
@@ -881,29 +901,16 @@ def render_throw(
     for k in range(reach):  # the hand comes in over the dice
         t = (k + 1) / reach
         at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
-        frame, labels = compose(
-            diceset,
-            final,
-            rng,
-            style,
-            size,
-            hand={"from": edge, "at": at, "skin": skin},
-            frame_key=i,
-        )
+        frame, labels = shoot(final, hand={"from": edge, "at": at, "skin": skin}, frame_key=i)
         yield frame, {"phase": "hand", "labels": labels, "frame": i}
         i += 1
     for k in range(reach):  # and leaves with the dice
         t = 1 - (k + 1) / reach
         at = (edge[0] + (cx - edge[0]) * t, edge[1] + (cy - edge[1]) * t)
-        frame, _ = compose(
-            diceset, [], rng, style, size, hand={"from": edge, "at": at, "skin": skin}, frame_key=i
-        )
+        frame, _ = shoot([], hand={"from": edge, "at": at, "skin": skin}, frame_key=i)
         yield frame, {"phase": "hand", "labels": [], "frame": i}
         i += 1
-    for _ in range(empty_frames):
-        frame, _ = compose(diceset, [], rng, style, size, frame_key=i)
-        yield frame, {"phase": "empty", "labels": [], "frame": i}
-        i += 1
+    return i
 
 
 def random_hand(rng: np.random.Generator, size=(640, 480)) -> dict:
