@@ -2,8 +2,9 @@
 
 Per dice set, on rendered held-out scenes (seeds never used in training), read as camera
 frames and again as photos: detection recall and precision, face accuracy on found dice,
-abstentions, wrong readings, the confusion matrix; and on rendered throws through the Settler: settled rolls, wrong faces among the dice
-it was sure of, frames from rest to roll, rolls taken while dice moved or a hand was in.
+abstentions, wrong readings, the confusion matrix; and on rendered throws through the
+Settler: settled rolls, wrong faces among the dice it was sure of, frames from rest to roll,
+rolls taken while dice moved or a hand was in.
 On each real photo set (``--realdice``, not shipped: ``lab.photos.REALDICE_DIR``; d6 path):
 the same detection and face
 figures, for the judge split (``lab.splits``: photos never trained on and never used to set
@@ -162,8 +163,8 @@ def eval_rendered(
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
     ``dicetray recognize`` reads a photo (tile search, four turns). ``other``: the scenes are
     drawn in the held-out other style (``hardware.sim.render.other_style``: a look, light,
-    palette and floor never used in training; Rollers with digits for 1-5). ``warmth``: classic scenes
-    under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``). ``odd``:
+    palette and floor never used in training; Rollers with digits for 1-5). ``warmth``: classic
+    scenes under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``). ``odd``:
     classic scenes on trays unlike the named floors (``hardware.sim.render.ODD_FLOORS``: a
     grain as fine as pips, a printed board, speckle)."""
     from hardware.sim.render import (
@@ -523,6 +524,112 @@ def _row(name: str, f: dict) -> str:
     )
 
 
+_HEAD = (
+    f"  {'set':<26}{'dice':>6}{'recall':>9}{'precis.':>9}{'face acc':>10}{'abstain':>9}{'wrong':>7}"
+)
+
+
+def _table(figures: dict) -> list[str]:
+    """The head and a row a dice set (or photo set)."""
+    return [_HEAD] + [_row(s, f) for s, f in figures.items()]
+
+
+def _by_light(figures: dict) -> list[str]:
+    """The head and a row a dice set and light (the light's name without its note)."""
+    return [_HEAD] + [
+        _row(f"{s}, {name.split(' (')[0]}", f)
+        for s, rows in figures.items()
+        for name, f in rows.items()
+    ]
+
+
+def _by_band(figures: dict) -> list[str]:
+    """The head and a row a dice set and size band."""
+    return [_HEAD] + [
+        _row(f"{s} {band}", f) for s, bands in figures.items() for band, f in bands.items()
+    ]
+
+
+def _throw_lines(figures: dict) -> list[str]:
+    """A line a dice set of the throws through the Settler."""
+    return [
+        f"  {s:<10} throws {t['throws']}, rolls {t['rolls']}, missing "
+        f"{t['missing_rolls']}, extra {t['extra_rolls']}, not at rest "
+        f"{t['rolls_not_at_rest']}, wrong faces when sure "
+        f"{t['wrong_faces_when_sure']} of {t['dice']} dice, unsure "
+        f"{t['unsure_dice']}, frames rest->roll median "
+        f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}"
+        for s, t in figures.items()
+    ]
+
+
+def _crop_lines(figures: dict) -> list[str]:
+    """The head and, a crop set each, its name and its classifier figures (no detection)."""
+    out = [_HEAD]
+    for s, f in figures.items():
+        out.append(f"  {s}")
+        out.append(
+            f"  {'':<26}{f['labelled']:>6}{'-':>9}{'-':>9}{f['face_accuracy']:>10.2%}"
+            f"{f['abstained']:>9.2%}{f['wrong_count']:>7}"
+        )
+    return out
+
+
+#: the report's sections in order: (key of the report, title, its lines below the title)
+_SECTIONS = (
+    ("rendered", "Rendered held-out scenes (per dice set), each read as one camera frame:", _table),
+    (
+        "rendered_photo",
+        "The same scenes read as `dicetray recognize` reads a photo (tile search, four turns):",
+        _table,
+    ),
+    (
+        "other_style",
+        "Held-out OTHER STYLE (look, light, palette, floor never trained on), one camera frame "
+        "each:",
+        _table,
+    ),
+    ("other_style_photo", "The other-style scenes read as photos:", _table),
+    (
+        "far_light",
+        "Held-out scenes under a light far from the camera's white balance "
+        "(hardware.sim.looks.light_cast), one camera frame each:",
+        _by_light,
+    ),
+    (
+        "odd_floor",
+        "Held-out scenes on trays unlike the named floors (a grain as fine as pips, "
+        "a printed board, speckle), one camera frame each:",
+        _table,
+    ),
+    (
+        "large_photos",
+        f"Rendered {PHOTO_SIZE[0]}x{PHOTO_SIZE[1]} photos (JPEG files, read as "
+        "`dicetray recognize` reads them), by the dice's size in the photo:",
+        _by_band,
+    ),
+    ("throws", "Rendered throws through the Settler:", _throw_lines),
+    (
+        "lamp",
+        "The same throws with a warm lamp switched on as the dice roll in (camera fault 'lamp'):",
+        _throw_lines,
+    ),
+    (
+        "camera_faults",
+        "The same throws through a real camera's faults (lab.evaluate.camera_fault), one at a "
+        "time:",
+        _throw_lines,
+    ),
+    ("real", "Real photos, read as `dicetray recognize` reads photos:", _table),
+    (
+        "real_camera_path",
+        "Real photos, read as camera frames (one detector pass, `recognize --fast`):",
+        _table,
+    ),
+    ("real_crops", "Real die crops, classifier only (no detection):", _crop_lines),
+)
+
+
 def format_report(r: dict) -> str:
     out = [
         "dicetray eval",
@@ -531,117 +638,20 @@ def format_report(r: dict) -> str:
         "settled rolls, <= 5 frames rest->roll; matteop65_webcam recall >= 98% and face",
         "accuracy >= 98%; rune55_gray reported per source.",
     ]
-    head = f"  {'set':<26}{'dice':>6}{'recall':>9}{'precis.':>9}{'face acc':>10}{'abstain':>9}{'wrong':>7}"
-    if r["rendered"]:
-        out += ["", "Rendered held-out scenes (per dice set), each read as one camera frame:", head]
-        out += [_row(s, f) for s, f in r["rendered"].items()]
-    if r.get("rendered_photo"):
-        out += [
-            "",
-            (
-                "The same scenes read as `dicetray recognize` reads a photo (tile search, "
-                "four turns):"
-            ),
-            head,
-        ]
-        out += [_row(s, f) for s, f in r["rendered_photo"].items()]
-    for key, title in (
-        (
-            "other_style",
-            (
-                "Held-out OTHER STYLE (look, light, palette, floor "
-                "never trained on), one camera frame each:"
-            ),
-        ),
-        ("other_style_photo", "The other-style scenes read as photos:"),
-    ):
+    for key, title, lines in _SECTIONS:
         if r.get(key):
-            out += ["", title, head]
-            out += [_row(s, f) for s, f in r[key].items()]
-    if r.get("far_light"):
-        out += [
-            "",
-            (
-                "Held-out scenes under a light far from the camera's white balance "
-                "(hardware.sim.looks.light_cast), one camera frame each:"
-            ),
-            head,
-        ]
-        for s, rows in r["far_light"].items():
-            out += [_row(f"{s}, {name.split(' (')[0]}", f) for name, f in rows.items()]
-    if r.get("odd_floor"):
-        out += [
-            "",
-            (
-                "Held-out scenes on trays unlike the named floors (a grain as fine as pips, "
-                "a printed board, speckle), one camera frame each:"
-            ),
-            head,
-        ]
-        out += [_row(s, f) for s, f in r["odd_floor"].items()]
-    if r.get("large_photos"):
-        out += [
-            "",
-            (
-                f"Rendered {PHOTO_SIZE[0]}x{PHOTO_SIZE[1]} photos (JPEG files, read as "
-                "`dicetray recognize` reads them), by the dice's size in the photo:"
-            ),
-            head,
-        ]
-        for s, bands in r["large_photos"].items():
-            out += [_row(f"{s} {band}", f) for band, f in bands.items()]
-    for key, title in (
-        ("throws", "Rendered throws through the Settler:"),
-        (
-            "lamp",
-            (
-                "The same throws with a warm lamp switched on as the dice roll "
-                "in (camera fault 'lamp'):"
-            ),
-        ),
-        (
-            "camera_faults",
-            (
-                "The same throws through a real camera's faults "
-                "(lab.evaluate.camera_fault), one at a time:"
-            ),
-        ),
-    ):
-        if not r.get(key):
-            continue
-        out += ["", title]
-        for s, t in r[key].items():
-            out.append(
-                f"  {s:<10} throws {t['throws']}, rolls {t['rolls']}, missing "
-                f"{t['missing_rolls']}, extra {t['extra_rolls']}, not at rest "
-                f"{t['rolls_not_at_rest']}, wrong faces when sure "
-                f"{t['wrong_faces_when_sure']} of {t['dice']} dice, unsure "
-                f"{t['unsure_dice']}, frames rest->roll median "
-                f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}"
-            )
-    for key, title in (
-        ("real", "Real photos, read as `dicetray recognize` reads photos:"),
-        (
-            "real_camera_path",
-            ("Real photos, read as camera frames (one detector pass, `recognize --fast`):"),
-        ),
-    ):
-        if r.get(key):
-            out += ["", title, head]
-            out += [_row(s, f) for s, f in r[key].items()]
-    if r.get("real_crops"):
-        out += ["", "Real die crops, classifier only (no detection):", head]
-        for s, f in r["real_crops"].items():
-            out.append(f"  {s}")
-            out.append(
-                f"  {'':<26}{f['labelled']:>6}{'-':>9}{'-':>9}{f['face_accuracy']:>10.2%}"
-                f"{f['abstained']:>9.2%}{f['wrong_count']:>7}"
-            )
+            out += ["", title, *lines(r[key])]
     if r.get("real_note"):
         out += ["", r["real_note"]]
     for s, why in r.get("skipped", {}).items():
         out += ["", f"{s}: skipped, {why}"]
-    out += ["", "Confusion (truth -> read: count)" + (", rendered:" if r["rendered"] else ":")]
+    return "\n".join(out + _confusions(r))
+
+
+def _confusions(r: dict) -> list[str]:
+    """What each face was read as when read wrong: rendered, a dice set each, then the real
+    photo sets (all photos)."""
+    out = ["", "Confusion (truth -> read: count)" + (", rendered:" if r["rendered"] else ":")]
     for s, f in r["rendered"].items():
         errs = {t: {k: v for k, v in c.items() if k != t} for t, c in f["confusion"].items()}
         errs = {t: c for t, c in errs.items() if c}
@@ -653,4 +663,4 @@ def format_report(r: dict) -> str:
         if "(all)" in s:
             errs = {t: {k: v for k, v in c.items() if k != t} for t, c in f["confusion"].items()}
             out.append(f"  {s}: " + "; ".join(f"{t} -> {c}" for t, c in errs.items() if c))
-    return "\n".join(out)
+    return out

@@ -144,84 +144,103 @@ class OnnxModule(nn.Module):
 
     @staticmethod
     def _run(op: str, x: list, a: dict):
-        if op == "Conv":
-            pads = a.get("pads", [0, 0, 0, 0])
-            inp = x[0]
-            if pads[:2] != pads[2:]:
-                inp, pads = F.pad(inp, _pads(pads)), [0, 0, 0, 0]
-            return F.conv2d(
-                inp,
-                x[1],
-                x[2] if len(x) > 2 else None,
-                a.get("strides", [1, 1]),
-                pads[:2],
-                a.get("dilations", [1, 1]),
-                a.get("group", 1),
-            )
-        if op == "Relu":
-            return F.relu(x[0])
-        if op in ("MaxPool", "AveragePool"):
-            k, s = a["kernel_shape"], a.get("strides", a["kernel_shape"])
-            pads = a.get("pads", [0, 0, 0, 0])
-            pool = F.max_pool2d if op == "MaxPool" else F.avg_pool2d
-            return pool(x[0], k, s, pads[:2], ceil_mode=bool(a.get("ceil_mode", 0)))
-        if op == "GlobalAveragePool":
-            return x[0].mean(dim=(2, 3), keepdim=True)
-        if op == "ReduceMean":
-            axes = a.get("axes")
-            if axes is None and len(x) > 1 and x[1] is not None:
-                axes = x[1].tolist()
-            keep = bool(a.get("keepdims", 1))
-            return x[0].mean(dim=tuple(axes), keepdim=keep) if axes else x[0].mean()
-        if op == "Flatten":
-            return torch.flatten(x[0], a.get("axis", 1))
-        if op == "Gemm":
-            w = x[1].t() if a.get("transB", 0) else x[1]
-            xa = x[0].t() if a.get("transA", 0) else x[0]
-            out = a.get("alpha", 1.0) * (xa @ w)
-            return out + a.get("beta", 1.0) * x[2] if len(x) > 2 and x[2] is not None else out
-        if op == "MatMul":
-            return x[0] @ x[1]
-        if op == "Softmax":
-            return torch.softmax(x[0], a.get("axis", -1))
-        if op == "Sigmoid":
-            return torch.sigmoid(x[0])
-        if op == "Identity":
-            return x[0]
-        if op == "Sub":
-            return x[0] - x[1]
-        if op == "Add":
-            return x[0] + x[1]
-        if op == "Mul":
-            return x[0] * x[1]
-        if op == "Div":
-            return x[0] / x[1]
-        if op == "Clip":
-            lo = x[1] if len(x) > 1 and x[1] is not None else a.get("min")
-            hi = x[2] if len(x) > 2 and x[2] is not None else a.get("max")
-            return torch.clamp(
-                x[0], None if lo is None else float(lo), None if hi is None else float(hi)
-            )
-        if op == "Concat":
-            return torch.cat(x, a.get("axis", 0))
-        if op == "Reshape":
-            return torch.reshape(x[0], [int(v) for v in x[1]])
-        if op == "BatchNormalization":
-            return F.batch_norm(x[0], x[3], x[4], x[1], x[2], False, 0.0, a.get("epsilon", 1e-5))
-        if op == "Slice":
-            starts, ends = x[1].tolist(), x[2].tolist()
-            axes = x[3].tolist() if len(x) > 3 and x[3] is not None else range(len(starts))
-            steps = x[4].tolist() if len(x) > 4 and x[4] is not None else [1] * len(starts)
-            idx = [slice(None)] * x[0].dim()
-            for s, e, ax, st in zip(starts, ends, axes, steps, strict=True):
-                idx[ax] = slice(s, min(e, x[0].shape[ax]), st)
-            return x[0][tuple(idx)]
-        if op == "Resize":
-            scales = x[2] if len(x) > 2 and x[2] is not None and x[2].numel() else None
-            if a.get("mode", b"nearest") not in (b"nearest", "nearest") or scales is None:
-                raise UnsupportedModel("Resize other than nearest by scales")
-            return F.interpolate(x[0], scale_factor=[float(v) for v in scales[2:]], mode="nearest")
-        raise UnsupportedModel(op)
+        """Operator ``op`` on inputs ``x`` (None for an input left out) with attributes ``a``."""
+        run = _OPS.get(op)
+        if run is None:
+            raise UnsupportedModel(op)
+        return run(x, a)
+
+
+def _conv(x: list, a: dict):
+    pads = a.get("pads", [0, 0, 0, 0])
+    inp = x[0]
+    if pads[:2] != pads[2:]:
+        inp, pads = F.pad(inp, _pads(pads)), [0, 0, 0, 0]
+    return F.conv2d(
+        inp,
+        x[1],
+        x[2] if len(x) > 2 else None,
+        a.get("strides", [1, 1]),
+        pads[:2],
+        a.get("dilations", [1, 1]),
+        a.get("group", 1),
+    )
+
+
+def _pool(pool):
+    def run(x: list, a: dict):
+        k, s = a["kernel_shape"], a.get("strides", a["kernel_shape"])
+        pads = a.get("pads", [0, 0, 0, 0])
+        return pool(x[0], k, s, pads[:2], ceil_mode=bool(a.get("ceil_mode", 0)))
+
+    return run
+
+
+def _reduce_mean(x: list, a: dict):
+    axes = a.get("axes")
+    if axes is None and len(x) > 1 and x[1] is not None:
+        axes = x[1].tolist()
+    keep = bool(a.get("keepdims", 1))
+    return x[0].mean(dim=tuple(axes), keepdim=keep) if axes else x[0].mean()
+
+
+def _gemm(x: list, a: dict):
+    w = x[1].t() if a.get("transB", 0) else x[1]
+    xa = x[0].t() if a.get("transA", 0) else x[0]
+    out = a.get("alpha", 1.0) * (xa @ w)
+    return out + a.get("beta", 1.0) * x[2] if len(x) > 2 and x[2] is not None else out
+
+
+def _clip(x: list, a: dict):
+    lo = x[1] if len(x) > 1 and x[1] is not None else a.get("min")
+    hi = x[2] if len(x) > 2 and x[2] is not None else a.get("max")
+    return torch.clamp(x[0], None if lo is None else float(lo), None if hi is None else float(hi))
+
+
+def _slice(x: list, a: dict):
+    starts, ends = x[1].tolist(), x[2].tolist()
+    axes = x[3].tolist() if len(x) > 3 and x[3] is not None else range(len(starts))
+    steps = x[4].tolist() if len(x) > 4 and x[4] is not None else [1] * len(starts)
+    idx = [slice(None)] * x[0].dim()
+    for s, e, ax, st in zip(starts, ends, axes, steps, strict=True):
+        idx[ax] = slice(s, min(e, x[0].shape[ax]), st)
+    return x[0][tuple(idx)]
+
+
+def _resize(x: list, a: dict):
+    scales = x[2] if len(x) > 2 and x[2] is not None and x[2].numel() else None
+    if a.get("mode", b"nearest") not in (b"nearest", "nearest") or scales is None:
+        raise UnsupportedModel("Resize other than nearest by scales")
+    return F.interpolate(x[0], scale_factor=[float(v) for v in scales[2:]], mode="nearest")
+
+
+#: the operators run, each as ``run(inputs, attributes)``
+_OPS = {
+    "Conv": _conv,
+    "Relu": lambda x, a: F.relu(x[0]),
+    "MaxPool": _pool(F.max_pool2d),
+    "AveragePool": _pool(F.avg_pool2d),
+    "GlobalAveragePool": lambda x, a: x[0].mean(dim=(2, 3), keepdim=True),
+    "ReduceMean": _reduce_mean,
+    "Flatten": lambda x, a: torch.flatten(x[0], a.get("axis", 1)),
+    "Gemm": _gemm,
+    "MatMul": lambda x, a: x[0] @ x[1],
+    "Softmax": lambda x, a: torch.softmax(x[0], a.get("axis", -1)),
+    "Sigmoid": lambda x, a: torch.sigmoid(x[0]),
+    "Identity": lambda x, a: x[0],
+    "Sub": lambda x, a: x[0] - x[1],
+    "Add": lambda x, a: x[0] + x[1],
+    "Mul": lambda x, a: x[0] * x[1],
+    "Div": lambda x, a: x[0] / x[1],
+    "Clip": _clip,
+    "Concat": lambda x, a: torch.cat(x, a.get("axis", 0)),
+    "Reshape": lambda x, a: torch.reshape(x[0], [int(v) for v in x[1]]),
+    "BatchNormalization": lambda x, a: F.batch_norm(
+        x[0], x[3], x[4], x[1], x[2], False, 0.0, a.get("epsilon", 1e-5)
+    ),
+    "Slice": _slice,
+    "Resize": _resize,
+}
 
 
 def freeze_first_convs(net: OnnxModule, k: int) -> int:

@@ -224,16 +224,8 @@ def worker(state: Path, seed: int, throws: int) -> int:
     """Play games in ``state`` until ``throws`` throws are made; report on stdout."""
     import numpy as np
 
-    from hardware.camera import Guarded
-    from tray.app.players import SimPlayers
-    from tray.app.session import Session
-    from tray.rules import games
-    from tray.rules.engine import RuleError
-    from tray.rules.journal import Journal, find_unfinished, journal_path
-    from tray.table.table import Table
     from vision.dicesets import load
     from vision.pipeline import Recognizer
-    from vision.settle import Settler
 
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
@@ -246,114 +238,154 @@ def worker(state: Path, seed: int, throws: int) -> int:
             f.write("\n")
     with open(truth_path, "a", encoding="utf-8") as truth_log:
         while made < throws:
-            path = find_unfinished(state, limit=None)
-            if path is not None:
-                journal = Journal.open(path, salvage=True)
-                _emit(
-                    resumed=path.name,
-                    events=len(journal.events),
-                    damaged=journal.damage is not None,
-                )
-                truths = _truths(truth_path)
-                for n, truth in _wrong_rolls(journal, truths):  # misread, then the kill
-                    if truth is None:
-                        continue
-                    try:
-                        journal.correct(n, truth)
-                        _emit(correction="after_restart")
-                    except RuleError:
-                        pass
-            else:
-                done = len(list(state.glob("*.jsonl")))
-                game_id = GAMES[done % len(GAMES)]
-                engine = games.get(game_id)
-                n = max(engine.MIN_PLAYERS, min(engine.MAX_PLAYERS, rng.choice((2, 3))))
-                journal = Journal.create(
-                    journal_path(state, game_id), game_id, ["Ann", "Ben", "Cy"][:n], {}, None
-                )
+            journal = _next_journal(state, rng, truth_path)
             _emit(game=journal.path.name, size=journal._size, events=len(journal.events))
             diceset = load(journal.game.DICE_SET)
             if diceset.id not in recognizers:
                 recognizers[diceset.id] = Recognizer(diceset)
             rec = recognizers[diceset.id]
             rec.reset()
-            fault_of_throw = {"cause": "none"}
-
-            def on_event(kind: str, text: str, cause=fault_of_throw) -> None:
-                if kind == "refused":
-                    _emit(refused=cause["cause"])
-
-            table = Table(journal, on_event=on_event)
-            tray = SoakTray(diceset, rng, np_rng, truth_log, lambda t=table: t.journal)
-            session = Session(
-                table,
-                Guarded(FaultyCamera(tray, rng, injected)),
-                rec,
-                Settler(),
-                read_timeout=0.0,
-                lost_after=1.0,
-            )
-            players = SimPlayers(
-                session,
-                tray,
-                random.Random(rng.randrange(1 << 30)),
-                log=lambda _s: None,
-                think_s=0.2,
-                give_up_frames=40,
-            )
-            t, size, thrown = 0.0, journal._size, tray.throws
-            fixed, misread = 0, 0
-            while not table.expect().finished and made < throws:
-                t += DT
-                if players.throwing is not None:
-                    session.step(t, draw=False)
-                elif tray.look > 0:
-                    before = session.frames
-                    session.step(t, draw=False)
-                    tray.look -= session.frames > before
-                else:
-                    session.drain(t)
-                    table.tick(t)
-                players.act(t)
-                if tray.throws != thrown:
-                    thrown = tray.throws
-                    made += 1
-                    fault_of_throw["cause"] = tray.fault
-                    # the event the throw is for (as truth.log keys it)
-                    _emit(
-                        throw=tray.fault, journal=journal.path.name, event=len(journal.events) + 1
-                    )
-                if players.fixed != fixed:
-                    _emit(correction="unread:" + fault_of_throw["cause"])
-                    fixed = players.fixed
-                if players.misread_corrected != misread:
-                    read, meant = players.misreads[-1] if players.misreads else (None, None)
-                    _emit(
-                        correction="misread:" + fault_of_throw["cause"],
-                        misread={
-                            "journal": journal.path.name,
-                            "read": read,
-                            "thrown": meant,
-                            "fault": fault_of_throw["cause"],
-                        },
-                    )
-                    misread = players.misread_corrected
-                if journal._size != size:  # written and fsynced: acknowledged
-                    size = journal._size
-                    _emit(ack=journal.path.name, size=size, events=len(journal.events))
-            wrong = _wrong_rolls(journal, _truths(truth_path))
-            rolls = sum(1 for e in journal.events if e.get("type") == "roll")
-            _emit(
-                checked=journal.path.name,
-                rolls=rolls,
-                wrong=len(wrong),
-                finished=table.expect().finished,
-                wrong_rolls=[
-                    {"event": n, "scored": journal.events[n - 1]["dice"], "thrown": truth}
-                    for n, truth in wrong
-                ],
-            )
+            game = _SoakGame(journal, diceset, rec, rng, np_rng, truth_log, injected)
+            made = game.play(made, throws)
+            _emit_check(journal, game.table.expect().finished, truth_path)
     return 0
+
+
+def _next_journal(state: Path, rng: random.Random, truth_path: Path):
+    """The unfinished game's journal, resumed (a roll the kill left misread corrected), or a
+    new game's: the next of GAMES in turn."""
+    from tray.rules import games
+    from tray.rules.engine import RuleError
+    from tray.rules.journal import Journal, find_unfinished, journal_path
+
+    path = find_unfinished(state, limit=None)
+    if path is None:
+        done = len(list(state.glob("*.jsonl")))
+        game_id = GAMES[done % len(GAMES)]
+        engine = games.get(game_id)
+        n = max(engine.MIN_PLAYERS, min(engine.MAX_PLAYERS, rng.choice((2, 3))))
+        return Journal.create(
+            journal_path(state, game_id), game_id, ["Ann", "Ben", "Cy"][:n], {}, None
+        )
+    journal = Journal.open(path, salvage=True)
+    _emit(resumed=path.name, events=len(journal.events), damaged=journal.damage is not None)
+    truths = _truths(truth_path)
+    for n, truth in _wrong_rolls(journal, truths):  # misread, then the kill
+        if truth is None:
+            continue
+        try:
+            journal.correct(n, truth)
+            _emit(correction="after_restart")
+        except RuleError:
+            pass
+    return journal
+
+
+class _SoakGame:
+    """One game played on the soak tray by the simulated players, through the real table,
+    session, pipeline and camera guard, reporting its throws, corrections and writes."""
+
+    def __init__(self, journal, diceset, rec, rng, np_rng, truth_log, injected: Counter):
+        from hardware.camera import Guarded
+        from tray.app.players import SimPlayers
+        from tray.app.session import Session
+        from tray.table.table import Table
+        from vision.settle import Settler
+
+        self.journal = journal
+        self.cause = "none"  # the fault of the throw being read
+
+        def on_event(kind: str, text: str) -> None:
+            if kind == "refused":
+                _emit(refused=self.cause)
+
+        self.table = Table(journal, on_event=on_event)
+        self.tray = SoakTray(diceset, rng, np_rng, truth_log, lambda t=self.table: t.journal)
+        self.session = Session(
+            self.table,
+            Guarded(FaultyCamera(self.tray, rng, injected)),
+            rec,
+            Settler(),
+            read_timeout=0.0,
+            lost_after=1.0,
+        )
+        self.players = SimPlayers(
+            self.session,
+            self.tray,
+            random.Random(rng.randrange(1 << 30)),
+            log=lambda _s: None,
+            think_s=0.2,
+            give_up_frames=40,
+        )
+
+    def play(self, made: int, throws: int) -> int:
+        """Play until the game ends or ``throws`` throws are made in all; the throws made."""
+        journal, table, tray, players = self.journal, self.table, self.tray, self.players
+        t, size, thrown = 0.0, journal._size, tray.throws
+        fixed, misread = 0, 0
+        while not table.expect().finished and made < throws:
+            t += DT
+            self._step(t)
+            players.act(t)
+            if tray.throws != thrown:
+                thrown = tray.throws
+                made += 1
+                self.cause = tray.fault
+                # the event the throw is for (as truth.log keys it)
+                _emit(throw=tray.fault, journal=journal.path.name, event=len(journal.events) + 1)
+            if players.fixed != fixed:
+                _emit(correction="unread:" + self.cause)
+                fixed = players.fixed
+            if players.misread_corrected != misread:
+                self._emit_misread()
+                misread = players.misread_corrected
+            if journal._size != size:  # written and fsynced: acknowledged
+                size = journal._size
+                _emit(ack=journal.path.name, size=size, events=len(journal.events))
+        return made
+
+    def _step(self, t: float) -> None:
+        """The session's turn at time ``t``: frames read while a throw is made or looked at,
+        else the table only."""
+        session, tray = self.session, self.tray
+        if self.players.throwing is not None:
+            session.step(t, draw=False)
+        elif tray.look > 0:
+            before = session.frames
+            session.step(t, draw=False)
+            tray.look -= session.frames > before
+        else:
+            session.drain(t)
+            self.table.tick(t)
+
+    def _emit_misread(self) -> None:
+        players = self.players
+        read, meant = players.misreads[-1] if players.misreads else (None, None)
+        _emit(
+            correction="misread:" + self.cause,
+            misread={
+                "journal": self.journal.path.name,
+                "read": read,
+                "thrown": meant,
+                "fault": self.cause,
+            },
+        )
+
+
+def _emit_check(journal, finished: bool, truth_path: Path) -> None:
+    """Report the game's scored rolls checked against the dice really thrown."""
+    wrong = _wrong_rolls(journal, _truths(truth_path))
+    rolls = sum(1 for e in journal.events if e.get("type") == "roll")
+    _emit(
+        checked=journal.path.name,
+        rolls=rolls,
+        wrong=len(wrong),
+        finished=finished,
+        wrong_rolls=[
+            {"event": n, "scored": journal.events[n - 1]["dice"], "thrown": truth}
+            for n, truth in wrong
+        ],
+    )
 
 
 # ------------------------------------------------------------------------- the parent process
