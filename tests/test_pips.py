@@ -252,3 +252,12 @@ def test_a_read_the_pips_contradict_is_withdrawn_and_one_they_confirm_stands():
     assert clf.classify([crop])[0].face is None
     clf._turned = sure_of("5")
     assert clf.classify([crop])[0].face == "5"
+
+
+def test_pips_that_cover_their_face_are_no_reading_not_a_crash():
+    """A real crop (fixtures/realdice/ATTRIBUTION.md) whose pips leave no face between them:
+    the counter gives no opinion (it once stopped with a numpy error)."""
+    crop = cv2.imread(str(PHOTOS / "pxl_phone_crop_pips_cover_face.png"))
+    assert crop is not None and crop.shape == (64, 64, 3)
+    assert read_many([crop])[0].count is None
+    assert read_pips(crop).count is None

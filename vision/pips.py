@@ -491,7 +491,7 @@ def _why_not(p: _Pattern, sc: _Scene) -> str:
     # "face" across two dice, over the floor or onto a side is none)
     face = _between(p, sc)
     if face is None:
-        return "the face is off the crop"
+        return "no face between the pips on the crop"
     resp = sc.resp[p.dark]
     why = _plain_fault(p, sc, resp, face) or _spot_fault(p, sc, face)
     if why or p.count > 4:
@@ -525,7 +525,8 @@ def _pips_fault(p: _Pattern, sc: _Scene) -> str:
 
 
 def _between(p: _Pattern, sc: _Scene) -> _Between | None:
-    """The face between the pips of ``p`` (None when the grid puts it off the crop)."""
+    """The face between the pips of ``p`` (None when the grid puts it off the crop, or the
+    pips cover it)."""
     (m00, m01), (m10, m11) = p.M.tolist()
     tz = complex(*p.t.tolist())
     pz = tz + _FG_U * complex(m00, m10) + _FG_V * complex(m01, m11)
@@ -534,6 +535,8 @@ def _between(p: _Pattern, sc: _Scene) -> _Between | None:
         return None
     free = (np.abs(pz[:, None] - sc.z[p.on]) > 0.6 * sc.diam[p.on] + 2.0).all(1)
     fi = (q.reshape(-1, 2) @ _FLAT).astype(np.intp)[free]  # flat pixel indices
+    if fi.size == 0:  # pips so large that no face shows between them
+        return None
     grey = sc.grey.ravel()[fi]
     return _Between(fi, grey, float(grey.min()), float(grey.max()), sc.bgr.reshape(-1, 3)[fi])
 
