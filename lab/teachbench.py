@@ -199,15 +199,18 @@ CASES = {
 def _teach_apart(root: Path, set_id: str, seed: int, deep: bool, teaching: dict):
     """Teach in a process of its own, as ``dicetray teach`` runs: (record, wall s, CPU s,
     the most memory it held in MB, whether it loaded torch). The photos were rendered in
-    this process, so only a child's own figures are teaching's."""
+    this process, so only a child's own figures are teaching's; its peak memory is the one
+    it reports of itself (``RUSAGE_CHILDREN`` keeps the largest child this process ever
+    waited for: the rendering's workers among them)."""
     import json
     import subprocess
 
     module = "lab.teach" if deep else "vision.teach"
     code = (
-        f"import json, sys; from {module} import teach; "
+        f"import json, resource, sys; from {module} import teach; "
         "r = teach(sys.argv[1], sys.argv[2], sys.argv[3], seed=int(sys.argv[4]), **json.loads("
-        "sys.argv[5])); r['torch_loaded'] = 'torch' in sys.modules; print(json.dumps(r))"
+        "sys.argv[5])); r['torch_loaded'] = 'torch' in sys.modules; "
+        "r['peak_kb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; print(json.dumps(r))"
     )
     args = [str(root / "photos"), set_id, str(root / "taught"), str(seed), json.dumps(teaching)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -221,7 +224,8 @@ def _teach_apart(root: Path, set_id: str, seed: int, deep: bool, teaching: dict)
         raise RuntimeError(f"teaching failed: {done.stderr.strip().splitlines()[-1:]}")
     record = json.loads(done.stdout.strip().splitlines()[-1])
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return record, wall, cpu, round(after.ru_maxrss / 1024, 1), record.pop("torch_loaded")
+    peak = round(record.pop("peak_kb") / 1024, 1)
+    return record, wall, cpu, peak, record.pop("torch_loaded")
 
 
 def run(
