@@ -42,6 +42,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -799,38 +800,13 @@ def teach(
 
     started = time.monotonic()
     say = progress or (lambda stage, done, total: None)
-    try:
-        ds = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
-        photos = read_folder(folder, ds)
-    except (LabelError, DiceSetError) as exc:
-        raise TeachError(str(exc)) from None
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise TeachError(f"{out} is a file: --out must be a folder (it is made if missing)")
-    if out.exists() and any(out.iterdir()) and not (out / TAUGHT_FILE).exists():
-        raise TeachError(f"{out} holds other files: give an empty or a taught folder")
-    seen = Counter(lab.face for p in photos for lab in p.labels)
-    thin = [f for f in ds.face_ids if seen[f] < MIN_PER_FACE]
-    if thin:
-        raise TeachError(
-            "the photos show "
-            + ", ".join(f"face {f!r} {seen[f]} time{'s' * (seen[f] != 1)}" for f in thin)
-            + f": every face of the {ds.id} set needs at least {MIN_PER_FACE} dice in the "
-            "photos (a face never shown is forgotten): add photos showing it"
-        )
+    ds, photos, out = _checked_input(folder, dice_set, out)
     _torch()
     rng = np.random.default_rng(seed)
     clf = FaceClassifier(ds)
     only_crops = crops_only(photos)
     det = None if only_crops else Detector()
-    images = []
-    for i, photo in enumerate(photos):
-        try:
-            img, photos[i] = photo.decoded()  # as the table reads it: large ones reduced
-        except LabelError as exc:
-            raise TeachError(str(exc)) from None
-        images.append(img)
-        say("reading photos", i + 1, len(photos))
+    images = _decode(photos, say)
     n = len(photos)
     finds = [det.detect(img).boxes if det is not None else () for img in images]
     # the shipped models on every photo (none of them was ever trained on): does the shipped
@@ -850,150 +826,31 @@ def teach(
         done[0] += 1
         say("teaching", done[0], total)
 
-    floors = (
-        float(clf.meta.get("threshold", 0.9)),
-        float(clf.meta.get("turned", clf.meta).get("threshold", 0.9)),
-    )
+    lesson = _Lesson(ds, photos, images, clf, det, finds, rng, seed, copies, tick)
     info = {"dice_set": ds.id, "photos": n, "seed": seed}
     base_clf = model_paths(ds.id)[0]
-    heldout: dict
     with tempfile.TemporaryDirectory(prefix="dicetray-teach-") as tmp:
         if k:
-            held, k = _cross_validate(
-                ds, clf, photos, images, finds, rng, copies, clf_epochs, seed, tick, Path(tmp)
-            )
-            dice = sum(len(h.truth) for h in held)
-            few = dice < FEW_CV
-            thresholds = {"upright_alone": dice >= FEW_HELD}
-            for h in held:
-                h.clf.upright_alone = thresholds["upright_alone"]
-            parts, best_right = {}, {}
-            for turns, floor in ((1, floors[0]), (TURNS, floors[1])):
-                best_right[turns] = _best_right(held, turns)
-                if best_right[turns] < WEAK:
-                    # the taught network's best guess is often wrong on dice it was not taught
-                    # on: its readings are not used, alone or agreeing with the shipped
-                    # network's best guess (measured: on rune55 randomid_single, tiny dice, a
-                    # taught network read a 6 as a 3 at 0.995 where the shipped one's best
-                    # guess was 6; and with 20 epochs at 3e-3, one die was read wrong by both
-                    # networks' best guess, the taught one 0.99 sure)
-                    parts[turns] = {
-                        "threshold": NEVER,
-                        "die_thresholds": {},
-                        "agree_threshold": None,
-                    }
-                    continue
-                alone_floor = max(floor, ALONE_FLOOR_FEW) if few else floor
-                parts[turns] = _choose(held, turns, (alone_floor, AGREE_FLOOR[few]))
-            thresholds.update(parts[1], turned=parts[TURNS])
-            p1, p4 = parts[1], parts[TURNS]
-            heldout = {
-                "method": f"cross-validation: {k} folds, each die read by a model taught "
-                "without its photo",
-                "photos": n,
-                "dice": dice,
-                "best_guess_right": round(best_right[TURNS], 4),
-                "camera_best_guess_right": round(best_right[1], 4),
-                **_cv_figures(
-                    held,
-                    TURNS,
-                    p4["threshold"],
-                    p4["agree_threshold"],
-                    p4.get("shipped_backs", True),
-                ),
-                "camera_path": {
-                    **_cv_figures(
-                        held,
-                        1,
-                        p1["threshold"],
-                        p1["agree_threshold"],
-                        p1.get("shipped_backs", True),
-                    ),
-                    "shipped_models": _cv_figures(held, 1, None, None),
-                },
-                "shipped_models": _cv_figures(held, TURNS, None, None),
-            }
+            thresholds, heldout, k = _cv_thresholds(lesson, clf_epochs, Path(tmp))
         else:
-            # one photo: nothing to cross-validate, so stay careful
-            thresholds = {
-                "threshold": max(floors[0], 0.97),
-                "die_thresholds": {},
-                "turned": {"threshold": max(floors[1], 0.97), "die_thresholds": {}},
-                "upright_alone": False,
-            }
-            heldout = (
-                {"note": "one photo: nothing could be held out; thresholds kept high"}
-                if n_dice >= MIN_CV
-                else {"photos": n, "dice": n_dice}
-            )
+            thresholds, heldout = _careful_thresholds(clf, n, n_dice)
         clf_better = n_dice >= MIN_CV and _beats_shipped(heldout)
-        det_net, det_threshold, det_info = None, None, None
-        if teach_det:
-            det_net, det_threshold, det_info = _teach_detector(
-                ds, det, photos, images, rng, seed, det_epochs, tick, Path(tmp)
-            )
-        elif det is not None and shipped_all is not None:
-            det_info = {
-                "kept_shipped_detector": "the shipped detector found "
-                f"{shipped_all['found']:.1%} of the photos' dice"
-                if n >= 2
-                else "one photo: too few to teach it"
-            }
-        if det_info is not None:
-            heldout["detector"] = det_info
-        if shipped_all is not None:
-            heldout["found"] = shipped_all["found"]
-            heldout["precision"] = shipped_all["precision"]
-            if det_info and "taught" in det_info and det_net is not None:
-                heldout["found"] = det_info["taught"]["found"]
-                heldout["precision"] = det_info["taught"]["precision"]
-        clf_net = None
-        if clf_better:
-            crops, face_y, die_y = _crop_set(photos, images, clf, finds, rng, copies)
-            clf_net = finetune_classifier(
-                base_clf, crops, face_y, die_y, len(clf.dice), seed, clf_epochs
-            )
-        elif n_dice < MIN_CV:
-            heldout["kept_shipped_models"] = (
-                f"the photos hold {n_dice} dice: too few to judge "
-                f"a taught network (it needs {MIN_CV} at least), so the taught folder uses "
-                "the shipped classifier; take more photos, several dice in each, and teach "
-                "again"
-            )
-        else:
-            heldout["kept_shipped_models"] = (
-                "teaching did not beat the shipped models on dice it was not taught on, so "
-                "the taught folder uses the shipped classifier; take more photos (every face "
-                "of every die, your own tray and light) and teach again"
-            )
+        det_net, det_threshold, det_info = _detector(
+            lesson, teach_det, shipped_all, det_epochs, Path(tmp)
+        )
+        _note_detector(heldout, det_info, shipped_all, det_net)
+        clf_net = _classifier(lesson, clf_better, n_dice, base_clf, clf_epochs, heldout)
         tick()
-        out.mkdir(parents=True, exist_ok=True)
-        for old in out.iterdir():  # a taught folder taught again
-            if old.is_file():
-                old.unlink()
-        names = []
-        if clf_net is not None:
-            names = _write_models(out, clf_net, None, clf, None, thresholds, None, info)
-        if det_net is not None:
-            names += _write_models(out, None, det_net, clf, det, {}, det_threshold, info)
+        names = _write_out(out, lesson, clf_net, thresholds, det_net, det_threshold, info)
     tick()
-    faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
     record = {
         "format": FORMAT,
         "dice_set": ds.id,
         "models": names,
         "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "taught_with": {
-            "folder": str(Path(folder).resolve()),
-            "photos": n,
-            "folds": k,
-            "dice": sum(len(p.labels) for p in photos),
-            "faces": dict(sorted(faces_seen.items())),
-            "crops_only": only_crops,
-            "copies_per_die": copies,
-            "seed": seed,
-            "epochs": {"classifier": clf_epochs, "detector": det_epochs if teach_det else 0},
-        },
+        "taught_with": _taught_with(
+            folder, photos, k, only_crops, copies, seed, clf_epochs, det_epochs if teach_det else 0
+        ),
         "base_models": {
             "classifier": _sha(base_clf),
             **({"detector": _sha(det.path)} if det else {}),
@@ -1007,6 +864,236 @@ def teach(
     }
     (out / TAUGHT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
     return record
+
+
+@dataclass
+class _Lesson:
+    """What one teaching works on: the set, its photos (decoded: ``images``), the shipped
+    classifier and detector (None for crops only) and the boxes it found (``finds``), the
+    random generator, the seed, the crops cut of each die, and ``tick`` (a step done)."""
+
+    ds: DiceSet
+    photos: list
+    images: list
+    clf: FaceClassifier
+    det: Detector | None
+    finds: list
+    rng: np.random.Generator
+    seed: int
+    copies: int
+    tick: Callable[[], None]
+
+
+def _checked_input(folder, dice_set, out) -> tuple[DiceSet, list, Path]:
+    """The dice set, the labelled photos and the out folder, or TeachError saying what is
+    wrong with them (a file for a folder, a folder of other files, a face shown too rarely)."""
+    try:
+        ds = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
+        photos = read_folder(folder, ds)
+    except (LabelError, DiceSetError) as exc:
+        raise TeachError(str(exc)) from None
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise TeachError(f"{out} is a file: --out must be a folder (it is made if missing)")
+    if out.exists() and any(out.iterdir()) and not (out / TAUGHT_FILE).exists():
+        raise TeachError(f"{out} holds other files: give an empty or a taught folder")
+    seen = Counter(lab.face for p in photos for lab in p.labels)
+    thin = [f for f in ds.face_ids if seen[f] < MIN_PER_FACE]
+    if thin:
+        raise TeachError(
+            "the photos show "
+            + ", ".join(f"face {f!r} {seen[f]} time{'s' * (seen[f] != 1)}" for f in thin)
+            + f": every face of the {ds.id} set needs at least {MIN_PER_FACE} dice in the "
+            "photos (a face never shown is forgotten): add photos showing it"
+        )
+    return ds, photos, out
+
+
+def _decode(photos: list, say: Progress) -> list[np.ndarray]:
+    """The photos' images as the table reads them (large ones reduced: ``photos`` takes their
+    labels as reduced too); TeachError for one that cannot be read."""
+    images = []
+    for i, photo in enumerate(photos):
+        try:
+            img, photos[i] = photo.decoded()  # as the table reads it: large ones reduced
+        except LabelError as exc:
+            raise TeachError(str(exc)) from None
+        images.append(img)
+        say("reading photos", i + 1, len(photos))
+    return images
+
+
+def _floors(clf: FaceClassifier) -> tuple[float, float]:
+    """The shipped classifier's thresholds (camera path, four turns): the taught model's
+    never go below them."""
+    return (
+        float(clf.meta.get("threshold", 0.9)),
+        float(clf.meta.get("turned", clf.meta).get("threshold", 0.9)),
+    )
+
+
+def _cv_thresholds(lesson: _Lesson, clf_epochs: int, tmp: Path) -> tuple[dict, dict, int]:
+    """The classifier's thresholds chosen by cross-validation, the held-out figures, and the
+    number of folds."""
+    L = lesson
+    held, k = _cross_validate(
+        L.ds, L.clf, L.photos, L.images, L.finds, L.rng, L.copies, clf_epochs, L.seed, L.tick, tmp
+    )
+    dice = sum(len(h.truth) for h in held)
+    few = dice < FEW_CV
+    thresholds = {"upright_alone": dice >= FEW_HELD}
+    for h in held:
+        h.clf.upright_alone = thresholds["upright_alone"]
+    floors = _floors(L.clf)
+    parts, best_right = {}, {}
+    for turns, floor in ((1, floors[0]), (TURNS, floors[1])):
+        best_right[turns] = _best_right(held, turns)
+        parts[turns] = _part(held, turns, floor, few, best_right[turns])
+    thresholds.update(parts[1], turned=parts[TURNS])
+    p1, p4 = parts[1], parts[TURNS]
+    heldout = {
+        "method": f"cross-validation: {k} folds, each die read by a model taught without its photo",
+        "photos": len(L.photos),
+        "dice": dice,
+        "best_guess_right": round(best_right[TURNS], 4),
+        "camera_best_guess_right": round(best_right[1], 4),
+        **_cv_figures(
+            held, TURNS, p4["threshold"], p4["agree_threshold"], p4.get("shipped_backs", True)
+        ),
+        "camera_path": {
+            **_cv_figures(
+                held, 1, p1["threshold"], p1["agree_threshold"], p1.get("shipped_backs", True)
+            ),
+            "shipped_models": _cv_figures(held, 1, None, None),
+        },
+        "shipped_models": _cv_figures(held, TURNS, None, None),
+    }
+    return thresholds, heldout, k
+
+
+def _part(held: list[_Held], turns: int, floor: float, few: bool, best_right: float) -> dict:
+    """The thresholds of one path (``turns`` 1: the camera's, else the photos'), not below
+    ``floor``; none that reads when the taught network's best guess is right too rarely."""
+    if best_right < WEAK:
+        # the taught network's best guess is often wrong on dice it was not taught on: its
+        # readings are not used, alone or agreeing with the shipped network's best guess
+        # (measured: on rune55 randomid_single, tiny dice, a taught network read a 6 as a 3
+        # at 0.995 where the shipped one's best guess was 6; and with 20 epochs at 3e-3, one
+        # die was read wrong by both networks' best guess, the taught one 0.99 sure)
+        return {"threshold": NEVER, "die_thresholds": {}, "agree_threshold": None}
+    alone_floor = max(floor, ALONE_FLOOR_FEW) if few else floor
+    return _choose(held, turns, (alone_floor, AGREE_FLOOR[few]))
+
+
+def _careful_thresholds(clf: FaceClassifier, n: int, n_dice: int) -> tuple[dict, dict]:
+    """Thresholds kept high when nothing could be cross-validated (one photo, or too few
+    dice), and what the held-out record says of it."""
+    floors = _floors(clf)
+    thresholds = {
+        "threshold": max(floors[0], 0.97),
+        "die_thresholds": {},
+        "turned": {"threshold": max(floors[1], 0.97), "die_thresholds": {}},
+        "upright_alone": False,
+    }
+    heldout = (
+        {"note": "one photo: nothing could be held out; thresholds kept high"}
+        if n_dice >= MIN_CV
+        else {"photos": n, "dice": n_dice}
+    )
+    return thresholds, heldout
+
+
+def _detector(lesson: _Lesson, teach_det: bool, shipped_all, epochs: int, tmp: Path):
+    """(net, threshold, what became of it) of the detector taught when ``teach_det`` (None,
+    None and why not otherwise; all None for crops only)."""
+    L = lesson
+    if teach_det:
+        return _teach_detector(L.ds, L.det, L.photos, L.images, L.rng, L.seed, epochs, L.tick, tmp)
+    if L.det is not None and shipped_all is not None:
+        return (
+            None,
+            None,
+            {
+                "kept_shipped_detector": "the shipped detector found "
+                f"{shipped_all['found']:.1%} of the photos' dice"
+                if len(L.photos) >= 2
+                else "one photo: too few to teach it"
+            },
+        )
+    return None, None, None
+
+
+def _note_detector(heldout: dict, det_info: dict | None, shipped_all, det_net) -> None:
+    """Add to ``heldout`` what became of the detector and how many of the photos' dice the
+    one used finds (the taught one's figures when it is kept)."""
+    if det_info is not None:
+        heldout["detector"] = det_info
+    if shipped_all is not None:
+        heldout["found"] = shipped_all["found"]
+        heldout["precision"] = shipped_all["precision"]
+        if det_info and "taught" in det_info and det_net is not None:
+            heldout["found"] = det_info["taught"]["found"]
+            heldout["precision"] = det_info["taught"]["precision"]
+
+
+def _classifier(
+    lesson: _Lesson, better: bool, n_dice: int, base_clf: Path, epochs: int, heldout: dict
+):
+    """The classifier taught on every photo when teaching beat the shipped models (else None,
+    and ``heldout`` says why the shipped one is kept)."""
+    L = lesson
+    if better:
+        crops, face_y, die_y = _crop_set(L.photos, L.images, L.clf, L.finds, L.rng, L.copies)
+        return finetune_classifier(base_clf, crops, face_y, die_y, len(L.clf.dice), L.seed, epochs)
+    if n_dice < MIN_CV:
+        heldout["kept_shipped_models"] = (
+            f"the photos hold {n_dice} dice: too few to judge "
+            f"a taught network (it needs {MIN_CV} at least), so the taught folder uses "
+            "the shipped classifier; take more photos, several dice in each, and teach "
+            "again"
+        )
+    else:
+        heldout["kept_shipped_models"] = (
+            "teaching did not beat the shipped models on dice it was not taught on, so "
+            "the taught folder uses the shipped classifier; take more photos (every face "
+            "of every die, your own tray and light) and teach again"
+        )
+    return None
+
+
+def _write_out(
+    out: Path, lesson: _Lesson, clf_net, thresholds: dict, det_net, det_threshold, info: dict
+) -> list[str]:
+    """Write the taught models to ``out`` (emptied of an earlier teaching's files); their
+    file names."""
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():  # a taught folder taught again
+        if old.is_file():
+            old.unlink()
+    names = []
+    if clf_net is not None:
+        names = _write_models(out, clf_net, None, lesson.clf, None, thresholds, None, info)
+    if det_net is not None:
+        names += _write_models(out, None, det_net, lesson.clf, lesson.det, {}, det_threshold, info)
+    return names
+
+
+def _taught_with(
+    folder, photos: list, k: int, only_crops: bool, copies: int, seed: int, clf_epochs, det_epochs
+) -> dict:
+    """The record's note of what the models were taught with."""
+    faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
+    return {
+        "folder": str(Path(folder).resolve()),
+        "photos": len(photos),
+        "folds": k,
+        "dice": sum(len(p.labels) for p in photos),
+        "faces": dict(sorted(faces_seen.items())),
+        "crops_only": only_crops,
+        "copies_per_die": copies,
+        "seed": seed,
+        "epochs": {"classifier": clf_epochs, "detector": det_epochs},
+    }
 
 
 # --------------------------------------------------------------------------------------------
