@@ -160,3 +160,14 @@ def test_several_dice_tested_together_allow_for_luck():
     assert "looks fair" not in out["verdict"] and "suspicious" not in out["verdict"]
     loaded = {"1": 80, "2": 80, "3": 80, "4": 80, "5": 80, "6": 200}
     assert fairness(loaded, D6_FAIR, adjusted=6e-20, tests=6)["verdict"].startswith("suspicious")
+
+
+def test_a_chart_of_scores_far_beyond_a_game_is_drawn(tmp_path):
+    """A score range over 10,000 on a short chart: the axis finds a step (it once looped for
+    ever looking for one) and the PNG is written."""
+    from tray.screen.chart import save_chart
+
+    path = save_chart(
+        tmp_path / "c.png", "t", ["Ann", "Ben"], [[0, 0], [100_000, -5_000]], (400, 90)
+    )
+    assert path.is_file() and path.stat().st_size > 0

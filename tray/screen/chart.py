@@ -173,10 +173,22 @@ def _grid(pg, surface, ax: _Axes, step: int, put, size, line_h: float) -> None:
 
 
 def _nice_step(raw: float) -> int:
+    """The least nice step (1, 2, 5 times a power of ten, and 25, 250) at least ``raw``, for
+    any score (a step that stopped at 10000 left the axis search of a tall score range
+    looping for ever).
+
+    >>> [_nice_step(x) for x in (0.3, 3, 24, 26, 101, 7_000, 123_456)]
+    [1, 5, 25, 50, 200, 10000, 200000]
+    """
     for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000):
         if step >= raw:
             return step
-    return 10000
+    scale = 10000
+    while True:
+        for mult in (1, 2, 5):
+            if mult * scale >= raw:
+                return mult * scale
+        scale *= 10
 
 
 def save_chart(
