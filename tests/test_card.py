@@ -1,0 +1,116 @@
+"""The model card's tables are the rendering of models/figures.json (lab.card): one command
+measures and writes them, and the committed card is what its committed numbers render."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lab import card
+
+ROW = {"dice": 200, "found": 196, "right": 190, "asked": 5, "wrong": 1}
+
+
+def _figures() -> dict:
+    return {
+        "format": card.FORMAT,
+        "scenes": 10,
+        "heldout_seed": 7,
+        "machine": {"cpu": "x86_64", "cores": 2},
+        "models": card.model_facts(),
+        "rendered": {"d6": {"classic, camera": ROW, "other, photo": ROW}},
+        "real": {"matteop65_webcam": {"photo": ROW, "camera": ROW}},
+        "splits": {
+            "rules": "by file",
+            "per_source": {
+                "matteop65_webcam": {
+                    "train": {"photos": 3, "dice": 9},
+                    "calibrate": {"photos": 1, "dice": 2},
+                    "judge": {"photos": 1, "dice": 3},
+                }
+            },
+        },
+        "loso": None,
+        "taught": None,
+    }
+
+
+def _card(tmp_path, text=None):
+    path = tmp_path / "README.md"
+    if text is None:
+        text = "# card\n\n" + "\n\n".join(
+            f"<!-- {n}: begin -->\nold {n}\n<!-- {n}: end -->" for n in card.SECTIONS
+        )
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_tables_are_rewritten_from_the_figures_and_nothing_else(tmp_path):
+    path = _card(tmp_path)
+    fig = _figures()
+    assert card.differences(path, fig) == list(card.SECTIONS)
+    card.write_card(path, fig)
+    assert card.differences(path, fig) == []
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# card\n") and "old " not in text
+    assert "| d6 | rendered, classic style | camera | 200 | 98.0% | 96.9% | 2.6% |" in text
+    assert "| matteop65_webcam | 3 (9) | 1 (2) | 1 (3) |" in text
+    assert "were not measured" in text  # no teaching cases: said, not left blank
+    card.write_card(path, fig)  # a second time: the same card
+    assert path.read_text(encoding="utf-8") == text
+
+
+def test_a_card_without_its_markers_or_figures_of_another_format_are_refused(tmp_path):
+    with pytest.raises(card.CardError, match="thresholds: begin"):
+        card.write_card(_card(tmp_path, "# a card with no tables"), _figures())
+    with pytest.raises(card.CardError, match="format"):
+        card.render({**_figures(), "format": 0})
+
+
+def test_the_command_says_what_is_wrong_in_one_line(tmp_path, capsys):
+    assert card.main(["--from", str(tmp_path / "none.json"), "--card", str(_card(tmp_path))]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lab.card: ") and "cannot read the figures" in err
+    assert len(err.splitlines()) == 1
+    bad = tmp_path / "loso.json"
+    bad.write_text(json.dumps({"nothing": 1}), encoding="utf-8")
+    fig = tmp_path / "fig.json"
+    fig.write_text(json.dumps(_figures()), encoding="utf-8")
+    argv = ["--from", str(fig), "--loso", str(bad), "--card", str(_card(tmp_path))]
+    assert card.main(argv) == 2
+    assert "not a `dicetray eval --loso --json` report" in capsys.readouterr().err
+
+
+def test_the_committed_card_is_the_rendering_of_its_committed_figures():
+    fig = card.load_figures(card.FIGURES)
+    assert card.differences(card.CARD, fig) == []
+    assert card.stale_models(fig) == [], "models changed since the figures: dicetray eval --card"
+
+
+def test_the_card_is_a_card():
+    lines = card.CARD.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250
+
+
+def test_left_out_rows_say_which_sources_were_not_left_out(tmp_path):
+    fig = _figures()
+    fig["real"]["numeric_tube"] = {"photo": ROW, "camera": ROW}
+    report = {
+        "recipe": "plain-e2",
+        "seconds": 10,
+        "folds": {
+            "matteop65_webcam": {
+                "figures": {
+                    p: {"dice": 200, "found": 0.98, "right": 0.5, "asked": 0.49, "wrong_count": 1}
+                    for p in ("photo", "camera")
+                },
+                "threshold_once": 0.9,
+                "threshold_turned": 0.8,
+            }
+        },
+    }
+    fig["loso"] = card.read_loso(report)
+    text = card.render(fig)["figures"]
+    assert "| d6 | matteop65_webcam, left out | photo | 200 | 98.0% | 50.0% | 49.0% |" in text
+    assert "Not left out in this run: numeric_tube." in text
