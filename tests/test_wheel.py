@@ -26,6 +26,8 @@ def test_a_wheel_install_finds_the_shipped_models(tmp_path):
     for name in ("tray", "vision", "hardware", "lab", "models"):
         shutil.copytree(ROOT / name, src / name, ignore=skip)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    command = Path(sys.executable).parent / "dicetray"  # the environment's own, if installed
+    had_command = command.is_file()
     wheels, prefix = tmp_path / "wheels", tmp_path / "prefix"
     subprocess.run(
         [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(src)],
@@ -34,12 +36,25 @@ def test_a_wheel_install_finds_the_shipped_models(tmp_path):
         timeout=300,
     )
     (wheel,) = wheels.glob("dicetray-*.whl")
+    # --ignore-installed: else pip uninstalls the environment's own dicetray (the editable
+    # install `make` made) before installing into the prefix, and `make run` then finds no
+    # dicetray command
     subprocess.run(
-        [*pip, "install", "--no-deps", "--no-index", "--prefix", str(prefix), str(wheel)],
+        [
+            *pip,
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--ignore-installed",
+            "--prefix",
+            str(prefix),
+            str(wheel),
+        ],
         check=True,
         capture_output=True,
         timeout=300,
     )
+    assert command.is_file() == had_command, "installing the wheel removed the env's dicetray"
     (site,) = prefix.glob("lib/python3*/site-packages")
     # -S: no site-packages, so neither the checkout's editable install nor cwd can answer
     probe = (
