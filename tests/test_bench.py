@@ -15,7 +15,15 @@ def test_without_ultralytics_the_reference_is_one_line_saying_so(tmp_path, monke
     for var in ("YOLO_AUTOINSTALL", "YOLO_OFFLINE", "YOLO_VERBOSE", "YOLO_CONFIG_DIR"):
         monkeypatch.setenv(var, "")  # (the bench sets them for ultralytics: put back after)
     monkeypatch.setitem(sys.modules, "ultralytics", None)  # as if not installed
-    monkeypatch.setattr(bench.importlib.util, "find_spec", lambda name: object())
+    # ultralytics "found" but not importable; every other name is looked up as it is (a
+    # find_spec that found everything let torch, imported here, take dill for installed
+    # and fail later in another test of the same worker)
+    real = bench.importlib.util.find_spec
+
+    def find_spec(name, *args, **kwargs):
+        return object() if name == "ultralytics" else real(name, *args, **kwargs)
+
+    monkeypatch.setattr(bench.importlib.util, "find_spec", find_spec)
     path, note = bench.build_reference(tmp_path)
     assert path is None
     assert "\n" not in note and "YOLO11n" in note and ".[train,bench]" in note
