@@ -57,43 +57,34 @@ class CardError(ValueError):
 # asked and wrong among the dice found
 
 
-def from_tally(f: dict) -> dict:
-    """Counts from ``lab.evaluate.Tally.figures()`` (shares of the matched dice)."""
-    m = int(f["matched"])
+def _counts(dice: int, found: int, f: dict) -> dict:
+    """Whole numbers from shares of the ``found`` dice (``face_accuracy`` or ``right``,
+    ``abstained`` or ``asked``) and ``wrong_count``."""
+    right = f["face_accuracy"] if "face_accuracy" in f else f["right"]
+    asked = f["abstained"] if "abstained" in f else f["asked"]
     return {
-        "dice": int(f["labelled"]),
-        "found": m,
-        "right": round(f["face_accuracy"] * m),
-        "asked": round(f["abstained"] * m),
+        "dice": int(dice),
+        "found": int(found),
+        "right": round(right * found),
+        "asked": round(asked * found),
         "wrong": int(f["wrong_count"]),
     }
+
+
+def from_tally(f: dict) -> dict:
+    """Counts from ``lab.evaluate.Tally.figures()`` (shares of the matched dice)."""
+    return _counts(f["labelled"], int(f["matched"]), f)
 
 
 def from_recall(f: dict) -> dict:
     """Counts from figures given as recall + shares of the found dice (``lab.evalteach``)."""
-    n = int(f["labelled"])
-    found = round(f["recall"] * n)
-    return {
-        "dice": n,
-        "found": found,
-        "right": round(f["face_accuracy"] * found),
-        "asked": round(f["abstained"] * found),
-        "wrong": int(f["wrong_count"]),
-    }
+    return _counts(f["labelled"], round(f["recall"] * f["labelled"]), f)
 
 
 def from_shares(f: dict) -> dict:
     """Counts from ``lab.loso.Count.figures()`` (found a share of the dice, the rest of the
     found dice)."""
-    n = int(f["dice"])
-    found = round(f["found"] * n)
-    return {
-        "dice": n,
-        "found": found,
-        "right": round(f["right"] * found),
-        "asked": round(f["asked"] * found),
-        "wrong": int(f["wrong_count"]),
-    }
+    return _counts(f["dice"], round(f["found"] * f["dice"]), f)
 
 
 # --------------------------------------------------------------------------------------------

@@ -51,12 +51,8 @@ import numpy as np
 from vision.classify import TURNS, FaceClassifier, model_paths
 from vision.crops import crop_matrix, to_input
 from vision.detect import (
-    FRAME_H,
-    FRAME_W,
     NET_H,
     NET_W,
-    SIZE_UNIT,
-    STRIDE,
     Detector,
     decode,
     preprocess,
@@ -65,6 +61,7 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.labelled import LabelError, crops_only, read_folder
 from vision.onnx import file_sha256
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
+from vision.teach import TeachError, cell_targets, check_input
 
 Progress = Callable[[str, int, int], None]
 COPIES = 48  # augmented crops per labelled die (Rollers with digits, fresh dice
@@ -83,7 +80,6 @@ MAX_LR = 3e-3  # one-cycle peak learning rate of the fine-tuning
 PULL = 1e-3  # L2 pull of the fine-tuned weights to the shipped ones
 FOLDS = 4  # cross-validation: the photos in this many folds
 HELD_SHARE = 0.25  # photos held out to judge a taught detector
-MIN_PER_FACE = 2  # dice a face must show in the photos
 FEW_HELD = 200  # fewer cross-validated dice: the upright read may not decide alone
 FEW_CV = 60  # fewer cross-validated dice than this: the higher floors below
 MIN_CV = 40  # photos holding fewer dice teach no classifier: too few to judge one
@@ -117,10 +113,6 @@ GRID = (
     0.985,
     0.99,
 )
-
-
-class TeachError(ValueError):
-    """Teaching can't start or finish: one line saying what is wrong and what to do."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -232,40 +224,6 @@ def _passes(img: np.ndarray):
         yield x0, y0, img[y0 : y0 + th, x0 : x0 + tw]
 
 
-def _cell_targets(labels, x0: int, y0: int, vw: int, vh: int):
-    """Heat target, size target, size mask and the cells to ignore for one view."""
-    gh, gw = NET_H // STRIDE, NET_W // STRIDE
-    heat = np.zeros((gh, gw), np.float32)
-    size = np.zeros((2, gh, gw), np.float32)
-    smask = np.zeros((gh, gw), bool)
-    ignore = np.zeros((gh, gw), bool)
-    cw, ch = vw / gw, vh / gh
-    ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float32)
-    for lab in labels:
-        bx, by = lab.x - x0, lab.y - y0
-        inside = bx >= -2 and by >= -2 and bx + lab.w <= vw + 2 and by + lab.h <= vh + 2
-        c0, r0 = int((bx) / cw), int((by) / ch)
-        c1, r1 = int((bx + lab.w) / cw) + 1, int((by + lab.h) / ch) + 1
-        if not inside:  # a die cut by the view's edge: neither die nor tray
-            ignore[max(r0, 0) : max(r1, 0), max(c0, 0) : max(c1, 0)] = True
-            continue
-        cx, cy = (bx + lab.w / 2) / cw - 0.5, (by + lab.h / 2) / ch - 0.5
-        sigma = max(0.6, min(lab.w / cw, lab.h / ch) / 5.0)
-        heat = np.maximum(heat, np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2)))
-        ci, cj = round(cy), round(cx)
-        # box sizes are learned in pixels of a 640 x 480 frame (vision.detect.decode)
-        lw = np.log(max(lab.w * FRAME_W / vw, 2) / SIZE_UNIT)
-        lh = np.log(max(lab.h * FRAME_H / vh, 2) / SIZE_UNIT)
-        for i in range(ci - 1, ci + 2):
-            for j in range(cj - 1, cj + 2):
-                if 0 <= i < gh and 0 <= j < gw:
-                    size[:, i, j] = (lw, lh)
-                    smask[i, j] = True
-        if 0 <= ci < gh and 0 <= cj < gw:
-            heat[ci, cj] = 1.0
-    return heat, size, smask, ignore
-
-
 def _f1_count(labels, boxes) -> float:
     """True finds minus half the misses and false finds: higher is better."""
     used, hit = set(), 0
@@ -308,7 +266,7 @@ def _views(photos, images):
             vh, vw = view.shape[:2]
             if vw < 32 or vh < 32:
                 continue
-            out.append((preprocess(view)[0], *_cell_targets(photo.labels, x0, y0, vw, vh)))
+            out.append((preprocess(view)[0], *cell_targets(photo.labels, x0, y0, vw, vh)))
     return out
 
 
@@ -893,19 +851,7 @@ def _checked_input(folder, dice_set, out) -> tuple[DiceSet, list, Path]:
     except (LabelError, DiceSetError) as exc:
         raise TeachError(str(exc)) from None
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise TeachError(f"{out} is a file: --out must be a folder (it is made if missing)")
-    if out.exists() and any(out.iterdir()) and not (out / TAUGHT_FILE).exists():
-        raise TeachError(f"{out} holds other files: give an empty or a taught folder")
-    seen = Counter(lab.face for p in photos for lab in p.labels)
-    thin = [f for f in ds.face_ids if seen[f] < MIN_PER_FACE]
-    if thin:
-        raise TeachError(
-            "the photos show "
-            + ", ".join(f"face {f!r} {seen[f]} time{'s' * (seen[f] != 1)}" for f in thin)
-            + f": every face of the {ds.id} set needs at least {MIN_PER_FACE} dice in the "
-            "photos (a face never shown is forgotten): add photos showing it"
-        )
+    check_input(photos, ds, out)
     return ds, photos, out
 
 

@@ -343,20 +343,23 @@ class FaceClassifier:
         out, best, split = self._decide(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
             out = self._backed_by_shipped(crops, turns, out, best, split)
-        counts = self.pip_counts(crops, [(r.face, b[1]) for r, b in zip(out, best, strict=True)])
         cut = self._pip_agree.get(turns)
+        # a best guess not read may still be, if the pips agree with it: only then is it asked
+        # about (the counter runs on no crop it could not change)
+        may_agree = [
+            r.face is None and cut is not None and r.confidence >= cut and r.not_a_die <= 0.5
+            for r in out
+        ]
+        faces = [
+            (r.face, b[1]) if m else (r.face,) for r, b, m in zip(out, best, may_agree, strict=True)
+        ]
+        counts = self.pip_counts(crops, faces)
         for i, (r, n) in enumerate(zip(out, counts, strict=True)):
             if n is None:
                 continue
             if r.face is not None and self.pip_faces.get(r.face, n) != n:
                 out[i] = _doubt(r)  # the pips counted contradict the reading
-            elif (
-                r.face is None
-                and cut is not None
-                and self.pip_faces.get(best[i][1]) == n
-                and r.confidence >= cut
-                and r.not_a_die <= 0.5
-            ):
+            elif may_agree[i] and self.pip_faces.get(best[i][1]) == n:
                 # the network's best guess and the pips counted agree: two opinions, one
                 # of them geometric, trusted from a lower threshold (``pip_agree_threshold``)
                 out[i] = replace(r, die=best[i][0], face=best[i][1])

@@ -590,7 +590,9 @@ def _keeps(heldout: dict) -> bool:
 # teaching
 
 
-def _check(photos: list[Photo], ds: DiceSet, out: Path) -> None:
+def check_input(photos: list[Photo], ds: DiceSet, out: Path) -> None:
+    """TeachError when the photos cannot teach ``ds`` into ``out``: ``out`` a file or a folder
+    of other files, or a face of the set shown on fewer than ``MIN_PER_FACE`` dice."""
     if out.exists() and not out.is_dir():
         raise TeachError(f"{out} is a file: --out must be a folder (it is made if missing)")
     if out.exists() and any(out.iterdir()) and not (out / TAUGHT_FILE).exists():
@@ -628,7 +630,7 @@ def teach(
     except (LabelError, DiceSetError) as exc:
         raise TeachError(str(exc)) from None
     out = Path(out)
-    _check(photos, ds, out)
+    check_input(photos, ds, out)
     rng = np.random.default_rng(seed)
     clf = FaceClassifier(ds)
     only_crops = crops_only(photos)
