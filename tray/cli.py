@@ -76,6 +76,9 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:  # Ctrl-C outside a loop that saves and says so itself
+        print(f"dicetray {name}: stopped (Ctrl-C)", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

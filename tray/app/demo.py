@@ -202,10 +202,10 @@ def play_one(journal, run: _Run) -> dict:
     if run.net is not None:  # --web / --broker: phones follow, a claimed seat is the phone's
         run.net.attach(session)
         sim.phones = run.net.claims.claimed
-    finished, timed_out, t = _play_loop(run, session, sim)
+    finished, stopped, t = _play_loop(run, session, sim)
     run.shots.save(session, t + 0.001, f"{game_id}-end")
     summary = journal.game.summary(journal.state)
-    _log_scores(run.log, summary, finished, timed_out)
+    _log_scores(run.log, summary, finished, stopped)
     return {
         "summary": summary,
         "state": journal.state,
@@ -214,7 +214,7 @@ def play_one(journal, run: _Run) -> dict:
         "frames": session.frames,
         "rolls": rolls_taken(journal),
         "finished": finished,
-        "timed_out": timed_out,
+        "timed_out": stopped is not None,
         "fixed": sim.fixed,
         "corrected": sim.misread_corrected,
         "rethrows": sim.rethrows,
@@ -225,9 +225,9 @@ def play_one(journal, run: _Run) -> dict:
     }
 
 
-def _play_loop(run: _Run, session: Session, sim: SimPlayers) -> tuple[bool, bool, float]:
+def _play_loop(run: _Run, session: Session, sim: SimPlayers) -> tuple[bool, str | None, float]:
     """Steps the players and the table until the game is over, the script is played, or a
-    limit (or Ctrl-C) stops it: ``(finished, timed_out, t)``."""
+    limit (or Ctrl-C, SIGTERM) stops it: ``(finished, why it stopped early or None, t)``."""
     table, game_id = session.table, session.table.journal.game_id
     t, dt, steps, dropout = 0.0, 1.0 / run.fps, 0, run.dropout
     try:
@@ -239,14 +239,14 @@ def _play_loop(run: _Run, session: Session, sim: SimPlayers) -> tuple[bool, bool
                 _pump_window(session, t)
             run.shots.take(session, t, game_id)
             if table.expect().finished:
-                return True, False, t
+                return True, None, t
             if (
                 sim.script_done
                 and not sim.throwing
                 and table.window_decision() is None
                 and not table.counting_down()
             ):
-                return False, False, t
+                return False, None, t
             if dropout is not None and table.rolls_taken >= dropout[0]:
                 run.tray.drop_out(frames=dropout[1])
                 run.log(f"  (the camera drops out for {dropout[1]} frames)")
@@ -254,14 +254,13 @@ def _play_loop(run: _Run, session: Session, sim: SimPlayers) -> tuple[bool, bool
             if (run.max_steps is not None and steps >= run.max_steps) or (
                 run.max_seconds is not None and time.monotonic() - run.wall0 > run.max_seconds
             ):
-                return False, True, t
+                return False, "at the time limit", t
             t = time.monotonic() - run.wall0 if run.window else t + dt
     except KeyboardInterrupt:
-        run.log("stopped (Ctrl-C): the journal keeps the game so far")
-        return False, True, t
+        return False, "by Ctrl-C or SIGTERM (the journal keeps the game so far)", t
 
 
-def _log_scores(log, summary: dict, finished: bool, timed_out: bool) -> None:
+def _log_scores(log, summary: dict, finished: bool, stopped: str | None) -> None:
     """The scores (final or so far), the winner, and why the game stopped early."""
     log("")
     log("final scores:" if finished else "scores so far (game not finished):")
@@ -270,8 +269,8 @@ def _log_scores(log, summary: dict, finished: bool, timed_out: bool) -> None:
     if finished:
         w = summary.get("winner")
         log(f"winner: {', '.join(w) if isinstance(w, list) else w}")
-    if timed_out:
-        log("stopped at the time limit: the game is not finished")
+    if stopped:
+        log(f"stopped {stopped}: the game is not finished")
 
 
 def run_demo(
@@ -530,16 +529,15 @@ def main_demo(argv: list[str]) -> int:
         else max(engine.MIN_PLAYERS, min(3, engine.MAX_PLAYERS))
     )
     window = args.window or (not args.headless and has_display())
-    net = old_term = None
+    net = None
+    # Ctrl-C and SIGTERM (a service manager, `kill`) stop the demo and --linger, keeping the
+    # journal so far: without this SDL turns them into a window event a headless demo never reads
+    os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
+    old_term = signal.signal(signal.SIGTERM, _interrupt)
     try:
         options = parse_options(args.option)
         if args.web or args.broker:
             from tray.net.attach import describe, net_from_options
-
-            # Ctrl-C and SIGTERM stop the demo (and --linger) instead of becoming a window
-            # event that a headless demo never reads
-            os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
-            old_term = signal.signal(signal.SIGTERM, _interrupt)
 
             net = net_from_options(args.web, args.broker, args.table, journal_dir=args.out)
             for line in describe(net):
@@ -588,6 +586,5 @@ def main_demo(argv: list[str]) -> int:
     finally:
         if net is not None:
             net.close()
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGTERM, old_term)
     return 0 if result["finished"] else 1
