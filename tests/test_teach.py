@@ -448,3 +448,74 @@ def test_a_taught_detector_head_reads_the_shipped_features(tmp_path):
     (folder / "taught.json").write_text(json.dumps(record))
     stale = Detector(taught=TaughtModel.load(folder, "d6"))
     assert stale.head is None and "teach again" in stale.stale
+
+
+def _fresh_crops(clf, folder: Path, n: int, seed: int):
+    """The labelled dice of ``n`` fresh owner photos, cut as the table cuts them, and their
+    faces."""
+    truth = _photos(folder, n, seed)
+    crops, faces = [], []
+    for i, labels in enumerate(truth):
+        img = cv2.imread(str(folder / "images" / f"{i:03d}.jpg"))
+        for lab in labels:
+            crops.append(clf.crop(img, (lab["x"], lab["y"], lab["w"], lab["h"])))
+            faces.append(lab["face"])
+    return np.stack(crops), faces
+
+
+def test_a_taught_head_hears_the_pips_as_teaching_did(taught, tmp_path, monkeypatch):
+    """Teaching set the head's thresholds with the pips counted on each die heard (agreeing:
+    the doubt halved; counting another number: no read), so the table hears them too."""
+    import shutil
+
+    from vision.classify import TURNS, FaceClassifier
+    from vision.head import PIP_GAIN
+
+    root, record = taught
+    assert record["thresholds"]["classifier"]["pips"] is True
+    clf = FaceClassifier("d6", taught=root / "taught")
+    crops, faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=98)
+
+    def counts(said):
+        def pip_counts(crops, faces_of):
+            return [said(fs[0]) if fs[0] in clf.pip_faces else None for fs in faces_of]
+
+        return pip_counts
+
+    monkeypatch.setattr(clf, "pip_counts", counts(lambda face: None))
+    silent = clf.classify(crops, TURNS)
+    monkeypatch.setattr(clf, "pip_counts", counts(lambda face: clf.pip_faces[face]))
+    agree = clf.classify(crops, TURNS)
+    monkeypatch.setattr(clf, "pip_counts", counts(lambda face: clf.pip_faces[face] % 6 + 1))
+    against = clf.classify(crops, TURNS)
+    for s, a, x in zip(silent, agree, against, strict=True):
+        assert a.confidence == pytest.approx(1 - (1 - s.confidence) / PIP_GAIN, abs=1e-5)
+        assert x.face is None and x.confidence == 0.0
+    assert sum(a.face == f for a, f in zip(agree, faces, strict=True)) >= sum(
+        s.face == f for s, f in zip(silent, faces, strict=True)
+    )
+    # a folder taught not to hear them (its counter misread the owner's marks) does not
+    folder = tmp_path / "deaf"
+    shutil.copytree(root / "taught", folder)
+    saved = json.loads((folder / "taught.json").read_text())
+    saved["thresholds"]["classifier"]["pips"] = False
+    (folder / "taught.json").write_text(json.dumps(saved))
+    deaf = FaceClassifier("d6", taught=folder)
+    monkeypatch.setattr(deaf, "pip_counts", counts(lambda face: clf.pip_faces[face] % 6 + 1))
+    assert [(r.face, r.confidence) for r in deaf.classify(crops, TURNS)] == [
+        (r.face, r.confidence) for r in silent
+    ]
+
+
+def test_teaching_stops_hearing_a_pip_counter_that_misreads_the_owners_dice(tmp_path, monkeypatch):
+    """Dice whose marks the pip counter reads as one pip whatever they show (digits, say):
+    heard, the counter would forbid every read of 2-6, so the head is taught not to hear it."""
+    from types import SimpleNamespace
+
+    import vision.teach as teaching
+
+    monkeypatch.setattr(teaching, "read_pips", lambda crop: SimpleNamespace(count=1))
+    _photos(tmp_path / "photos", 12, seed=11)
+    record = teach(tmp_path / "photos", "d6", tmp_path / "taught", seed=1)
+    assert record["thresholds"]["classifier"]["pips"] is False
+    assert record["heldout"]["face_right"] > 0.5  # not asked about every face but the 1

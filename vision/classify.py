@@ -182,6 +182,7 @@ class FaceClassifier:
         # a taught head (``dicetray teach``) reads from this network's own features
         self._head: Head | None = None
         self._head_cuts: dict[int, float] = {}
+        self._head_pips = False
         if self.taught is not None and self.taught.head is not None and threshold is None:
             self._load_head(onnx_path)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
@@ -230,6 +231,8 @@ class FaceClassifier:
                 TURNS: float(cuts["photo"]["threshold"]),
             }
             self._head = Head.load(self.taught.head)
+            # a folder taught before teaching chose whether to hear the pips heard them
+            self._head_pips = bool(cuts.get("pips", True))
         except (KeyError, TypeError, ValueError) as exc:
             raise TaughtError(
                 f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
@@ -384,6 +387,15 @@ class FaceClassifier:
             for (_die, face), n in zip(pairs, counts, strict=True)
         ]
 
+    def _pips_agree(self, counted: int):
+        """The pip opinion ``vision.head.decide`` takes, for a crop showing ``counted`` pips."""
+
+        def agree(pair) -> bool | None:
+            want = self.pip_faces.get(pair[1])
+            return None if want is None else counted == want
+
+        return agree
+
     def _head_classify(self, crops, turns: int):
         """Readings by the taught head: one call of the shipped network (answers and features
         at each turn), the head's probabilities, and ``vision.head.decide``'s score against
@@ -399,10 +411,23 @@ class FaceClassifier:
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
         cut = self._head_cuts.get(turns, self._head_cuts[TURNS])
+        pairs = [
+            decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)[0]
+            for i in range(n)
+        ]
+        # the pips counted on the upright crop, heard as teaching heard them when it set the
+        # thresholds (``vision.teach``): agreeing, they halve the doubt; counting another
+        # number, no read. Counted only on crops whose best guess is a pip face.
+        counts: list[int | None] = [None] * n
+        if self._head_pips:
+            counts = self.pip_counts(crops, [(face,) for _die, face in pairs])
         out, best = [], []
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
-            pair, score = decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)
+            pips = None if counts[i] is None else self._pips_agree(counts[i])
+            pair, score = decide(
+                die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs, pips
+            )
             best.append(pair)
             die_conf = float(dp[self.dice.index(pair[0])])
             face_conf = float(fp[self.faces.index(pair[1])])

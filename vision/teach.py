@@ -69,7 +69,9 @@ NEG_SHARE = 0.5  # "no die" crops per die crop
 FOLDS = 5  # cross-validation: the photos in this many folds
 MIN_PER_FACE = 2  # dice each face must show in the photos
 MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
-FLOOR = 0.0  # a taught read is never taken below this score, whatever the calibration allows
+PIPS = (True, False)  # the taught head hears the pips counted, or not: tried in this order
+FLOOR = 1e-6  # a taught read is never taken below this score, whatever the calibration allows
+# (above 0: a score of 0 is no read, the pips counted on the die saying another number)
 L2 = 1.0  # the pull of the head's weights towards the shipped answer
 BATCH = 256  # crops the shipped network reads at once
 DETECTOR_GOOD = 0.98  # the shipped detector finds this share of the photos' dice: kept
@@ -487,6 +489,25 @@ def _choose_camera(reads, truth, t4: float, alpha: float, delta: float) -> risk.
     return risk.choose_sequence(steps, len(truth), alpha, delta)
 
 
+def _hear_pips(heard: dict, truth, alpha: float, delta: float):
+    """Whether the taught head hears the pips counted on a die (``vision.pips``: agreeing,
+    they halve its doubt; counting another number, no read), chosen on the cross-validated
+    reads ``heard[True]`` and ``heard[False]``: the one that reads more dice right at its
+    thresholds, hearing them on a tie. An owner's dice whose marks the counter misreads
+    (digits for pips, a logo) would otherwise be asked about on every such face. Returns
+    (hear, its reads, photo threshold, camera threshold)."""
+    best = None
+    for hear in PIPS:
+        reads = heard[hear]
+        wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth, strict=True)]
+        photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR)
+        camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
+        right = photo.read - photo.wrong
+        if best is None or right > best[0]:
+            best = (right, hear, reads, photo, camera)
+    return best[1:]
+
+
 def _shipped_answers(clf: FaceClassifier, arrays, truth, camera: bool, counted) -> list:
     """The shipped models alone on the same dice, at their own thresholds: as photos are
     read (four turns), or as the camera loop reads (once; in doubt, four turns); a read the
@@ -647,22 +668,23 @@ def teach(
     heldout: dict = {"photos": len(photos), "dice": n_dice}
     if found:
         heldout["found"], heldout["precision"] = _find_figures(found)
-    reads = {1: [None] * len(truth), TURNS: [None] * len(truth)}
+    # each die read with the pips it shows heard, and not heard (``_hear_pips``)
+    heard = {hear: {1: [None] * len(truth), TURNS: [None] * len(truth)} for hear in PIPS}
     for f, fold in enumerate(_folds(len(photos), rng) if k else []):
         train = ~np.isin(photo_of, fold)
         head = _fit(arrays, np.flatnonzero(train))
         dice = [d for d in range(len(truth)) if die_photo[d] in fold]
-        got = _probe_reads(head, clf, arrays, dice, counted)
-        for turns in (1, TURNS):
-            for d, r in zip(dice, got[turns], strict=True):
-                reads[turns][d] = r
+        for hear, reads in heard.items():
+            got = _probe_reads(head, clf, arrays, dice, counted if hear else [None] * len(truth))
+            for turns in (1, TURNS):
+                for d, r in zip(dice, got[turns], strict=True):
+                    reads[turns][d] = r
         say("teaching", f + 1, steps)
     thresholds, keep = {}, False
     if k:
+        hear, reads, photo, camera = _hear_pips(heard, truth, alpha, delta)
         wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth, strict=True)]
-        photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR)
-        camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
-        thresholds = {"camera": camera.to_json(), "photo": photo.to_json()}
+        thresholds = {"camera": camera.to_json(), "photo": photo.to_json(), "pips": hear}
         heldout.update(
             _tally([p if sc >= photo.threshold else None for p, sc in reads[TURNS]], truth),
             best_guess_right=round(1 - sum(wrong4) / len(truth), 4),
