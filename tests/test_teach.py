@@ -519,3 +519,26 @@ def test_teaching_stops_hearing_a_pip_counter_that_misreads_the_owners_dice(tmp_
     record = teach(tmp_path / "photos", "d6", tmp_path / "taught", seed=1)
     assert record["thresholds"]["classifier"]["pips"] is False
     assert record["heldout"]["face_right"] > 0.5  # not asked about every face but the 1
+
+
+def test_each_die_is_judged_on_the_crop_cut_from_the_box_the_detector_found(tmp_path, monkeypatch):
+    """The table reads the crop of the box its detector finds, not of a label: a box that
+    cuts a die in half is read as the table would read it, so the held-out figures (and the
+    thresholds set on them) see what the table will see."""
+    from vision.detect import Detections, Detector
+
+    _photos(tmp_path / "photos", 12, seed=11)
+    found = Detector.detect_fine
+
+    def right_halves(self, img):
+        boxes = [(x + w * 0.45, y, w * 0.55, h) for x, y, w, h in found(self, img).boxes]
+        return Detections(tuple(boxes), tuple(0.9 for _ in boxes), False, 0.0)
+
+    whole = teach(tmp_path / "photos", "d6", tmp_path / "whole", seed=1)["heldout"]
+    monkeypatch.setattr(Detector, "detect_fine", right_halves)
+    halved = teach(tmp_path / "photos", "d6", tmp_path / "halved", seed=1)["heldout"]
+    assert halved["found"] == whole["found"] == 1.0  # every half box lies on its die
+    # half a die reads worse, for the shipped models and for the head read once
+    cam_whole, cam_halved = whole["camera_path"], halved["camera_path"]
+    assert cam_halved["best_guess_right"] < cam_whole["best_guess_right"]
+    assert halved["shipped_models"]["face_right"] < whole["shipped_models"]["face_right"]

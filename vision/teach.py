@@ -361,17 +361,21 @@ def _read_photos(
             img, photo = photo.decoded()
         except LabelError as exc:
             raise TeachError(str(exc)) from None
-        boxes = ()
+        boxes = fine = ()
         if det is not None:
             boxes = det.detect(img).boxes
             fine = det.detect_fine(img).boxes
             found.append((len(photo.labels), _matched(photo.labels, fine), len(fine)))
             cells.add(det, img, photo.labels, i, rng)
-        for lab in photo.labels:
+        # each die is judged on the crop the table reads: cut from the box the detector
+        # found for it (a box off the die, cut to a part of a large one, is read wrong at the
+        # table too, and the thresholds must know it); from its label when none was found
+        seen = _found_boxes(photo.labels, fine)
+        for lab, box in zip(photo.labels, seen, strict=True):
             d = len(truth)
             truth.append((lab.die, lab.face))
             fy, dy = clf.faces.index(lab.face), clf.dice.index(lab.die)
-            straight = clf.crop(img, (lab.x, lab.y, lab.w, lab.h))
+            straight = clf.crop(img, box or (lab.x, lab.y, lab.w, lab.h))
             counted.append(read_pips(straight).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(straight)):
                 pending.append((c, i, fy, dy, d, t))
@@ -387,17 +391,25 @@ def _read_photos(
     return got, truth, found, cells, counted
 
 
-def _matched(labels, boxes) -> int:
-    """Labelled dice with a found box whose centre lies in the label's box (one each)."""
-    used, hit = set(), 0
+def _found_boxes(labels, boxes) -> list:
+    """For each labelled die, the first found box not taken yet whose centre lies in the
+    label's box (None: not found)."""
+    used, out = set(), []
     for lab in labels:
+        hit = None
         for k, (x, y, w, h) in enumerate(boxes):
             cx, cy = x + w / 2, y + h / 2
             if k not in used and lab.x <= cx <= lab.x + lab.w and lab.y <= cy <= lab.y + lab.h:
                 used.add(k)
-                hit += 1
+                hit = (x, y, w, h)
                 break
-    return hit
+        out.append(hit)
+    return out
+
+
+def _matched(labels, boxes) -> int:
+    """Labelled dice with a found box whose centre lies in the label's box (one each)."""
+    return sum(b is not None for b in _found_boxes(labels, boxes))
 
 
 # --------------------------------------------------------------------------------------------
