@@ -21,7 +21,7 @@ from lab.teachbench import owner_photos
 from vision.dicesets import load
 from vision.pipeline import Recognizer
 from vision.taught import TaughtError, TaughtModel
-from vision.teach import TeachError, main, teach
+from vision.teach import TeachError, main, summary, teach
 
 
 def _photos(folder: Path, n: int, seed: int) -> list[list[dict]]:
@@ -519,6 +519,19 @@ def test_teaching_stops_hearing_a_pip_counter_that_misreads_the_owners_dice(tmp_
     record = teach(tmp_path / "photos", "d6", tmp_path / "taught", seed=1)
     assert record["thresholds"]["classifier"]["pips"] is False
     assert record["heldout"]["face_right"] > 0.5  # not asked about every face but the 1
+    assert any("does not listen to it" in line for line in summary(record, "taught"))
+
+
+def test_the_summary_says_how_many_dice_a_surer_table_needs(taught):
+    """48 dice can show no wrong-read rate under 6.1%: the owner is told that about 598 dice
+    (1 - 0.05 ** (1 / 598) <= 0.5%) would show the 0.5% the table aims at."""
+    _, record = taught
+    lines = summary(record, "taught")
+    assert any(
+        line.startswith("48 dice cannot show a wrong-read rate under 6.1%; about 598 dice")
+        for line in lines
+    ), lines
+    assert not any("listen" in line for line in lines)  # this one hears the pips
 
 
 def test_each_die_is_judged_on_the_crop_cut_from_the_box_the_detector_found(tmp_path, monkeypatch):

@@ -78,6 +78,16 @@ def least_bound(n: int, delta: float = DELTA) -> float:
     return upper_bound(0, n, delta)
 
 
+def dice_needed(alpha: float = ALPHA, delta: float = DELTA) -> int:
+    """The fewest calibration dice that can show a wrong-read rate of ``alpha`` at ``1 -
+    delta`` (none of them read wrong).
+
+    >>> dice_needed()
+    598
+    """
+    return math.ceil(math.log(delta) / math.log1p(-alpha))
+
+
 @dataclass(frozen=True)
 class Choice:
     """A chosen threshold and what the calibration dice said of it.

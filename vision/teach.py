@@ -861,6 +861,17 @@ def summary(record: dict, out) -> list[str]:
             f"the shipped models on the same dice: right {s['face_right']:.1%}, asked "
             f"{s['abstained']:.1%}, wrong {s['wrong_count']}"
         )
+        if bound and bound > risk.ALPHA + 1e-9:
+            lines.append(
+                f"{h['dice']} dice cannot show a wrong-read rate under {bound:.1%}; about "
+                f"{risk.dice_needed()} dice in all can show {risk.ALPHA:.1%}: with more photos "
+                "the table asks about fewer dice"
+            )
+        if cut.get("pips") is False:
+            lines.append(
+                "the pip counter misread these dice's marks, so the taught reader does not "
+                "listen to it"
+            )
     if h.get("kept_shipped_models"):
         lines.append(h["kept_shipped_models"])
     return lines
