@@ -555,3 +555,67 @@ def test_each_die_is_judged_on_the_crop_cut_from_the_box_the_detector_found(tmp_
     cam_whole, cam_halved = whole["camera_path"], halved["camera_path"]
     assert cam_halved["best_guess_right"] < cam_whole["best_guess_right"]
     assert halved["shipped_models"]["face_right"] < whole["shipped_models"]["face_right"]
+
+
+def test_the_shipped_models_back_a_head_only_when_they_read_no_teaching_die_wrong():
+    """A die the head does not read is taken from the shipped models (once, then at four
+    turns on the camera path) only when, on the teaching photos' dice, they read none wrong."""
+    from vision.teach import TURNS, _backing
+
+    a, b, c = ("d6", "1"), ("d6", "2"), ("d6", "3")
+    truth = [a, b, c]
+    # the head: sure of die 0, unsure of dice 1 and 2 (once and at four turns)
+    reads = {1: [(a, 0.99), (b, 0.2), (c, 0.3)], TURNS: [(a, 0.99), (b, 0.4), (c, 0.2)]}
+    right = {1: [a, b, None], TURNS: [a, b, c], "camera": [a, b, c], "no_die": [False] * 3}
+    backs, answers = _backing(reads, 0.9, 0.9, right, truth)
+    assert backs and answers == {"photo": [a, b, c], "camera": [a, b, c]}
+    # called "no die" once: the camera loop reads it no more, the head's doubt stands
+    no_die = {**right, "no_die": [False, False, True]}
+    assert _backing(reads, 0.9, 0.9, no_die, truth)[1]["camera"] == [a, b, None]
+    # one die read wrong for sure by the shipped models: they back nothing
+    wrong = {**right, TURNS: [b, b, c]}
+    backs, answers = _backing(reads, 0.9, 0.9, wrong, truth)
+    assert not backs and answers == {"photo": [a, None, None], "camera": [a, None, None]}
+
+
+def test_a_backed_head_takes_the_shipped_read_of_a_die_it_does_not_read(
+    taught, tmp_path, monkeypatch
+):
+    import shutil
+
+    from vision.classify import TURNS, FaceClassifier
+
+    root, _ = taught
+    folder = tmp_path / "backed"
+    shutil.copytree(root / "taught", folder)
+    saved = json.loads((folder / "taught.json").read_text())
+    for path in ("camera", "photo"):  # a head that reads nothing
+        saved["thresholds"]["classifier"][path]["threshold"] = 1.01
+    saved["thresholds"]["classifier"]["shipped_backs"] = False
+    (folder / "taught.json").write_text(json.dumps(saved))
+    alone = FaceClassifier("d6", taught=folder)
+    saved["thresholds"]["classifier"]["shipped_backs"] = True
+    (folder / "taught.json").write_text(json.dumps(saved))
+    backed = FaceClassifier("d6", taught=folder)
+    shipped = FaceClassifier("d6")
+    crops, _faces = _fresh_crops(shipped, tmp_path / "fresh", 3, seed=97)
+    for turns in (1, TURNS):
+        # the shipped network's reads by its own thresholds, less those the pips contradict
+        own = shipped._decide(*shipped._turned(crops, turns), turns)[0]
+        counts = shipped.pip_counts(crops, [(r.face,) for r in own])
+        want = [
+            r.face if r.face is not None and n in (None, shipped.pip_faces[r.face]) else None
+            for r, n in zip(own, counts, strict=True)
+        ]
+        assert all(r.face is None for r in alone.classify(crops, turns))
+        got = [r.face for r in backed.classify(crops, turns)]
+        assert got == want and sum(f is not None for f in got) >= len(got) // 2
+    # the pips counted saying another number: the shipped read is no read either
+    monkeypatch.setattr(
+        backed,
+        "pip_counts",
+        lambda crops, faces: [
+            (backed.pip_faces[f[1]] % 6 + 1) if f[1] in backed.pip_faces else None for f in faces
+        ],
+    )
+    assert all(r.face is None for r in backed.classify(crops, TURNS))

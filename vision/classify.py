@@ -182,7 +182,7 @@ class FaceClassifier:
         # a taught head (``dicetray teach``) reads from this network's own features
         self._head: Head | None = None
         self._head_cuts: dict[int, float] = {}
-        self._head_pips = False
+        self._head_pips = self._head_backed = False
         if self.taught is not None and self.taught.head is not None and threshold is None:
             self._load_head(onnx_path)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
@@ -233,6 +233,7 @@ class FaceClassifier:
             self._head = Head.load(self.taught.head)
             # a folder taught before teaching chose whether to hear the pips heard them
             self._head_pips = bool(cuts.get("pips", True))
+            self._head_backed = bool(cuts.get("shipped_backs", False))
         except (KeyError, TypeError, ValueError) as exc:
             raise TaughtError(
                 f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
@@ -415,18 +416,33 @@ class FaceClassifier:
             decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)[0]
             for i in range(n)
         ]
+        # the shipped network's own reading, by its own thresholds: under "shipped_backs" it
+        # reads a die the head does not (teaching's cross-validation saw that read more dice
+        # right and none more wrong)
+        shipped = self._decide(die_s, face_s, turns)[0] if self._head_backed else [None] * n
         # the pips counted on the upright crop, heard as teaching heard them when it set the
         # thresholds (``vision.teach``): agreeing, they halve the doubt; counting another
         # number, no read. Counted only on crops whose best guess is a pip face.
         counts: list[int | None] = [None] * n
-        if self._head_pips:
-            counts = self.pip_counts(crops, [(face,) for _die, face in pairs])
+        if self._head_pips or self._head_backed:
+            counts = self.pip_counts(
+                crops,
+                [
+                    (face if self._head_pips else None, s.face if s is not None else None)
+                    for (_die, face), s in zip(pairs, shipped, strict=True)
+                ],
+            )
         out, best = [], []
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
-            pips = None if counts[i] is None else self._pips_agree(counts[i])
+            heard = counts[i] is not None and self._head_pips
             pair, score = decide(
-                die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs, pips
+                die_t[:, i],
+                face_t[:, i],
+                die_s[:, i],
+                face_s[:, i],
+                self.pairs,
+                self._pips_agree(counts[i]) if heard else None,
             )
             best.append(pair)
             die_conf = float(dp[self.dice.index(pair[0])])
@@ -442,6 +458,14 @@ class FaceClassifier:
                     float(fp[-1]),
                 )
             )
+            s, n_pips = shipped[i], counts[i]
+            if (
+                not read
+                and s is not None
+                and s.face is not None
+                and (n_pips is None or self.pip_faces.get(s.face, n_pips) == n_pips)
+            ):
+                out[i] = s
         return out, best
 
     def _decide(self, die_t, face_t, turns: int):

@@ -520,25 +520,78 @@ def _hear_pips(heard: dict, truth, alpha: float, delta: float):
     return best[1:]
 
 
-def _shipped_answers(clf: FaceClassifier, arrays, truth, camera: bool, counted) -> list:
-    """The shipped models alone on the same dice, at their own thresholds: as photos are
-    read (four turns), or as the camera loop reads (once; in doubt, four turns); a read the
-    pips counted contradict is no read, as at the table."""
+def _shipped_reads(clf: FaceClassifier, arrays, truth, counted) -> dict:
+    """The shipped models alone on the same dice, at their own thresholds, a read the pips
+    counted contradict being no read, as at the table: ``{1: read once, TURNS: read at four
+    turns, "camera": as the camera loop reads (once; in doubt, at four turns), "no_die":
+    whether the read once calls it no die (then the camera loop reads it no more)}``, the
+    reads a (die, face) pair or None per die."""
     _emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
-    out = []
+    out: dict = {1: [], TURNS: [], "camera": [], "no_die": []}
     for d in range(len(truth)):
         rows = np.flatnonzero((die == d) & (turn >= 0))
         rows = rows[np.argsort(turn[rows])]
-        r = clf.read_outputs(die_p[rows], face_p[rows], TURNS)
-        if camera:
-            once = clf.read_outputs(die_p[rows], face_p[rows], 1)
-            if once.face is not None or once.not_a_die > 0.5:
-                r = once
-        pair = (r.die, r.face) if r.face is not None else None
-        if pair is not None and _pips_agree(clf, counted[d])(pair) is False:
-            pair = None
-        out.append(pair)
+        for turns in (1, TURNS):
+            r = clf.read_outputs(die_p[rows], face_p[rows], turns)
+            pair = (r.die, r.face) if r.face is not None else None
+            if pair is not None and _pips_agree(clf, counted[d])(pair) is False:
+                pair = None
+            out[turns].append(pair)
+            if turns == 1:
+                out["no_die"].append(r.not_a_die > 0.5)
+        once, four = out[1][-1], out[TURNS][-1]
+        out["camera"].append(once if once is not None or out["no_die"][-1] else four)
     return out
+
+
+def _first(*answers):
+    """The first answer that reads the die (None when none does)."""
+    return next((a for a in answers if a is not None), None)
+
+
+def _backing(reads, t4: float, t1: float, shipped: dict, truth) -> tuple[bool, dict]:
+    """Whether the shipped models back the taught head (a die the head does not read is taken
+    from the shipped models when they read it, as the table does under ``shipped_backs``),
+    and the cross-validated answers of the reader the table will run: ``{"photo": ...,
+    "camera": ...}``. They back it when they read none of the dice of the teaching photos
+    wrong, on either path: dice unlike their drawing (a logo on the 6, digits for pips) that
+    they read wrong for sure are then never taken from them."""
+    head4 = [p if sc >= t4 else None for p, sc in reads[TURNS]]
+    head_cam = _camera_answers(reads, t1, t4)
+    back4 = [_first(h, sh) for h, sh in zip(head4, shipped[TURNS], strict=True)]
+    # the camera loop: once (the head, then the shipped models), and a die neither read
+    # once is read at four turns (the head, then the shipped models) unless called no die
+    back_cam = [
+        _first(p if sc >= t1 else None, s1, *((None, None) if no_die else (h4, s4)))
+        for (p, sc), s1, h4, s4, no_die in zip(
+            reads[1], shipped[1], head4, shipped[TURNS], shipped["no_die"], strict=True
+        )
+    ]
+    backs = all(_tally(shipped[path], truth)["wrong_count"] == 0 for path in (TURNS, "camera"))
+    if backs:
+        return True, {"photo": back4, "camera": back_cam}
+    return False, {"photo": head4, "camera": head_cam}
+
+
+def _heldout_figures(reads, answers: dict, shipped: dict, truth) -> dict:
+    """The cross-validated figures ``taught.json`` keeps: the taught reader's (``answers``),
+    its best guesses', and the shipped models' alone on the same dice, for photos (four
+    turns) and for the camera loop (``camera_path``)."""
+
+    def best(turns: int) -> float:
+        right = sum(p == t for (p, _), t in zip(reads[turns], truth, strict=True))
+        return round(right / len(truth), 4)
+
+    return {
+        **_tally(answers["photo"], truth),
+        "best_guess_right": best(TURNS),
+        "shipped_models": _tally(shipped[TURNS], truth),
+        "camera_path": {
+            **_tally(answers["camera"], truth),
+            "best_guess_right": best(1),
+            "shipped_models": _tally(shipped["camera"], truth),
+        },
+    }
 
 
 def _find_figures(found) -> tuple[float, float]:
@@ -695,20 +748,15 @@ def teach(
     thresholds, keep = {}, False
     if k:
         hear, reads, photo, camera = _hear_pips(heard, truth, alpha, delta)
-        wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth, strict=True)]
-        thresholds = {"camera": camera.to_json(), "photo": photo.to_json(), "pips": hear}
-        heldout.update(
-            _tally([p if sc >= photo.threshold else None for p, sc in reads[TURNS]], truth),
-            best_guess_right=round(1 - sum(wrong4) / len(truth), 4),
-            shipped_models=_tally(_shipped_answers(clf, arrays, truth, False, counted), truth),
-        )
-        heldout["camera_path"] = {
-            **_tally(_camera_answers(reads, camera.threshold, photo.threshold), truth),
-            "best_guess_right": round(
-                sum(p == t for (p, _), t in zip(reads[1], truth, strict=True)) / len(truth), 4
-            ),
-            "shipped_models": _tally(_shipped_answers(clf, arrays, truth, True, counted), truth),
+        shipped = _shipped_reads(clf, arrays, truth, counted)
+        backs, answers = _backing(reads, photo.threshold, camera.threshold, shipped, truth)
+        thresholds = {
+            "camera": camera.to_json(),
+            "photo": photo.to_json(),
+            "pips": hear,
+            "shipped_backs": backs,
         }
+        heldout.update(_heldout_figures(reads, answers, shipped, truth))
         keep = _keeps(heldout)
         heldout["method"] = (
             f"cross-validation: {k} folds of the photos, each die read by a head fitted "
