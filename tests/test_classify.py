@@ -493,3 +493,25 @@ def test_tally_up_under_a_lamp_far_from_the_white_balance_is_never_read_wrong(wa
     right = sum(g == t for t, g in zip(truth, got, strict=True))
     assert len(truth) >= 100 and not wrong, wrong
     assert right >= 0.75 * len(truth), f"read {right} of {len(truth)}"
+
+
+def test_read_outputs_hears_the_pips_as_classify_does():
+    """A best guess under the threshold is read when the pips counted agree with it (from
+    ``pip_agree_threshold``); a sure read they contradict is withdrawn; no count, no change.
+    Teaching judges the shipped models' reads of an owner's dice through this."""
+    clf = FaceClassifier("d6")
+    die = np.ones((1, 1), np.float32)
+
+    def faces(three: float):
+        f = np.full((1, 7), (1.0 - three) / 6, np.float32)
+        f[0, 2] = three  # face "3"
+        return f
+
+    cut = clf._pip_agree[1]
+    unsure, sure = faces((cut + clf.threshold) / 2), faces(0.99)
+    assert clf.read_outputs(die, unsure, 1).face is None
+    assert clf.read_outputs(die, unsure, 1, pips=3).face == "3"
+    assert clf.read_outputs(die, unsure, 1, pips=2).face is None
+    assert clf.read_outputs(die, sure, 1).face == "3"
+    assert clf.read_outputs(die, sure, 1, pips=2).face is None
+    assert clf.read_outputs(die, faces(cut / 2), 1, pips=3).face is None  # under the pip cut

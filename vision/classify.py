@@ -253,10 +253,14 @@ class FaceClassifier:
         )
         return die_p, face_p, embed(feats)
 
-    def read_outputs(self, die_t: np.ndarray, face_t: np.ndarray, turns: int) -> CropReading:
+    def read_outputs(
+        self, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips: int | None = None
+    ) -> CropReading:
         """One crop's reading from the network's answers at ``turns`` turns (turns x dice,
-        turns x (faces + none); turn 0 upright), by the shipped thresholds and rules."""
-        return self._decide(die_t[:turns, None], face_t[:turns, None], turns)[0][0]
+        turns x (faces + none); turn 0 upright), by the shipped thresholds and rules; with
+        ``pips``, the pips counted on the crop heard as :meth:`classify` hears them."""
+        out, best, _ = self._decide(die_t[:turns, None], face_t[:turns, None], turns)
+        return self._pips_heard(out, best, [pips], turns)[0]
 
     @property
     def shipped(self) -> FaceClassifier | None:
@@ -347,27 +351,36 @@ class FaceClassifier:
         out, best, split = self._decide(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
             out = self._backed_by_shipped(crops, turns, out, best, split)
+        counts = self.pip_counts(crops, self._pips_asked(out, best, turns))
+        return self._pips_heard(out, best, counts, turns), best
+
+    def _may_agree(self, r: CropReading, turns: int) -> bool:
+        """Whether a reading not read may be, if the pips counted agree with its best guess
+        (from the card's ``pip_agree_threshold``)."""
         cut = self._pip_agree.get(turns)
-        # a best guess not read may still be, if the pips agree with it: only then is it asked
-        # about (the counter runs on no crop it could not change)
-        may_agree = [
-            r.face is None and cut is not None and r.confidence >= cut and r.not_a_die <= 0.5
-            for r in out
+        return r.face is None and cut is not None and r.confidence >= cut and r.not_a_die <= 0.5
+
+    def _pips_asked(self, out, best, turns: int) -> list[tuple]:
+        """The faces whose pips matter on each crop: its reading's, and its best guess's when
+        the pips could make that read (the counter runs on no crop it could not change)."""
+        return [
+            (r.face, b[1]) if self._may_agree(r, turns) else (r.face,)
+            for r, b in zip(out, best, strict=True)
         ]
-        faces = [
-            (r.face, b[1]) if m else (r.face,) for r, b, m in zip(out, best, may_agree, strict=True)
-        ]
-        counts = self.pip_counts(crops, faces)
+
+    def _pips_heard(self, out, best, counts, turns: int) -> list[CropReading]:
+        """The readings with the pips counted heard: a read they contradict is withdrawn; a
+        best guess not read that they agree with is read (two opinions, one of them
+        geometric, trusted from the lower ``pip_agree_threshold``)."""
+        out = list(out)
         for i, (r, n) in enumerate(zip(out, counts, strict=True)):
             if n is None:
                 continue
             if r.face is not None and self.pip_faces.get(r.face, n) != n:
-                out[i] = _doubt(r)  # the pips counted contradict the reading
-            elif may_agree[i] and self.pip_faces.get(best[i][1]) == n:
-                # the network's best guess and the pips counted agree: two opinions, one
-                # of them geometric, trusted from a lower threshold (``pip_agree_threshold``)
+                out[i] = _doubt(r)
+            elif self._may_agree(r, turns) and self.pip_faces.get(best[i][1]) == n:
                 out[i] = replace(r, die=best[i][0], face=best[i][1])
-        return out, best
+        return out
 
     def pip_counts(self, crops, faces) -> list[int | None]:
         """The pips counted on each crop (``vision.pips``) whose faces of interest
@@ -419,7 +432,11 @@ class FaceClassifier:
         # the shipped network's own reading, by its own thresholds: under "shipped_backs" it
         # reads a die the head does not (teaching's cross-validation saw that read more dice
         # right and none more wrong)
-        shipped = self._decide(die_s, face_s, turns)[0] if self._head_backed else [None] * n
+        shipped, shipped_best = [None] * n, pairs
+        asked: list[tuple] = [() for _ in range(n)]
+        if self._head_backed:
+            shipped, shipped_best, _ = self._decide(die_s, face_s, turns)
+            asked = self._pips_asked(shipped, shipped_best, turns)
         # the pips counted on the upright crop, heard as teaching heard them when it set the
         # thresholds (``vision.teach``): agreeing, they halve the doubt; counting another
         # number, no read. Counted only on crops whose best guess is a pip face.
@@ -428,10 +445,12 @@ class FaceClassifier:
             counts = self.pip_counts(
                 crops,
                 [
-                    (face if self._head_pips else None, s.face if s is not None else None)
-                    for (_die, face), s in zip(pairs, shipped, strict=True)
+                    (face if self._head_pips else None, *more)
+                    for (_die, face), more in zip(pairs, asked, strict=True)
                 ],
             )
+        if self._head_backed:
+            shipped = self._pips_heard(shipped, shipped_best, counts, turns)
         out, best = [], []
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
@@ -458,14 +477,8 @@ class FaceClassifier:
                     float(fp[-1]),
                 )
             )
-            s, n_pips = shipped[i], counts[i]
-            if (
-                not read
-                and s is not None
-                and s.face is not None
-                and (n_pips is None or self.pip_faces.get(s.face, n_pips) == n_pips)
-            ):
-                out[i] = s
+            if not read and shipped[i] is not None and shipped[i].face is not None:
+                out[i] = shipped[i]
         return out, best
 
     def _decide(self, die_t, face_t, turns: int):

@@ -521,21 +521,19 @@ def _hear_pips(heard: dict, truth, alpha: float, delta: float):
 
 
 def _shipped_reads(clf: FaceClassifier, arrays, truth, counted) -> dict:
-    """The shipped models alone on the same dice, at their own thresholds, a read the pips
-    counted contradict being no read, as at the table: ``{1: read once, TURNS: read at four
-    turns, "camera": as the camera loop reads (once; in doubt, at four turns), "no_die":
-    whether the read once calls it no die (then the camera loop reads it no more)}``, the
-    reads a (die, face) pair or None per die."""
+    """The shipped models alone on the same dice, at their own thresholds, with the pips
+    counted heard as at the table (``FaceClassifier.read_outputs``): ``{1: read once,
+    TURNS: read at four turns, "camera": as the camera loop reads (once; in doubt, at four
+    turns), "no_die": whether the read once calls it no die (then the camera loop reads it
+    no more)}``, the reads a (die, face) pair or None per die."""
     _emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
     out: dict = {1: [], TURNS: [], "camera": [], "no_die": []}
     for d in range(len(truth)):
         rows = np.flatnonzero((die == d) & (turn >= 0))
         rows = rows[np.argsort(turn[rows])]
         for turns in (1, TURNS):
-            r = clf.read_outputs(die_p[rows], face_p[rows], turns)
+            r = clf.read_outputs(die_p[rows], face_p[rows], turns, counted[d])
             pair = (r.die, r.face) if r.face is not None else None
-            if pair is not None and _pips_agree(clf, counted[d])(pair) is False:
-                pair = None
             out[turns].append(pair)
             if turns == 1:
                 out["no_die"].append(r.not_a_die > 0.5)
