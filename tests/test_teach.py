@@ -410,6 +410,14 @@ def test_a_damaged_head_is_one_clear_line(taught, tmp_path):
     (folder / "head-d6.npz").write_bytes(b"not a head")
     with pytest.raises(TaughtError, match="teach it again"):
         FaceClassifier("d6", taught=folder)
+    shutil.copy(root / "taught" / "head-d6.npz", folder / "head-d6.npz")
+    record = json.loads((folder / "taught.json").read_text())
+    for key in ("pips", "shipped_backs"):  # "no" is not false: refused, not read as true
+        bad = json.loads(json.dumps(record))
+        bad["thresholds"]["classifier"][key] = "no"
+        (folder / "taught.json").write_text(json.dumps(bad))
+        with pytest.raises(TaughtError, match=r"damaged.*teach it again"):
+            FaceClassifier("d6", taught=folder)
 
 
 def test_a_taught_detector_head_reads_the_shipped_features(tmp_path):

@@ -232,8 +232,10 @@ class FaceClassifier:
             }
             self._head = Head.load(self.taught.head)
             # a folder taught before teaching chose whether to hear the pips heard them
-            self._head_pips = bool(cuts.get("pips", True))
-            self._head_backed = bool(cuts.get("shipped_backs", False))
+            self._head_pips = cuts.get("pips", True)
+            self._head_backed = cuts.get("shipped_backs", False)
+            if not isinstance(self._head_pips, bool) or not isinstance(self._head_backed, bool):
+                raise ValueError("pips and shipped_backs must be true or false")
         except (KeyError, TypeError, ValueError) as exc:
             raise TaughtError(
                 f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
