@@ -23,6 +23,13 @@ def _env(home: Path) -> dict:
     return env
 
 
+def _as_a_terminal_starts_it() -> None:
+    """Ctrl-C as a terminal delivers it: a test runner started in the background (``make test
+    &``, some CI runners) passes SIGINT on ignored, and a process that inherits it ignored
+    rightly keeps ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_for_rolls(folder: Path, rolls: int, proc: subprocess.Popen) -> Path:
     """The journal once it holds ``rolls`` roll records (the game is under way)."""
     end = time.monotonic() + 180
@@ -56,6 +63,7 @@ def test_demo_stops_on_a_signal_and_keeps_the_game(tmp_path, sig):
         stderr=subprocess.PIPE,
         text=True,
         env=_env(tmp_path),
+        preexec_fn=_as_a_terminal_starts_it,
     )
     try:
         journal = _wait_for_rolls(out, 3, proc)
