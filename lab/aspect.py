@@ -13,7 +13,7 @@ original's boxes that lie whole in the cut (moved into it), per shape:
 - ``extra``: boxes of the cut, clear of its edges, that overlap no box of the original
   (IoU < 0.3): dice the cut made up;
 - ``label_iou``: the median IoU of the cut's boxes with the labelled dice whole in the cut
-  (the die box round the labelled pip pattern, ``lab.photos.matteop65_die_side``), beside
+  (the die box round the labelled pip pattern, ``lab.labels.matteop65_die_side``), beside
   ``label_iou_4x3``, the original's on the same dice.
 
 Target (issue 34): on square and 3:4 cuts, median IoU >= 0.8 and median aspect within 10%.
@@ -36,7 +36,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from lab.photos import REALDICE_DIR, matteop65_die_side, read_label_rows
+from lab.labels import REALDICE_DIR, matteop65_die_side, read_label_rows
 
 # (name, width, height) of the cuts of a 640x480 photo
 SHAPES = (

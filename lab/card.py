@@ -536,7 +536,7 @@ def stale_models(fig: dict, models_dir: Path = MODELS) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lab.photos import REALDICE_DIR
+    from lab.labels import REALDICE_DIR
 
     p = argparse.ArgumentParser(
         prog="python -m lab.card",

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from lab.photos import REALDICE_DIR
+from lab.labels import REALDICE_DIR
 from vision.dicesets import SET_IDS
 
 DEFAULT_REALDICE = REALDICE_DIR

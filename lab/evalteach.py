@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 
 from lab.evaluate import Tally, read_photos
-from lab.photos import matteop65_die_side, read_label_rows, rune55_base, rune55_split
+from lab.labels import matteop65_die_side, read_label_rows, rune55_base, rune55_split
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import DiceSet, load
 

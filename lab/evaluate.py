@@ -5,7 +5,7 @@ frames and again as photos: detection recall and precision, face accuracy on fou
 abstentions, wrong readings, the confusion matrix; and on rendered throws through the
 Settler: settled rolls, wrong faces among the dice it was sure of, frames from rest to roll,
 rolls taken while dice moved or a hand was in.
-On each real photo set (``--realdice``, not shipped: ``lab.photos.REALDICE_DIR``; d6 path):
+On each real photo set (``--realdice``, not shipped: ``lab.labels.REALDICE_DIR``; d6 path):
 the same detection and face
 figures, for the judge split (``lab.splits``: photos never trained on and never used to set
 a threshold) and for all photos, rune55_gray per source.
@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from lab.photos import read_label_rows
+from lab.labels import read_label_rows
 from vision.dicesets import load
 from vision.types import closest_pairs
 

@@ -47,7 +47,8 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from lab.photos import REALDICE_DIR, matteop65_die_side, read_chase
+from lab.labels import REALDICE_DIR, matteop65_die_side
+from lab.photos import read_chase
 from lab.splits import SOURCES, entries
 from lab.train import camera_spoil
 

@@ -43,7 +43,8 @@ TUNED, HELDOUT = "tuned", "held out"
 
 def real_sources() -> Iterator[tuple[str, str, list[np.ndarray], list[int | None]]]:
     """(name, part, crops, counts) of the real photo sets, through ``lab.photos``."""
-    from lab.photos import REALDICE_DIR, read_chase, read_matteop65, read_rune55
+    from lab.labels import REALDICE_DIR
+    from lab.photos import read_chase, read_matteop65, read_rune55
 
     if not REALDICE_DIR.is_dir():
         print(f"no real photos at {REALDICE_DIR}: real sources left out", file=sys.stderr)

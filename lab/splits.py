@@ -20,7 +20,7 @@ Then, per set:
 
 - matteop65_webcam: the author's ``train`` trains; the author's ``valid`` frames are halved
   by file name into calibrate and judge;
-- rune55_gray: a group with a file on the training side of ``lab.photos.rune55_split`` (about
+- rune55_gray: a group with a file on the training side of ``lab.labels.rune55_split`` (about
   four bases in five: the side the shipped models trained on) trains; the other groups are
   halved by group into calibrate and judge;
 - chase_casino_crops: the author's ``train`` trains, ``val`` calibrates, ``test`` judges.
@@ -45,7 +45,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from lab.photos import REALDICE_DIR, read_label_rows, rune55_base, rune55_split
+from lab.labels import REALDICE_DIR, read_label_rows, rune55_base, rune55_split
 
 PARTS = ("train", "calibrate", "judge")
 SETS = ("matteop65_webcam", "rune55_gray", "chase_casino_crops")

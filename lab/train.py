@@ -37,14 +37,8 @@ import numpy as np
 
 from hardware.sim.looks import FAR_LIGHTS
 from hardware.sim.render import rendered_crops
-from lab.photos import (
-    REALDICE_DIR,
-    matteop65_die_side,
-    read_chase,
-    read_matteop65,
-    read_rune55,
-    real_backgrounds,
-)
+from lab.labels import REALDICE_DIR, matteop65_die_side
+from lab.photos import read_chase, read_matteop65, read_rune55, real_backgrounds
 from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from hardware.sim.looks import recoloured
-from lab.photos import matteop65_die_side, read_label_rows, rune55_split
+from lab.labels import matteop65_die_side, read_label_rows, rune55_split
 from lab.synth import ANY_COLOUR
 from vision.detect import NET_H, NET_W, SIZE_UNIT, STRIDE, decode
 from vision.dicesets import SET_IDS, load

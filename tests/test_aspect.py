@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from lab.photos import matteop65_die_side
+from lab.labels import matteop65_die_side
 from vision.detect import Detector, _iou, _same_die, canvas_size, letterbox
 
 ROOT = Path(__file__).resolve().parent.parent

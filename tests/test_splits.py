@@ -13,7 +13,8 @@ import pytest
 import realdicekit
 
 from lab import splits
-from lab.photos import REALDICE_DIR, read_chase, read_matteop65, read_rune55
+from lab.labels import REALDICE_DIR
+from lab.photos import read_chase, read_matteop65, read_rune55
 
 
 @pytest.fixture(scope="module")

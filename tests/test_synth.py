@@ -21,13 +21,13 @@ from hardware.sim.looks import (
     ttf_fonts,
 )
 from hardware.sim.render import OTHER_LIGHT, other_style, random_style, render_scene
-from lab import photos, synth
+from lab import labels, photos, synth
 from lab.synth import DieStyle, SyntheticDice
 from vision.dicesets import load
 
 
 def test_docstring_examples_run():
-    for mod in (synth, looks, render, photos):
+    for mod in (synth, looks, render, photos, labels):
         assert doctest.testmod(mod).failed == 0
 
 
@@ -146,9 +146,9 @@ def test_see_through_dice_show_the_floor_through_their_body():
 
 
 @pytest.mark.skipif(
-    not (photos.REALDICE_DIR / "chase_casino_crops").is_dir(),
+    not (labels.REALDICE_DIR / "chase_casino_crops").is_dir(),
     reason=f"reads the real photo set chase_casino_crops (not shipped), which is not in "
-    f"{photos.REALDICE_DIR}",
+    f"{labels.REALDICE_DIR}",
 )
 def test_casino_crops_keep_val_and_test_out_of_training():
     crops = photos.read_chase(size=32)
@@ -174,25 +174,25 @@ def test_exports_give_features_natively():
 
 
 def _read_rows(folder: Path, rows: list[str]) -> list[str]:
-    """The values lab.photos reads from a labels.csv of ``rows`` (file,x,y,value) in
+    """The values lab reads from a labels.csv of ``rows`` (file,x,y,value) in
     ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "labels.csv").write_text(
         "file,split,x,y,w,h,value\n"
         + "".join(f"{f},val,{x},{y},60,60,{v}\n" for f, x, y, v in rows)
     )
-    return [r["value"] for r in photos.read_label_rows(folder / "labels.csv")]
+    return [r["value"] for r in labels.read_label_rows(folder / "labels.csv")]
 
 
 def test_a_label_its_photo_contradicts_is_read_as_the_errata_say(tmp_path):
-    """lab.photos.ERRATA corrects a shared set's label wherever lab reads it; other rows and
+    """lab.labels.ERRATA corrects a shared set's label wherever lab reads it; other rows and
     the same file name in another set are left alone. An erratum keyed by (set, file, x, y)
     corrects that die of a photo of several, not the photo's other dice."""
-    (set_dir, name), value = next(k for k in photos.ERRATA.items() if len(k[0]) == 2)
+    (set_dir, name), value = next(k for k in labels.ERRATA.items() if len(k[0]) == 2)
     rows = [(name, 0, 0, "3"), ("other.jpg", 0, 0, "3")]
     assert _read_rows(tmp_path / set_dir, rows) == [value, "3"]
     assert _read_rows(tmp_path / "another_set", rows) == ["3", "3"]
-    (set_dir, name, x, y), value = next(k for k in photos.ERRATA.items() if len(k[0]) == 4)
+    (set_dir, name, x, y), value = next(k for k in labels.ERRATA.items() if len(k[0]) == 4)
     rows = [(name, x, y, "1"), (name, "0.0", "0.0", "1")]
     assert _read_rows(tmp_path / "several" / set_dir, rows) == [value, "1"]
 

@@ -291,7 +291,7 @@ def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp
     others: no teaching photo is on the training side, the rotated copies of one photo stay
     on one side, at most half of the photos teach, and those with more dice teach first."""
     from lab import evalteach
-    from lab.photos import rune55_split
+    from lab.labels import rune55_split
 
     root = tmp_path / "rune55_gray"
     root.mkdir()
