@@ -431,9 +431,9 @@ class FaceClassifier:
             decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)[0]
             for i in range(n)
         ]
-        # the shipped network's own reading, by its own thresholds: under "shipped_backs" it
-        # reads a die the head does not (teaching's cross-validation saw that read more dice
-        # right and none more wrong)
+        # the shipped network's own reading, by its own thresholds and pip rules: under
+        # "shipped_backs" it reads a die the head does not (teaching saw it read none of the
+        # teaching dice wrong)
         shipped, shipped_best = [None] * n, pairs
         asked: list[tuple] = [() for _ in range(n)]
         if self._head_backed:
