@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
-from vision.head import Head, decide, embed
+from vision.head import Head, decide, embed, hear_pips
 from vision.onnx import MODELS_DIR, file_sha256, open_session
 from vision.pips import read_many
 from vision.taught import TaughtError, resolve
@@ -403,8 +403,12 @@ class FaceClassifier:
             for (_die, face), n in zip(pairs, counts, strict=True)
         ]
 
-    def _pips_agree(self, counted: int):
-        """The pip opinion ``vision.head.decide`` takes, for a crop showing ``counted`` pips."""
+    def pip_opinion(self, counted: int | None):
+        """The pip opinion ``vision.head.decide`` takes for a crop showing ``counted`` pips:
+        a function of a (die, face) pair giving True (they agree), False (another number) or
+        None (a face without pips); None for no count."""
+        if counted is None:
+            return None
 
         def agree(pair) -> bool | None:
             want = self.pip_faces.get(pair[1])
@@ -427,10 +431,11 @@ class FaceClassifier:
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
         cut = self._head_cuts.get(turns, self._head_cuts[TURNS])
-        pairs = [
-            decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)[0]
+        decided = [
+            decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)
             for i in range(n)
         ]
+        pairs = [pair for pair, _ in decided]
         # the shipped network's own reading, by its own thresholds and pip rules: under
         # "shipped_backs" it reads a die the head does not (teaching saw it read none of the
         # teaching dice wrong)
@@ -456,15 +461,9 @@ class FaceClassifier:
         out, best = [], []
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
-            heard = counts[i] is not None and self._head_pips
-            pair, score = decide(
-                die_t[:, i],
-                face_t[:, i],
-                die_s[:, i],
-                face_s[:, i],
-                self.pairs,
-                self._pips_agree(counts[i]) if heard else None,
-            )
+            pair, score = decided[i]
+            if self._head_pips:
+                score = hear_pips(pair, score, self.pip_opinion(counts[i]))
             best.append(pair)
             die_conf = float(dp[self.dice.index(pair[0])])
             face_conf = float(fp[self.faces.index(pair[1])])

@@ -320,9 +320,19 @@ def decide(
         if other:
             score *= 1.0 - max(other)
     pair = (pairs[2][int(pairs[0][k])], pairs[3][int(pairs[1][k])])
+    return pair, round(hear_pips(pair, float(score), pips), 6)
+
+
+def hear_pips(pair, score: float, pips=None) -> float:
+    """A score of ``pair`` with the pips' opinion heard (see :func:`decide`): agreeing
+    (``pips(pair)`` True), the doubt halved; counting another number (False), 0.
+
+    >>> hear_pips(("d6", "1"), 0.8, lambda p: True), hear_pips(("d6", "1"), 0.8, None)
+    (0.9, 0.8)
+    """
     agree = pips(pair) if pips is not None else None
     if agree is True:
         score = 1.0 - (1.0 - score) / PIP_GAIN
     elif agree is False:
         score = 0.0
-    return pair, round(float(score), 6)
+    return float(score)

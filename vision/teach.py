@@ -427,16 +427,6 @@ def _fit(arrays, rows) -> Head:
     return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], L2)
 
 
-def _pips_agree(clf: FaceClassifier, counted: int | None):
-    """The pip opinion ``decide`` takes, for a die whose crop showed ``counted`` pips."""
-
-    def agree(pair) -> bool | None:
-        want = clf.pip_faces.get(pair[1])
-        return None if want is None or counted is None else counted == want
-
-    return agree
-
-
 def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted):
     """The dice ``dice`` read from their four straight turns: for each path (1: the camera's
     one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``, the pips
@@ -459,7 +449,7 @@ def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted):
                     sd[:turns],
                     sf[:turns],
                     clf.pairs,
-                    _pips_agree(clf, counted[d]),
+                    clf.pip_opinion(counted[d]),
                 )
             )
     return out
