@@ -412,7 +412,7 @@ def test_a_damaged_head_is_one_clear_line(taught, tmp_path):
         FaceClassifier("d6", taught=folder)
     shutil.copy(root / "taught" / "head-d6.npz", folder / "head-d6.npz")
     record = json.loads((folder / "taught.json").read_text())
-    for key in ("pips", "shipped_backs"):  # "no" is not false: refused, not read as true
+    for key in ("pips", "shipped_backs", "shipped_heard"):  # "no" is not false: refused
         bad = json.loads(json.dumps(record))
         bad["thresholds"]["classifier"][key] = "no"
         (folder / "taught.json").write_text(json.dumps(bad))
@@ -530,6 +530,68 @@ def test_teaching_stops_hearing_a_pip_counter_that_misreads_the_owners_dice(tmp_
     assert any("does not listen to it" in line for line in summary(record, "taught"))
 
 
+def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
+    """Of the ways of hearing the pips and the shipped network (``HEARINGS``), teaching keeps
+    the one whose cross-validated reads, at the same bound on wrong reads, read most dice
+    right: here the shipped network, weighed, lifts a wrong read above every right one."""
+    from vision.teach import HEARINGS, TURNS, _choose_hearing
+
+    truth = [("d6", "2")] * 200
+    right = [(("d6", "2"), 0.5 + i / 1000) for i in range(199)]
+    heard = {}
+    for hear, heed in HEARINGS:
+        wrong_score = 0.99 if heed else 0.1  # weighed, the shipped network's word lifts it
+        reads = [(("d6", "3"), wrong_score), *right]
+        heard[(hear, heed)] = {1: reads, TURNS: reads}
+    hearing, _reads, photo, camera = _choose_hearing(heard, truth, 0.005, 0.05)
+    assert hearing == (True, False)  # the first of the two that read all 199 right dice
+    assert photo.read == 199 and photo.wrong == 0 and 0.1 < photo.threshold <= 0.5
+    assert camera.read == 199 and camera.wrong == 0
+
+
+def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(taught, tmp_path):
+    """``shipped_heard`` false: the table scores a die by the head's own probability ``p``.
+    Weighed, the shipped network's sureness ``q`` in its own best pair multiplies the doubts
+    when it names the head's pair, and discounts the head's word by half of it when it names
+    another (the owner's star on the 6, which it never saw): ``vision.head.decide``."""
+    import shutil
+
+    from vision.classify import FaceClassifier
+    from vision.head import joint_best
+
+    root, _ = taught
+    read, crops = {}, None
+    for heed in (True, False):
+        folder = tmp_path / f"heed-{heed}"
+        shutil.copytree(root / "taught", folder)
+        saved = json.loads((folder / "taught.json").read_text())
+        saved["thresholds"]["classifier"] |= {
+            "shipped_heard": heed,
+            "pips": False,
+            "shipped_backs": False,
+        }
+        (folder / "taught.json").write_text(json.dumps(saved))
+        clf = FaceClassifier("d6", taught=folder)
+        if crops is None:
+            crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=98)
+        read[heed] = clf.classify(crops, 1)
+    shipped = FaceClassifier("d6")
+    die_p, face_p = shipped.probabilities(crops, 1)
+    kinds = set()
+    for i, (weighed, own) in enumerate(zip(read[True], read[False], strict=True)):
+        k, q = joint_best(die_p[i], face_p[i], shipped.pairs)
+        same = (shipped.dice[shipped.pairs[0][k]], shipped.faces[shipped.pairs[1][k]]) == (
+            own.die,
+            own.face,
+        )
+        p = own.confidence
+        want = 1 - (1 - p) * (1 - q) if same else p * (1 - q / 2)
+        if own.face is not None:
+            kinds.add(same)
+            assert weighed.confidence == pytest.approx(want, abs=1e-4)
+    assert kinds == {True, False}
+
+
 def test_the_summary_says_how_many_dice_a_surer_table_needs(taught):
     """48 dice can show no wrong-read rate under 6.1%: the owner is told that about 598 dice
     (1 - 0.05 ** (1 / 598) <= 0.5%) would show the 0.5% the table aims at."""
@@ -540,6 +602,7 @@ def test_the_summary_says_how_many_dice_a_surer_table_needs(taught):
         for line in lines
     ), lines
     assert not any("listen" in line for line in lines)  # this one hears the pips
+    assert not any("weigh" in line for line in lines)  # ... and the shipped network
 
 
 def test_each_die_is_judged_on_the_crop_cut_from_the_box_the_detector_found(tmp_path, monkeypatch):

@@ -183,6 +183,7 @@ class FaceClassifier:
         self._head: Head | None = None
         self._head_cuts: dict[int, float] = {}
         self._head_pips = self._head_backed = False
+        self._head_heeds = True
         if self.taught is not None and self.taught.head is not None and threshold is None:
             self._load_head(onnx_path)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
@@ -234,8 +235,11 @@ class FaceClassifier:
             # a folder taught before teaching chose whether to hear the pips heard them
             self._head_pips = cuts.get("pips", True)
             self._head_backed = cuts.get("shipped_backs", False)
-            if not isinstance(self._head_pips, bool) or not isinstance(self._head_backed, bool):
-                raise ValueError("pips and shipped_backs must be true or false")
+            # ... and heard the shipped network
+            self._head_heeds = cuts.get("shipped_heard", True)
+            flags = (self._head_pips, self._head_backed, self._head_heeds)
+            if not all(isinstance(f, bool) for f in flags):
+                raise ValueError("pips, shipped_backs and shipped_heard must be true or false")
         except (KeyError, TypeError, ValueError) as exc:
             raise TaughtError(
                 f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
@@ -432,7 +436,15 @@ class FaceClassifier:
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
         cut = self._head_cuts.get(turns, self._head_cuts[TURNS])
         decided = [
-            decide(die_t[:, i], face_t[:, i], die_s[:, i], face_s[:, i], self.pairs)
+            decide(
+                die_t[:, i],
+                face_t[:, i],
+                die_s[:, i],
+                face_s[:, i],
+                self.pairs,
+                None,
+                self._head_heeds,
+            )
             for i in range(n)
         ]
         pairs = [pair for pair, _ in decided]

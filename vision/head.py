@@ -264,8 +264,10 @@ def joint_best(die_p, face_p, pairs) -> tuple[int, float]:
 TURN_DOUBT = 0.5  # one turn this sure of another pair than the mean's: the read is in doubt
 
 
-def _score(die_p, face_p, shipped_die_p, shipped_face_p, pairs) -> tuple[int, float]:
+def _score(die_p, face_p, shipped_die_p, shipped_face_p, pairs, heed: bool) -> tuple[int, float]:
     k, p = joint_best(die_p, face_p, pairs)
+    if not heed:
+        return k, p
     ks, q = joint_best(shipped_die_p, shipped_face_p, pairs)
     return k, (1.0 - (1.0 - p) * (1.0 - q) if ks == k else p * (1.0 - q / 2))
 
@@ -274,7 +276,7 @@ PIP_GAIN = 2.0  # the pip counter agreeing halves a read's doubt
 
 
 def decide(
-    die_t, face_t, shipped_die_t, shipped_face_t, pairs, pips=None
+    die_t, face_t, shipped_die_t, shipped_face_t, pairs, pips=None, heed: bool = True
 ) -> tuple[tuple[str, str], float]:
     """A taught head's reading of one die read at one or more turns (arrays turns x dice,
     turns x (faces + none), the head's and the shipped network's): the likeliest (die, face)
@@ -284,7 +286,9 @@ def decide(
     pair, their doubts multiply (score ``1 - (1-p)(1-q)``); when it is another pair, the
     head's word is discounted by half the shipped network's sureness in that one
     (``p (1 - q/2)``: the head was taught where the shipped network is wrong, so it is not
-    overruled by it).
+    overruled by it). ``heed`` False: the shipped network is not heard, the score is ``p``
+    (teaching chooses it when that reads more of its dice right: an owner's dice that the
+    shipped network reads wrong for sure, digits for pips say, are then not discounted).
     Read at several turns, a die that one turn alone scores at ``TURN_DOUBT`` or more as
     another pair is in doubt: the score is multiplied by that turn's doubt of it.
     ``pips``: a third, geometric opinion for pip faces (``vision.pips``), a function of the
@@ -298,6 +302,8 @@ def decide(
     (('d6', '1'), 0.92)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.3, 0.7, 0), pairs)
     (('d6', '1'), 0.52)
+    >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.3, 0.7, 0), pairs, heed=False)
+    (('d6', '1'), 0.8)
     >>> turned = np.array([[0.9, 0.1, 0], [0.9, 0.1, 0], [0.2, 0.8, 0]])
     >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs)
     (('d6', '1'), 0.035556)
@@ -309,11 +315,11 @@ def decide(
     die_t, face_t = np.asarray(die_t), np.asarray(face_t)
     shipped_die_t, shipped_face_t = np.asarray(shipped_die_t), np.asarray(shipped_face_t)
     k, score = _score(
-        die_t.mean(0), face_t.mean(0), shipped_die_t.mean(0), shipped_face_t.mean(0), pairs
+        die_t.mean(0), face_t.mean(0), shipped_die_t.mean(0), shipped_face_t.mean(0), pairs, heed
     )
     if len(die_t) > 1:
         turns = (
-            _score(die_t[i], face_t[i], shipped_die_t[i], shipped_face_t[i], pairs)
+            _score(die_t[i], face_t[i], shipped_die_t[i], shipped_face_t[i], pairs, heed)
             for i in range(len(die_t))
         )
         other = [s for kk, s in turns if kk != k and s >= TURN_DOUBT]

@@ -69,7 +69,9 @@ NEG_SHARE = 0.5  # "no die" crops per die crop
 FOLDS = 5  # cross-validation: the photos in this many folds
 MIN_PER_FACE = 2  # dice each face must show in the photos
 MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
-PIPS = (True, False)  # the taught head hears the pips counted, or not: tried in this order
+# how the taught head scores a die, tried in this order (a tie keeps the first): whether it
+# hears the pips counted (``vision.pips``) and whether it hears the shipped network
+HEARINGS = ((True, True), (False, True), (True, False), (False, False))
 FLOOR = 1e-6  # a taught read is never taken below this score, whatever the calibration allows
 # (above 0: a score of 0 is no read, the pips counted on the die saying another number)
 L2 = 1.0  # the pull of the head's weights towards the shipped answer
@@ -427,10 +429,10 @@ def _fit(arrays, rows) -> Head:
     return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], L2)
 
 
-def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted):
+def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted, heed: bool = True):
     """The dice ``dice`` read from their four straight turns: for each path (1: the camera's
     one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``, the pips
-    counted on each die's crop heard too."""
+    counted on each die's crop heard too, and the shipped network when ``heed``."""
     emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
     out = {1: [], TURNS: []}
     for d in dice:
@@ -450,6 +452,7 @@ def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted):
                     sf[:turns],
                     clf.pairs,
                     clf.pip_opinion(counted[d]),
+                    heed,
                 )
             )
     return out
@@ -491,22 +494,23 @@ def _choose_camera(reads, truth, t4: float, alpha: float, delta: float) -> risk.
     return risk.choose_sequence(steps, len(truth), alpha, delta)
 
 
-def _hear_pips(heard: dict, truth, alpha: float, delta: float):
-    """Whether the taught head hears the pips counted on a die (``vision.pips``: agreeing,
-    they halve its doubt; counting another number, no read), chosen on the cross-validated
-    reads ``heard[True]`` and ``heard[False]``: the one that reads more dice right at its
-    thresholds, hearing them on a tie. An owner's dice whose marks the counter misreads
-    (digits for pips, a logo) would otherwise be asked about on every such face. Returns
-    (hear, its reads, photo threshold, camera threshold)."""
+def _choose_hearing(heard: dict, truth, alpha: float, delta: float):
+    """How the taught head scores a die (``HEARINGS``: the pips counted heard or not, the
+    shipped network heard or not), chosen on the cross-validated reads ``heard[hearing]``:
+    the one that reads more dice right at its thresholds (all keep the same bound on wrong
+    reads), the first on a tie. An owner's dice whose marks the counter misreads (digits for
+    pips, a logo) would otherwise be asked about on every such face, and dice the shipped
+    network reads wrong for sure would have the head's word discounted. Returns (hearing,
+    its reads, photo threshold, camera threshold)."""
     best = None
-    for hear in PIPS:
-        reads = heard[hear]
+    for hearing in HEARINGS:
+        reads = heard[hearing]
         wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth, strict=True)]
         photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR)
         camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
         right = photo.read - photo.wrong
         if best is None or right > best[0]:
-            best = (right, hear, reads, photo, camera)
+            best = (right, hearing, reads, photo, camera)
     return best[1:]
 
 
@@ -721,27 +725,30 @@ def teach(
     heldout: dict = {"photos": len(photos), "dice": n_dice}
     if found:
         heldout["found"], heldout["precision"] = _find_figures(found)
-    # each die read with the pips it shows heard, and not heard (``_hear_pips``)
-    heard = {hear: {1: [None] * len(truth), TURNS: [None] * len(truth)} for hear in PIPS}
+    # each die read in each way of hearing the pips and the shipped network (``HEARINGS``)
+    heard = {h: {1: [None] * len(truth), TURNS: [None] * len(truth)} for h in HEARINGS}
     for f, fold in enumerate(_folds(len(photos), rng) if k else []):
         train = ~np.isin(photo_of, fold)
         head = _fit(arrays, np.flatnonzero(train))
         dice = [d for d in range(len(truth)) if die_photo[d] in fold]
-        for hear, reads in heard.items():
-            got = _probe_reads(head, clf, arrays, dice, counted if hear else [None] * len(truth))
+        for (hear, heed), reads in heard.items():
+            got = _probe_reads(
+                head, clf, arrays, dice, counted if hear else [None] * len(truth), heed
+            )
             for turns in (1, TURNS):
                 for d, r in zip(dice, got[turns], strict=True):
                     reads[turns][d] = r
         say("teaching", f + 1, steps)
     thresholds, keep = {}, False
     if k:
-        hear, reads, photo, camera = _hear_pips(heard, truth, alpha, delta)
+        (hear, heed), reads, photo, camera = _choose_hearing(heard, truth, alpha, delta)
         shipped = _shipped_reads(clf, arrays, truth, counted)
         backs, answers = _backing(reads, photo.threshold, camera.threshold, shipped, truth)
         thresholds = {
             "camera": camera.to_json(),
             "photo": photo.to_json(),
             "pips": hear,
+            "shipped_heard": heed,
             "shipped_backs": backs,
         }
         heldout.update(_heldout_figures(reads, answers, shipped, truth))
@@ -907,6 +914,11 @@ def summary(record: dict, out) -> list[str]:
             lines.append(
                 "the pip counter misread these dice's marks, so the taught reader does not "
                 "listen to it"
+            )
+        if cut.get("shipped_heard") is False:
+            lines.append(
+                "the shipped classifier misread these dice, so the taught reader does not "
+                "weigh its opinion"
             )
     if h.get("kept_shipped_models"):
         lines.append(h["kept_shipped_models"])
