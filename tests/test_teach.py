@@ -412,7 +412,8 @@ def test_a_damaged_head_is_one_clear_line(taught, tmp_path):
         FaceClassifier("d6", taught=folder)
     shutil.copy(root / "taught" / "head-d6.npz", folder / "head-d6.npz")
     record = json.loads((folder / "taught.json").read_text())
-    for key in ("pips", "shipped_backs", "shipped_heard"):  # "no" is not false: refused
+    # "no" is not false: refused, not read as true
+    for key in ("pips", "shipped_backs", "shipped_heard", "turn_doubt"):
         bad = json.loads(json.dumps(record))
         bad["thresholds"]["classifier"][key] = "no"
         (folder / "taught.json").write_text(json.dumps(bad))
@@ -534,19 +535,31 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
     """Of the ways of hearing the pips and the shipped network (``HEARINGS``), teaching keeps
     the one whose cross-validated reads, at the same bound on wrong reads, read most dice
     right: here the shipped network, weighed, lifts a wrong read above every right one."""
-    from vision.teach import HEARINGS, TURNS, _choose_hearing
+    from vision.teach import HEARINGS, TURNS, Hearing, _choose_hearing
 
     truth = [("d6", "2")] * 200
     right = [(("d6", "2"), 0.5 + i / 1000) for i in range(199)]
     heard = {}
-    for hear, heed in HEARINGS:
-        wrong_score = 0.99 if heed else 0.1  # weighed, the shipped network's word lifts it
+    for hearing in HEARINGS:
+        # weighed, the shipped network's word lifts the wrong read above every right one
+        wrong_score = 0.99 if hearing.shipped else 0.1
         reads = [(("d6", "3"), wrong_score), *right]
-        heard[(hear, heed)] = {1: reads, TURNS: reads}
+        heard[hearing] = {1: reads, TURNS: reads}
     hearing, _reads, photo, camera = _choose_hearing(heard, truth, 0.005, 0.05)
-    assert hearing == (True, False)  # the first of the two that read all 199 right dice
+    # the first of those that read all 199 right dice: pips and turns heard, not the network
+    assert hearing == Hearing(pips=True, shipped=False, turns=True)
     assert photo.read == 199 and photo.wrong == 0 and 0.1 < photo.threshold <= 0.5
     assert camera.read == 199 and camera.wrong == 0
+    # three dice more of 200 is chance (under 2%): every opinion stays heard; five are not
+    for gain in (3, 5):
+        for hearing in HEARINGS:
+            wrong_at = 100 - gain if hearing == Hearing(turns=False) else 100
+            reads = [(("d6", "2"), 0.5 + i / 1000) for i in range(200)]
+            reads[wrong_at] = (("d6", "3"), reads[wrong_at][1])
+            heard[hearing] = {1: reads, TURNS: reads}
+        hearing, _reads, photo, _camera = _choose_hearing(heard, truth, 0.005, 0.05)
+        assert hearing == (Hearing(turns=False) if gain > 4 else Hearing())
+        assert photo.read - photo.wrong == 99 + (gain if gain > 4 else 0)
 
 
 def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(taught, tmp_path):
@@ -590,6 +603,49 @@ def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(t
             kinds.add(same)
             assert weighed.confidence == pytest.approx(want, abs=1e-4)
     assert kinds == {True, False}
+
+
+def test_a_head_taught_not_to_doubt_the_turns_reads_the_mean_of_them(taught, tmp_path):
+    """``turn_doubt`` false: a die read at four turns is scored on their mean alone; true
+    (the default), a die that one turn alone reads as another face is in doubt. Here the
+    head reads the second turn of every die as a 1, as it might a 7-like digit turned."""
+    import shutil
+
+    from vision.classify import TURNS, FaceClassifier
+
+    root, _ = taught
+    read, crops = {}, None
+    for doubt in (True, False):
+        folder = tmp_path / f"doubt-{doubt}"
+        shutil.copytree(root / "taught", folder)
+        saved = json.loads((folder / "taught.json").read_text())
+        saved["thresholds"]["classifier"] |= {
+            "turn_doubt": doubt,
+            "shipped_backs": False,
+            "shipped_heard": False,
+            "pips": False,
+        }
+        (folder / "taught.json").write_text(json.dumps(saved))
+        clf = FaceClassifier("d6", taught=folder)
+        if crops is None:
+            crops, faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=97)
+        proba, one, n = clf._head.proba_embedded, clf.faces.index("1"), len(crops)
+
+        def second_turn_a_one(emb, die_p, face_p, proba=proba, one=one, n=n):
+            die, face = proba(emb, die_p, face_p)
+            face[n : 2 * n] = 0.0
+            face[n : 2 * n, one] = 1.0
+            return die, face
+
+        clf._head.proba_embedded = second_turn_a_one
+        read[doubt] = clf.classify(crops, TURNS)
+    not_ones = [i for i, f in enumerate(faces) if f != "1"]
+    assert len(not_ones) >= 5
+    for i in not_ones:
+        doubted, mean = read[True][i], read[False][i]
+        assert doubted.confidence < 0.05 and doubted.face is None
+        assert mean.confidence > 0.5
+    assert sum(read[False][i].face == faces[i] for i in not_ones) >= len(not_ones) // 2
 
 
 def test_the_summary_says_how_many_dice_a_surer_table_needs(taught):

@@ -183,7 +183,7 @@ class FaceClassifier:
         self._head: Head | None = None
         self._head_cuts: dict[int, float] = {}
         self._head_pips = self._head_backed = False
-        self._head_heeds = True
+        self._head_heeds = self._head_turns = True
         if self.taught is not None and self.taught.head is not None and threshold is None:
             self._load_head(onnx_path)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
@@ -237,9 +237,13 @@ class FaceClassifier:
             self._head_backed = cuts.get("shipped_backs", False)
             # ... and heard the shipped network
             self._head_heeds = cuts.get("shipped_heard", True)
-            flags = (self._head_pips, self._head_backed, self._head_heeds)
+            # ... and doubted a die that one turn reads as another face
+            self._head_turns = cuts.get("turn_doubt", True)
+            flags = (self._head_pips, self._head_backed, self._head_heeds, self._head_turns)
             if not all(isinstance(f, bool) for f in flags):
-                raise ValueError("pips, shipped_backs and shipped_heard must be true or false")
+                raise ValueError(
+                    "pips, shipped_backs, shipped_heard and turn_doubt must be true or false"
+                )
         except (KeyError, TypeError, ValueError) as exc:
             raise TaughtError(
                 f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
@@ -444,6 +448,7 @@ class FaceClassifier:
                 self.pairs,
                 None,
                 self._head_heeds,
+                self._head_turns,
             )
             for i in range(n)
         ]

@@ -276,7 +276,14 @@ PIP_GAIN = 2.0  # the pip counter agreeing halves a read's doubt
 
 
 def decide(
-    die_t, face_t, shipped_die_t, shipped_face_t, pairs, pips=None, heed: bool = True
+    die_t,
+    face_t,
+    shipped_die_t,
+    shipped_face_t,
+    pairs,
+    pips=None,
+    heed: bool = True,
+    doubt_turns: bool = True,
 ) -> tuple[tuple[str, str], float]:
     """A taught head's reading of one die read at one or more turns (arrays turns x dice,
     turns x (faces + none), the head's and the shipped network's): the likeliest (die, face)
@@ -290,7 +297,9 @@ def decide(
     (teaching chooses it when that reads more of its dice right: an owner's dice that the
     shipped network reads wrong for sure, digits for pips say, are then not discounted).
     Read at several turns, a die that one turn alone scores at ``TURN_DOUBT`` or more as
-    another pair is in doubt: the score is multiplied by that turn's doubt of it.
+    another pair is in doubt: the score is multiplied by that turn's doubt of it (unless
+    ``doubt_turns`` is False: teaching chooses it for marks that look like another face
+    turned, digits say).
     ``pips``: a third, geometric opinion for pip faces (``vision.pips``), a function of the
     pair giving True (the pips counted agree: the doubt is halved), False (they count another
     number: no read) or None (no opinion). ``pairs``: (die index array, face index array, die
@@ -307,6 +316,8 @@ def decide(
     >>> turned = np.array([[0.9, 0.1, 0], [0.9, 0.1, 0], [0.2, 0.8, 0]])
     >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs)
     (('d6', '1'), 0.035556)
+    >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs, doubt_turns=False)
+    (('d6', '1'), 0.711111)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: True)
     (('d6', '1'), 0.96)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: False)
@@ -317,7 +328,7 @@ def decide(
     k, score = _score(
         die_t.mean(0), face_t.mean(0), shipped_die_t.mean(0), shipped_face_t.mean(0), pairs, heed
     )
-    if len(die_t) > 1:
+    if len(die_t) > 1 and doubt_turns:
         turns = (
             _score(die_t[i], face_t[i], shipped_die_t[i], shipped_face_t[i], pairs, heed)
             for i in range(len(die_t))

@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -69,9 +70,27 @@ NEG_SHARE = 0.5  # "no die" crops per die crop
 FOLDS = 5  # cross-validation: the photos in this many folds
 MIN_PER_FACE = 2  # dice each face must show in the photos
 MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
-# how the taught head scores a die, tried in this order (a tie keeps the first): whether it
-# hears the pips counted (``vision.pips``) and whether it hears the shipped network
-HEARINGS = ((True, True), (False, True), (True, False), (False, False))
+
+
+class Hearing(NamedTuple):
+    """How the taught head scores a die (``vision.head.decide``): whether it hears the pips
+    counted (``vision.pips``), the shipped network, and the doubt of a turn read as another
+    face."""
+
+    pips: bool = True
+    shipped: bool = True
+    turns: bool = True
+
+
+# tried in this order; a tie keeps the first, and the first is kept unless another reads this
+# share of the dice more (``_choose_hearing``)
+SWITCH_GAIN = 0.02
+HEARINGS = tuple(
+    Hearing(pips, shipped, turns)
+    for turns in (True, False)
+    for shipped in (True, False)
+    for pips in (True, False)
+)
 FLOOR = 1e-6  # a taught read is never taken below this score, whatever the calibration allows
 # (above 0: a score of 0 is no read, the pips counted on the die saying another number)
 L2 = 1.0  # the pull of the head's weights towards the shipped answer
@@ -429,10 +448,13 @@ def _fit(arrays, rows) -> Head:
     return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], L2)
 
 
-def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted, heed: bool = True):
+def _probe_reads(
+    head: Head | None, clf, arrays, dice: list[int], counted, hearing: Hearing = HEARINGS[0]
+):
     """The dice ``dice`` read from their four straight turns: for each path (1: the camera's
-    one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``, the pips
-    counted on each die's crop heard too, and the shipped network when ``heed``."""
+    one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``, heard as
+    ``hearing`` says (the pips counted on each die's crop, the shipped network, the
+    turns)."""
     emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
     out = {1: [], TURNS: []}
     for d in dice:
@@ -451,8 +473,9 @@ def _probe_reads(head: Head | None, clf, arrays, dice: list[int], counted, heed:
                     sd[:turns],
                     sf[:turns],
                     clf.pairs,
-                    clf.pip_opinion(counted[d]),
-                    heed,
+                    clf.pip_opinion(counted[d]) if hearing.pips else None,
+                    hearing.shipped,
+                    hearing.turns,
                 )
             )
     return out
@@ -495,22 +518,25 @@ def _choose_camera(reads, truth, t4: float, alpha: float, delta: float) -> risk.
 
 
 def _choose_hearing(heard: dict, truth, alpha: float, delta: float):
-    """How the taught head scores a die (``HEARINGS``: the pips counted heard or not, the
-    shipped network heard or not), chosen on the cross-validated reads ``heard[hearing]``:
-    the one that reads more dice right at its thresholds (all keep the same bound on wrong
-    reads), the first on a tie. An owner's dice whose marks the counter misreads (digits for
-    pips, a logo) would otherwise be asked about on every such face, and dice the shipped
-    network reads wrong for sure would have the head's word discounted. Returns (hearing,
-    its reads, photo threshold, camera threshold)."""
-    best = None
+    """How the taught head scores a die (``HEARINGS``), chosen on the cross-validated reads
+    ``heard[hearing]``: the one that reads most dice right at its thresholds (all keep the
+    same bound on wrong reads), the first on a tie; the first of all (every opinion heard)
+    unless another reads ``SWITCH_GAIN`` of the dice more, and 2 dice at least (a gain of a
+    die or so is chance, and choosing on chance spends the bound on it). An owner's dice
+    whose marks the pip counter misreads (digits for pips, a logo) would otherwise be asked
+    about on every such face; dice the shipped network reads wrong for sure would have the
+    head's word discounted; digits that look like other digits turned would be doubted at
+    every turn. Returns (hearing, its reads, photo threshold, camera threshold)."""
+    tried = []
     for hearing in HEARINGS:
         reads = heard[hearing]
         wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth, strict=True)]
         photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR)
         camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
-        right = photo.read - photo.wrong
-        if best is None or right > best[0]:
-            best = (right, hearing, reads, photo, camera)
+        tried.append((photo.read - photo.wrong, hearing, reads, photo, camera))
+    best = max(tried, key=lambda t: t[0])  # the first of the best
+    if best[0] < tried[0][0] + max(2, SWITCH_GAIN * len(truth)):
+        best = tried[0]
     return best[1:]
 
 
@@ -731,24 +757,23 @@ def teach(
         train = ~np.isin(photo_of, fold)
         head = _fit(arrays, np.flatnonzero(train))
         dice = [d for d in range(len(truth)) if die_photo[d] in fold]
-        for (hear, heed), reads in heard.items():
-            got = _probe_reads(
-                head, clf, arrays, dice, counted if hear else [None] * len(truth), heed
-            )
+        for hearing, reads in heard.items():
+            got = _probe_reads(head, clf, arrays, dice, counted, hearing)
             for turns in (1, TURNS):
                 for d, r in zip(dice, got[turns], strict=True):
                     reads[turns][d] = r
         say("teaching", f + 1, steps)
     thresholds, keep = {}, False
     if k:
-        (hear, heed), reads, photo, camera = _choose_hearing(heard, truth, alpha, delta)
+        hearing, reads, photo, camera = _choose_hearing(heard, truth, alpha, delta)
         shipped = _shipped_reads(clf, arrays, truth, counted)
         backs, answers = _backing(reads, photo.threshold, camera.threshold, shipped, truth)
         thresholds = {
             "camera": camera.to_json(),
             "photo": photo.to_json(),
-            "pips": hear,
-            "shipped_heard": heed,
+            "pips": hearing.pips,
+            "shipped_heard": hearing.shipped,
+            "turn_doubt": hearing.turns,
             "shipped_backs": backs,
         }
         heldout.update(_heldout_figures(reads, answers, shipped, truth))
@@ -914,6 +939,11 @@ def summary(record: dict, out) -> list[str]:
             lines.append(
                 "the pip counter misread these dice's marks, so the taught reader does not "
                 "listen to it"
+            )
+        if cut.get("turn_doubt") is False:
+            lines.append(
+                "these dice's marks look like other faces turned, so the taught reader does "
+                "not doubt a die that one turn reads as another face"
             )
         if cut.get("shipped_heard") is False:
             lines.append(
