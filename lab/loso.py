@@ -240,10 +240,12 @@ class Recipe:
     seed: int = 1
     balance: bool = False
     threads: int = 1
+    net: str = "small"  # the shipped network's design from the base, or "lite0" (ImageNet)
 
     def tag(self) -> str:
         return (
-            f"{self.name}{'-balanced' if self.balance else ''}-e{self.epochs}-c{self.real_copies}"
+            f"{'' if self.net == 'small' else self.net + '-'}{self.name}"
+            f"{'-balanced' if self.balance else ''}-e{self.epochs}-c{self.real_copies}"
             f"-r{self.replay}-s{self.seed}"
         )
 
@@ -385,8 +387,17 @@ class Trainer:
         x = np.concatenate([px, rx])
         yd = np.concatenate([pd, np.zeros(len(rx), np.int64)])
         yf = np.concatenate([pf, ry])
-        net, Exported, _ = load_network(self.base.checkpoint, SET_ID)
-        fit(net, x, yd, yf, r.epochs, r.lr, r.batch, r.seed, self.log, out_dir.name)
+        if r.net == "lite0":  # from ImageNet weights, not from the base network
+            from lab import pretrained
+            from lab.train import class_lists
+            from vision.dicesets import load
+
+            dice, faces = class_lists(load(SET_ID))
+            net, Exported = pretrained.build_lite0(len(dice), len(faces))
+            pretrained.fit(net, x, yd, yf, r.epochs, r.lr, 64, r.seed, self.log, out_dir.name)
+        else:
+            net, Exported, _ = load_network(self.base.checkpoint, SET_ID)
+            fit(net, x, yd, yf, r.epochs, r.lr, r.batch, r.seed, self.log, out_dir.name)
         meta = card(
             SET_ID,
             SIZE,
@@ -397,11 +408,15 @@ class Trainer:
             replayed_crops=len(px),
             sources=sorted(sources),
             recipe=r.tag(),
-            init="a network trained on synthetic and rendered crops only (lab.loso)",
+            init=(
+                "EfficientNet-Lite0's ImageNet weights (lab.pretrained)"
+                if r.net == "lite0"
+                else "a network trained on synthetic and rendered crops only (lab.loso)"
+            ),
             lr=r.lr,
             seconds=round(time.time() - t0),
         )
-        export(net, Exported, out_dir, SET_ID, SIZE, meta)
+        export(net, Exported, out_dir, SET_ID, SIZE, meta, builder=f"lab.loso:{r.net}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -560,6 +575,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache", default=str(CACHE), help="base network, crops and detections")
     p.add_argument("--sources", nargs="+", default=None, choices=SOURCES)
     p.add_argument("--recipe", default="plain", choices=tuple(RECIPES))
+    p.add_argument(
+        "--net",
+        default="small",
+        choices=("small", "lite0"),
+        help="small: the shipped network's design, fine-tuned from the base network; lite0: "
+        "EfficientNet-Lite0 fine-tuned from ImageNet weights (lab.pretrained; 3 epochs suit it)",
+    )
     p.add_argument("--balance", action="store_true", help="each training source as many crops")
     p.add_argument("--epochs", type=int, default=2, help="fine-tuning epochs per fold")
     p.add_argument("--real-copies", type=int, default=2)
@@ -643,6 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         balance=args.balance,
         threads=args.threads,
+        net=args.net,
     )
     trainer = Trainer(base, recipe, realdice, cache, log)
     if args.train_all:

@@ -872,7 +872,16 @@ def fit(
     net.eval()
 
 
-def export(net, Exported, out_dir: Path, set_id: str, size: int, meta: dict, from_onnx=False):
+def export(
+    net,
+    Exported,
+    out_dir: Path,
+    set_id: str,
+    size: int,
+    meta: dict,
+    from_onnx=False,
+    builder: str = "lab.train.build_model",
+):
     """Write ``classifier-<set>.onnx`` (outputs die_prob, face_prob, features), its JSON card
     ``meta`` (thresholds to be set by :func:`calibrate_file`) and, for a network built by
     :func:`build_model`, the torch checkpoint ``classifier-<set>.pt`` (to go on from)."""
@@ -911,7 +920,7 @@ def export(net, Exported, out_dir: Path, set_id: str, size: int, meta: dict, fro
                 "dice": meta["dice"],
                 "faces": meta["faces"],
                 "input_size": size,
-                "builder": "lab.train.build_model",
+                "builder": builder,
             },
             out_dir / f"classifier-{set_id}.pt",
         )
