@@ -659,6 +659,12 @@ def test_the_summary_says_how_many_dice_a_surer_table_needs(taught):
     ), lines
     assert not any("listen" in line for line in lines)  # this one hears the pips
     assert not any("weigh" in line for line in lines)  # ... and the shipped network
+    assert not any("turned" in line for line in lines)  # ... and doubts the turns
+    deaf = json.loads(json.dumps(record))
+    deaf["thresholds"]["classifier"] |= {"shipped_heard": False, "turn_doubt": False}
+    lines = summary(deaf, "taught")
+    assert any("does not weigh its opinion" in line for line in lines)
+    assert any("look like other faces turned" in line for line in lines)
 
 
 def test_each_die_is_judged_on_the_crop_cut_from_the_box_the_detector_found(tmp_path, monkeypatch):
