@@ -562,6 +562,21 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
         assert photo.read - photo.wrong == 99 + (gain if gain > 4 else 0)
 
 
+def test_no_taught_read_is_taken_below_one_half_however_few_dice_were_wrong():
+    """80 dice, none read wrong: the bound they can show (3.7%) would let the threshold fall
+    to the least sure of them, but a score under one half is a read the head itself finds
+    likelier wrong than right: it is asked about."""
+    from vision.teach import FLOOR, HEARINGS, TURNS, _choose_hearing
+
+    truth = [("d6", "4")] * 80
+    reads = [(("d6", "4"), 0.1 + 0.011 * i) for i in range(80)]
+    heard = {hearing: {1: reads, TURNS: reads} for hearing in HEARINGS}
+    _hearing, _reads, photo, camera = _choose_hearing(heard, truth, 0.005, 0.05)
+    assert FLOOR == 0.5
+    assert photo.threshold >= 0.5 and camera.threshold >= 0.5
+    assert photo.read == sum(sc >= 0.5 for _, sc in reads) == camera.read
+
+
 def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(taught, tmp_path):
     """``shipped_heard`` false: the table scores a die by the head's own probability ``p``.
     Weighed, the shipped network's sureness ``q`` in its own best pair multiplies the doubts

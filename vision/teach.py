@@ -91,7 +91,10 @@ HEARINGS = tuple(
     for shipped in (True, False)
     for pips in (True, False)
 )
-FLOOR = 1e-6  # a taught read is never taken below this score, whatever the calibration allows
+# a taught read is never taken below this score, whatever the calibration allows: under one
+# half the head itself finds the read likelier wrong than right (with few dice, none of them
+# read wrong, the bound would let the threshold fall to the least sure of them)
+FLOOR = 0.5
 # (above 0: a score of 0 is no read, the pips counted on the die saying another number)
 L2 = 1.0  # the pull of the head's weights towards the shipped answer
 BATCH = 256  # crops the shipped network reads at once
