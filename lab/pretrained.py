@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from lab.train import exported_classifier, two_head_loss
+from lab.train import step as one_step
+
 # (blocks, kernel, stride of the first, expansion, channels in, channels out) per stage
 STAGES = (
     (1, 3, 1, 1, 32, 16),
@@ -96,16 +99,6 @@ def build_lite0(n_dice: int, n_faces: int, imagenet: bool = True):
             h = self.drop(self.pool(self.forward_features(x)))
             return self.die(h), self.face(h)
 
-    class Exported(nn.Module):
-        def __init__(self, net):
-            super().__init__()
-            self.net = net
-
-        def forward(self, x):
-            feats = self.net.forward_features(x)
-            h = self.net.pool(feats)
-            return torch.softmax(self.net.die(h), 1), torch.softmax(self.net.face(h), 1), feats
-
     net = Lite0()
     if imagenet:
         state = torch.load(weights_path(), map_location="cpu")
@@ -113,7 +106,7 @@ def build_lite0(n_dice: int, n_faces: int, imagenet: bool = True):
         missing, unexpected = net.load_state_dict(state, strict=False)
         if unexpected or any(not k.startswith(("die.", "face.")) for k in missing):
             raise SystemExit(f"{weights_path()}: not the EfficientNet-Lite0 weights expected")
-    return net, Exported
+    return net, exported_classifier()
 
 
 def spoil(x, rng: np.random.Generator):
@@ -152,7 +145,6 @@ def fit(net, x, yd, yf, epochs: float, lr: float, batch: int, seed: int, log=pri
     import time
 
     import torch
-    import torch.nn.functional as F
 
     rng = np.random.default_rng(seed)
     steps = max(1, int(epochs * len(x) / batch))
@@ -170,17 +162,9 @@ def fit(net, x, yd, yf, epochs: float, lr: float, batch: int, seed: int, log=pri
             xb = torch.from_numpy(np.ascontiguousarray(x[idx].transpose(0, 3, 1, 2)))
             xb = spoil(xb.float() / 255.0, rng)
             d_logit, f_logit = net(xb)
-            db, fb = yd_t[idx], yf_t[idx]
-            loss = F.cross_entropy(f_logit, fb, label_smoothing=0.05)
-            has_die = db >= 0
-            if has_die.any():
-                loss = loss + F.cross_entropy(d_logit[has_die], db[has_die])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
+            loss = two_head_loss(d_logit, f_logit, yd_t[idx], yf_t[idx], smoothing=0.05)
+            total += one_step(opt, sched, loss)
             step += 1
-            total += float(loss.detach())
             if step % 100 == 0 or step == steps:
                 log(
                     f"[{tag}] step {step}/{steps} loss {total / 100:.4f} ({time.time() - t0:.0f} s)"

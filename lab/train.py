@@ -443,7 +443,6 @@ def build_model(n_dice: int, n_faces: int):
     onnxruntime on one thread). ``forward_features`` gives the last conv map (80 x 8 x 8)
     before global pooling: the ONNX ``features`` output a taught head is fitted on.
     """
-    import torch
     from torch import nn
 
     def block(cin, cout, stride=1):
@@ -488,6 +487,15 @@ def build_model(n_dice: int, n_faces: int):
             h = self.pool(self.forward_features(x))
             return self.die(h), self.face(h)
 
+    return DieNet(), exported_classifier()
+
+
+def exported_classifier():
+    """The ONNX wrapper class of a two-head classifier (``forward_features``, ``pool``,
+    ``die``, ``face``): outputs die_prob, face_prob and features, as the table reads them."""
+    import torch
+    from torch import nn
+
     class Exported(nn.Module):
         def __init__(self, net):
             super().__init__()
@@ -498,8 +506,7 @@ def build_model(n_dice: int, n_faces: int):
             h = self.net.pool(feats)
             return (torch.softmax(self.net.die(h), 1), torch.softmax(self.net.face(h), 1), feats)
 
-    net = DieNet()
-    return net, Exported
+    return Exported
 
 
 def _onnx_start(path: Path, dice: list[str], faces: list[str]):
@@ -830,7 +837,6 @@ def fit(
     batch is turned by a random quarter turn (a die seen from above lies at any turn) and its
     brightness scaled by 0.8-1.2; crops become floats one batch at a time."""
     import torch
-    import torch.nn.functional as F
     from tqdm import tqdm
 
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -855,21 +861,33 @@ def fit(
             xb = xb * torch.empty(len(xb), 1, 1, 1).uniform_(0.8, 1.2)
             d_logit, f_logit = net(xb.clamp_(0, 1))
             tidx = torch.from_numpy(idx)
-            db, fb = YD[tidx], YF[tidx]
-            loss = F.cross_entropy(f_logit, fb)
-            has_die = db >= 0
-            if has_die.any():
-                loss = loss + F.cross_entropy(d_logit[has_die], db[has_die])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach())
+            total += step(opt, sched, two_head_loss(d_logit, f_logit, YD[tidx], YF[tidx]))
         log(
             f"[{tag}] epoch {epoch + 1}/{epochs} loss {total / per_epoch:.4f} "
             f"({time.time() - t1:.0f} s)"
         )
     net.eval()
+
+
+def two_head_loss(d_logit, f_logit, die_y, face_y, smoothing: float = 0.0):
+    """Cross-entropy of the face head, plus the die head's on crops that show a die (die
+    label -1: not a die)."""
+    import torch.nn.functional as F
+
+    loss = F.cross_entropy(f_logit, face_y, label_smoothing=smoothing)
+    has_die = die_y >= 0
+    if has_die.any():
+        loss = loss + F.cross_entropy(d_logit[has_die], die_y[has_die])
+    return loss
+
+
+def step(opt, sched, loss) -> float:
+    """One optimiser and learning-rate step on ``loss``; the loss as a float."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return float(loss.detach())
 
 
 def export(

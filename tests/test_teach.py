@@ -562,6 +562,20 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
         assert photo.read - photo.wrong == 99 + (gain if gain > 4 else 0)
 
 
+def _taught_as(root: Path, folder: Path, **cuts):
+    """A copy of the taught folder ``root / "taught"`` in ``folder`` whose classifier
+    thresholds say ``cuts`` (``shipped_heard``, ``turn_doubt``, ...), read by the table."""
+    import shutil
+
+    from vision.classify import FaceClassifier
+
+    shutil.copytree(root / "taught", folder)
+    saved = json.loads((folder / "taught.json").read_text())
+    saved["thresholds"]["classifier"] |= cuts
+    (folder / "taught.json").write_text(json.dumps(saved))
+    return FaceClassifier("d6", taught=folder)
+
+
 def test_no_taught_read_is_taken_below_one_half_however_few_dice_were_wrong():
     """80 dice, none read wrong: the bound they can show (3.7%) would let the threshold fall
     to the least sure of them, but a score under one half is a read the head itself finds
@@ -582,24 +596,15 @@ def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(t
     Weighed, the shipped network's sureness ``q`` in its own best pair multiplies the doubts
     when it names the head's pair, and discounts the head's word by half of it when it names
     another (the owner's star on the 6, which it never saw): ``vision.head.decide``."""
-    import shutil
-
     from vision.classify import FaceClassifier
     from vision.head import joint_best
 
     root, _ = taught
     read, crops = {}, None
     for heed in (True, False):
-        folder = tmp_path / f"heed-{heed}"
-        shutil.copytree(root / "taught", folder)
-        saved = json.loads((folder / "taught.json").read_text())
-        saved["thresholds"]["classifier"] |= {
-            "shipped_heard": heed,
-            "pips": False,
-            "shipped_backs": False,
-        }
-        (folder / "taught.json").write_text(json.dumps(saved))
-        clf = FaceClassifier("d6", taught=folder)
+        clf = _taught_as(
+            root, tmp_path / f"heed-{heed}", shipped_heard=heed, pips=False, shipped_backs=False
+        )
         if crops is None:
             crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=98)
         read[heed] = clf.classify(crops, 1)
@@ -624,24 +629,19 @@ def test_a_head_taught_not_to_doubt_the_turns_reads_the_mean_of_them(taught, tmp
     """``turn_doubt`` false: a die read at four turns is scored on their mean alone; true
     (the default), a die that one turn alone reads as another face is in doubt. Here the
     head reads the second turn of every die as a 1, as it might a 7-like digit turned."""
-    import shutil
-
-    from vision.classify import TURNS, FaceClassifier
+    from vision.classify import TURNS
 
     root, _ = taught
     read, crops = {}, None
     for doubt in (True, False):
-        folder = tmp_path / f"doubt-{doubt}"
-        shutil.copytree(root / "taught", folder)
-        saved = json.loads((folder / "taught.json").read_text())
-        saved["thresholds"]["classifier"] |= {
-            "turn_doubt": doubt,
-            "shipped_backs": False,
-            "shipped_heard": False,
-            "pips": False,
-        }
-        (folder / "taught.json").write_text(json.dumps(saved))
-        clf = FaceClassifier("d6", taught=folder)
+        clf = _taught_as(
+            root,
+            tmp_path / f"doubt-{doubt}",
+            turn_doubt=doubt,
+            shipped_backs=False,
+            shipped_heard=False,
+            pips=False,
+        )
         if crops is None:
             crops, faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=97)
         proba, one, n = clf._head.proba_embedded, clf.faces.index("1"), len(crops)
