@@ -95,7 +95,6 @@ HEARINGS = tuple(
 # half the head itself finds the read likelier wrong than right (with few dice, none of them
 # read wrong, the bound would let the threshold fall to the least sure of them)
 FLOOR = 0.5
-# (above 0: a score of 0 is no read, the pips counted on the die saying another number)
 L2 = 1.0  # the pull of the head's weights towards the shipped answer
 BATCH = 256  # crops the shipped network reads at once
 DETECTOR_GOOD = 0.98  # the shipped detector finds this share of the photos' dice: kept
@@ -754,7 +753,7 @@ def teach(
     heldout: dict = {"photos": len(photos), "dice": n_dice}
     if found:
         heldout["found"], heldout["precision"] = _find_figures(found)
-    # each die read in each way of hearing the pips and the shipped network (``HEARINGS``)
+    # each die read in each way of hearing the pips, the shipped network and the turns
     heard = {h: {1: [None] * len(truth), TURNS: [None] * len(truth)} for h in HEARINGS}
     for f, fold in enumerate(_folds(len(photos), rng) if k else []):
         train = ~np.isin(photo_of, fold)
