@@ -444,6 +444,16 @@ def test_the_classifier_docstring_examples_run():
     assert result.attempted >= 3 and result.failed == 0
 
 
+def test_the_taught_heads_docstring_examples_run():
+    """The runnable examples of ``vision.head`` (how a taught head scores a die)."""
+    import doctest
+
+    import vision.head
+
+    result = doctest.testmod(vision.head)
+    assert result.attempted >= 10 and result.failed == 0
+
+
 def test_rollers_printed_with_digits_are_read_untaught_and_never_wrong():
     # The held-out other style (font, light, floor never trained on) with digits for 1-5:
     # the shipped network reads 97 of these 119 for sure (earlier networks 83, 73, which

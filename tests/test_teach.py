@@ -535,7 +535,8 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
     """Of the ways of hearing the pips and the shipped network (``HEARINGS``), teaching keeps
     the one whose cross-validated reads, at the same bound on wrong reads, read most dice
     right: here the shipped network, weighed, lifts a wrong read above every right one."""
-    from vision.teach import HEARINGS, TURNS, Hearing, _choose_hearing
+    from vision.head import Hearing
+    from vision.teach import HEARINGS, TURNS, _choose_hearing
 
     truth = [("d6", "2")] * 200
     right = [(("d6", "2"), 0.5 + i / 1000) for i in range(199)]

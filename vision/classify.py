@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
-from vision.head import Head, decide, embed, hear_pips
+from vision.head import Head, Hearing, decide, embed, hear_pips
 from vision.onnx import MODELS_DIR, file_sha256, open_session
 from vision.pips import read_many
 from vision.taught import TaughtError, resolve
@@ -182,8 +182,8 @@ class FaceClassifier:
         # a taught head (``dicetray teach``) reads from this network's own features
         self._head: Head | None = None
         self._head_cuts: dict[int, float] = {}
-        self._head_pips = self._head_backed = False
-        self._head_heeds = self._head_turns = True
+        self._hearing = Hearing()
+        self._head_backed = False
         if self.taught is not None and self.taught.head is not None and threshold is None:
             self._load_head(onnx_path)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
@@ -232,18 +232,10 @@ class FaceClassifier:
                 TURNS: float(cuts["photo"]["threshold"]),
             }
             self._head = Head.load(self.taught.head)
-            # a folder taught before teaching chose whether to hear the pips heard them
-            self._head_pips = cuts.get("pips", True)
+            self._hearing = Hearing.from_cuts(cuts)
             self._head_backed = cuts.get("shipped_backs", False)
-            # ... and heard the shipped network
-            self._head_heeds = cuts.get("shipped_heard", True)
-            # ... and doubted a die that one turn reads as another face
-            self._head_turns = cuts.get("turn_doubt", True)
-            flags = (self._head_pips, self._head_backed, self._head_heeds, self._head_turns)
-            if not all(isinstance(f, bool) for f in flags):
-                raise ValueError(
-                    "pips, shipped_backs, shipped_heard and turn_doubt must be true or false"
-                )
+            if not isinstance(self._head_backed, bool):
+                raise ValueError("shipped_backs must be true or false")
         except (KeyError, TypeError, ValueError) as exc:
             raise TaughtError(
                 f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
@@ -446,9 +438,8 @@ class FaceClassifier:
                 die_s[:, i],
                 face_s[:, i],
                 self.pairs,
-                None,
-                self._head_heeds,
-                self._head_turns,
+                heed=self._hearing.shipped,
+                doubt_turns=self._hearing.turns,
             )
             for i in range(n)
         ]
@@ -465,11 +456,11 @@ class FaceClassifier:
         # thresholds (``vision.teach``): agreeing, they halve the doubt; counting another
         # number, no read. Counted only on crops whose best guess is a pip face.
         counts: list[int | None] = [None] * n
-        if self._head_pips or self._head_backed:
+        if self._hearing.pips or self._head_backed:
             counts = self.pip_counts(
                 crops,
                 [
-                    (face if self._head_pips else None, *more)
+                    (face if self._hearing.pips else None, *more)
                     for (_die, face), more in zip(pairs, asked, strict=True)
                 ],
             )
@@ -479,7 +470,7 @@ class FaceClassifier:
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
             pair, score = decided[i]
-            if self._head_pips:
+            if self._hearing.pips:
                 score = hear_pips(pair, score, self.pip_opinion(counts[i]))
             best.append(pair)
             die_conf = float(dp[self.dice.index(pair[0])])

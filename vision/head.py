@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -272,6 +273,35 @@ def _score(die_p, face_p, shipped_die_p, shipped_face_p, pairs, heed: bool) -> t
     return k, (1.0 - (1.0 - p) * (1.0 - q) if ks == k else p * (1.0 - q / 2))
 
 
+class Hearing(NamedTuple):
+    """Which opinions score a die besides the taught head's (:func:`decide`): the pips
+    counted (``vision.pips``), the shipped network, and the doubt of a turn read as another
+    face. Teaching chooses it; ``taught.json`` keeps it among the classifier's thresholds
+    (:meth:`cuts`; a folder taught before the choice heard all three)."""
+
+    pips: bool = True
+    shipped: bool = True
+    turns: bool = True
+
+    KEYS = ("pips", "shipped_heard", "turn_doubt")  # in taught.json, field by field
+
+    def cuts(self) -> dict:
+        """The hearing as ``taught.json`` keeps it.
+
+        >>> Hearing(turns=False).cuts()
+        {'pips': True, 'shipped_heard': True, 'turn_doubt': False}
+        """
+        return dict(zip(self.KEYS, self, strict=True))
+
+    @classmethod
+    def from_cuts(cls, cuts: dict) -> Hearing:
+        """The hearing a taught card keeps; ValueError when a value is not true or false."""
+        got = [cuts.get(key, True) for key in cls.KEYS]
+        if not all(isinstance(v, bool) for v in got):
+            raise ValueError(f"{', '.join(cls.KEYS)} must be true or false")
+        return cls(*got)
+
+
 PIP_GAIN = 2.0  # the pip counter agreeing halves a read's doubt
 
 
@@ -317,7 +347,7 @@ def decide(
     >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs)
     (('d6', '1'), 0.035556)
     >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs, doubt_turns=False)
-    (('d6', '1'), 0.711111)
+    (('d6', '1'), 0.888889)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: True)
     (('d6', '1'), 0.96)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: False)

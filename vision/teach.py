@@ -35,7 +35,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -55,7 +54,7 @@ from vision.detect import (
 )
 from vision.dethead import DetectorHead
 from vision.dicesets import DiceSet, DiceSetError, load
-from vision.head import Head, decide
+from vision.head import Head, Hearing, decide
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256
 from vision.pips import read_pips
@@ -70,16 +69,6 @@ NEG_SHARE = 0.5  # "no die" crops per die crop
 FOLDS = 5  # cross-validation: the photos in this many folds
 MIN_PER_FACE = 2  # dice each face must show in the photos
 MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
-
-
-class Hearing(NamedTuple):
-    """How the taught head scores a die (``vision.head.decide``): whether it hears the pips
-    counted (``vision.pips``), the shipped network, and the doubt of a turn read as another
-    face."""
-
-    pips: bool = True
-    shipped: bool = True
-    turns: bool = True
 
 
 # tried in this order; a tie keeps the first, and the first is kept unless another reads this
@@ -476,8 +465,8 @@ def _probe_reads(
                     sf[:turns],
                     clf.pairs,
                     clf.pip_opinion(counted[d]) if hearing.pips else None,
-                    hearing.shipped,
-                    hearing.turns,
+                    heed=hearing.shipped,
+                    doubt_turns=hearing.turns,
                 )
             )
     return out
@@ -773,9 +762,7 @@ def teach(
         thresholds = {
             "camera": camera.to_json(),
             "photo": photo.to_json(),
-            "pips": hearing.pips,
-            "shipped_heard": hearing.shipped,
-            "turn_doubt": hearing.turns,
+            **hearing.cuts(),
             "shipped_backs": backs,
         }
         heldout.update(_heldout_figures(reads, answers, shipped, truth))
@@ -937,17 +924,18 @@ def summary(record: dict, out) -> list[str]:
                 f"{risk.dice_needed()} dice in all can show {risk.ALPHA:.1%}: with more photos "
                 "the table asks about fewer dice"
             )
-        if cut.get("pips") is False:
+        heard = Hearing.from_cuts(cut)
+        if not heard.pips:
             lines.append(
                 "the pip counter misread these dice's marks, so the taught reader does not "
                 "listen to it"
             )
-        if cut.get("turn_doubt") is False:
+        if not heard.turns:
             lines.append(
                 "these dice's marks look like other faces turned, so the taught reader does "
                 "not doubt a die that one turn reads as another face"
             )
-        if cut.get("shipped_heard") is False:
+        if not heard.shipped:
             lines.append(
                 "the shipped classifier misread these dice, so the taught reader does not "
                 "weigh its opinion"
