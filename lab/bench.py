@@ -1,5 +1,7 @@
 """Speed of the frame pipeline on one thread: ms per 640x480 frame with 2, 6 and 10 dice
-(detection + crops + one batched classifier call + motion), and classifier ms per die.
+(detection + crops + one batched classifier call + motion), classifier ms per die, and ms
+per die read at four turns (photos, and dice in doubt on a still frame; with the second
+network where the d6 card has one).
 
 The yardstick: a YOLO11n network (the smallest current YOLO detector, 2.6 M parameters) at
 640x640 in onnxruntime with the table's own single-thread session (``vision.onnx``), timed
@@ -118,6 +120,7 @@ def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121, reference: b
 
 def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
     from hardware.sim.render import random_style, render_scene
+    from vision.classify import TURNS
     from vision.pipeline import Recognizer
 
     cv2.setNumThreads(1)
@@ -155,14 +158,20 @@ def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
         frame_ms[str(n)] = round(statistics.median(times), 3)
         det_ms[str(n)] = round(statistics.median(dtimes), 3)
     crops = [rec.classifier.crop(scenes[0], (100 + 5 * i, 100, 48, 48)) for i in range(10)]
-    ctimes = []
+    ctimes, ttimes = [], []
     for _ in range(max(frames, 30)):
         t = time.perf_counter()
         rec.classifier.classify(crops)
         ctimes.append((time.perf_counter() - t) * 1000 / len(crops))
+    for _ in range(10):
+        t = time.perf_counter()
+        rec.classifier.classify(crops, TURNS)
+        ttimes.append((time.perf_counter() - t) * 1000 / len(crops))
     out = {
         "frame_ms": frame_ms,
         "classifier_ms_per_die": round(statistics.median(ctimes), 4),
+        "turned_ms_per_die": round(statistics.median(ttimes), 4),
+        "second_network": rec.classifier.second,
         "detector_ms": det_ms,
         "dice_set": set_id,
         "frames": frames,
@@ -192,6 +201,12 @@ def format_result(r: dict) -> str:
         )
     cls = r["classifier_ms_per_die"]
     lines.append(f"  classifier: {cls:.3f} ms per die (batch of 10)")
+    if "turned_ms_per_die" in r:
+        both = " with the second network" if r.get("second_network") else ""
+        lines.append(
+            f"  a die read at four turns (photos, dice in doubt on a still frame){both}: "
+            f"{r['turned_ms_per_die']:.3f} ms"
+        )
     six = r["frame_ms"]["6"]
     lines.append(
         f"  target: <= 10 ms per frame with 6 dice on one thread: "

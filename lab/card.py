@@ -114,6 +114,15 @@ def model_facts(models_dir: Path = MODELS) -> dict:
             "turned_set_on": turned.get("set_on"),
             "calibration": meta.get("calibration"),
         }
+        joint = meta.get("joint")
+        if joint:  # a second network heard at four turns (vision.classify.second_path)
+            out[path.stem]["joint"] = {
+                "network": joint["network"],
+                "sha256": _sha256(models_dir / joint["network"]),
+                "threshold": joint["threshold"],
+                "bound": joint.get("bound"),
+                "set_on": joint.get("set_on"),
+            }
     det = models_dir / "detector.json"
     if det.is_file():
         meta = json.loads(det.read_text(encoding="utf-8"))
@@ -332,6 +341,18 @@ def render_thresholds(fig: dict) -> list[str]:
                 ),
             ]
         )
+        joint = m.get("joint")
+        if joint:
+            second = joint["network"].removesuffix(".onnx")
+            rows.append(
+                [
+                    f"`{name}` with `{second}` (their mean)",
+                    "-",
+                    _thr(joint["threshold"], {}),
+                    _set_on(joint.get("set_on"), cal),
+                    _bound(joint.get("bound"), cal),
+                ]
+            )
     out = _table(
         ["model", "read once", "at four turns", "set on", "bound (once / four turns)"],
         rows,
@@ -532,6 +553,7 @@ def stale_models(fig: dict, models_dir: Path = MODELS) -> list[str]:
         or now[name]["sha256"] != m.get("sha256")
         or now[name].get("threshold") != m.get("threshold")
         or now[name].get("turned_threshold") != m.get("turned_threshold")
+        or now[name].get("joint") != m.get("joint")
     )
 
 

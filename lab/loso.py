@@ -441,6 +441,27 @@ def calibration(
     return data
 
 
+def with_second(first: Path, second: Path, out: Path) -> Path:
+    """``out``: for each fold of ``first`` (a folder per left-out source), its network and
+    card, and as its second network (``vision.classify.second_path``) the same fold's network
+    of ``second``. FileNotFoundError when ``second`` lacks a fold ``first`` has."""
+    from vision.classify import model_paths, second_path
+
+    for fold in sorted(p for p in first.iterdir() if p.is_dir()):
+        onnx, card = model_paths(SET_ID, fold)
+        other = model_paths(SET_ID, second / fold.name)[0]
+        if not onnx.is_file():
+            continue
+        if not other.is_file():
+            raise FileNotFoundError(f"no fold {fold.name} in {second} (train that recipe first)")
+        dest = out / fold.name
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in (onnx, card):
+            shutil.copyfile(f, dest / f.name)
+        shutil.copyfile(other, second_path(SET_ID, dest))
+    return out
+
+
 def present_sources(realdice: Path) -> list[str]:
     """The sources of ``lab.splits.SOURCES`` that ``realdice`` holds."""
     have = {e.source for e in entries(realdice).values()}
@@ -609,6 +630,15 @@ def main(argv: list[str] | None = None) -> int:
         help="a fold already trained by this recipe (in --cache) is calibrated and scored "
         "again, not trained again",
     )
+    p.add_argument(
+        "--second",
+        metavar="RECIPE",
+        default=None,
+        help="each fold's network (the recipe's, trained before: --reuse) with a second network "
+        "for reads at four turns: the fold of RECIPE (a recipe tag under --cache/folds, e.g. "
+        "lite0-plain-e3-c2-r6000-s1), trained without the same source; thresholds of the two "
+        "set on the calibration dice without it",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     realdice = Path(args.realdice)
@@ -676,17 +706,25 @@ def main(argv: list[str] | None = None) -> int:
         calibrate_file(SET_ID, out_dir, cal, log, realdice)
         log(f"trained on every source into {out_dir} in {time.time() - t0:.0f} s")
         return 0
+    tag, folds = recipe.tag(), cache / "folds" / recipe.tag()
+    if args.second:
+        tag = f"{tag}+{args.second}"
+        try:
+            folds = with_second(folds, cache / "folds" / args.second, cache / "folds" / tag)
+        except FileNotFoundError as exc:
+            print(f"dicetray eval --loso --second: {exc}", file=sys.stderr)
+            return 2
     report = run(
         realdice,
         trainer,
         detector,
-        cache / "folds" / recipe.tag(),
+        folds,
         cal,
         args.sources,
         log,
-        reuse=args.reuse,
+        reuse=args.reuse or bool(args.second),
     )
-    report["recipe"] = recipe.tag()
+    report["recipe"] = tag
     report["base_seconds"] = round(base.seconds)
     report["seconds"] = round(time.time() - t0)
     if args.json:

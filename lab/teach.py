@@ -761,7 +761,7 @@ def teach(
     ds, photos, out = _checked_input(folder, dice_set, out)
     _torch()
     rng = np.random.default_rng(seed)
-    clf = FaceClassifier(ds)
+    clf = FaceClassifier(ds, second=False)  # teaching judges the shipped network alone
     only_crops = crops_only(photos)
     det = None if only_crops else Detector()
     images = _decode(photos, say)

@@ -563,15 +563,18 @@ TURNED_GRID = tuple(
 LEAST_THRESHOLD = 0.5  # no threshold under it: under it a best guess is a coin toss
 
 
-def turn_outputs(clf, crops: np.ndarray, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+def turn_outputs(
+    clf, crops: np.ndarray, batch: int = 256, joint: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """The network's answers for each crop at each of ``TURNS`` turns (turn 0 upright), as
-    ``FaceClassifier`` reads them: (turns x N x dice, turns x N x (faces + none))."""
+    ``FaceClassifier`` reads them: (turns x N x dice, turns x N x (faces + none)); ``joint``:
+    as a read at four turns hears them (with a second network: the two's mean)."""
     from vision.classify import TURNS
 
     die_t, face_t = [], []
     for k in range(TURNS):
         turned = np.rot90(crops, k, (1, 2))
-        parts = [clf.probabilities(turned[i : i + batch], 1) for i in range(0, len(crops), batch)]
+        parts = [clf.answers(turned[i : i + batch], joint) for i in range(0, len(crops), batch)]
         die_t.append(np.concatenate([p[0] for p in parts]))
         face_t.append(np.concatenate([p[1] for p in parts]))
     return np.stack(die_t), np.stack(face_t)
@@ -676,8 +679,7 @@ def choose_thresholds(
     Writes nothing; returns the card's parts: {"once": {...}, "turned": {...},
     "upright_alone": bool}.
     """
-    from vision.classify import TURNS
-    from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
+    from vision.pipeline import NOT_A_DIE_CAMERA
 
     dice, faces = list(clf.dice), list(clf.faces)
     out = {}
@@ -717,8 +719,30 @@ def choose_thresholds(
         f"{once.read} read)"
     )
 
+    out.update(choose_turned(clf, photo, t1, alpha, delta, floors[1], log))
+    return out
+
+
+def choose_turned(
+    clf,
+    photo: Crops,
+    t1: float,
+    alpha: float = ALPHA,
+    delta: float = DELTA,
+    floor: float = 0.0,
+    log=print,
+) -> dict:
+    """The four-turn part of :func:`choose_thresholds`, with the one-read threshold ``t1`` in
+    force for the upright read: {"turned": {...}, "upright_alone": bool}. With a second
+    network attached (``FaceClassifier.use_second``) each turn's answers are the two's mean,
+    as the table then reads them."""
+    from vision.classify import TURNS
+    from vision.pipeline import NOT_A_DIE_PHOTO
+
+    dice, faces = list(clf.dice), list(clf.faces)
+    out = {}
     # four turns, with the one-read threshold in force for the upright read
-    die_t, face_t = turn_outputs(clf, photo.x)
+    die_t, face_t = turn_outputs(clf, photo.x, joint=clf.second)
     is_die = photo.die >= 0
     best = np.zeros(len(photo))
     ever_wrong = np.zeros(len(photo), bool)
@@ -736,9 +760,7 @@ def choose_thresholds(
         if neg_floor == LEAST_THRESHOLD and (~is_die & kept & read).any():
             neg_floor = t + 1e-6  # candidates from here down let a not-a-die crop pass
     m = is_die & kept
-    turned = choose(
-        best[m], ever_wrong[m], alpha, delta, max(floors[1], neg_floor, LEAST_THRESHOLD)
-    )
+    turned = choose(best[m], ever_wrong[m], alpha, delta, max(floor, neg_floor, LEAST_THRESHOLD))
     t4 = turned.threshold
     clf.use_thresholds(1, t1)
     clf.use_thresholds(TURNS, t4)
@@ -756,7 +778,7 @@ def choose_thresholds(
         "die_thresholds": {},
         "bound": turned.to_json(),
         "set_on": _pool_name(photo.take(m)),
-        "floor": round(max(floors[1], neg_floor, LEAST_THRESHOLD), 6),
+        "floor": round(max(floor, neg_floor, LEAST_THRESHOLD), 6),
         "figures": _group_figures(photo, read, kept, wrong),
         "not_a_die_passed": int((~is_die & kept & read).sum()),
     }
@@ -1151,15 +1173,18 @@ def calibrate_file(
     """Set the thresholds of the ONNX classifier in ``models_dir`` (:func:`choose_thresholds`)
     on ``data`` and write them into its JSON card, with the bound each holds, the dice that
     set it, and (``realdice``) which photos of each real source train, calibrate and judge.
-    Refuses calibration crops from any photo that is not a calibrate photo."""
-    from vision.classify import FaceClassifier, model_paths
+    With a second network beside it (``vision.classify.second_path``), the thresholds of
+    reads at four turns heard from both are set too (the card's ``joint``,
+    :func:`calibrate_joint`). Refuses calibration crops from any photo that is not a
+    calibrate photo."""
+    from vision.classify import FaceClassifier, model_paths, second_path
     from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
 
     if realdice is not None:
         data.check(Path(realdice))
     elif data.files():
         raise ValueError("real calibration crops need realdice to check their photos' parts")
-    clf = FaceClassifier(load(set_id), models_dir=models_dir)
+    clf = FaceClassifier(load(set_id), models_dir=models_dir, second=False)
     meta_path = model_paths(set_id, models_dir)[1]
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     chosen = choose_thresholds(
@@ -1201,6 +1226,22 @@ def calibrate_file(
     if not chosen["upright_alone"]:
         meta["upright_alone"] = False
     meta.pop("real_left_out", None)
+    before = meta.pop("joint", None) or {}
+    second = second_path(set_id, models_dir)
+    if second.is_file():
+        meta["joint"] = calibrate_joint(
+            clf,
+            second,
+            data,
+            meta["threshold"],
+            alpha,
+            delta,
+            SET_FLOORS.get(set_id, (0, 0))[1],
+            log,
+        )
+        # how the second network was made, kept while it is the same file
+        if before.get("sha256") == meta["joint"]["sha256"] and "trained" in before:
+            meta["joint"]["trained"] = before["trained"]
     meta["calibration"] = {
         "rule": (
             "vision.risk.choose: the lowest threshold whose wrong-read rate (wrong reads "
@@ -1218,6 +1259,45 @@ def calibrate_file(
         meta["real_photos"] = {"parts": RULES, "per_source": table(realdice)}
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
+
+
+def calibrate_joint(
+    clf, path: Path, data: Calibration, t1: float, alpha=ALPHA, delta=DELTA, floor=0.0, log=print
+) -> dict:
+    """The card's ``joint`` part: ``clf`` (one read at ``t1``) reading at four turns with the
+    second network in ``path`` (each turn's answers the two's mean), its threshold set by the
+    same bound on the same photo-path calibration dice (:func:`choose_turned`), then its
+    pip-agreement threshold (:func:`choose_pip_agree`); the synthetic dice are measured."""
+    from vision.classify import TURNS
+    from vision.onnx import file_sha256
+    from vision.pipeline import NOT_A_DIE_PHOTO
+
+    log(f"with the second network {path.name}:")
+    clf.use_second(path)
+    got = choose_turned(clf, data.path("photo"), t1, alpha, delta, floor, log)
+    joint = {"network": path.name, "sha256": file_sha256(path), **got["turned"]}
+    joint["upright_alone"] = got["upright_alone"]
+    clf.use_thresholds(1, t1)
+    clf.use_thresholds(TURNS, joint["threshold"])
+    clf.upright_alone = got["upright_alone"]
+    if clf.pip_faces:
+        crops = data.path("photo")
+        die_t, face_t = turn_outputs(clf, crops.x, joint=True)
+        joint.update(
+            choose_pip_agree(clf, crops, die_t, face_t, TURNS, NOT_A_DIE_PHOTO, alpha, delta)
+        )
+        log(f"joint: pips agreeing, read from {joint['pip_agree_threshold']}")
+        clf.use_thresholds(TURNS, joint["threshold"])  # (choose_pip_agree leaves it unset)
+    if data.synthetic is not None:  # measured, not set on
+        dice = data.synthetic.take(data.synthetic.die >= 0)
+        die_t, face_t = turn_outputs(clf, dice.x, joint=True)
+        got = decisions(clf, die_t, face_t, TURNS)
+        wrong = _wrong(got, dice.die, dice.face, list(clf.dice), list(clf.faces))
+        read = np.array([r.face is not None for r in got], bool)
+        joint["figures"]["synthetic (not set on)"] = _group_figures(
+            dice, read, np.ones(len(dice), bool), wrong
+        )["synthetic"]
+    return joint
 
 
 def recalibrate(set_id: str, args, log=print) -> dict:

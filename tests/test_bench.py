@@ -34,10 +34,12 @@ def test_bench_gives_its_own_figures_when_the_reference_cannot_be_built(monkeypa
     monkeypatch.setattr(bench, "build_reference", lambda folder: (None, "no YOLO11n here"))
     r = bench.run("d6", frames=2)
     assert set(r["frame_ms"]) == {"2", "6", "10"} and r["classifier_ms_per_die"] > 0
+    assert r["turned_ms_per_die"] > 0 and isinstance(r["second_network"], bool)
     assert r["reference"] is None
     text = bench.format_result(r)
     assert "  no YOLO11n here" in text.splitlines()
     assert "ms per frame" in text and "our frame / reference" not in text
+    assert "read at four turns" in text
 
 
 def test_the_report_gives_our_frame_as_a_share_of_the_reference_and_judges_the_targets():

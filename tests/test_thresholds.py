@@ -59,7 +59,7 @@ def _answers(reads, monkeypatch):
         face_t[:, i, 6] += none
     x = np.zeros((n, 1, 1, 3), np.uint8)
     ANSWERS[id(x)] = (x, die_t, face_t)  # (x kept: its id stays its own)
-    monkeypatch.setattr(train, "turn_outputs", lambda clf, crops: ANSWERS[id(crops)][1:])
+    monkeypatch.setattr(train, "turn_outputs", lambda clf, crops, **_: ANSWERS[id(crops)][1:])
     return train.Crops(
         x,
         np.array([r[6] for r in reads], np.int64),

@@ -60,10 +60,28 @@ def _doubt(r: CropReading) -> CropReading:
     return CropReading(r.die, None, r.confidence, r.face_confidence, r.die_confidence, r.not_a_die)
 
 
+def _held_at(held: list | None, box) -> CropReading | None:
+    """The reading ``held`` keeps for a box in the same place as ``box`` (centres within a
+    tenth of its side, sides within a tenth), or None."""
+    x, y, w, h = box
+    side = max(w, h)
+    for (hx, hy, hw, hh), r in held or ():
+        near = abs(hx + hw / 2 - x - w / 2) + abs(hy + hh / 2 - y - h / 2) <= 0.1 * side
+        if near and abs(max(hw, hh) - side) <= 0.1 * side:
+            return r
+    return None
+
+
 def model_paths(set_id: str, models_dir: Path | str | None = None) -> tuple[Path, Path]:
     """The ONNX file and its JSON metadata for a dice set id."""
     base = Path(models_dir) if models_dir else MODELS_DIR
     return base / f"classifier-{set_id}.onnx", base / f"classifier-{set_id}.json"
+
+
+def second_path(set_id: str, models_dir: Path | str | None = None) -> Path:
+    """Where a dice set's second network lies (``classifier-<set>-second.onnx``): a larger
+    network whose answers are averaged with the first one's on reads at four turns."""
+    return model_paths(set_id, models_dir)[0].with_name(f"classifier-{set_id}-second.onnx")
 
 
 class FaceClassifier:
@@ -72,6 +90,10 @@ class FaceClassifier:
     ``dice_set``: a set id or a loaded :class:`~vision.dicesets.DiceSet` (an edited file is
     fine). ``threshold``: the least confidence for a face to be reported (default: the one
     stored with the model, chosen on held-out data).
+
+    ``second``: whether a second network the card names (its ``joint`` part) joins the
+    reads at four turns (see :meth:`use_second`); never with a taught head or network, nor
+    with an explicit ``threshold``: teaching judged the shipped network alone.
 
     >>> clf = FaceClassifier("d6")
     >>> clf.faces[:3], clf.input_size
@@ -84,6 +106,7 @@ class FaceClassifier:
         models_dir: Path | str | None = None,
         threshold: float | None = None,
         taught=None,
+        second: bool = True,
     ):
         self.dice_set = dice_set if isinstance(dice_set, DiceSet) else load(dice_set)
         # ``taught``: a taught folder (``dicetray teach``) or TaughtModel: its fine-tuned model
@@ -210,9 +233,23 @@ class FaceClassifier:
                     "alone; teach again to read more dice"
                 )
             else:
-                shipped = FaceClassifier(self.dice_set, shipped_dir)
+                shipped = FaceClassifier(self.dice_set, shipped_dir, second=False)
                 if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
                     self._shipped = shipped
+        # the shipped card's "joint": a second network read with this one at four turns, and
+        # the thresholds set on the two networks' mean answers (lab.train.calibrate_file)
+        self._second = None
+        joint = self.meta.get("joint")
+        untaught = self._head is None and models_dir == shipped_dir
+        if second and untaught and threshold is None and isinstance(joint, dict):
+            path = second_path(self.dice_set.id, models_dir)
+            # a second network other than the one the thresholds were set with is not heard
+            if path.is_file() and joint.get("sha256") == file_sha256(path):
+                self.use_second(path)
+                pip_cut = joint.get("pip_agree_threshold")
+                self._cuts[TURNS] = (float(joint["threshold"]), {})
+                self._pip_agree[TURNS] = float(pip_cut) if pip_cut is not None else None
+                self.upright_alone = bool(joint.get("upright_alone", True))
 
     def _load_head(self, onnx_path: Path) -> None:
         """Take the taught folder's head and its thresholds; a head fitted on another shipped
@@ -246,6 +283,32 @@ class FaceClassifier:
     def taught_head(self) -> bool:
         """Whether a taught head reads the dice (else the shipped network's own answers)."""
         return self._head is not None
+
+    def use_second(self, path: Path | str) -> None:
+        """From now on read crops at four turns with the network in ``path`` too: each turn's
+        answers are the mean of the two networks' (calibration attaches one this way before
+        it sets the thresholds of that mean)."""
+        self._second = open_session(path)
+        self._second_input = self._second.get_inputs()[0].name
+
+    @property
+    def second(self) -> bool:
+        """Whether a second network joins the reads at four turns."""
+        return self._second is not None
+
+    def answers(self, crops, both: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The network's answers for uint8 BGR crops read once as they are: (N x dice,
+        N x (faces + none)); ``both``: the mean of its and the second network's answers (as
+        a read at four turns hears them; the network's own without a second one)."""
+        return self._run(to_input(crops), both)
+
+    def _run(self, x: np.ndarray, both: bool) -> tuple[np.ndarray, np.ndarray]:
+        names = ["die_prob", "face_prob"]
+        die_p, face_p = self._session.run(names, {self._input: x})
+        if both and self._second is not None:
+            die_2, face_2 = self._second.run(names, {self._second_input: x})
+            die_p, face_p = (die_p + die_2) / 2, (face_p + face_2) / 2
+        return die_p, face_p
 
     def outputs(self, crops) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The shipped network's answers for uint8 BGR crops read once as they are: (N x dice,
@@ -320,14 +383,13 @@ class FaceClassifier:
 
     def _turned(self, crops, turns: int) -> tuple[np.ndarray, np.ndarray]:
         """Head outputs of each crop read at each of ``turns`` turns (0 first):
-        (turns x N x dice, turns x N x (faces + none)), in one model call."""
+        (turns x N x dice, turns x N x (faces + none)), in one model call (one each, with a
+        second network: at more than one turn, each turn's answers are the two's mean)."""
         x = to_input(crops)
         n = len(x)
         if turns > 1:
             x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(turns)])
-        die_p, face_p = self._session.run(
-            ["die_prob", "face_prob"], {self._input: np.ascontiguousarray(x)}
-        )
+        die_p, face_p = self._run(np.ascontiguousarray(x), turns > 1)
         return die_p.reshape(turns, n, -1), face_p.reshape(turns, n, -1)
 
     def classify(self, crops, turns: int = 1) -> list[CropReading]:
@@ -613,6 +675,7 @@ class FaceClassifier:
         check_large: float = 1.3,
         turns: int = 1,
         retry: bool = False,
+        held: list | None = None,
     ) -> list[CropReading]:
         """Crop every box of a frame and classify them in one batch.
 
@@ -624,7 +687,11 @@ class FaceClassifier:
         not made.
         ``retry`` (read once, ``turns`` 1): a die of a usual size that the one read abstained
         on is read again at ``TURNS`` turns, with the thresholds set for that (the camera loop
-        does this on still frames: it costs only the dice in doubt).
+        does this on still frames: it costs only the dice in doubt); with a second network,
+        every die of a usual size is, and that reading replaces the one read's. ``held``: a list the
+        caller keeps while the dice lie still, of (box, reading) of the dice read again so
+        far: a die in the same place is not read again (reads at four turns cost most, with a
+        second network over ten times a read once); the new ones are added to it.
         """
         if not boxes:
             return []
@@ -654,13 +721,23 @@ class FaceClassifier:
                     first.not_a_die,
                 )
         if retry and turns == 1 and not self.photos_once:  # (photos_once: the same read)
+            # with a second network, a still tray is read as a photo is: every die at four
+            # turns by both networks, whose reading stands (the one read alone is surer and
+            # wrong more often on dice unlike the training photos: docs/vision.md)
+            every = self._second is not None
             doubt = [
                 i
                 for i, r in enumerate(out)
-                if r.face is None and r.not_a_die <= 0.5 and i not in again
+                if (every or r.face is None) and r.not_a_die <= 0.5 and i not in again
             ]
-            again_read = self.classify([crops[i] for i in doubt], TURNS) if doubt else []
-            for i, r in zip(doubt, again_read, strict=True):
-                if r.face is not None:
+            known = {i: r for i in doubt if (r := _held_at(held, boxes[i])) is not None}
+            ask = [i for i in doubt if i not in known]
+            again_read = self.classify([crops[i] for i in ask], TURNS) if ask else []
+            for i, r in zip(ask, again_read, strict=True):
+                known[i] = r
+                if held is not None:
+                    held.append((boxes[i], r))
+            for i, r in known.items():
+                if r.face is not None or every:
                     out[i] = r
         return out

@@ -98,6 +98,7 @@ class Recognizer:
         self.tray = TrayModel(first_light=first_light)
         self._thumb = None
         self._grey = None  # the last camera frame in grey (a shaken camera's shift)
+        self._held: list = []  # dice read again at four turns while the tray is still
 
     @property
     def unlike_calibration(self) -> list[float] | None:
@@ -111,6 +112,7 @@ class Recognizer:
         """Forget the previous frame and the learned tray (after a camera dropout, a new game)."""
         self._thumb = None
         self._grey = None
+        self._held = []
         self.tray = TrayModel(first_light=self.first_light)
 
     def read(self, frame_bgr: np.ndarray, fine: bool = False) -> FrameReading:
@@ -139,6 +141,8 @@ class Recognizer:
             if shift is not None:
                 moved = shaken_motion(before, self._thumb, shift, frame_bgr.shape[1])
         self._grey = grey
+        if moved >= STILL or not found.boxes:
+            self._held = []  # the dice moved or went: what was read of them is gone
         dice = []
         # a photo this wide holds dice small for the detector (``LARGE_W``)
         large = fine and frame_bgr.shape[1] >= LARGE_W
@@ -157,7 +161,12 @@ class Recognizer:
                     "check_large": LARGE_CHECK if large and len(found.boxes) >= 3 else 0.0,
                 }
             readings = self.classifier.read_boxes(
-                seen, found.boxes, **checks, turns=TURNS if fine else 1, retry=moved < STILL
+                seen,
+                found.boxes,
+                **checks,
+                turns=TURNS if fine else 1,
+                retry=moved < STILL,
+                held=None if fine else self._held,
             )
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
             for box, r in zip(found.boxes, readings, strict=True):

@@ -727,7 +727,7 @@ def teach(
     out = Path(out)
     check_input(photos, ds, out)
     rng = np.random.default_rng(seed)
-    clf = FaceClassifier(ds)
+    clf = FaceClassifier(ds, second=False)  # teaching judges the shipped network alone
     only_crops = crops_only(photos)
     det = None if only_crops else Detector()
     n_dice = sum(len(p.labels) for p in photos)
