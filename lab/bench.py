@@ -157,6 +157,8 @@ def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
                 ref["times"].append((time.perf_counter() - t) * 1000)
         frame_ms[str(n)] = round(statistics.median(times), 3)
         det_ms[str(n)] = round(statistics.median(dtimes), 3)
+        if n == 6:
+            still_ms = _still(rec, scenes[: min(len(scenes), 10)])
     crops = [rec.classifier.crop(scenes[0], (100 + 5 * i, 100, 48, 48)) for i in range(10)]
     ctimes, ttimes = [], []
     for _ in range(max(frames, 30)):
@@ -171,6 +173,7 @@ def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
         "frame_ms": frame_ms,
         "classifier_ms_per_die": round(statistics.median(ctimes), 4),
         "turned_ms_per_die": round(statistics.median(ttimes), 4),
+        "still_ms": still_ms,
         "second_network": rec.classifier.second,
         "detector_ms": det_ms,
         "dice_set": set_id,
@@ -191,6 +194,26 @@ def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
     return out
 
 
+def _still(rec, scenes) -> dict:
+    """Ms of a still frame of 6 dice (median over ``scenes``): the first after the dice
+    stopped, which reads the dice again at four turns (with a second network every die, else
+    those in doubt), and the next, which keeps those readings."""
+    first, later = [], []
+    for i, f in enumerate(scenes):
+        rec.read(scenes[i - 1])  # another tray: the dice moved
+        rec.read(f)  # they land
+        t = time.perf_counter()
+        rec.read(f)
+        first.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        rec.read(f)
+        later.append((time.perf_counter() - t) * 1000)
+    return {
+        "first": round(statistics.median(first), 3),
+        "later": round(statistics.median(later), 3),
+    }
+
+
 def format_result(r: dict) -> str:
     lines = [
         (f"dicetray bench ({r['dice_set']}, {r['frames']} frames each, 1 thread, {r['cpu']}):")
@@ -204,8 +227,13 @@ def format_result(r: dict) -> str:
     if "turned_ms_per_die" in r:
         both = " with the second network" if r.get("second_network") else ""
         lines.append(
-            f"  a die read at four turns (photos, dice in doubt on a still frame){both}: "
+            f"  a die read at four turns (photos, and a still tray's dice){both}: "
             f"{r['turned_ms_per_die']:.3f} ms"
+        )
+    if "still_ms" in r:
+        lines.append(
+            f"  6 dice lying still: {r['still_ms']['first']:.2f} ms for the first still frame "
+            f"(dice read again at four turns), {r['still_ms']['later']:.2f} ms for the next"
         )
     six = r["frame_ms"]["6"]
     lines.append(

@@ -39,7 +39,8 @@ def test_bench_gives_its_own_figures_when_the_reference_cannot_be_built(monkeypa
     text = bench.format_result(r)
     assert "  no YOLO11n here" in text.splitlines()
     assert "ms per frame" in text and "our frame / reference" not in text
-    assert "read at four turns" in text
+    assert "read at four turns" in text and "6 dice lying still" in text
+    assert r["still_ms"]["first"] > 0 and r["still_ms"]["later"] > 0
 
 
 def test_the_report_gives_our_frame_as_a_share_of_the_reference_and_judges_the_targets():

@@ -95,6 +95,11 @@ class Recognizer:
         self.taught = resolve(taught, self.dice_set.id)
         self.detector = detector or Detector(models_dir, taught=self.taught)
         self.classifier = FaceClassifier(self.dice_set, models_dir, threshold, self.taught)
+        # a box the photo read takes for one huge die is read by the first network alone: the
+        # rules for it (SMALL_SURE, PART) were measured on that network's confidences
+        self._whole = self.classifier
+        if self.classifier.second:
+            self._whole = FaceClassifier(self.dice_set, models_dir, threshold, self.taught, False)
         self.tray = TrayModel(first_light=first_light)
         self._thumb = None
         self._grey = None  # the last camera frame in grey (a shaken camera's shift)
@@ -190,23 +195,28 @@ class Recognizer:
         """Photos: a die too large for the detector (``Detector.huge_candidates``) replaces
         what was found on it when that was no die read for sure (its pips, abstained on or
         called not-a-die) and the classifier reads the large box for sure. Dice read for sure
-        under a candidate mean it is a cluster of dice, and they stand."""
+        under a candidate mean a cluster of dice, and they stand, unless all of them are far
+        smaller than it and read alike (parts of it): then the large box read for sure
+        replaces them, asked about when the parts read otherwise."""
         for box in self.detector.huge_candidates(frame_bgr):
             x, y, w, h = box
             inside = [d for d in dice if x <= d.centre[0] <= x + w and y <= d.centre[1] <= y + h]
-            # dice far smaller than the candidate, one of them read for sure: parts of the
-            # large die (a corner holding one pip of a 2, read as a 1 at 0.95 in a rendered
-            # 4032x3024 photo) or a die of its own beside others not found
+            # dice all far smaller than the candidate, those read for sure read alike: parts of
+            # the large die (a corner holding one pip of a 2, read as a 1 at 0.95 in a rendered
+            # 4032x3024 photo; two such corners of one 2, each read as a 1) or dice of their
+            # own beside others not found
             sure = [d for d in inside if d.face is not None]
-            part = len(sure) == 1 and all(max(d.w, d.h) < PART * max(w, h) for d in inside)
+            part = len({(d.die, d.face) for d in sure}) == 1 and all(
+                max(d.w, d.h) < PART * max(w, h) for d in inside
+            )
             if sure and not part:
                 continue
-            r = self.classifier.read_boxes(frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
+            r = self._whole.read_boxes(frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
             if r.face is None or r.not_a_die > 0.5 or r.confidence < SMALL_SURE:
                 continue
             face = r.face
-            if part and (r.die, r.face) != (sure[0].die, sure[0].face):
-                face = None  # the two readings disagree: asked about, never scored
+            if any((r.die, r.face) != (d.die, d.face) for d in sure):
+                face = None  # the readings disagree: asked about, never scored
             dice = [d for d in dice if d not in inside] + [
                 DieReading(*box, r.die, face, r.confidence)
             ]
