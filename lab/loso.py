@@ -510,6 +510,8 @@ def run(
             "figures": figures,
             "threshold_once": card["threshold"],
             "threshold_turned": card["turned"]["threshold"],
+            # with a second network: the threshold of the two's mean, at four turns
+            "threshold_joint": (card.get("joint") or {}).get("threshold"),
             "bound_once": card["bound"],
             "bound_turned": card["turned"]["bound"],
             "calibrated_on": card["turned"]["set_on"],
@@ -547,6 +549,7 @@ def format_fold(source: str, fold: dict) -> str:
         f"{p['wrong']:>7.2%}  {c['found']:>7.1%}{c['right']:>8.1%}{c['asked']:>7.1%}"
         f"{c['wrong']:>7.2%}  {b['right']:>7.1%}{b['asked']:>7.1%}{b['wrong']:>7.2%}"
         f"  {fold['threshold_once']:.3f}/{fold['threshold_turned']:.3f}"
+        + (f" joint {fold['threshold_joint']:.3f}" if fold.get("threshold_joint") else "")
     )
 
 

@@ -108,3 +108,12 @@ def test_dicetray_eval_loso_without_photos_says_so(tmp_path, capsys):
     assert main_eval(["--loso", "--realdice", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert "no real photo set" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_fold_heard_with_a_second_network_shows_the_threshold_of_the_two():
+    row = {"dice": 10, "found": 1.0, "right": 0.5, "asked": 0.5, "wrong": 0.0}
+    figures = dict.fromkeys(("photo", "camera", "boxes_photo", "boxes_camera"), row)
+    fold = {"figures": figures, "threshold_once": 0.94, "threshold_turned": 0.88}
+    assert "joint" not in loso.format_fold("numeric_tube", fold)
+    fold["threshold_joint"] = 0.73
+    assert loso.format_fold("numeric_tube", fold).endswith("0.940/0.880 joint 0.730")

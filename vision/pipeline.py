@@ -99,7 +99,9 @@ class Recognizer:
         # rules for it (SMALL_SURE, PART) were measured on that network's confidences
         self._whole = self.classifier
         if self.classifier.second:
-            self._whole = FaceClassifier(self.dice_set, models_dir, threshold, self.taught, False)
+            self._whole = FaceClassifier(
+                self.dice_set, models_dir, threshold, self.taught, second=False
+            )
         self.tray = TrayModel(first_light=first_light)
         self._thumb = None
         self._grey = None  # the last camera frame in grey (a shaken camera's shift)
