@@ -238,3 +238,28 @@ def test_with_a_second_network_a_still_tray_is_read_as_a_photo_is(models):
     still = both.read_boxes(frame, boxes, retry=True)
     assert [r.face for r, b in zip(still, labels, strict=True) if b["face"] == "3"] == ["3"]
     assert [r.face for r, b in zip(still, labels, strict=True) if b["face"] == "5"] == [None]
+
+
+def test_dice_under_small_px_are_read_by_the_first_network_alone(models):
+    """The rule for dice under SMALL_PX (read only at SMALL_SURE) was measured on the first
+    network's confidences: such dice are read by it alone, photo and still tray alike, while
+    larger dice hear the second network (here one sure of a 3 on every crop)."""
+    from vision.pipeline import SMALL_PX, Recognizer
+
+    for f in ("detector.onnx", "detector.json"):
+        shutil.copy(model_paths("d6")[0].with_name(f), models / f)
+    _always(second_path("d6", models), face=2, p=0.99)
+    _vouch(models, threshold=0.73)
+    ds = load("d6")
+    rng = np.random.default_rng(11)
+    for px, heard in ((20, False), (48, True)):
+        style = random_style(rng, (px, px + 1))
+        frame, _ = render_scene(ds, [("d6", "5"), ("d6", "6")], rng, style=style)
+        rec = Recognizer(ds, models_dir=models)
+        assert rec.classifier.second
+        found = rec.read(frame, fine=True).dice
+        assert len(found) == 2 and all(max(d.w, d.h) < SMALL_PX for d in found) != heard
+        rec.read(frame)
+        still = sorted(str(d.face) for d in rec.read(frame).dice)
+        want = ["None", "None"] if heard else ["5", "6"]
+        assert sorted(str(d.face) for d in found) == still == want
