@@ -170,13 +170,10 @@ class Recognizer:
                     "check_small": 0.0,
                     "check_large": LARGE_CHECK if large and len(found.boxes) >= 3 else 0.0,
                 }
+            # how the frame's boxes are read, by either network (``held``: the still tray's)
+            how = {**checks, "turns": TURNS if fine else 1, "retry": moved < STILL}
             readings = self.classifier.read_boxes(
-                seen,
-                found.boxes,
-                **checks,
-                turns=TURNS if fine else 1,
-                retry=moved < STILL,
-                held=None if fine else self._held,
+                seen, found.boxes, **how, held=None if fine else self._held
             )
             tiny = [i for i, b in enumerate(found.boxes) if max(b[2], b[3]) < SMALL_PX]
             if tiny and self._whole is not self.classifier and (fine or moved < STILL):
@@ -184,12 +181,7 @@ class Recognizer:
                 # them (SMALL_SURE) was measured: the two networks' mean is softer (rendered
                 # d6 of 28-38 px: 83.8% read right with the mean, 98.3% alone)
                 alone = self._whole.read_boxes(
-                    seen,
-                    found.boxes,
-                    **checks,
-                    turns=TURNS if fine else 1,
-                    retry=moved < STILL,
-                    held=None if fine else self._held_small,
+                    seen, found.boxes, **how, held=None if fine else self._held_small
                 )
                 readings = [alone[i] if i in tiny else r for i, r in enumerate(readings)]
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
