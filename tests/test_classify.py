@@ -525,3 +525,38 @@ def test_read_outputs_hears_the_pips_as_classify_does():
     assert clf.read_outputs(die, sure, 1).face == "3"
     assert clf.read_outputs(die, sure, 1, pips=2).face is None
     assert clf.read_outputs(die, faces(cut / 2), 1, pips=3).face is None  # under the pip cut
+
+
+def test_a_die_touching_another_keeps_its_face_only_when_its_tight_crop_agrees(monkeypatch):
+    """Two dice lying against each other: each crop holds part of the other, so each is read
+    again on a crop of ``TIGHT`` times its own box, in one more call for both, and keeps its
+    face only when the best guess there is the same. A die lying apart is not read again."""
+    from vision import classify as classify_module
+
+    clf = FaceClassifier("d6")
+    img = np.full((100, 320, 3), (40, 90, 30), np.uint8)
+    for x, face in ((20, "3"), (78, "6"), (230, "2")):
+        img[20:80, x : x + 60] = draw_face(load("d6"), "d6", face, 60)
+    boxes = [(20, 20, 60, 60), (78, 20, 60, 60), (230, 20, 60, 60)]
+    assert classify_module.touching(boxes) == {0, 1}
+    calls = []
+    real = clf._classify
+
+    def counted(crops, turns=1):
+        calls.append(len(crops))
+        return real(crops, turns)
+
+    monkeypatch.setattr(clf, "_classify", counted)
+    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == ["3", "6", "2"]
+    assert calls == [3, 2]  # the frame's dice, then the two touching ones on tight crops
+
+    def tight_reads_otherwise(crops, turns=1):
+        out, best = real(crops, turns)
+        if calls:  # the second call: the tight crops, whose best guess is a 1
+            best = [("d6", "1")] * len(best)
+        calls.append(len(crops))
+        return out, best
+
+    calls.clear()
+    monkeypatch.setattr(clf, "_classify", tight_reads_otherwise)
+    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == [None, None, "2"]

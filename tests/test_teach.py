@@ -563,6 +563,26 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
         assert photo.read - photo.wrong == 99 + (gain if gain > 4 else 0)
 
 
+def test_teaching_pulls_the_head_as_hard_as_the_held_out_dice_say():
+    """Of the pulls towards the shipped answer (``PULLS``, strongest first), teaching keeps the
+    first unless another's cross-validated head reads at least 2% of the dice more right (2
+    dice at least), at the same bound on wrong reads."""
+    from vision.risk import Choice
+    from vision.teach import PULLS, _choose_pull
+
+    def tried(*right):
+        return [
+            (pull, ("hearing", "reads", Choice(0.6, 0.005, 0.05, 200, r + 1, 1), "camera"))
+            for pull, r in zip(PULLS, right, strict=True)
+        ]
+
+    assert PULLS[0] == max(PULLS)
+    assert _choose_pull(tried(150, 153, 152), 200)[0] == PULLS[0]  # 3 of 200: chance
+    assert _choose_pull(tried(150, 154, 160), 200)[0] == PULLS[2]
+    assert _choose_pull(tried(150, 160, 160), 200)[0] == PULLS[1]  # a tie: the stronger
+    assert _choose_pull(tried(190, 150, 150), 200)[1][2].read == 191
+
+
 def _taught_as(root: Path, folder: Path, **cuts):
     """A copy of the taught folder ``root / "taught"`` in ``folder`` whose classifier
     thresholds say ``cuts`` (``shipped_heard``, ``turn_doubt``, ...), read by the table."""
