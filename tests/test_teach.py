@@ -565,22 +565,34 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
 
 def test_teaching_pulls_the_head_as_hard_as_the_held_out_dice_say():
     """Of the pulls towards the shipped answer (``PULLS``, strongest first), teaching keeps the
-    first unless another's cross-validated head reads at least 2% of the dice more right (2
-    dice at least), at the same bound on wrong reads."""
+    first unless another's cross-validated head reads more dice right at its threshold, and
+    the dice the two read differently go its way beyond chance (a sign test at
+    ``PULL_TEST``)."""
     from vision.risk import Choice
-    from vision.teach import PULLS, _choose_pull
+    from vision.teach import PULL_TEST, PULLS, TURNS, _choose_pull, _sign_test
 
-    def tried(*right):
-        return [
-            (pull, ("hearing", "reads", Choice(0.6, 0.005, 0.05, 200, r + 1, 1), "camera"))
-            for pull, r in zip(PULLS, right, strict=True)
-        ]
+    truth = [("d6", "5")] * 100
 
-    assert PULLS[0] == max(PULLS)
-    assert _choose_pull(tried(150, 153, 152), 200)[0] == PULLS[0]  # 3 of 200: chance
-    assert _choose_pull(tried(150, 154, 160), 200)[0] == PULLS[2]
-    assert _choose_pull(tried(150, 160, 160), 200)[0] == PULLS[1]  # a tie: the stronger
-    assert _choose_pull(tried(190, 150, 150), 200)[1][2].read == 191
+    def head(right: range):
+        """A head's choice reading the dice ``right`` right above its threshold of 0.6."""
+        reads = [(("d6", "5"), 0.9) if d in right else (("d6", "5"), 0.3) for d in range(100)]
+        photo = Choice(0.6, 0.03, 0.05, 100, len(right), 0)
+        return ("hearing", {1: reads, TURNS: reads}, photo, "camera")
+
+    strong = head(range(80))
+    # two dice more, none fewer: a coin does that a quarter of the time
+    assert _choose_pull([(PULLS[0], strong), (PULLS[1], head(range(82)))], truth)[0] == PULLS[0]
+    # seven more: under 1% of the time
+    assert _sign_test(7, 0) <= PULL_TEST < _sign_test(2, 0)
+    assert _choose_pull([(PULLS[0], strong), (PULLS[1], head(range(87)))], truth)[0] == PULLS[1]
+    # seven more but six others fewer: chance again
+    other = head(range(6, 93))
+    assert _choose_pull([(PULLS[0], strong), (PULLS[1], other)], truth)[0] == PULLS[0]
+    # of two that pass, the one that reads most; a tie keeps the stronger pull
+    tried = [(PULLS[0], strong), (PULLS[1], head(range(90))), (PULLS[2], head(range(95)))]
+    assert _choose_pull(tried, truth)[0] == PULLS[2]
+    tried[2] = (PULLS[2], head(range(90)))
+    assert _choose_pull(tried, truth)[0] == PULLS[1]
 
 
 def _taught_as(root: Path, folder: Path, **cuts):
