@@ -717,7 +717,8 @@ class FaceClassifier:
         far: a die in the same place is not read again (reads at four turns cost most, with a
         second network over ten times a read once); the new ones are added to it.
         A die touching another (:func:`touching`) is read again on a tight crop (``TIGHT``)
-        as its reading was made, and its face kept only when both agree.
+        as its reading was made, and its face kept only when both agree (photos and still
+        frames: ``turns`` over 1 or ``retry``).
         """
         if not boxes:
             return []
@@ -770,10 +771,11 @@ class FaceClassifier:
                 if r.face is not None or every:
                     out[i] = r
                     retried.add(i)
-        stay = [i for i in range(len(boxes)) if i not in retried]
-        kept = self._tight(frame_bgr, boxes, stay, [out[i] for i in stay], near, turns)
-        for i, r in zip(stay, kept, strict=True):
-            out[i] = r
+        if turns > 1 or retry:  # (a moving camera frame's reads are never scored)
+            stay = [i for i in range(len(boxes)) if i not in retried]
+            kept = self._tight(frame_bgr, boxes, stay, [out[i] for i in stay], near, turns)
+            for i, r in zip(stay, kept, strict=True):
+                out[i] = r
         return out
 
     def _tight(self, frame_bgr, boxes, idx, readings, near: set, turns: int) -> list:
