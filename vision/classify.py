@@ -42,8 +42,9 @@ TURN_DOUBT = 0.5
 # face stands only when the best guess there is the same. Measured with ``dicetray bench
 # --teach``, taught: two touching Rollers dice with digits were each read wrong for sure from
 # a crop holding half of the other's digit, and their tight crops' best guesses were other
-# faces. Rendered phone photos of 24 dice: 97.2% read right, none wrong, against 97.9% and
-# one die wrong without the check (at 1.1 one of the Rollers dice stayed wrong).
+# faces (at 1.1 one of them stayed wrong). Rendered phone photos of 24 dice, taught: 97.2%
+# read right and none wrong with it and the taught pull's choice (``vision.teach.PULLS``);
+# 97.9% and one wrong before both.
 TOUCH = 1.0
 TIGHT = 1.2
 
