@@ -230,8 +230,11 @@ def _play_loop(run: _Run, session: Session, sim: SimPlayers) -> tuple[bool, str 
     limit (or Ctrl-C, SIGTERM) stops it: ``(finished, why it stopped early or None, t)``."""
     table, game_id = session.table, session.table.journal.game_id
     t, dt, steps, dropout = 0.0, 1.0 / run.fps, 0, run.dropout
+    _Signal.polled, _Signal.asked = True, False
     try:
         while True:
+            if _Signal.asked:
+                raise KeyboardInterrupt
             steps += 1
             sim.act(t)
             session.step(t, draw=run.window)
@@ -258,6 +261,8 @@ def _play_loop(run: _Run, session: Session, sim: SimPlayers) -> tuple[bool, str 
             t = time.monotonic() - run.wall0 if run.window else t + dt
     except KeyboardInterrupt:
         return False, "by Ctrl-C or SIGTERM (the journal keeps the game so far)", t
+    finally:
+        _Signal.polled = False
 
 
 def _log_scores(log, summary: dict, finished: bool, stopped: str | None) -> None:
@@ -440,8 +445,23 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+class _Signal:
+    """A stop asked for by Ctrl-C or SIGTERM while the play loop runs (``polled``): noted,
+    and taken by the loop between two steps. Raised at once, it could land between the
+    journal's write of an event and its taking effect in memory: the scores printed would
+    then lag the journal by that event (seen under load: "Ana 0" printed, 82 in the
+    journal)."""
+
+    polled = False
+    asked = False
+
+
 def _interrupt(signum, frame) -> None:
-    """SIGTERM stops the demo as Ctrl-C does (the journal keeps the game so far)."""
+    """SIGTERM (and Ctrl-C) stops the demo (the journal keeps the game so far): between two
+    steps of the play loop, else at once."""
+    if _Signal.polled:
+        _Signal.asked = True
+        return
     raise KeyboardInterrupt
 
 
@@ -534,6 +554,7 @@ def main_demo(argv: list[str]) -> int:
     # journal so far: without this SDL turns them into a window event a headless demo never reads
     os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
     old_term = signal.signal(signal.SIGTERM, _interrupt)
+    old_int = signal.signal(signal.SIGINT, _interrupt)
     try:
         options = parse_options(args.option)
         if args.web or args.broker:
@@ -587,4 +608,5 @@ def main_demo(argv: list[str]) -> int:
         if net is not None:
             net.close()
         signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGINT, old_int)
     return 0 if result["finished"] else 1
