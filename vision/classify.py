@@ -723,7 +723,8 @@ class FaceClassifier:
         """
         if not boxes:
             return []
-        near = touching(boxes) if len(boxes) >= 2 else set()
+        # (the tight check runs on photos and still frames: ``turns`` over 1 or ``retry``)
+        near = touching(boxes) if len(boxes) >= 2 and (turns > 1 or retry) else set()
         crops = [self.crop(frame_bgr, b) for b in boxes]
         sides = [max(b[2], b[3]) for b in boxes]
         again = []
@@ -772,11 +773,11 @@ class FaceClassifier:
                 if r.face is not None or every:
                     out[i] = r
                     retried.add(i)
-        if turns > 1 or retry:  # (a moving camera frame's reads are never scored)
-            stay = [i for i in range(len(boxes)) if i not in retried]
-            kept = self._tight(frame_bgr, boxes, stay, [out[i] for i in stay], near, turns)
-            for i, r in zip(stay, kept, strict=True):
-                out[i] = r
+        # (a moving camera frame's reads are never scored: ``near`` is empty then)
+        stay = [i for i in range(len(boxes)) if i not in retried]
+        kept = self._tight(frame_bgr, boxes, stay, [out[i] for i in stay], near, turns)
+        for i, r in zip(stay, kept, strict=True):
+            out[i] = r
         return out
 
     def _tight(self, frame_bgr, boxes, idx, readings, near: set, turns: int) -> list:

@@ -452,11 +452,12 @@ def _fit(arrays, rows, pull: float) -> Head:
 
 def _cross_validate(arrays, folds, die_photo, clf, counted, pull: float, tick) -> dict:
     """Each die read by a head (pulled by ``pull``) fitted without its fold's photos, in
-    each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}}."""
+    each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}}.
+    ``tick(f)`` is called when fold ``f`` is done."""
     photo_of = arrays[3]
     n = len(die_photo)
     heard = {h: {1: [None] * n, TURNS: [None] * n} for h in HEARINGS}
-    for fold in folds:
+    for f, fold in enumerate(folds):
         head = _fit(arrays, np.flatnonzero(~np.isin(photo_of, fold)), pull)
         dice = [d for d in range(n) if die_photo[d] in fold]
         for hearing, reads in heard.items():
@@ -464,7 +465,7 @@ def _cross_validate(arrays, folds, die_photo, clf, counted, pull: float, tick) -
             for turns in (1, TURNS):
                 for d, r in zip(dice, got[turns], strict=True):
                     reads[turns][d] = r
-        tick()
+        tick(f)
     return heard
 
 
@@ -808,14 +809,17 @@ def teach(
     if k:
         # each die read by heads fitted without its photo, at each pull, in each way of
         # hearing the pips, the shipped network and the turns
-        folds, tried, done = _folds(len(photos), rng), [], [0]
-
-        def tick():
-            done[0] += 1
-            say("teaching", done[0], steps)
-
-        for p in PULLS:
-            heard = _cross_validate(arrays, folds, die_photo, clf, counted, p, tick)
+        folds, tried = _folds(len(photos), rng), []
+        for i, p in enumerate(PULLS):
+            heard = _cross_validate(
+                arrays,
+                folds,
+                die_photo,
+                clf,
+                counted,
+                p,
+                lambda f, before=i * k: say("teaching", before + f + 1, steps),
+            )
             tried.append((p, _choose_hearing(heard, truth, alpha, delta)))
         pull, (hearing, reads, photo, camera) = _choose_pull(tried, truth)
         heldout["pulls_tried"] = {
