@@ -16,12 +16,23 @@ zero-shot and taught alike. The chase crops hold one die each: 48 of them (8 of 
 teach, about as many dice as 14-16 photos of three. The teaching photos never come
 from the training side, which the shipped classifier was trained on: on those dice it looks
 better than any taught network can, and teaching would keep it on every real set.
+
+Still, the shipped networks were trained on the other photos of the same dice and tray.
+``python -m lab.evalteach --left-out RECIPE`` measures teaching as an owner with dice and a
+tray no network ever saw meets it: each set is taught and read with the d6 networks of its
+leave-one-source-out fold (``lab.loso``: trained and calibrated without any photo of it; the
+fold folder of RECIPE under the LOSO cache), in a process of its own that reads them as the
+shipped models (``DICETRAY_MODELS``).
 """
 
 from __future__ import annotations
 
 import csv
+import json
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
@@ -32,6 +43,7 @@ from lab.evaluate import Tally, read_photos
 from lab.labels import matteop65_die_side, read_label_rows, rune55_base, rune55_split
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import DiceSet, load
+from vision.onnx import MODELS_DIR, MODELS_ENV
 
 TEACH_PHOTOS = {
     "matteop65_webcam": 20,
@@ -239,6 +251,36 @@ def run(realdice: Path, only: list[str] | None = None, progress=None, deep: bool
     return out
 
 
+def left_out_models(fold: Path, into: Path) -> Path:
+    """A models folder ``into`` holding the shipped models, the d6 classifier files of a
+    leave-one-source-out ``fold`` in place of the shipped ones (links, not copies)."""
+    into.mkdir(parents=True, exist_ok=True)
+    theirs = {f.name: f for f in fold.iterdir() if f.name.startswith("classifier-d6")}
+    ours = {f.name: f for f in MODELS_DIR.iterdir() if not f.name.startswith("classifier-d6")}
+    for name, f in {**ours, **theirs}.items():
+        (into / name).symlink_to(f.resolve())
+    return into
+
+
+def run_left_out(realdice: Path, folds: Path, only: list[str] | None = None, progress=None):
+    """:func:`run`'s report, each set taught and read with the networks of its fold under
+    ``folds`` (a LOSO recipe's folder: one folder per source), in a process of its own; a set
+    without a fold is left out."""
+    out = {}
+    setups = [s[0] for s in real_setups(realdice) if not only or any(o in s[0] for o in only)]
+    for i, name in enumerate(setups):
+        fold = folds / name.split("/")[-1]
+        if (fold / "classifier-d6.onnx").is_file():
+            with tempfile.TemporaryDirectory() as tmp:
+                env = {**os.environ, MODELS_ENV: str(left_out_models(fold, Path(tmp)))}
+                cmd = [sys.executable, "-m", "lab.evalteach", "--only", name, "--json"]
+                done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+            out |= json.loads(done.stdout)
+        if progress:
+            progress(name, i + 1, len(setups))
+    return out
+
+
 def format_lines(report: dict) -> list[str]:
     lines = [
         (
@@ -266,3 +308,34 @@ def format_lines(report: dict) -> list[str]:
                 f"{r.get('not_taught', 'no figures')}"
             )
     return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m lab.evalteach [--left-out RECIPE] [--only SET ...] [--json]``."""
+    import argparse
+
+    from lab.labels import REALDICE_DIR
+    from lab.loso import CACHE
+
+    p = argparse.ArgumentParser(prog="python -m lab.evalteach", description=__doc__)
+    p.add_argument("--left-out", metavar="RECIPE", help="teach with the LOSO folds of RECIPE")
+    p.add_argument("--only", nargs="*", help="sets whose name holds one of these")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = p.parse_args(argv)
+    if not REALDICE_DIR.is_dir():
+        print(f"no real photo sets at {REALDICE_DIR}", file=sys.stderr)
+        return 2
+    if args.left_out:
+        folds = CACHE / "folds" / args.left_out
+        if not folds.is_dir():
+            print(f"no folds at {folds}: run python -m lab.loso first", file=sys.stderr)
+            return 2
+        report = run_left_out(REALDICE_DIR, folds, args.only)
+    else:
+        report = run(REALDICE_DIR, args.only)
+    print(json.dumps(report, indent=1) if args.json else "\n".join(format_lines(report)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

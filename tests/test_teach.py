@@ -317,6 +317,47 @@ def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp
     assert sum(len(by[f]) == most for f in teach) > len(teach) // 2
 
 
+def test_teaching_is_also_measured_with_networks_that_never_saw_the_set(tmp_path):
+    """``python -m lab.evalteach --left-out RECIPE`` teaches and reads each real set with the
+    d6 networks of its leave-one-source-out fold: a models folder of the shipped models with
+    the fold's d6 classifier files instead (none of the shipped ones mixed in), which a
+    process reads as the shipped models when ``DICETRAY_MODELS`` names it."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from lab.evalteach import left_out_models
+    from vision.classify import MODELS_DIR
+
+    fold = tmp_path / "fold"
+    fold.mkdir()
+    shutil.copy(MODELS_DIR / "classifier-d6.onnx", fold)
+    meta = json.loads((MODELS_DIR / "classifier-d6.json").read_text())
+    meta["threshold"] = 0.77  # the fold's own thresholds, and no second network
+    del meta["joint"]
+    (fold / "classifier-d6.json").write_text(json.dumps(meta))
+    into = left_out_models(fold, tmp_path / "models")
+    assert (into / "detector.onnx").resolve() == (MODELS_DIR / "detector.onnx").resolve()
+    assert (into / "classifier-d6.json").resolve() == (fold / "classifier-d6.json").resolve()
+    assert (into / "classifier-rollers.onnx").is_file()
+    assert not (into / "classifier-d6-second.onnx").exists()
+    code = (
+        "from vision.classify import FaceClassifier; from vision.onnx import MODELS_DIR; "
+        "c = FaceClassifier('d6'); print(MODELS_DIR, c.threshold, c.second)"
+    )
+    for env, want in (({"DICETRAY_MODELS": str(into)}, f"{into.resolve()} 0.77 False"), ({}, None)):
+        run = {k: v for k, v in os.environ.items() if k != "DICETRAY_MODELS"} | env
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=run, capture_output=True, text=True, check=True
+        )
+        if want:
+            assert out.stdout.strip() == want
+        else:  # the shipped models: their own threshold, and the second network heard
+            name, threshold, second = out.stdout.split()
+            assert Path(name) == MODELS_DIR and float(threshold) != 0.77 and second == "True"
+
+
 def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, monkeypatch):
     """Photos holding under ``MIN_DICE`` dice cannot judge a taught head, so none is fitted:
     the taught folder reads with the shipped classifier and says how many dice it needs."""

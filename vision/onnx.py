@@ -23,10 +23,16 @@ from pathlib import Path
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 
 
+MODELS_ENV = "DICETRAY_MODELS"  # another folder of models to read as the shipped ones
+
+
 def shipped_models() -> Path:
     """The folder of the shipped models: ``models/`` of a checkout (``pip install -e .``), or
     where ``pip install .`` put them (``share/dicetray/models`` under the install's prefix,
-    found from the files the install recorded)."""
+    found from the files the install recorded); the folder ``DICETRAY_MODELS`` names, when
+    set (networks measured in the workshop, read by the table's own code)."""
+    if os.environ.get(MODELS_ENV):
+        return Path(os.environ[MODELS_ENV]).resolve()
     checkout = Path(__file__).resolve().parent.parent / "models"
     if (checkout / "detector.onnx").is_file():
         return checkout
