@@ -358,6 +358,32 @@ def test_teaching_is_also_measured_with_networks_that_never_saw_the_set(tmp_path
             assert Path(name) == MODELS_DIR and float(threshold) != 0.77 and second == "True"
 
 
+def test_a_left_out_set_that_cannot_be_measured_says_why_in_one_line(tmp_path):
+    """A set whose left-out run fails (here its photos are missing) gets one line saying
+    why; a set without a fold is left out; neither stops the others."""
+    from lab import evalteach
+    from vision.classify import MODELS_DIR
+
+    real = tmp_path / "realdice" / "rune55_gray"
+    real.mkdir(parents=True)
+    rows = ["file,source,x,y,w,h,value"] + [
+        f"{i:05d}_jpg.rf.a.jpg,{src},0,0,50,50,{1 + i % 6}"
+        for src in ("numeric_tube", "PXL_phone")
+        for i in range(40)
+    ]
+    (real / "labels.csv").write_text("\n".join(rows) + "\n")
+    folds = tmp_path / "folds"
+    (folds / "numeric_tube").mkdir(parents=True)  # PXL_phone has no fold
+    for name in ("classifier-d6.onnx", "classifier-d6.json"):
+        (folds / "numeric_tube" / name).symlink_to(MODELS_DIR / name)
+    report = evalteach.run_left_out(tmp_path / "realdice", folds)
+    assert list(report) == ["rune55_gray/numeric_tube"]
+    why = report["rune55_gray/numeric_tube"]["not_taught"]
+    assert why and "\n" not in why
+    [line] = [ln for ln in evalteach.format_lines(report) if "not taught" in ln]
+    assert line.startswith("rune55_gray/numeric_tube")
+
+
 def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, monkeypatch):
     """Photos holding under ``MIN_DICE`` dice cannot judge a taught head, so none is fitted:
     the taught folder reads with the shipped classifier and says how many dice it needs."""
