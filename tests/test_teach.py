@@ -636,7 +636,8 @@ def test_teaching_pulls_the_head_as_hard_as_the_held_out_dice_say():
     the dice the two read differently go its way beyond chance (a sign test at
     ``PULL_TEST``)."""
     from vision.risk import Choice
-    from vision.teach import PULL_TEST, PULLS, TURNS, _choose_pull, _sign_test
+    from vision.risk import sign_test as _sign_test
+    from vision.teach import PULL_TEST, PULLS, TURNS, _choose_pull
 
     truth = [("d6", "5")] * 100
 

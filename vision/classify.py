@@ -83,8 +83,9 @@ def _held_at(held: list | None, box) -> CropReading | None:
 
 
 def touching(boxes) -> set[int]:
-    """The boxes ``(x, y, w, h)`` whose centre lies within ``TOUCH`` times the smaller side of
-    another's: dice lying against each other, whose crops hold part of the other.
+    """The boxes ``(x, y, w, h)`` whose centre lies within ``TOUCH`` times the smaller die's
+    side (its box's longer side) of another's: dice lying against each other, whose crops
+    hold part of the other.
 
     >>> sorted(touching([(0, 0, 10, 10), (8, 0, 10, 10), (40, 0, 10, 10)]))
     [0, 1]

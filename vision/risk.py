@@ -50,6 +50,17 @@ def _log_binom_cdf(k: int, n: int, p: float) -> float:
     return top + math.log(sum(math.exp(t - top) for t in terms))
 
 
+def sign_test(wins: int, losses: int) -> float:
+    """The chance of ``wins`` or more heads in ``wins + losses`` tosses of a fair coin (as
+    likely as ``losses`` or fewer): how often chance alone would favour one of two readers
+    that much on the dice they read differently.
+
+    >>> sign_test(7, 0) < 0.01, sign_test(2, 0) > 0.2
+    (True, True)
+    """
+    return math.exp(_log_binom_cdf(losses, wins + losses, 0.5))
+
+
 def upper_bound(k: int, n: int, delta: float = DELTA) -> float:
     """The one-sided ``1 - delta`` Clopper-Pearson upper bound of a rate seen ``k`` times in
     ``n`` trials: the largest p with P(X <= k) >= delta.

@@ -469,16 +469,6 @@ def _cross_validate(arrays, folds, die_photo, clf, counted, pull: float, tick) -
     return heard
 
 
-def _sign_test(wins: int, losses: int) -> float:
-    """The chance of ``wins`` or more heads in ``wins + losses`` tosses of a fair coin.
-
-    >>> _sign_test(7, 0) < 0.01, _sign_test(2, 0) > 0.2
-    (True, True)
-    """
-    n = wins + losses
-    return sum(math.comb(n, i) for i in range(wins, n + 1)) / 2**n
-
-
 def _choose_pull(tried: list, truth):
     """Of ``tried`` ((pull, hearing's choice) in ``PULLS`` order), the first unless another
     head reads more held-out dice right at its thresholds, and the dice the two read
@@ -497,7 +487,7 @@ def _choose_pull(tried: list, truth):
     best, most = tried[0], len(first)
     for t in tried[1:]:
         r = right(t)
-        if len(r) > most and _sign_test(len(r - first), len(first - r)) <= PULL_TEST:
+        if len(r) > most and risk.sign_test(len(r - first), len(first - r)) <= PULL_TEST:
             best, most = t, len(r)
     return best
 
