@@ -58,7 +58,19 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
     assert held["face_right"] >= held["shipped_models"]["face_right"]
     assert held["face_right"] > held["shipped_models"]["face_right"]  # the star is learned
     model = TaughtModel.load(root / "taught", "d6")
-    assert model.head == root / "taught" / "head-d6.npz" and saved["models"] == ["head-d6.npz"]
+    assert model.head == root / "taught" / "head-d6.npz"
+    # ... and the head of its second opinion, on the card's second network (by its SHA-256)
+    assert model.second_head == root / "taught" / "head-d6-second.npz"
+    assert saved["models"] == ["head-d6.npz", "head-d6-second.npz"]
+    from vision.classify import second_path
+    from vision.onnx import file_sha256
+
+    opinion = saved["thresholds"]["classifier"]["second_opinion"]
+    assert opinion == {
+        "network": "classifier-d6-second.onnx",
+        "sha256": file_sha256(second_path("d6")),
+    }
+    assert saved["taught_with"]["second_opinion"] is True
     assert model.classifier_dir is None and model.detector_dir is None
     # the thresholds and the bound they hold: 48 dice can show no wrong-read rate under
     # 1 - 0.05 ** (1 / 48) = 6.1% at 95%, so none of them may be read wrong above it
@@ -69,7 +81,6 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
         assert cut["read_wrong"] == 0 and 0 < cut["threshold"] <= 1
     # the shipped network whose features the head reads, by its SHA-256
     from vision.classify import model_paths
-    from vision.onnx import file_sha256
 
     assert saved["base_models"]["classifier"] == file_sha256(model_paths("d6")[0])
 
@@ -86,7 +97,7 @@ def test_teaching_needs_no_torch(taught, tmp_path):
         "print(r['models'], 'torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['head-d6.npz'] False"
+    assert out.stdout.strip() == "['head-d6.npz', 'head-d6-second.npz'] False"
 
 
 def test_fresh_photos_of_the_owners_dice_are_read_and_the_star_is_a_six(taught, tmp_path):
@@ -549,7 +560,8 @@ def test_a_taught_head_hears_the_pips_as_teaching_did(taught, tmp_path, monkeypa
 
     root, record = taught
     assert record["thresholds"]["classifier"]["pips"] is True
-    clf = FaceClassifier("d6", taught=root / "taught")
+    # (the head heard alone: its second opinion would cap the scores, test_the_second_...)
+    clf = _taught_as(root, tmp_path / "alone", second_opinion=False)
     crops, faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=98)
 
     def counts(said):
@@ -572,7 +584,7 @@ def test_a_taught_head_hears_the_pips_as_teaching_did(taught, tmp_path, monkeypa
     )
     # a folder taught not to hear them (its counter misread the owner's marks) does not
     folder = tmp_path / "deaf"
-    shutil.copytree(root / "taught", folder)
+    shutil.copytree(tmp_path / "alone", folder)
     saved = json.loads((folder / "taught.json").read_text())
     saved["thresholds"]["classifier"]["pips"] = False
     (folder / "taught.json").write_text(json.dumps(saved))
@@ -663,9 +675,10 @@ def test_teaching_pulls_the_head_as_hard_as_the_held_out_dice_say():
     assert _choose_pull(tried, truth)[0] == PULLS[1]
 
 
-def _taught_as(root: Path, folder: Path, **cuts):
+def _taught_as(root: Path, folder: Path, second_opinion: bool = True, **cuts):
     """A copy of the taught folder ``root / "taught"`` in ``folder`` whose classifier
-    thresholds say ``cuts`` (``shipped_heard``, ``turn_doubt``, ...), read by the table."""
+    thresholds say ``cuts`` (``shipped_heard``, ``turn_doubt``, ...), read by the table;
+    without its ``second_opinion``, as a folder taught for a set with one network."""
     import shutil
 
     from vision.classify import FaceClassifier
@@ -673,6 +686,9 @@ def _taught_as(root: Path, folder: Path, **cuts):
     shutil.copytree(root / "taught", folder)
     saved = json.loads((folder / "taught.json").read_text())
     saved["thresholds"]["classifier"] |= cuts
+    if not second_opinion:
+        del saved["thresholds"]["classifier"]["second_opinion"]
+        saved["models"].remove("head-d6-second.npz")
     (folder / "taught.json").write_text(json.dumps(saved))
     return FaceClassifier("d6", taught=folder)
 
@@ -704,7 +720,12 @@ def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(t
     read, crops = {}, None
     for heed in (True, False):
         clf = _taught_as(
-            root, tmp_path / f"heed-{heed}", shipped_heard=heed, pips=False, shipped_backs=False
+            root,
+            tmp_path / f"heed-{heed}",
+            second_opinion=False,
+            shipped_heard=heed,
+            pips=False,
+            shipped_backs=False,
         )
         if crops is None:
             crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=98)
@@ -776,6 +797,7 @@ def test_the_summary_says_how_many_dice_a_surer_table_needs(taught):
     assert not any("listen" in line for line in lines)  # this one hears the pips
     assert not any("weigh" in line for line in lines)  # ... and the shipped network
     assert not any("turned" in line for line in lines)  # ... and doubts the turns
+    assert "a second head, taught on the shipped second network, must read a die" in "".join(lines)
     deaf = json.loads(json.dumps(record))
     deaf["thresholds"]["classifier"] |= {"shipped_heard": False, "turn_doubt": False}
     lines = summary(deaf, "taught")
@@ -868,3 +890,61 @@ def test_a_backed_head_takes_the_shipped_read_of_a_die_it_does_not_read(
         ],
     )
     assert all(r.face is None for r in backed.classify(crops, TURNS))
+
+
+def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_path):
+    """A taught d6 head is heard with a second head taught on the card's second network's
+    features: a die both read as the same face scores the lesser of their sureness; a die
+    the second reads as another face is not read (``vision.head.second_opinion``)."""
+    from vision.classify import TURNS, second_path
+    from vision.crops import to_input
+    from vision.head import Head, joint_best, pooled
+    from vision.onnx import open_session
+
+    root, _ = taught
+    heard = _taught_as(root, tmp_path / "heard", pips=False, shipped_backs=False)
+    alone = _taught_as(
+        root, tmp_path / "alone", second_opinion=False, pips=False, shipped_backs=False
+    )
+    crops, _faces = _fresh_crops(heard, tmp_path / "fresh", 3, seed=98)
+    # the second opinion, worked out here from its head and network
+    session = open_session(second_path("d6"))
+    x = np.concatenate([np.rot90(to_input(crops), k, (2, 3)) for k in range(TURNS)])
+    die_2, face_2, feats = session.run(
+        ["die_prob", "face_prob", "features"], {session.get_inputs()[0].name: x}
+    )
+    die_2, face_2 = Head.load(root / "taught" / "head-d6-second.npz").proba_embedded(
+        pooled(feats), die_2, face_2
+    )
+    die_2, face_2 = die_2.reshape(TURNS, len(crops), -1), face_2.reshape(TURNS, len(crops), -1)
+    kinds = set()
+    reads = zip(heard.classify(crops, TURNS), alone.classify(crops, TURNS), strict=True)
+    best = alone.best_guesses(crops, TURNS)
+    for i, (h, a) in enumerate(reads):
+        k, q = joint_best(die_2[:, i].mean(0), face_2[:, i].mean(0), heard.pairs)
+        agrees = (heard.dice[heard.pairs[0][k]], heard.faces[heard.pairs[1][k]]) == best[i]
+        kinds.add(agrees)
+        want = min(a.confidence, q) if agrees else 0.0
+        assert h.confidence == pytest.approx(want, abs=1e-4)
+        assert h.face in (None, a.face)
+    assert True in kinds
+
+
+def test_a_taught_head_whose_second_network_changed_reads_no_more(taught, tmp_path):
+    """Its thresholds were set with the second opinion heard: with another second network
+    the head is set aside (the shipped models read, and ``stale`` says why); with the
+    second head's file gone, the folder is damaged."""
+    root, _ = taught
+    other = _taught_as(root, tmp_path / "other")
+    assert other.taught_head
+    saved = json.loads((tmp_path / "other" / "taught.json").read_text())
+    saved["thresholds"]["classifier"]["second_opinion"]["sha256"] = "0" * 64
+    (tmp_path / "other" / "taught.json").write_text(json.dumps(saved))
+    from vision.classify import FaceClassifier
+
+    changed = FaceClassifier("d6", taught=tmp_path / "other")
+    assert not changed.taught_head and "second network has changed" in changed.stale
+    _taught_as(root, tmp_path / "gone")
+    (tmp_path / "gone" / "head-d6-second.npz").unlink()
+    with pytest.raises(TaughtError, match=r"head-d6-second\.npz is missing"):
+        FaceClassifier("d6", taught=tmp_path / "gone")

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop, to_input
 from vision.dicesets import DiceSet, load
-from vision.head import Head, Hearing, decide, embed, hear_pips
+from vision.head import Head, Hearing, decide, embed, hear_pips, pooled, second_opinion
 from vision.onnx import MODELS_DIR, file_sha256, open_session
 from vision.pips import read_many
 from vision.taught import TaughtError, resolve
@@ -108,6 +108,16 @@ def second_path(set_id: str, models_dir: Path | str | None = None) -> Path:
     """Where a dice set's second network lies (``classifier-<set>-second.onnx``): a larger
     network whose answers are averaged with the first one's on reads at four turns."""
     return model_paths(set_id, models_dir)[0].with_name(f"classifier-{set_id}-second.onnx")
+
+
+def shipped_second(set_id: str, meta: dict, models_dir: Path | str | None = None) -> Path | None:
+    """The second network of a dice set's card (``meta``, its ``joint`` part) when it lies
+    beside the first and is the one the card's thresholds were set with, else None."""
+    joint = meta.get("joint")
+    path = second_path(set_id, models_dir)
+    if isinstance(joint, dict) and path.is_file() and joint.get("sha256") == file_sha256(path):
+        return path
+    return None
 
 
 class FaceClassifier:
@@ -233,6 +243,10 @@ class FaceClassifier:
         self._head_cuts: dict[int, float] = {}
         self._hearing = Hearing()
         self._head_backed = False
+        # ... and the second opinion teaching heard with it: a head on the card's second
+        # network's features that must agree (``vision.head.second_opinion``): (the
+        # network's session, its input's name, the head)
+        self._opinion: tuple | None = None
         if self.taught is not None and self.taught.head is not None and threshold is None:
             self._load_head(onnx_path)
         # A taught network is backed by the shipped one (with its own thresholds): a die the
@@ -267,10 +281,10 @@ class FaceClassifier:
         self._second = None
         joint = self.meta.get("joint")
         untaught = self._head is None and models_dir == shipped_dir
-        if second and untaught and threshold is None and isinstance(joint, dict):
-            path = second_path(self.dice_set.id, models_dir)
+        if second and untaught and threshold is None:
             # a second network other than the one the thresholds were set with is not heard
-            if path.is_file() and joint.get("sha256") == file_sha256(path):
+            path = shipped_second(self.dice_set.id, self.meta, models_dir)
+            if path is not None:
                 self.use_second(path)
                 pip_cut = joint.get("pip_agree_threshold")
                 self._cuts[TURNS] = (float(joint["threshold"]), {})
@@ -294,11 +308,32 @@ class FaceClassifier:
                 1: float(cuts["camera"]["threshold"]),
                 TURNS: float(cuts["photo"]["threshold"]),
             }
-            self._head = Head.load(self.taught.head)
+            head = Head.load(self.taught.head)
             self._hearing = Hearing.from_cuts(cuts)
             self._head_backed = cuts.get("shipped_backs", False)
             if not isinstance(self._head_backed, bool):
                 raise ValueError("shipped_backs must be true or false")
+            heard = cuts.get("second_opinion")
+            if heard is not None:
+                # its thresholds were set with the second opinion heard: without the network
+                # it was taught beside, the head does not read at all
+                path = shipped_second(self.dice_set.id, self.meta)
+                if path is None or file_sha256(path) != heard["sha256"]:
+                    self.stale = (
+                        f"the shipped {self.dice_set.id} second network has changed since "
+                        f"{self.taught.folder} was taught: its taught heads no longer fit "
+                        "it, so the shipped models read alone; teach again (`dicetray teach`)"
+                    )
+                    return
+                if self.taught.second_head is None:
+                    raise ValueError("its second opinion's head is missing")
+                session = open_session(path)
+                self._opinion = (
+                    session,
+                    session.get_inputs()[0].name,
+                    Head.load(self.taught.second_head),
+                )
+            self._head = head
         except (KeyError, TypeError, ValueError) as exc:
             raise TaughtError(
                 f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
@@ -518,6 +553,14 @@ class FaceClassifier:
         die_t, face_t = self._head.proba_embedded(embed(feats), die_s, face_s)
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
+        opinion = None
+        if self._opinion is not None:
+            session, name, head2 = self._opinion
+            die_2, face_2, feats_2 = session.run(
+                ["die_prob", "face_prob", "features"], {name: np.ascontiguousarray(x)}
+            )
+            die_2, face_2 = head2.proba_embedded(pooled(feats_2), die_2, face_2)
+            opinion = (die_2.reshape(turns, n, -1).mean(0), face_2.reshape(turns, n, -1).mean(0))
         cut = self._head_cuts.get(turns, self._head_cuts[TURNS])
         decided = [
             decide(
@@ -560,6 +603,8 @@ class FaceClassifier:
             pair, score = decided[i]
             if self._hearing.pips:
                 score = hear_pips(pair, score, self.pip_opinion(counts[i]))
+            if opinion is not None:
+                score = second_opinion(pair, score, opinion[0][i], opinion[1][i], self.pairs)
             best.append(pair)
             die_conf = float(dp[self.dice.index(pair[0])])
             face_conf = float(fp[self.faces.index(pair[1])])

@@ -44,6 +44,17 @@ def embed(features: np.ndarray) -> np.ndarray:
     return np.concatenate([whole, parts.reshape(n, c * GRID * GRID)], axis=1)
 
 
+def pooled(features: np.ndarray) -> np.ndarray:
+    """N x C x H x W feature maps -> N x C: the map's mean over the whole crop (what the
+    second opinion's head reads of the card's second network: its map at the crop's size is
+    too coarse to part).
+
+    >>> pooled(np.ones((2, 3, 2, 2), np.float32)).shape
+    (2, 3)
+    """
+    return np.asarray(features, np.float32).mean(axis=(2, 3))
+
+
 def _log(p: np.ndarray) -> np.ndarray:
     return np.log(np.clip(p, 1e-7, 1.0)).astype(np.float32)
 
@@ -368,6 +379,26 @@ def decide(
             score *= 1.0 - max(other)
     pair = (pairs[2][int(pairs[0][k])], pairs[3][int(pairs[1][k])])
     return pair, round(hear_pips(pair, float(score), pips), 6)
+
+
+def second_opinion(pair, score: float, die_p, face_p, pairs) -> float:
+    """The ``score`` of ``pair`` (a die and face read, see :func:`decide`) with a second
+    taught head heard: a head fitted on another network's features, whose probabilities
+    (``die_p``, ``face_p``: their mean over the turns read) are given. Its likeliest pair
+    the same, the score is the lesser of the two readers' sureness; another pair, 0 (no
+    read). Two heads taught on the same photos but reading different networks are wrong
+    together less often than either alone (measured on real sets neither network saw:
+    docs/teaching.md).
+
+    >>> pairs = (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2"))
+    >>> second_opinion(("d6", "2"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs)
+    0.7
+    >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs)
+    0.0
+    """
+    k, q = joint_best(die_p, face_p, pairs)
+    best = (pairs[2][pairs[0][k]], pairs[3][pairs[1][k]])
+    return float(min(score, q)) if best == tuple(pair) else 0.0
 
 
 def hear_pips(pair, score: float, pips=None) -> float:

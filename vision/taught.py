@@ -42,7 +42,9 @@ class TaughtModel:
     ``classifier_dir`` / ``detector_dir``: the folder to load that model from (the taught
     folder when teaching wrote one, else None: the shipped model); ``head``: the taught head
     (``vision.head``) read from the shipped classifier's features, when teaching wrote one;
-    ``detector_head``: the taught detector head (``vision.dethead``), likewise."""
+    ``second_head``: the head of its second opinion, read from the card's second network's
+    features (``vision.head.second_opinion``); ``detector_head``: the taught detector head
+    (``vision.dethead``); likewise."""
 
     folder: Path
     dice_set: str
@@ -51,6 +53,7 @@ class TaughtModel:
     detector_dir: Path | None = None
     head: Path | None = None
     detector_head: Path | None = None
+    second_head: Path | None = None
 
     @classmethod
     def load(cls, folder: Path | str, dice_set: str | None = None) -> TaughtModel:
@@ -94,6 +97,7 @@ class TaughtModel:
             if not (folder / str(name)).is_file():
                 raise TaughtError(f"{folder}: {name} is missing: teach it again")
         dhead = folder / "detector-head.npz"
+        second = folder / f"head-{found}-second.npz"
         return cls(
             folder,
             found,
@@ -102,6 +106,7 @@ class TaughtModel:
             det,
             head if head.name in models else None,
             dhead if dhead.name in models else None,
+            second if second.name in models else None,
         )
 
 

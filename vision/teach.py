@@ -11,10 +11,12 @@ puts to use. What teaching does:
    between the dice, corners of dice, what the detector finds that is no die);
 2. the shipped classifier reads every crop once (its answers and its feature map);
 3. a head (``vision.head``) is fitted on those readings, once per fold of the photos, and
-   each die is read by the head that never saw its photo. From those reads the abstention
-   thresholds are set (``vision.risk``): the lowest at which the rate of wrong reads is
-   bounded, at 95% confidence, by 0.5% (or, with too few dice to show that, by the least rate
-   they can show, and then none of them may be read wrong);
+   each die is read by the head that never saw its photo; where the dice set's card has a
+   second network, a second head is fitted on its readings alike, and a die is read only
+   when both heads name the same face (``vision.head.second_opinion``). From those reads the
+   abstention thresholds are set (``vision.risk``): the lowest at which the rate of wrong
+   reads is bounded, at 95% confidence, by 0.5% (or, with too few dice to show that, by the
+   least rate they can show, and then none of them may be read wrong);
 4. the head is fitted on every photo and written with its thresholds. It is kept when, on
    the dice it never saw, it reads at least as many right as the shipped models read alone.
 
@@ -40,8 +42,8 @@ import cv2
 import numpy as np
 
 from vision import risk
-from vision.classify import TURNS, FaceClassifier, model_paths
-from vision.crops import crop_matrix
+from vision.classify import TURNS, FaceClassifier, model_paths, shipped_second
+from vision.crops import crop_matrix, to_input
 from vision.detect import (
     FRAME_H,
     FRAME_W,
@@ -54,9 +56,9 @@ from vision.detect import (
 )
 from vision.dethead import DetectorHead
 from vision.dicesets import DiceSet, DiceSetError, load
-from vision.head import Head, Hearing, decide
+from vision.head import Head, Hearing, decide, pooled, second_opinion
 from vision.labelled import LabelError, Photo, crops_only, read_folder
-from vision.onnx import file_sha256
+from vision.onnx import file_sha256, open_session
 from vision.pips import read_pips
 from vision.taught import HEAD_FORMAT, TAUGHT_FILE
 
@@ -97,6 +99,7 @@ PULLS = (1.0, 0.1, 0.01)
 # at pull 1.0, then 4 of 25 fresh dice read wrong against 2 of 26)
 PULL_TEST = 0.05
 BATCH = 256  # crops the shipped network reads at once
+SECOND_BATCH = 32  # ... and its second network (larger: its memory grows with the batch)
 DETECTOR_GOOD = 0.98  # the shipped detector finds this share of the photos' dice: kept
 TRAY_CELLS = 0.15  # share of the tray's cells (far from any die) a detector head learns from
 DET_L2 = 1e-2  # the pull of a detector head's weights towards the shipped head
@@ -328,7 +331,9 @@ class Readings:
     """Every crop of the photos as the shipped network read it: its embedding and answers,
     the photo it came from, its labels (face index, ``none`` for "no die"; die index, -1),
     the die it shows (index into ``Samples.truth``, -1 for none) and its turn (0-3 for the
-    straight crop at four turns, -1 for the other crops)."""
+    straight crop at four turns, -1 for the other crops). ``second``: the card's second
+    network's reading of each crop, (pooled features, die answers, face answers) per batch,
+    when it is heard (the second opinion's head is fitted on it)."""
 
     emb: list
     die_p: list
@@ -338,6 +343,7 @@ class Readings:
     die_y: list
     die: list
     turn: list
+    second: list
 
     def arrays(self):
         return (
@@ -347,14 +353,22 @@ class Readings:
             *(np.asarray(v) for v in (self.photo, self.face_y, self.die_y, self.die, self.turn)),
         )
 
+    def second_arrays(self):
+        """(features, die answers, face answers) of every crop by the second network, or
+        None when it was not heard."""
+        if not self.second:
+            return None
+        return tuple(np.concatenate(part) for part in zip(*self.second, strict=True))
+
 
 def _read_photos(
-    photos: list[Photo], clf: FaceClassifier, det: Detector | None, rng, copies: int, say
+    photos: list[Photo], clf: FaceClassifier, det: Detector | None, rng, copies: int, say, second
 ):
-    """Cut and read every crop of every photo (one photo at a time: memory stays small).
-    Returns the readings, the dice's truths, the shipped detector's finds in each photo
-    (labelled dice, found, boxes) and the cells of the detector's views."""
-    got = Readings([], [], [], [], [], [], [], [])
+    """Cut and read every crop of every photo (one photo at a time: memory stays small), by
+    the ``second`` network too (an onnxruntime session, or None). Returns the readings, the
+    dice's truths, the shipped detector's finds in each photo (labelled dice, found, boxes)
+    and the cells of the detector's views."""
+    got = Readings([], [], [], [], [], [], [], [], [])
     truth: list[tuple[str, str]] = []
     none = len(clf.faces)
     found = []
@@ -368,6 +382,10 @@ def _read_photos(
         crops = np.stack([c for c, *_ in pending])
         for i in range(0, len(crops), BATCH):
             die_p, face_p, emb = clf.outputs(crops[i : i + BATCH])
+            for j in range(i, min(i + BATCH, len(crops)), SECOND_BATCH) if second else ():
+                x = {second.get_inputs()[0].name: to_input(crops[j : j + SECOND_BATCH])}
+                die_2, face_2, feats_2 = second.run(["die_prob", "face_prob", "features"], x)
+                got.second.append((pooled(feats_2), die_2, face_2))
             got.emb.append(emb)
             got.die_p.append(die_p)
             got.face_p.append(face_p)
@@ -450,23 +468,54 @@ def _fit(arrays, rows, pull: float) -> Head:
     return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], pull)
 
 
-def _cross_validate(arrays, folds, die_photo, clf, counted, pull: float, tick) -> dict:
+def _cross_validate(arrays, folds, die_photo, clf, counted, pull: float, tick, second=None) -> dict:
     """Each die read by a head (pulled by ``pull``) fitted without its fold's photos, in
-    each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}}.
-    ``tick(f)`` is called when fold ``f`` is done."""
+    each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}};
+    with ``second`` (:meth:`Readings.second_arrays`), the second opinion's head, fitted
+    alike, heard too (:func:`vision.head.second_opinion`). ``tick(f)`` is called when fold
+    ``f`` is done."""
     photo_of = arrays[3]
     n = len(die_photo)
     heard = {h: {1: [None] * n, TURNS: [None] * n} for h in HEARINGS}
     for f, fold in enumerate(folds):
-        head = _fit(arrays, np.flatnonzero(~np.isin(photo_of, fold)), pull)
+        rows = np.flatnonzero(~np.isin(photo_of, fold))
+        head = _fit(arrays, rows, pull)
         dice = [d for d in range(n) if die_photo[d] in fold]
+        opinion = None
+        if second is not None:
+            opinion = _opinions(_fit_second(second, arrays, rows, pull), second, arrays, dice)
         for hearing, reads in heard.items():
             got = _probe_reads(head, clf, arrays, dice, counted, hearing)
             for turns in (1, TURNS):
-                for d, r in zip(dice, got[turns], strict=True):
-                    reads[turns][d] = r
+                for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
+                    if opinion is not None:
+                        score = second_opinion(pair, score, *opinion[turns][j], clf.pairs)
+                    reads[turns][d] = (pair, score)
         tick(f)
     return heard
+
+
+def _fit_second(second, arrays, rows, pull: float) -> Head:
+    """The second opinion's head: fitted as :func:`_fit` fits the first, on the second
+    network's features and answers."""
+    feats, die_p, face_p = second
+    face_y, die_y = arrays[4], arrays[5]
+    return Head.fit(feats[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], pull)
+
+
+def _opinions(head: Head, second, arrays, dice: list[int]) -> dict:
+    """The second opinion's probabilities of each of ``dice`` as the table hears them, read
+    once (the upright turn) and at four turns (their mean): {turns: [(die_p, face_p)]}."""
+    feats, die_p, face_p = second
+    die, turn = arrays[6], arrays[7]
+    out: dict = {1: [], TURNS: []}
+    for d in dice:
+        rows = np.flatnonzero((die == d) & (turn >= 0))
+        rows = rows[np.argsort(turn[rows])]
+        dp, fp = head.proba_embedded(feats[rows], die_p[rows], face_p[rows])
+        for turns in (1, TURNS):
+            out[turns].append((dp[:turns].mean(0), fp[:turns].mean(0)))
+    return out
 
 
 def _choose_pull(tried: list, truth):
@@ -781,12 +830,18 @@ def teach(
     check_input(photos, ds, out)
     rng = np.random.default_rng(seed)
     clf = FaceClassifier(ds, second=False)  # teaching judges the shipped network alone
+    # ... and a second opinion, on the card's second network where it has one
+    second_at = shipped_second(ds.id, clf.meta)
+    session = open_session(second_at) if second_at is not None else None
     only_crops = crops_only(photos)
     det = None if only_crops else Detector()
     n_dice = sum(len(p.labels) for p in photos)
     copies = copies_for(n_dice)
-    readings, truth, found, cells, counted = _read_photos(photos, clf, det, rng, copies, say)
+    readings, truth, found, cells, counted = _read_photos(
+        photos, clf, det, rng, copies, say, session
+    )
     arrays = readings.arrays()
+    second = readings.second_arrays()
     photo_of = arrays[3]
     k = min(FOLDS, len(photos)) if len(photos) >= 2 and n_dice >= MIN_DICE else 0
     steps = k * len(PULLS) + 1
@@ -809,6 +864,7 @@ def teach(
                 counted,
                 p,
                 lambda f, before=i * k: say("teaching", before + f + 1, steps),
+                second,
             )
             tried.append((p, _choose_hearing(heard, truth, alpha, delta)))
         pull, (hearing, reads, photo, camera) = _choose_pull(tried, truth)
@@ -823,11 +879,17 @@ def teach(
             **hearing.cuts(),
             "shipped_backs": backs,
         }
+        if second_at is not None:
+            thresholds["second_opinion"] = {
+                "network": second_at.name,
+                "sha256": file_sha256(second_at),
+            }
         heldout.update(_heldout_figures(reads, answers, shipped, truth))
         keep = _keeps(heldout)
         heldout["method"] = (
             f"cross-validation: {k} folds of the photos, each die read by a head fitted "
             f"without its photo; pull towards the shipped answer {pull} (of {list(PULLS)})"
+            + (f"; a second opinion heard, a head on {second_at.name}" if second_at else "")
         )
     if not k:
         heldout["kept_shipped_models"] = (
@@ -851,6 +913,10 @@ def teach(
         name = f"head-{ds.id}.npz"
         head.save(out / name)
         names.append(name)
+        if second is not None:
+            name = f"head-{ds.id}-second.npz"
+            _fit_second(second, arrays, np.arange(len(photo_of)), pull).save(out / name)
+            names.append(name)
     det_cut = None
     if det is not None:
         det_head, heldout["detector"] = _teach_detector(det, photos, found, cells, rng, say)
@@ -874,6 +940,7 @@ def teach(
             "crops_only": only_crops,
             "crops_per_die": copies + TURNS,
             "pull": pull if keep else None,
+            "second_opinion": second is not None and keep,
             "seed": seed,
         },
         "base_models": {
@@ -998,6 +1065,11 @@ def summary(record: dict, out) -> list[str]:
             lines.append(
                 "the shipped classifier misread these dice, so the taught reader does not "
                 "weigh its opinion"
+            )
+        if cut.get("second_opinion"):
+            lines.append(
+                "a second head, taught on the shipped second network, must read a die the "
+                "same before the table takes the read"
             )
     if h.get("kept_shipped_models"):
         lines.append(h["kept_shipped_models"])
