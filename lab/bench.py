@@ -91,9 +91,16 @@ def build_reference(folder: Path) -> tuple[Path | None, str]:
     return path, what
 
 
-def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121, reference: bool = True) -> dict:
-    """Time the pipeline, and with ``reference`` a YOLO11n frame in turns with it (see the
-    module's doc); returns the figures (medians, milliseconds)."""
+def run(
+    set_id: str = "d6",
+    frames: int = 60,
+    seed: int = 20261121,
+    reference: bool = True,
+    taught: Path | str | None = None,
+) -> dict:
+    """Time the pipeline (reading with the ``taught`` folder, when given), and with
+    ``reference`` a YOLO11n frame in turns with it (see the module's doc); returns the
+    figures (medians, milliseconds)."""
     with tempfile.TemporaryDirectory(prefix="dicetray-bench-") as tmp:
         ref = None
         note = "reference not asked for"
@@ -111,14 +118,14 @@ def run(set_id: str = "d6", frames: int = 60, seed: int = 20261121, reference: b
                 session.run(None, feed)  # warm-up
                 ref = {"run": lambda: session.run(None, feed), "times": [], "what": note}
                 ref["build_s"] = round(time.perf_counter() - t, 1)
-        result = _run(set_id, frames, seed, ref)
+        result = _run(set_id, frames, seed, ref, taught)
     if ref is None:
         result["reference"] = None
         result["reference_note"] = note
     return result
 
 
-def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
+def _run(set_id: str, frames: int, seed: int, ref: dict | None, taught=None) -> dict:
     from hardware.sim.render import random_style, render_scene
     from vision.classify import TURNS
     from vision.pipeline import Recognizer
@@ -127,7 +134,7 @@ def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
     ds = load(set_id)
     rng = np.random.default_rng(seed)
     pool = [d for d in ds.dice for _ in range(max(d.count, 4))]
-    rec = Recognizer(ds)
+    rec = Recognizer(ds, taught=taught)
     # one tray and light, as at the table (the tray model follows the light from frame to
     # frame, and a frame of another tray would look like a lamp switched on)
     style = random_style(rng)
@@ -175,6 +182,7 @@ def _run(set_id: str, frames: int, seed: int, ref: dict | None) -> dict:
         "turned_ms_per_die": round(statistics.median(ttimes), 4),
         "still_ms": still_ms,
         "second_network": rec.classifier.second,
+        "taught": str(taught) if taught is not None else None,
         "detector_ms": det_ms,
         "dice_set": set_id,
         "frames": frames,
@@ -218,6 +226,8 @@ def format_result(r: dict) -> str:
     lines = [
         (f"dicetray bench ({r['dice_set']}, {r['frames']} frames each, 1 thread, {r['cpu']}):")
     ]
+    if r.get("taught"):
+        lines.append(f"  read with the taught folder {r['taught']}")
     for n, ms in r["frame_ms"].items():
         lines.append(
             f"  {n:>2} dice: {ms:7.2f} ms per frame (median; detector {r['detector_ms'][n]:.2f} ms)"

@@ -211,6 +211,7 @@ def _set_id(name: str) -> str:
 def main_bench(argv: list[str]) -> int:
     """``dicetray bench``: pipeline milliseconds per frame and classifier ms per die."""
     from lab import bench, teachbench
+    from vision.taught import TaughtError
 
     p = argparse.ArgumentParser(prog="dicetray bench", description=bench.__doc__)
     p.add_argument("--dice-set", default="d6", choices=SET_IDS)
@@ -237,6 +238,12 @@ def main_bench(argv: list[str]) -> int:
         "Rollers dice with digits (20, 30), or 12 MP phone photos of 24 "
         "see-through d6 with a bolt on the 6 (14, 6)",
     )
+    p.add_argument(
+        "--taught",
+        default=None,
+        metavar="DIR",
+        help="time the pipeline reading with this taught folder (dicetray teach)",
+    )
     args = p.parse_args(argv)
     if args.teach:
         from lab.teach import TeachError
@@ -249,7 +256,11 @@ def main_bench(argv: list[str]) -> int:
                 return 2
         print(json.dumps(result) if args.json else teachbench.format_result(result))
         return 0
-    result = bench.run(args.dice_set, args.frames)
+    try:
+        result = bench.run(args.dice_set, args.frames, taught=args.taught)
+    except TaughtError as exc:
+        print(f"dicetray bench: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(result))
     else:

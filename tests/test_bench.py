@@ -67,3 +67,23 @@ def test_the_report_gives_our_frame_as_a_share_of_the_reference_and_judges_the_t
     r["classifier_ms_per_die"] = 0.4
     text = bench.format_result(r)
     assert "every dice count: NOT met (0.300)" in text and "NOT met (0.400 ms)" in text
+
+
+def test_the_bench_times_a_taught_table_and_says_so_or_why_not(tmp_path, capsys):
+    """``dicetray bench --taught DIR``: the pipeline read with a taught folder (its report
+    names it); a folder that is no taught folder is one line and exit 2."""
+    from lab.cli import main_bench
+
+    assert main_bench(["--taught", str(tmp_path), "--frames", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a taught folder" in err
+    r = {
+        "dice_set": "d6",
+        "frames": 1,
+        "cpu": "x86_64",
+        "frame_ms": {"2": 4.0, "6": 5.0, "10": 8.0},
+        "detector_ms": {"2": 3.0, "6": 3.0, "10": 3.0},
+        "classifier_ms_per_die": 0.2,
+        "taught": "my-taught",
+    }
+    assert "  read with the taught folder my-taught" in bench.format_result(r).splitlines()

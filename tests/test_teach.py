@@ -948,3 +948,33 @@ def test_a_taught_head_whose_second_network_changed_reads_no_more(taught, tmp_pa
     (tmp_path / "gone" / "head-d6-second.npz").unlink()
     with pytest.raises(TaughtError, match=r"head-d6-second\.npz is missing"):
         FaceClassifier("d6", taught=tmp_path / "gone")
+
+
+def test_a_moving_tray_takes_no_face_on_one_taught_head_and_a_still_one_hears_both(
+    taught, tmp_path
+):
+    """The camera loop reads a moving frame quickly: the first taught head alone, and no face
+    taken on its word (a moving frame's reads are never scored). On a still frame every die
+    is read as a photo's, at four turns with the second opinion heard, once while it lies
+    still (``held``)."""
+    from vision.classify import TURNS
+
+    root, _ = taught
+    clf = _taught_as(root, tmp_path / "heard", shipped_backs=False)
+    truth = _photos(tmp_path / "fresh", 2, seed=97)
+    for i, labels in enumerate(truth):
+        frame = cv2.imread(str(tmp_path / "fresh" / "images" / f"{i:03d}.jpg"))
+        boxes = [(lab["x"], lab["y"], lab["w"], lab["h"]) for lab in labels]
+        moving = clf.read_boxes(frame, boxes, check_small=0, check_large=0)
+        assert [r.face for r in moving] == [None] * len(boxes)
+        held: list = []
+        still = clf.read_boxes(frame, boxes, check_small=0, check_large=0, retry=True, held=held)
+        as_photo = clf.read_boxes(frame, boxes, check_small=0, check_large=0, turns=TURNS)
+        assert [(r.face, round(r.confidence, 5)) for r in still] == [
+            (r.face, round(r.confidence, 5)) for r in as_photo
+        ]
+        assert (
+            len(held) == len(boxes)
+            and sum(r.face == lab["face"] for r, lab in zip(still, labels, strict=True))
+            >= len(boxes) // 2
+        )

@@ -463,15 +463,19 @@ class FaceClassifier:
         """
         return self._classify(crops, turns)[0]
 
-    def _classify(self, crops, turns: int) -> tuple[list[CropReading], list[tuple[str, str]]]:
+    def _classify(
+        self, crops, turns: int, quick: bool = False
+    ) -> tuple[list[CropReading], list[tuple[str, str]]]:
         """:meth:`classify`'s readings, and each crop's best (die, face) guess before any
-        threshold (what a taught network's agreement is judged on)."""
+        threshold (what a taught network's agreement is judged on). ``quick``: a taught head
+        whose second opinion must agree reads without it, and takes no face (a moving
+        frame's reads, never scored)."""
         if len(crops) == 0:
             return [], []
         if self.photos_once:
             turns = 1
         if self._head is not None:
-            return self._head_classify(crops, turns)
+            return self._head_classify(crops, turns, quick)
         die_t, face_t = self._turned(crops, turns)
         out, best, split = self._decide(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
@@ -539,10 +543,11 @@ class FaceClassifier:
 
         return agree
 
-    def _head_classify(self, crops, turns: int):
+    def _head_classify(self, crops, turns: int, quick: bool = False):
         """Readings by the taught head: one call of the shipped network (answers and features
         at each turn), the head's probabilities, and ``vision.head.decide``'s score against
-        the taught threshold of reads at ``turns`` turns."""
+        the taught threshold of reads at ``turns`` turns; with the second opinion's, unless
+        ``quick`` (then no face is taken on the head's word)."""
         x = to_input(crops)
         n = len(x)
         if turns > 1:
@@ -554,7 +559,7 @@ class FaceClassifier:
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
         opinion = None
-        if self._opinion is not None:
+        if self._opinion is not None and not quick:
             session, name, head2 = self._opinion
             die_2, face_2, feats_2 = session.run(
                 ["die_prob", "face_prob", "features"], {name: np.ascontiguousarray(x)}
@@ -605,6 +610,8 @@ class FaceClassifier:
                 score = hear_pips(pair, score, self.pip_opinion(counts[i]))
             if opinion is not None:
                 score = second_opinion(pair, score, opinion[0][i], opinion[1][i], self.pairs)
+            elif self._opinion is not None:
+                score = 0.0  # (quick: not heard)
             best.append(pair)
             die_conf = float(dp[self.dice.index(pair[0])])
             face_conf = float(fp[self.faces.index(pair[1])])
@@ -758,11 +765,12 @@ class FaceClassifier:
         not made.
         ``retry`` (read once, ``turns`` 1): a die of a usual size that the one read abstained
         on is read again at ``TURNS`` turns, with the thresholds set for that (the camera loop
-        does this on still frames: it costs only the dice in doubt); with a second network,
-        every die of a usual size is, and that reading replaces the one read's. ``held``: a list the
-        caller keeps while the dice lie still, of (box, reading) of the dice read again so
-        far: a die in the same place is not read again (reads at four turns cost most, with a
-        second network over ten times a read once); the new ones are added to it.
+        does this on still frames: it costs only the dice in doubt); with a second network
+        (or a taught head's second opinion), every die of a usual size is, and that reading
+        replaces the one read's. ``held``: a list the caller keeps while the dice lie still,
+        of (box, reading) of the dice read again so far: a die in the same place is not read
+        again (reads at four turns cost most, with a second network over ten times a read
+        once); the new ones are added to it.
         A die touching another (:func:`touching`) is read again on a tight crop (``TIGHT``)
         as its reading was made, and its face kept only when both agree (photos and still
         frames: ``turns`` over 1 or ``retry``).
@@ -783,7 +791,10 @@ class FaceClassifier:
                     cx, cy = x + w / 2, y + h / 2
                     again.append(i)
                     crops.append(self.crop(frame_bgr, (cx - m / 2, cy - m / 2, m, m)))
-        read = self.classify(crops, turns)
+        # a taught head whose second opinion must agree reads a moving frame quickly, without
+        # it (no face taken); a still tray's dice are all read again below, with it
+        quick = turns == 1 and self._opinion is not None
+        read = self._classify(crops, 1, quick=True)[0] if quick else self.classify(crops, turns)
         out = read[: len(boxes)]
         for k, i in enumerate(again):
             first, second = out[i], read[len(boxes) + k]
@@ -801,7 +812,7 @@ class FaceClassifier:
             # with a second network, a still tray is read as a photo is: every die at four
             # turns by both networks, whose reading stands (the one read alone is surer and
             # wrong more often on dice unlike the training photos: docs/vision.md)
-            every = self._second is not None
+            every = self._second is not None or self._opinion is not None
             doubt = [
                 i
                 for i, r in enumerate(out)

@@ -880,6 +880,9 @@ def teach(
             "shipped_backs": backs,
         }
         if second_at is not None:
+            # the table reads a still tray's dice as a photo's, every one at four turns with
+            # both heads (a moving frame's read once, by the first head alone, takes no face)
+            answers["camera"] = answers["photo"]
             thresholds["second_opinion"] = {
                 "network": second_at.name,
                 "sha256": file_sha256(second_at),
