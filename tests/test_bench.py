@@ -43,22 +43,29 @@ def test_bench_gives_its_own_figures_when_the_reference_cannot_be_built(monkeypa
     assert r["still_ms"]["first"] > 0 and r["still_ms"]["later"] > 0
 
 
-def test_the_report_gives_our_frame_as_a_share_of_the_reference_and_judges_the_targets():
-    r = {
+def _figures(**more) -> dict:
+    """A bench's figures (what ``bench.run`` returns), with ``more``."""
+    return {
         "dice_set": "d6",
         "frames": 60,
         "cpu": "x86_64",
         "frame_ms": {"2": 4.0, "6": 5.0, "10": 8.0},
         "detector_ms": {"2": 3.0, "6": 3.0, "10": 3.0},
         "classifier_ms_per_die": 0.2,
-        "reference": {
+        **more,
+    }
+
+
+def test_the_report_gives_our_frame_as_a_share_of_the_reference_and_judges_the_targets():
+    r = _figures(
+        reference={
             "model": "YOLO11n 640x640",
             "ms": 40.0,
             "frames": 30,
             "build_s": 9.0,
             "ratio": {"2": 0.1, "6": 0.125, "10": 0.2},
-        },
-    }
+        }
+    )
     lines = bench.format_result(r).splitlines()
     assert any("2 dice 0.100, 6 dice 0.125, 10 dice 0.200" in line for line in lines)
     assert any("YOLO11n frame, every dice count: met (0.200)" in line for line in lines)
@@ -77,13 +84,5 @@ def test_the_bench_times_a_taught_table_and_says_so_or_why_not(tmp_path, capsys)
     assert main_bench(["--taught", str(tmp_path), "--frames", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not a taught folder" in err
-    r = {
-        "dice_set": "d6",
-        "frames": 1,
-        "cpu": "x86_64",
-        "frame_ms": {"2": 4.0, "6": 5.0, "10": 8.0},
-        "detector_ms": {"2": 3.0, "6": 3.0, "10": 3.0},
-        "classifier_ms_per_die": 0.2,
-        "taught": "my-taught",
-    }
+    r = _figures(taught="my-taught")
     assert "  read with the taught folder my-taught" in bench.format_result(r).splitlines()
