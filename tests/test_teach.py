@@ -948,6 +948,15 @@ def test_a_taught_head_whose_second_network_changed_reads_no_more(taught, tmp_pa
     (tmp_path / "gone" / "head-d6-second.npz").unlink()
     with pytest.raises(TaughtError, match=r"head-d6-second\.npz is missing"):
         FaceClassifier("d6", taught=tmp_path / "gone")
+    # a record whose second opinion is not what teaching writes: damaged, in one line
+    for i, bad in enumerate(("yes", {})):
+        _taught_as(root, tmp_path / f"bad-{i}")
+        saved = json.loads((tmp_path / f"bad-{i}" / "taught.json").read_text())
+        saved["thresholds"]["classifier"]["second_opinion"] = bad
+        (tmp_path / f"bad-{i}" / "taught.json").write_text(json.dumps(saved))
+        with pytest.raises(TaughtError, match=r"damaged .*teach it again") as got:
+            FaceClassifier("d6", taught=tmp_path / f"bad-{i}")
+        assert "\n" not in str(got.value)
 
 
 def test_a_moving_tray_takes_no_face_on_one_taught_head_and_a_still_one_hears_both(
