@@ -45,6 +45,7 @@ from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import DiceSet, load
 from vision.onnx import MODELS_DIR, MODELS_ENV
 
+KINDS = ("zero_shot", "taught")  # how each set is read: untaught, then taught
 TEACH_PHOTOS = {
     "matteop65_webcam": 20,
     "PXL_phone": 14,
@@ -298,7 +299,7 @@ def format_lines(report: dict) -> list[str]:
         ),
     ]
     for name, r in report.items():
-        rows = [(kind, r[kind]) for kind in ("zero_shot", "taught") if kind in r]
+        rows = [(kind, r[kind]) for kind in KINDS if kind in r]
         for i, (kind, f) in enumerate(rows):
             first = i == 0
             lines.append(
@@ -312,6 +313,28 @@ def format_lines(report: dict) -> list[str]:
                 f"{'' if rows else name:<28} {'':>5} {'':>5}  not taught: "
                 f"{r.get('not_taught', 'no figures')}"
             )
+    return lines + _total_lines(report)
+
+
+def _total_lines(report: dict) -> list[str]:
+    """The taught sets summed, read zero-shot and taught: dice found, read right and wrong.
+
+    >>> f = {"matched": 50, "face_accuracy": 0.8, "wrong_count": 1}
+    >>> _total_lines({"a": {"zero_shot": f, "taught": f}, "b": {"zero_shot": f}})[1].split()
+    ['taught', '50', 'found,', '40', 'right', '(80.0%),', '1', 'wrong']
+    """
+    both = [r for r in report.values() if all("matched" in r.get(k, {}) for k in KINDS)]
+    if not both:
+        return []
+    lines = []
+    for kind in KINDS:
+        found = sum(r[kind]["matched"] for r in both)
+        right = sum(round(r[kind]["face_accuracy"] * r[kind]["matched"]) for r in both)
+        wrong = sum(r[kind]["wrong_count"] for r in both)
+        lines.append(
+            f"{'the taught sets' if kind == KINDS[0] else '':<28} {'':>5} {'':>5}  {kind:9} "
+            f"{found:>5} found, {right} right ({right / max(found, 1):.1%}), {wrong} wrong"
+        )
     return lines
 
 

@@ -987,3 +987,41 @@ def test_a_moving_tray_takes_no_face_on_one_taught_head_and_a_still_one_hears_bo
             and sum(r.face == lab["face"] for r, lab in zip(still, labels, strict=True))
             >= len(boxes) // 2
         )
+
+
+def test_the_real_sets_report_ends_with_the_taught_sets_summed():
+    """``python -m lab.evalteach`` sums the sets that were taught, read untaught and taught:
+    the one figure to compare runs by (a set not taught is left out of both)."""
+    from lab import evalteach
+
+    def figs(found, right, wrong):
+        return {
+            "recall": 1.0,
+            "matched": found,
+            "face_accuracy": right / found,
+            "abstained": 1 - (right + wrong) / found,
+            "wrong": wrong / found,
+            "wrong_count": wrong,
+        }
+
+    report = {
+        "a": {"teach_photos": 3, "test_photos": 4, "zero_shot": figs(40, 10, 1)},
+        "b": {
+            "teach_photos": 5,
+            "test_photos": 6,
+            "zero_shot": figs(60, 30, 0),
+            "taught": figs(60, 50, 1),
+        },
+        "c": {
+            "teach_photos": 5,
+            "test_photos": 6,
+            "zero_shot": figs(40, 20, 2),
+            "taught": figs(40, 36, 0),
+        },
+    }
+    *_, untaught, taught = evalteach.format_lines(report)
+    assert (
+        " ".join(untaught.split())
+        == "the taught sets zero_shot 100 found, 50 right (50.0%), 2 wrong"
+    )
+    assert " ".join(taught.split()) == "taught 100 found, 86 right (86.0%), 1 wrong"
