@@ -317,8 +317,9 @@ class FaceClassifier:
             if heard is not None:
                 # its thresholds were set with the second opinion heard: without the network
                 # it was taught beside, the head does not read at all
+                # (shipped_second checked the file against the card's hash: not hashed again)
                 path = shipped_second(self.dice_set.id, self.meta)
-                if path is None or file_sha256(path) != heard["sha256"]:
+                if path is None or self.meta["joint"]["sha256"] != heard["sha256"]:
                     self.stale = (
                         f"the shipped {self.dice_set.id} second network has changed since "
                         f"{self.taught.folder} was taught: its taught heads no longer fit "

@@ -495,6 +495,13 @@ def _cross_validate(arrays, folds, die_photo, clf, counted, pull: float, tick, s
     return heard
 
 
+def _straight(arrays) -> np.ndarray:
+    """The rows of each die's four straight turns, upright first: dice x ``TURNS``."""
+    die, turn = arrays[6], arrays[7]
+    rows = np.flatnonzero(turn >= 0)
+    return rows[np.lexsort((turn[rows], die[rows]))].reshape(-1, TURNS)
+
+
 def _fit_second(second, arrays, rows, pull: float) -> Head:
     """The second opinion's head: fitted as :func:`_fit` fits the first, on the second
     network's features and answers."""
@@ -507,11 +514,10 @@ def _opinions(head: Head, second, arrays, dice: list[int]) -> dict:
     """The second opinion's probabilities of each of ``dice`` as the table hears them, read
     once (the upright turn) and at four turns (their mean): {turns: [(die_p, face_p)]}."""
     feats, die_p, face_p = second
-    die, turn = arrays[6], arrays[7]
+    straight = _straight(arrays)
     out: dict = {1: [], TURNS: []}
     for d in dice:
-        rows = np.flatnonzero((die == d) & (turn >= 0))
-        rows = rows[np.argsort(turn[rows])]
+        rows = straight[d]
         dp, fp = head.proba_embedded(feats[rows], die_p[rows], face_p[rows])
         for turns in (1, TURNS):
             out[turns].append((dp[:turns].mean(0), fp[:turns].mean(0)))
@@ -548,11 +554,11 @@ def _probe_reads(
     one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``, heard as
     ``hearing`` says (the pips counted on each die's crop, the shipped network, the
     turns)."""
-    emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
+    emb, die_p, face_p = arrays[:3]
+    straight = _straight(arrays)
     out = {1: [], TURNS: []}
     for d in dice:
-        rows = np.flatnonzero((die == d) & (turn >= 0))
-        rows = rows[np.argsort(turn[rows])]
+        rows = straight[d]
         sd, sf = die_p[rows], face_p[rows]
         if head is None:
             td, tf = sd, sf
@@ -639,11 +645,11 @@ def _shipped_reads(clf: FaceClassifier, arrays, truth, counted) -> dict:
     TURNS: read at four turns, "camera": as the camera loop reads (once; in doubt, at four
     turns), "no_die": whether the read once calls it no die (then the camera loop reads it
     no more)}``, the reads a (die, face) pair or None per die."""
-    _emb, die_p, face_p, _photo, _fy, _dy, die, turn = arrays
+    die_p, face_p = arrays[1:3]
+    straight = _straight(arrays)
     out: dict = {1: [], TURNS: [], "camera": [], "no_die": []}
     for d in range(len(truth)):
-        rows = np.flatnonzero((die == d) & (turn >= 0))
-        rows = rows[np.argsort(turn[rows])]
+        rows = straight[d]
         for turns in (1, TURNS):
             r = clf.read_outputs(die_p[rows], face_p[rows], turns, counted[d])
             pair = (r.die, r.face) if r.face is not None else None
@@ -885,7 +891,7 @@ def teach(
             answers["camera"] = answers["photo"]
             thresholds["second_opinion"] = {
                 "network": second_at.name,
-                "sha256": file_sha256(second_at),
+                "sha256": clf.meta["joint"]["sha256"],  # (shipped_second checked the file)
             }
         heldout.update(_heldout_figures(reads, answers, shipped, truth))
         keep = _keeps(heldout)
