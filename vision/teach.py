@@ -613,7 +613,7 @@ def _choose_camera(reads, truth, t4: float, alpha: float, delta: float) -> risk.
         steps.append(
             (t1, read, sum(a is not None and a != t for a, t in zip(answers, truth, strict=True)))
         )
-    return risk.choose_sequence(steps, len(truth), alpha, delta)
+    return risk.choose_sequence(steps, len(truth), alpha, delta, lowest=FLOOR)
 
 
 def _choose_hearing(heard: dict, truth, alpha: float, delta: float):
@@ -630,7 +630,9 @@ def _choose_hearing(heard: dict, truth, alpha: float, delta: float):
     for hearing in HEARINGS:
         reads = heard[hearing]
         wrong4 = [p != t for (p, _), t in zip(reads[TURNS], truth, strict=True)]
-        photo = risk.choose([sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR)
+        photo = risk.choose(
+            [sc for _, sc in reads[TURNS]], wrong4, alpha, delta, FLOOR, lowest=True
+        )
         camera = _choose_camera(reads, truth, photo.threshold, alpha, delta)
         tried.append((photo.read - photo.wrong, hearing, reads, photo, camera))
     best = max(tried, key=lambda t: t[0])  # the first of the best
