@@ -166,21 +166,21 @@ def choose_sequence(
     reading rule whose thresholds can be put in such an order is calibrated this way (a
     read once, then at four turns when in doubt, say).
 
-    With ``lowest`` (a number), the threshold is then put as low as reads the same
-    calibration dice: just above the next step's, or at ``lowest`` after the last step.
-    Every threshold in between reads the same dice, so each holds the same bound, and the
-    lowest reads the most new dice. It matters with few calibration dice, whose scores lie
-    far apart (teaching's 40-300; a gap of 0.08 seen on 80 dice): a new die scoring in the
-    gap would otherwise be asked about on no evidence. Thresholds are kept to six decimals,
-    rounded up.
+    With ``lowest`` (a number), the threshold is then put halfway down the gap to the next
+    step's (to ``lowest`` after the last step): every threshold in that gap reads the same
+    calibration dice, so each holds the same bound, and a lower one reads more new dice;
+    halfway keeps a margin from the die the next step would read (a wrong read, often). It
+    matters with few calibration dice, whose scores lie far apart (teaching's 40-300; a gap
+    of 0.08 seen on 80 dice): a new die scoring in the gap would otherwise be asked about on
+    no evidence. Thresholds are kept to six decimals, rounded up.
 
     >>> steps = [(0.9, 50, 0), (0.8, 90, 1), (0.7, 99, 5)]
     >>> choose_sequence(steps, 100, alpha=0.05).threshold
     0.8
     >>> choose_sequence(steps, 100, alpha=0.05, lowest=0.5).threshold
-    0.700001
+    0.75
     >>> choose_sequence(steps[:2], 100, alpha=0.05, lowest=0.5).threshold
-    0.5
+    0.65
     """
     bound = max(alpha, least_bound(dice, delta)) if dice else 1.0
     best = Choice(NEVER, bound, delta, dice, 0, 0)
@@ -192,5 +192,5 @@ def choose_sequence(
         below = steps[i + 1][0] if i + 1 < len(steps) else None
     if lowest is None or best.threshold >= NEVER:
         return best
-    down = lowest if below is None else (math.floor(below * 1e6) + 1) / 1e6
-    return replace(best, threshold=min(best.threshold, max(down, lowest)))
+    half = (best.threshold + max(lowest if below is None else below, lowest)) / 2
+    return replace(best, threshold=min(best.threshold, math.ceil(half * 1e6 - 1e-6) / 1e6))
