@@ -708,11 +708,11 @@ def test_no_taught_read_is_taken_below_one_half_however_few_dice_were_wrong():
     assert photo.read == sum(sc >= 0.5 for _, sc in reads) == camera.read
 
 
-def test_a_taught_threshold_goes_down_to_the_surest_die_it_leaves_unread():
+def test_a_taught_threshold_goes_halfway_down_to_the_surest_die_it_leaves_unread():
     """80 dice, the surest read at 0.98, one read wrong at 0.70: no threshold that reads it
-    holds the bound. The surest right read above it scores 0.80, and every threshold from
-    just above 0.70 up to 0.80 reads the same held-out dice, so teaching takes the lowest of
-    them: a new die scoring 0.75 is read, not asked about."""
+    holds the bound. The least sure right read above it scores 0.80, and every threshold
+    from just above 0.70 up to 0.80 reads the same held-out dice, so teaching takes one
+    halfway down: a new die scoring 0.76 is read, not asked about."""
     from vision.teach import HEARINGS, TURNS, _choose_hearing
 
     truth = [("d6", "4")] * 80
@@ -721,7 +721,7 @@ def test_a_taught_threshold_goes_down_to_the_surest_die_it_leaves_unread():
     heard = {hearing: {1: reads, TURNS: reads} for hearing in HEARINGS}
     _hearing, _reads, photo, camera = _choose_hearing(heard, truth, 0.005, 0.05)
     for chosen in (photo, camera):
-        assert chosen.threshold == 0.700001
+        assert chosen.threshold == 0.75
         assert chosen.read == 11 and chosen.wrong == 0
 
 
