@@ -280,6 +280,34 @@ def test_a_small_die_is_read_for_sure_only_when_the_classifier_is_very_sure():
         assert all((d.face == "4") is (not small or conf >= SMALL_SURE) for d in dice), dice
 
 
+def test_a_taught_head_reads_a_small_die_at_its_own_threshold(monkeypatch):
+    """SMALL_SURE is the shipped network's rule. A taught head's thresholds were set on the
+    owner's dice as the table sees them, small ones too (``vision.teach`` judges each die on
+    the box the detector found for it): a die under SMALL_PX that it reads at its own
+    threshold keeps its face; read by the shipped network, it does not."""
+    from vision.classify import CropReading
+    from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE, Recognizer
+
+    ds = load("d6")
+    rec = Recognizer(ds)
+
+    def read_boxes(_frame, bxs, **_kw):
+        return [CropReading("d6", "4", SMALL_SURE - 0.2, 0.9, 1.0, 0.0) for _ in bxs]
+
+    rec.classifier.read_boxes = rec._whole.read_boxes = read_boxes
+    px = MIN_READ_PX + 2
+    for head, kept in ((None, False), (object(), True)):
+        monkeypatch.setattr(rec.classifier, "_head", head)
+        rng = np.random.default_rng(6)
+        style = random_style(rng, die_px=(px, px + 2))
+        frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style)
+        rec.reset()
+        dice = rec.read(frame).dice
+        assert len(dice) == 2 and all(max(d.w, d.h) < SMALL_PX for d in dice)
+        assert rec.classifier.taught_head is (head is not None)
+        assert all((d.face == "4") is kept for d in dice), (head, px, dice)
+
+
 def test_a_camera_shaken_by_a_pixel_still_gives_each_throw_its_roll_at_rest(monkeypatch):
     """Every frame shaken by up to a pixel each way (``lab.evaluate.camera_fault``): the dice's
     common shift is taken out, so each throw gives one roll, once the dice rest, with the
