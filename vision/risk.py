@@ -137,9 +137,9 @@ def choose(
 
     ``conf``: each calibration die's confidence in its best guess; ``wrong``: whether that
     guess is wrong. Returns :data:`NEVER` as the threshold when not even the surest reads
-    pass (then the reader abstains on every die). ``lowest``: the threshold goes down to
-    the least that reads the same calibration dice (see :func:`choose_sequence`), at most
-    to ``floor``."""
+    pass (then the reader abstains on every die). ``lowest``: the threshold then goes
+    halfway down to the surest score it leaves unread, or to ``floor`` when it reads every
+    score above that (see :func:`choose_sequence`)."""
     conf = [float(c) for c in conf]
     wrong = [bool(w) for w in wrong]
     if len(conf) != len(wrong):
@@ -192,5 +192,5 @@ def choose_sequence(
         below = steps[i + 1][0] if i + 1 < len(steps) else None
     if lowest is None or best.threshold >= NEVER:
         return best
-    half = (best.threshold + max(lowest if below is None else below, lowest)) / 2
+    half = (best.threshold + (lowest if below is None else max(below, lowest))) / 2
     return replace(best, threshold=min(best.threshold, math.ceil(half * 1e6 - 1e-6) / 1e6))
