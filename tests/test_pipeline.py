@@ -280,11 +280,16 @@ def test_a_small_die_is_read_for_sure_only_when_the_classifier_is_very_sure():
         assert all((d.face == "4") is (not small or conf >= SMALL_SURE) for d in dice), dice
 
 
-def test_a_taught_head_reads_a_small_die_at_its_own_threshold(monkeypatch):
+def test_a_taught_head_reads_a_small_die_as_large_as_its_teaching_dice_at_its_threshold(
+    monkeypatch,
+):
     """SMALL_SURE is the shipped network's rule. A taught head's thresholds were set on the
-    owner's dice as the table sees them, small ones too (``vision.teach`` judges each die on
-    the box the detector found for it): a die under SMALL_PX that it reads at its own
-    threshold keeps its face; read by the shipped network, it does not."""
+    owner's dice as the table sees them (``vision.teach`` judges each die on the box the
+    detector found for it), so a die under SMALL_PX as large as the teaching dice
+    (``small_die_px``) keeps the face the head reads at its own threshold. A smaller one, or
+    one read by a folder taught before the size was recorded, keeps SMALL_SURE."""
+    from types import SimpleNamespace
+
     from vision.classify import CropReading
     from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE, Recognizer
 
@@ -295,17 +300,23 @@ def test_a_taught_head_reads_a_small_die_at_its_own_threshold(monkeypatch):
         return [CropReading("d6", "4", SMALL_SURE - 0.2, 0.9, 1.0, 0.0) for _ in bxs]
 
     rec.classifier.read_boxes = rec._whole.read_boxes = read_boxes
-    px = MIN_READ_PX + 2
-    for head, kept in ((None, False), (object(), True)):
+    rng = np.random.default_rng(6)
+    style = random_style(rng, die_px=(MIN_READ_PX + 2, MIN_READ_PX + 4))
+    frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style)
+    sides = [max(d.w, d.h) for d in rec.read(frame).dice]
+    assert len(sides) == 2 and all(MIN_READ_PX <= s < SMALL_PX for s in sides)
+    for head, taught_px, kept in (
+        (None, None, False),  # the shipped models
+        (object(), min(sides), True),  # taught on dice as small
+        (object(), max(sides) + 1, False),  # taught on larger dice only
+        (object(), None, False),  # taught before the size was recorded
+    ):
         monkeypatch.setattr(rec.classifier, "_head", head)
-        rng = np.random.default_rng(6)
-        style = random_style(rng, die_px=(px, px + 2))
-        frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style)
+        rec.taught = SimpleNamespace(small_die_px=taught_px)
         rec.reset()
         dice = rec.read(frame).dice
-        assert len(dice) == 2 and all(max(d.w, d.h) < SMALL_PX for d in dice)
-        assert rec.classifier.taught_head is (head is not None)
-        assert all((d.face == "4") is kept for d in dice), (head, px, dice)
+        assert sorted(max(d.w, d.h) for d in dice) == sorted(sides)
+        assert all((d.face == "4") is kept for d in dice), (head, taught_px, dice)
 
 
 def test_a_camera_shaken_by_a_pixel_still_gives_each_throw_its_roll_at_rest(monkeypatch):

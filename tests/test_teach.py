@@ -395,6 +395,31 @@ def test_a_left_out_set_that_cannot_be_measured_says_why_in_one_line(tmp_path):
     assert line.startswith("rune55_gray/numeric_tube")
 
 
+def test_the_taught_folder_records_how_small_its_dice_were(taught, tmp_path):
+    """``small_die_px``: the side the teaching dice reached (all but their smallest 5%), of
+    the boxes they were read from: the table reads dice as large at the head's thresholds,
+    under 40 px too. A folder without it, or with a value that is not a size, reads small
+    dice as before (None)."""
+    import shutil
+
+    import numpy as np
+
+    from vision.labelled import read_folder
+
+    root, record = taught
+    px = record["taught_with"]["small_die_px"]
+    sides = [max(lab.w, lab.h) for p in read_folder(root / "photos", "d6") for lab in p.labels]
+    assert isinstance(px, int) and 0.5 * np.percentile(sides, 5) <= px <= max(sides)
+    assert TaughtModel.load(root / "taught", "d6").small_die_px == px
+    for value in ("big", None, -3, True):
+        folder = tmp_path / f"taught-{value}"
+        shutil.copytree(root / "taught", folder)
+        saved = json.loads((folder / "taught.json").read_text())
+        saved["taught_with"]["small_die_px"] = value
+        (folder / "taught.json").write_text(json.dumps(saved))
+        assert TaughtModel.load(folder, "d6").small_die_px is None
+
+
 def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, monkeypatch):
     """Photos holding under ``MIN_DICE`` dice cannot judge a taught head, so none is fitted:
     the taught folder reads with the shipped classifier and says how many dice it needs."""

@@ -186,12 +186,14 @@ class Recognizer:
                 readings = [alone[i] if i in tiny else r for i, r in enumerate(readings)]
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
             # a taught head's thresholds were set on the owner's dice as the table sees them,
-            # small ones too (``vision.teach``): SMALL_SURE is the shipped network's rule
-            taught = self.classifier.taught_head
+            # small ones too (``vision.teach``): SMALL_SURE is the shipped network's rule, and
+            # a die as large as the teaching dice is read at the head's thresholds
+            taught_px = self.taught.small_die_px if self.classifier.taught_head else None
             for box, r in zip(found.boxes, readings, strict=True):
                 if r.not_a_die > drop:
                     continue
                 side = max(box[2], box[3])
+                taught = taught_px is not None and side >= taught_px
                 sure = side >= SMALL_PX or taught or r.confidence >= SMALL_SURE
                 face = r.face if side >= MIN_READ_PX and sure else None
                 dice.append(DieReading(*box, r.die, face, r.confidence))

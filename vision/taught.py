@@ -55,6 +55,16 @@ class TaughtModel:
     detector_head: Path | None = None
     second_head: Path | None = None
 
+    @property
+    def small_die_px(self) -> int | None:
+        """The side in pixels that the teaching dice reached (all but their smallest 5%):
+        the head's thresholds hold for dice this large, under 40 px too. None for a folder
+        taught before it was recorded (or a value that is not a size)."""
+        with_ = self.meta.get("taught_with")
+        px = with_.get("small_die_px") if isinstance(with_, dict) else None
+        ok = isinstance(px, int | float) and not isinstance(px, bool) and px > 0
+        return int(px) if ok else None
+
     @classmethod
     def load(cls, folder: Path | str, dice_set: str | None = None) -> TaughtModel:
         """Read and check a taught folder; ``dice_set``: the set id it must be for.

@@ -71,6 +71,7 @@ NEG_SHARE = 0.5  # "no die" crops per die crop
 FOLDS = 5  # cross-validation: the photos in this many folds
 MIN_PER_FACE = 2  # dice each face must show in the photos
 MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
+SMALL_SHARE = 0.05  # the share of the smallest teaching dice not vouched for (small_die_px)
 
 
 # tried in this order; a tie keeps the first, and the first is kept unless another reads this
@@ -366,13 +367,15 @@ def _read_photos(
 ):
     """Cut and read every crop of every photo (one photo at a time: memory stays small), by
     the ``second`` network too (an onnxruntime session, or None). Returns the readings, the
-    dice's truths, the shipped detector's finds in each photo (labelled dice, found, boxes)
-    and the cells of the detector's views."""
+    dice's truths, the shipped detector's finds in each photo (labelled dice, found, boxes),
+    the cells of the detector's views, the pips counted on each die and each die's side in
+    pixels (of the box it is read from)."""
     got = Readings([], [], [], [], [], [], [], [], [])
     truth: list[tuple[str, str]] = []
     none = len(clf.faces)
     found = []
     counted: list[int | None] = []  # the pips counted on each die's crop (vision.pips)
+    sides: list[float] = []
     cells = Cells([], [], [], [], [], [], [], [])
     pending: list = []
 
@@ -416,7 +419,9 @@ def _read_photos(
             d = len(truth)
             truth.append((lab.die, lab.face))
             fy, dy = clf.faces.index(lab.face), clf.dice.index(lab.die)
-            straight = clf.crop(img, box or (lab.x, lab.y, lab.w, lab.h))
+            box = box or (lab.x, lab.y, lab.w, lab.h)
+            sides.append(max(box[2], box[3]))
+            straight = clf.crop(img, box)
             counted.append(read_pips(straight).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(straight)):
                 pending.append((c, i, fy, dy, d, t))
@@ -429,7 +434,7 @@ def _read_photos(
             flush()
         say("reading photos", i + 1, len(photos))
     flush()
-    return got, truth, found, cells, counted
+    return got, truth, found, cells, counted, sides
 
 
 def _found_boxes(labels, boxes) -> list:
@@ -845,7 +850,7 @@ def teach(
     det = None if only_crops else Detector()
     n_dice = sum(len(p.labels) for p in photos)
     copies = copies_for(n_dice)
-    readings, truth, found, cells, counted = _read_photos(
+    readings, truth, found, cells, counted, sides = _read_photos(
         photos, clf, det, rng, copies, say, session
     )
     arrays = readings.arrays()
@@ -952,6 +957,9 @@ def teach(
             "crops_per_die": copies + TURNS,
             "pull": pull if keep else None,
             "second_opinion": second is not None and keep,
+            # the head's thresholds hold for dice this large or larger, under 40 px too
+            # (vision.pipeline); the smallest 5% of the teaching dice are left out
+            "small_die_px": int(np.percentile(sides, SMALL_SHARE * 100)) if sides else None,
             "seed": seed,
         },
         "base_models": {
