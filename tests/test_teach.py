@@ -411,7 +411,7 @@ def test_the_taught_folder_records_how_small_its_dice_were(taught, tmp_path):
     sides = [max(lab.w, lab.h) for p in read_folder(root / "photos", "d6") for lab in p.labels]
     assert isinstance(px, int) and 0.5 * np.percentile(sides, 5) <= px <= max(sides)
     assert TaughtModel.load(root / "taught", "d6").small_die_px == px
-    for value in ("big", None, -3, True):
+    for value in ("big", None, -3, True, float("inf")):
         folder = tmp_path / f"taught-{value}"
         shutil.copytree(root / "taught", folder)
         saved = json.loads((folder / "taught.json").read_text())

@@ -62,7 +62,7 @@ class TaughtModel:
         taught before it was recorded (or a value that is not a size)."""
         with_ = self.meta.get("taught_with")
         px = with_.get("small_die_px") if isinstance(with_, dict) else None
-        ok = isinstance(px, int | float) and not isinstance(px, bool) and px > 0
+        ok = isinstance(px, int | float) and not isinstance(px, bool) and 0 < px < 1e6
         return int(px) if ok else None
 
     @classmethod
