@@ -527,36 +527,58 @@ def test_read_outputs_hears_the_pips_as_classify_does():
     assert clf.read_outputs(die, faces(cut / 2), 1, pips=3).face is None  # under the pip cut
 
 
-def test_a_die_touching_another_keeps_its_face_only_when_its_tight_crop_agrees(monkeypatch):
-    """Two dice lying against each other: each crop holds part of the other, so each is read
-    again on a crop of ``TIGHT`` times its own box, in one more call for both, and keeps its
-    face only when the best guess there is the same. A die lying apart is not read again."""
-    from vision import classify as classify_module
+def _counting(clf, monkeypatch, tight_face=None):
+    """``clf._classify`` counting the crops of each call; from the second call on (the tight
+    crops) its best guess is ``tight_face`` when given."""
+    calls, real = [], clf._classify
 
-    clf = FaceClassifier("d6")
-    img = np.full((100, 320, 3), (40, 90, 30), np.uint8)
-    for x, face in ((20, "3"), (78, "6"), (230, "2")):
-        img[20:80, x : x + 60] = draw_face(load("d6"), "d6", face, 60)
-    boxes = [(20, 20, 60, 60), (78, 20, 60, 60), (230, 20, 60, 60)]
-    assert classify_module.touching(boxes) == {0, 1}
-    calls = []
-    real = clf._classify
-
-    def counted(crops, turns=1):
-        calls.append(len(crops))
-        return real(crops, turns)
-
-    monkeypatch.setattr(clf, "_classify", counted)
-    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == ["3", "6", "2"]
-    assert calls == [3, 2]  # the frame's dice, then the two touching ones on tight crops
-
-    def tight_reads_otherwise(crops, turns=1):
-        out, best = real(crops, turns)
-        if calls:  # the second call: the tight crops, whose best guess is a 1
-            best = [("d6", "1")] * len(best)
+    def counted(crops, turns=1, quick=False):
+        out, best = real(crops, turns, quick)
+        if calls and tight_face is not None:
+            best = [(b[0], tight_face) for b in best]
         calls.append(len(crops))
         return out, best
 
-    calls.clear()
-    monkeypatch.setattr(clf, "_classify", tight_reads_otherwise)
-    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == [None, None, "2"]
+    monkeypatch.setattr(clf, "_classify", counted)
+    return calls
+
+
+def _three_dice(ds, die: str, faces) -> tuple[np.ndarray, list]:
+    """Two dice lying against each other and one apart, drawn 60 px on felt."""
+    img = np.full((100, 320, 3), (40, 90, 30), np.uint8)
+    boxes = [(20, 20, 60, 60), (78, 20, 60, 60), (230, 20, 60, 60)]
+    for (x, y, w, h), face in zip(boxes, faces, strict=True):
+        img[y : y + h, x : x + w] = draw_face(ds, die, face, w)
+    return img, boxes
+
+
+def test_every_die_read_at_four_turns_keeps_its_face_only_when_its_tight_crop_agrees(
+    monkeypatch,
+):
+    """A photo's dice (read at four turns) are read again on crops of ``TIGHT`` times their
+    own box, in one more call for all, and keep their faces only when the best guess there
+    is the same: a crop holding part of a neighbour, or a face seen small, was read as
+    another face for sure, and the tight crop of a die lying apart catches that too."""
+    from vision import classify as classify_module
+
+    clf = FaceClassifier("d6")
+    img, boxes = _three_dice(load("d6"), "d6", ("3", "6", "2"))
+    assert classify_module.touching(boxes) == {0, 1}
+    calls = _counting(clf, monkeypatch)
+    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == ["3", "6", "2"]
+    assert calls == [3, 3]  # the photo's dice, then all three on tight crops
+    calls = _counting(clf, monkeypatch, tight_face="1")
+    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == [None, None, None]
+
+
+def test_a_die_read_once_on_a_still_tray_is_checked_on_its_tight_crop_when_touching(
+    monkeypatch,
+):
+    """Read once (a still tray's dice, a set without a second network), only the dice lying
+    against another are read again on their tight crops: every still frame pays for it."""
+    clf = FaceClassifier("rollers")
+    img, boxes = _three_dice(load("rollers"), "wild", ("star", "star", "star"))
+    calls = _counting(clf, monkeypatch, tight_face="2")
+    faces = [r.face for r in clf.read_boxes(img, boxes, retry=True)]
+    assert calls == [3, 2]  # the tray's dice, then the two touching ones on tight crops
+    assert faces == [None, None, "star"]

@@ -37,14 +37,16 @@ from vision.taught import TaughtError, resolve
 TURNS = 4  # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
 # a face read at four turns is withdrawn when one turn alone is this sure of another
 TURN_DOUBT = 0.5
-# a die whose centre lies within TOUCH of a side (the smaller one) of another box's is read
-# again on a crop of TIGHT times its own box, where the other die is mostly cut off, and its
-# face stands only when the best guess there is the same. Measured with ``dicetray bench
-# --teach``, taught: two touching Rollers dice with digits were each read wrong for sure from
-# a crop holding half of the other's digit, and their tight crops' best guesses were other
-# faces (at 1.1 one of them stayed wrong). Rendered phone photos of 24 dice, taught: 97.2%
-# read right and none wrong with it and the taught pull's choice (``vision.teach.PULLS``);
-# 97.9% and one wrong before both.
+# Every die read at four turns (photos, and a still tray's dice read again) is read again on
+# a crop of TIGHT times its own box, where a neighbour's marks are mostly cut off, and its
+# face stands only when the best guess there is the same; a die read once on a still tray,
+# when its centre lies within TOUCH of a side (the smaller one) of another box's. Measured
+# with taught heads on rendered photos of other seeds than ``dicetray bench --teach``'s (nine
+# folders, 1,248 dice; Rollers with digits, the starred and the phone d6): of 6 dice read
+# wrong for sure, touching dice alone caught 1 (and withdrew 1 read right), every die 4 (2
+# right withdrawn): a neighbour a little further off, or a face seen larger, still changed
+# the read. The shipped models lost no read right to it (those folders, and the real
+# calibrate photos). At 1.1, one of two touching Rollers dice read wrong stayed wrong.
 TOUCH = 1.0
 TIGHT = 1.2
 
@@ -772,14 +774,17 @@ class FaceClassifier:
         of (box, reading) of the dice read again so far: a die in the same place is not read
         again (reads at four turns cost most, with a second network over ten times a read
         once); the new ones are added to it.
-        A die touching another (:func:`touching`) is read again on a tight crop (``TIGHT``)
-        as its reading was made, and its face kept only when both agree (photos and still
-        frames: ``turns`` over 1 or ``retry``).
+        Every die read at ``TURNS`` turns, and a die read once on a still tray (``retry``)
+        that touches another (:func:`touching`), is read again on a tight crop (``TIGHT``) as
+        its reading was made, and its face kept only when both agree.
         """
         if not boxes:
             return []
-        # (the tight check runs on photos and still frames: ``turns`` over 1 or ``retry``)
-        near = touching(boxes) if len(boxes) >= 2 and (turns > 1 or retry) else set()
+        # (the tight check: photos and still trays, ``turns`` over 1 or ``retry``)
+        if turns > 1:
+            near = set(range(len(boxes)))
+        else:
+            near = touching(boxes) if len(boxes) >= 2 and retry else set()
         crops = [self.crop(frame_bgr, b) for b in boxes]
         sides = [max(b[2], b[3]) for b in boxes]
         again = []
@@ -822,7 +827,7 @@ class FaceClassifier:
             known = {i: r for i in doubt if (r := _held_at(held, boxes[i])) is not None}
             ask = [i for i in doubt if i not in known]
             again_read = self.classify([crops[i] for i in ask], TURNS) if ask else []
-            again_read = self._tight(frame_bgr, boxes, ask, again_read, near, TURNS)
+            again_read = self._tight(frame_bgr, boxes, ask, again_read, set(ask), TURNS)
             for i, r in zip(ask, again_read, strict=True):
                 known[i] = r
                 if held is not None:
@@ -841,14 +846,16 @@ class FaceClassifier:
     def _tight(self, frame_bgr, boxes, idx, readings, near: set, turns: int) -> list:
         """``readings`` of the boxes ``idx``, each die of ``near`` read for sure withdrawn when
         the best guess on its tight crop (``TIGHT`` times its box) at ``turns`` turns is
-        another face."""
+        another face (a taught head's own best guess: its second opinion is not heard)."""
         check = [k for k, i in enumerate(idx) if i in near and readings[k].face is not None]
         if not check:
             return list(readings)
         # the network reads a tight crop less surely (it learnt dice at the usual margin): its
         # best guess is heard, not whether it is sure of it
         tight = self._classify(
-            [cut_crop(frame_bgr, boxes[idx[k]], self.input_size, TIGHT) for k in check], turns
+            [cut_crop(frame_bgr, boxes[idx[k]], self.input_size, TIGHT) for k in check],
+            turns,
+            quick=True,
         )[1]
         out = list(readings)
         for k, best in zip(check, tight, strict=True):
