@@ -422,7 +422,8 @@ def render_figures(fig: dict) -> list[str]:
             f"Left out (`dicetray eval --loso`, recipe {loso['recipe']}): each source read "
             "by a d6 classifier trained and calibrated without any of its photos; the dice "
             "are found by the shipped detector, which trained on every source."
-            + (f" Not left out in this run: {', '.join(missing)}." if missing else ""),
+            + (f" Not left out in this run: {', '.join(missing)}." if missing else "")
+            + (f" {loso['note']}" if loso.get("note") else ""),
         ]
     else:
         out += [

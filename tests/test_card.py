@@ -114,3 +114,6 @@ def test_left_out_rows_say_which_sources_were_not_left_out(tmp_path):
     text = card.render(fig)["figures"]
     assert "| d6 | matteop65_webcam, left out | photo | 200 | 98.0% | 50.0% | 49.0% |" in text
     assert "Not left out in this run: numeric_tube." in text
+    assert "measured before" not in text
+    fig["loso"]["note"] = "These rows were measured before the last change."
+    assert card.render(fig)["figures"].endswith("These rows were measured before the last change.")
