@@ -19,13 +19,15 @@ $(BIN)/.installed-train: $(BIN)/.installed
 	touch $@
 
 # the network tests start Mosquitto and drive Chromium (Debian's packages): installed when
-# missing and apt-get can be used; otherwise those tests fail saying what to install
+# missing and apt-get can be used (waiting for another apt to finish); otherwise those tests
+# fail saying what to install
 net-tools:
 	@PATH="$$PATH:/usr/sbin"; command -v mosquitto >/dev/null && command -v chromium >/dev/null \
 	  && command -v chromedriver >/dev/null || { \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -qq || true; \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto chromium chromium-driver; \
+	    apt-get -o DPkg::Lock::Timeout=600 update -qq || true; \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+	      mosquitto chromium chromium-driver; \
 	  else echo "make test: install mosquitto, chromium and chromium-driver (apt-get)" >&2; fi; }
 
 venv: $(BIN)/.installed

@@ -45,8 +45,9 @@ TURN_DOUBT = 0.5
 # folders, 1,248 dice; Rollers with digits, the starred and the phone d6): of 6 dice read
 # wrong for sure, touching dice alone caught 1 (and withdrew 1 read right), every die 4 (2
 # right withdrawn): a neighbour a little further off, or a face seen larger, still changed
-# the read. The shipped models lost no read right to it (those folders, and the real
-# calibrate photos). At 1.1, one of two touching Rollers dice read wrong stayed wrong.
+# the read. The shipped models lost no read right to it on those folders and the real
+# calibrate photos, and 1-2 dice on four rows of the card (models/README.md), none read
+# wrong more. At 1.1, one of two touching Rollers dice read wrong stayed wrong.
 TOUCH = 1.0
 TIGHT = 1.2
 
