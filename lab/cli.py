@@ -239,6 +239,13 @@ def main_bench(argv: list[str]) -> int:
         "see-through d6 with a bolt on the 6 (14, 6)",
     )
     p.add_argument(
+        "--photo-seed",
+        type=int,
+        default=teachbench.PHOTO_SEED,
+        help="--teach: the seed of the teaching photos (the fresh ones': "
+        f"{teachbench.FRESH_OFFSET} more; default {teachbench.PHOTO_SEED})",
+    )
+    p.add_argument(
         "--taught",
         default=None,
         metavar="DIR",
@@ -250,7 +257,9 @@ def main_bench(argv: list[str]) -> int:
 
         with _bar("teaching") as progress:
             try:
-                result = teachbench.run(args.photos, progress=progress, case=args.case)
+                result = teachbench.run(
+                    args.photos, progress=progress, case=args.case, photo_seed=args.photo_seed
+                )
             except TeachError as exc:
                 print(f"dicetray bench: {exc}", file=sys.stderr)
                 return 2

@@ -196,6 +196,11 @@ CASES = {
 }
 
 
+# the seeds the photos are drawn with: teaching photos, and fresh ones FRESH_OFFSET on
+PHOTO_SEED = 11
+FRESH_OFFSET = 88
+
+
 def _teach_apart(root: Path, set_id: str, seed: int, deep: bool, teaching: dict):
     """Teach in a process of its own, as ``dicetray teach`` runs: (record, wall s, CPU s,
     the most memory it held in MB, whether it loaded torch). The photos were rendered in
@@ -238,12 +243,14 @@ def run(
     progress=None,
     case: str = "owner-d6",
     deep: bool = False,
+    photo_seed: int = PHOTO_SEED,
     **teaching,
 ) -> dict:
     """Teach ``case``'s set (see ``CASES``) from ``photos`` photos and score ``fresh`` others
     (None: the case's own numbers), with the table's own teaching (``vision.teach``) or, with
     ``deep``, torch fine-tuning (``lab.teach``; ``teaching``: its settings: copies,
-    clf_epochs, det_epochs)."""
+    clf_epochs, det_epochs). The photos are drawn with ``photo_seed``, the fresh ones with
+    ``photo_seed + FRESH_OFFSET``."""
     from lab.evalteach import score_folder
     from vision.labelled import read_folder
 
@@ -256,8 +263,8 @@ def run(
         dice_set = dice_set()
         photos = n_photos if photos is None else photos
         fresh = n_fresh if fresh is None else fresh
-        write(root / "photos", photos, 11)
-        write(root / "fresh", fresh, 99)
+        write(root / "photos", photos, photo_seed)
+        write(root / "fresh", fresh, photo_seed + FRESH_OFFSET)
         if progress:
             progress("teaching", 0, 1)
         record, wall, cpu, peak, torch_loaded = _teach_apart(
@@ -284,6 +291,7 @@ def run(
         "case": case,
         "what": what,
         "photos": photos,
+        "photo_seed": photo_seed,
         "dice": photos * per_photo,
         "fresh_photos": fresh,
         "teach_wall_s": round(wall, 1),
@@ -306,8 +314,8 @@ def format_result(r: dict) -> str:
     lines = [
         f"dicetray bench --teach ({r['cpu']}, {r['cores']} cores):",
         (
-            f"  taught {r['what']} from {r['photos']} "
-            f"photos ({r['dice']} dice): {r['teach_wall_s']:.0f} s wall, "
+            f"  taught {r['what']} from {r['photos']} photos ({r['dice']} dice, "
+            f"seed {r.get('photo_seed', PHOTO_SEED)}): {r['teach_wall_s']:.0f} s wall, "
             f"{r['teach_cpu_s']:.0f} s CPU, {r['peak_memory_mb']:.0f} MB at most"
         ),
         (

@@ -117,3 +117,40 @@ def test_left_out_rows_say_which_sources_were_not_left_out(tmp_path):
     assert "measured before" not in text
     fig["loso"]["note"] = "These rows were measured before the last change."
     assert card.render(fig)["figures"].endswith("These rows were measured before the last change.")
+
+
+def test_the_teaching_cases_are_summed_over_their_photo_seeds_and_shown_per_seed(monkeypatch):
+    """Each teaching case is taught once per photo seed: the dice are summed, time and memory
+    are the worst seed's, and each seed's reading is shown (one seed's photos can flatter)."""
+    from lab import teachbench
+
+    def run(case, photo_seed):
+        right = {11: 0.96, 21: 0.88}[photo_seed]
+        fresh = {"labelled": 150, "recall": 1.0, "face_accuracy": right}
+        fresh |= {"abstained": round(1 - right, 4), "wrong_count": photo_seed // 21}
+        return {
+            "what": "Rollers dice with digits",
+            "photos": 20,
+            "dice": 100,
+            "fresh_photos": 30,
+            "teach_wall_s": photo_seed,
+            "teach_cpu_s": 2.0 * photo_seed,
+            "peak_memory_mb": 400 + photo_seed,
+            "method": "head",
+            "torch_loaded": False,
+            "fresh": {
+                "zero_shot": {**fresh, "face_accuracy": 0.7, "wrong_count": 0},
+                "taught": fresh,
+            },
+        }
+
+    monkeypatch.setattr(teachbench, "run", run)
+    fig = _figures()
+    fig["taught"] = card.measure_taught(["rollers-digits"], log=lambda *a: None, seeds=(11, 21))
+    r = fig["taught"]["rollers-digits"]
+    assert r["taught"] == {"dice": 300, "found": 300, "right": 276, "asked": 24, "wrong": 1}
+    assert (r["wall_s"], r["peak_mb"]) == (21, 421)
+    text = card.render(fig)["taught"]
+    assert "from the photos of seeds 11, 21" in text
+    row = "| 20 (100) | 21 / 42 | 421 | 60 (300) | 70.0% / 0 | 100.0% / 92.0% / 8.0% / 1 |"
+    assert row + " 96.0% / 0, 88.0% / 1 |" in text
