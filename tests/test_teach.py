@@ -255,14 +255,15 @@ def test_the_teaching_benchmark_prints_time_memory_and_both_readings():
     models."""
     from lab import teachbench
 
-    r = teachbench.run(photos=6, fresh=2)
+    r = teachbench.run(photos=6, fresh=2, photo_seed=5)
     assert r["photos"] == 6 and r["dice"] == 24 and r["cv_figures"]["dice"] == 24
+    assert r["photo_seed"] == 5
     assert r["teach_wall_s"] > 0 and r["teach_cpu_s"] > 0
     assert r["peak_memory_mb"] > 0 and r["torch_loaded"] is False
     for kind in ("zero_shot", "taught"):
         assert r["fresh"][kind]["labelled"] == 8
     text = teachbench.format_result(r)
-    assert "from 6 photos (24 dice)" in text and "MB at most" in text
+    assert "from 6 photos (24 dice, seed 5)" in text and "MB at most" in text
     assert text.count("%") >= 8
 
 
