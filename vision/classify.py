@@ -41,13 +41,14 @@ TURN_DOUBT = 0.5
 # a crop of TIGHT times its own box, where a neighbour's marks are mostly cut off, and its
 # face stands only when the best guess there is the same; a die read once on a still tray,
 # when its centre lies within TOUCH of a side (the smaller one) of another box's. Measured
-# with taught heads on rendered photos of other seeds than ``dicetray bench --teach``'s (nine
-# folders, 1,248 dice; Rollers with digits, the starred and the phone d6): of 6 dice read
-# wrong for sure, touching dice alone caught 1 (and withdrew 1 read right), every die 4 (2
-# right withdrawn): a neighbour a little further off, or a face seen larger, still changed
-# the read. The shipped models lost no read right to it on those folders and the real
-# calibrate photos, and 1-2 dice on four rows of the card (models/README.md), none read
-# wrong more. At 1.1, one of two touching Rollers dice read wrong stayed wrong.
+# with taught heads on fresh rendered photos the model card does not score (twelve folders,
+# 1,602 dice; Rollers with digits, the starred and the phone d6): of 6 dice read wrong for
+# sure, checking touching dice caught 1 (and withdrew 1 read right), checking every die 4
+# (and withdrew 10): a neighbour a little further off, or a face seen larger, still changed
+# the read. Three wrong reads caught for nine more questions: a wrong read costs a game, a
+# question a button press. The shipped models lost no read right to it on the real calibrate
+# photos, and 1-2 dice on four rows of the card (models/README.md), none read wrong more. At
+# 1.1, one of two touching Rollers dice read wrong stayed wrong.
 TOUCH = 1.0
 TIGHT = 1.2
 
