@@ -186,7 +186,7 @@ def measure_taught(cases, log=print, seeds=TEACH_SEEDS) -> dict:
         for seed in seeds:
             runs.append(teachbench.run(case=case, photo_seed=seed))
             log(f"[card] taught {case}, photo seed {seed}: {runs[-1]['teach_wall_s']:.0f} s wall")
-        r = runs[0]
+        r, taught = runs[0], [from_recall(x["fresh"]["taught"]) for x in runs]
         out[case] = {
             "what": r["what"],
             "photos": r["photos"],
@@ -199,8 +199,8 @@ def measure_taught(cases, log=print, seeds=TEACH_SEEDS) -> dict:
             "method": r["method"],
             "torch_loaded": any(x["torch_loaded"] for x in runs),
             "shipped": _summed(from_recall(x["fresh"]["zero_shot"]) for x in runs),
-            "taught": _summed(from_recall(x["fresh"]["taught"]) for x in runs),
-            "taught_per_seed": [from_recall(x["fresh"]["taught"]) for x in runs],
+            "taught": _summed(taught),
+            "taught_per_seed": taught,
         }
     return out
 

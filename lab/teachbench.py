@@ -315,7 +315,7 @@ def format_result(r: dict) -> str:
         f"dicetray bench --teach ({r['cpu']}, {r['cores']} cores):",
         (
             f"  taught {r['what']} from {r['photos']} photos ({r['dice']} dice, "
-            f"seed {r.get('photo_seed', PHOTO_SEED)}): {r['teach_wall_s']:.0f} s wall, "
+            f"seed {r['photo_seed']}): {r['teach_wall_s']:.0f} s wall, "
             f"{r['teach_cpu_s']:.0f} s CPU, {r['peak_memory_mb']:.0f} MB at most"
         ),
         (
