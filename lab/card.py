@@ -114,6 +114,15 @@ def model_facts(models_dir: Path = MODELS) -> dict:
             "turned_set_on": turned.get("set_on"),
             "calibration": meta.get("calibration"),
         }
+        small = meta.get("small")
+        if small:  # the threshold of small dice (lab.train.choose_small)
+            out[path.stem]["small"] = {
+                "px": small["px"],
+                **{
+                    key: {k: small[key].get(k) for k in ("threshold", "bound", "set_on")}
+                    for key in ("once", "turned")
+                },
+            }
         joint = meta.get("joint")
         if joint:  # a second network heard at four turns (vision.classify.second_path)
             out[path.stem]["joint"] = {
@@ -362,6 +371,21 @@ def render_thresholds(fig: dict) -> list[str]:
                 ),
             ]
         )
+        small = m.get("small")
+        if small:
+            once, turned = small["once"], small["turned"]
+            rows.append(
+                [
+                    f"`{name}`, dice of {small['px'][0]}-{small['px'][1] - 1} px",
+                    # a small die is read at both its threshold and the network's own
+                    _thr(max(once["threshold"], m["threshold"]), {}),
+                    _thr(max(turned["threshold"], m["turned_threshold"]), {}),
+                    _set_on(turned.get("set_on"), cal),
+                    " / ".join(
+                        dict.fromkeys([_bound(once["bound"], cal), _bound(turned["bound"], cal)])
+                    ),
+                ]
+            )
         joint = m.get("joint")
         if joint:
             second = joint["network"].removesuffix(".onnx")
@@ -588,6 +612,7 @@ def stale_models(fig: dict, models_dir: Path = MODELS) -> list[str]:
         or now[name].get("threshold") != m.get("threshold")
         or now[name].get("turned_threshold") != m.get("turned_threshold")
         or now[name].get("joint") != m.get("joint")
+        or now[name].get("small") != m.get("small")
     )
 
 

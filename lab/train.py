@@ -79,20 +79,32 @@ def _synth_chunk(args):
 
 
 def _rendered_chunk(args):
-    set_id, seed, scenes, size, partial = args
+    set_id, seed, scenes, size, partial, die_px = args
     ds = load(set_id)
     dice, faces = class_lists(ds)
     rng = np.random.default_rng(seed)
-    xs, yd, yf = [], [], []
-    for crop, die, face in rendered_crops(
-        ds, rng, scenes, size=size, random_colours=ANY_COLOUR.get(set_id, 0.0), partial=partial
+    xs, yd, yf, sides = [], [], [], []
+    for crop, die, face, side in rendered_crops(
+        ds,
+        rng,
+        scenes,
+        size=size,
+        random_colours=ANY_COLOUR.get(set_id, 0.0),
+        partial=partial,
+        die_px=die_px,
     ):
         xs.append(crop)
         yd.append(-1 if die is None else dice.index(die))
         yf.append(faces.index(face))
+        sides.append(side)
     if not xs:
         return None
-    return np.stack(xs), np.array(yd, np.int64), np.array(yf, np.int64)
+    return (
+        np.stack(xs),
+        np.array(yd, np.int64),
+        np.array(yf, np.int64),
+        np.array(sides, np.float64),
+    )
 
 
 def make_synthetic(
@@ -128,11 +140,13 @@ def make_rendered(
     workers: int = 2,
     size: int = INPUT_SIZE,
     partial: float = 0.0,
+    die_px: tuple[float, float] | None = None,
 ):
-    """Crops of rendered scenes, or None when hardware.sim.render is not there (``partial``: see
-    ``vision.crops.rendered_crops``)."""
+    """Crops of rendered scenes: (crops, die index, face index, die side in pixels), or None
+    when hardware.sim.render is not there (``partial``, ``die_px``: see
+    ``hardware.sim.render.rendered_crops``)."""
     jobs = [
-        (set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial)
+        (set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial, die_px)
         for i in range(workers * 2)
     ]
     with Pool(workers) as pool:
@@ -597,20 +611,62 @@ def decisions(clf, die_t: np.ndarray, face_t: np.ndarray, turns: int) -> list:
         del clf._turned
 
 
-def _readable(readings, side: np.ndarray, drop: float) -> tuple[np.ndarray, np.ndarray]:
+def _readable(
+    readings, side: np.ndarray, drop: float, small: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(read, kept) of each reading by the table's rules after the classifier
     (``vision.pipeline``): a box the classifier calls not-a-die over ``drop`` is no die
     found (not kept); a die under ``MIN_READ_PX`` is never read, one under ``SMALL_PX`` only
-    at ``SMALL_SURE``. ``side`` 0: no photo (a crop), no size rule."""
-    from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE
+    at ``small`` (the card's threshold of small dice). ``side`` 0: no photo (a crop), no
+    size rule."""
+    from vision.pipeline import MIN_READ_PX, SMALL_PX
 
     face = np.array([r.face is not None for r in readings], bool)
     conf = np.array([r.confidence for r in readings])
     none = np.array([r.not_a_die for r in readings])
     sized = side > 0
-    small_ok = ~sized | (side >= SMALL_PX) | (conf >= SMALL_SURE)
+    small_ok = ~sized | (side >= SMALL_PX) | (conf >= small)
     big_enough = ~sized | (side >= MIN_READ_PX)
     return face & small_ok & big_enough, none <= drop
+
+
+# the calibration scenes of small dice only (calibration_data): they set the threshold of
+# small dice, not the others (they would weigh the dice of 40-60 px in them far over their
+# share at the table)
+SMALL_SCENES = "small-dice scenes"
+
+
+def _general(crops: Crops) -> np.ndarray:
+    """Which crops the thresholds of all dice are set on: all but ``SMALL_SCENES``."""
+    return np.array([g != SMALL_SCENES for g in crops.group], bool)
+
+
+def _small_dice(crops: Crops, kept: np.ndarray) -> np.ndarray:
+    """Which crops are dice found of ``MIN_READ_PX`` to ``SMALL_PX`` across (the small dice
+    the table reads only at the card's ``small`` threshold)."""
+    from vision.pipeline import MIN_READ_PX, SMALL_PX
+
+    return (crops.die >= 0) & kept & (crops.side >= MIN_READ_PX) & (crops.side < SMALL_PX)
+
+
+def choose_small(clf, readings, crops: Crops, drop: float, alpha=ALPHA, delta=DELTA, log=print):
+    """The threshold of small dice (``_small_dice``) for ``clf``'s readings of ``crops`` made
+    with no threshold of their own (every best guess read): the lowest whose wrong-read rate
+    among the small dice found is bounded by ``alpha`` at ``1 - delta``, by the same rule as
+    the others but on the small dice alone (few among all the dice found, their wrong reads
+    would hardly move a bound on all). Returns (threshold, the card's part)."""
+    dice_ids, faces = list(clf.dice), list(clf.faces)
+    read, kept = _readable(readings, crops.side, drop, 0.0)
+    wrong = _wrong(readings, crops.die, crops.face, dice_ids, faces)
+    conf = np.array([r.confidence for r in readings])
+    m = _small_dice(crops, kept)
+    got = choose(np.where(read, conf, 0.0)[m], (read & wrong)[m], alpha, delta, LEAST_THRESHOLD)
+    t = float(got.threshold)
+    log(
+        f"  dice under the small size: threshold {t:.4f}, wrong-read rate <= {got.bound:.3%} "
+        f"({got.wrong} of {got.dice} small calibration dice read wrong, {got.read} read)"
+    )
+    return t, {"threshold": t, "bound": got.to_json(), "set_on": _pool_name(crops.take(m))}
 
 
 def _wrong(readings, die: np.ndarray, face: np.ndarray, dice, faces) -> np.ndarray:
@@ -688,7 +744,9 @@ def choose_thresholds(
     die_t, face_t = turn_outputs(clf, camera.x)
     clf.use_thresholds(1, 0.0)
     first = decisions(clf, die_t, face_t, 1)
-    read, kept = _readable(first, camera.side, NOT_A_DIE_CAMERA)
+    # small dice first, on their own: then the threshold of all dice with theirs in force
+    s1, small_once = choose_small(clf, first, camera, NOT_A_DIE_CAMERA, alpha, delta, log)
+    read, kept = _readable(first, camera.side, NOT_A_DIE_CAMERA, s1)
     wrong = _wrong(first, camera.die, camera.face, dice, faces)
     conf = np.array([r.confidence for r in first])
     is_die = camera.die >= 0
@@ -696,13 +754,13 @@ def choose_thresholds(
     floor = max(floors[0], LEAST_THRESHOLD)
     if neg.any():  # just above the surest not-a-die crop the table would keep
         floor = max(floor, float(np.nextafter(conf[neg].max(), 2.0)))
-    m = is_die & kept
+    m = is_die & kept & _general(camera)
     score = np.where(read, conf, 0.0)
     once = choose(score[m], (read & wrong)[m], alpha, delta, floor)
     t1 = float(once.threshold)  # a confidence itself: kept whole, so the same dice pass
     clf.use_thresholds(1, t1)
     final = decisions(clf, die_t, face_t, 1)
-    read, kept = _readable(final, camera.side, NOT_A_DIE_CAMERA)
+    read, kept = _readable(final, camera.side, NOT_A_DIE_CAMERA, s1)
     wrong = _wrong(final, camera.die, camera.face, dice, faces)
     out["once"] = {
         "threshold": t1,
@@ -720,6 +778,7 @@ def choose_thresholds(
     )
 
     out.update(choose_turned(clf, photo, t1, alpha, delta, floors[1], log))
+    out["small"] = {"once": small_once, "turned": out.pop("small")}
     return out
 
 
@@ -731,11 +790,14 @@ def choose_turned(
     delta: float = DELTA,
     floor: float = 0.0,
     log=print,
+    small: float | None = None,
 ) -> dict:
     """The four-turn part of :func:`choose_thresholds`, with the one-read threshold ``t1`` in
-    force for the upright read: {"turned": {...}, "upright_alone": bool}. With a second
-    network attached (``FaceClassifier.use_second``) each turn's answers are the two's mean,
-    as the table then reads them."""
+    force for the upright read: {"turned": {...}, "upright_alone": bool, "small": {...}}.
+    ``small``: the threshold of small dice read at four turns (None: set here first, on the
+    small dice alone, :func:`choose_small`). With a second network attached
+    (``FaceClassifier.use_second``) each turn's answers are the two's mean, as the table
+    then reads them."""
     from vision.classify import TURNS
     from vision.pipeline import NOT_A_DIE_PHOTO
 
@@ -744,6 +806,13 @@ def choose_turned(
     # four turns, with the one-read threshold in force for the upright read
     die_t, face_t = turn_outputs(clf, photo.x, joint=clf.second)
     is_die = photo.die >= 0
+    small_part = None
+    if small is None:  # every best guess read (the upright one when sure at t1)
+        clf.upright_alone = True
+        clf.use_thresholds(1, t1)
+        clf.use_thresholds(TURNS, 0.0)
+        every = decisions(clf, die_t, face_t, TURNS)
+        small, small_part = choose_small(clf, every, photo, NOT_A_DIE_PHOTO, alpha, delta, log)
     best = np.zeros(len(photo))
     ever_wrong = np.zeros(len(photo), bool)
     neg_floor = LEAST_THRESHOLD
@@ -753,13 +822,13 @@ def choose_turned(
         clf.use_thresholds(1, t1)
         clf.use_thresholds(TURNS, t)
         got = decisions(clf, die_t, face_t, TURNS)
-        read, kept = _readable(got, photo.side, NOT_A_DIE_PHOTO)
+        read, kept = _readable(got, photo.side, NOT_A_DIE_PHOTO, small)
         wrong = _wrong(got, photo.die, photo.face, dice, faces)
         best = np.where(read & (best == 0), t, best)
         ever_wrong |= read & wrong
         if neg_floor == LEAST_THRESHOLD and (~is_die & kept & read).any():
             neg_floor = t + 1e-6  # candidates from here down let a not-a-die crop pass
-    m = is_die & kept
+    m = is_die & kept & _general(photo)
     turned = choose(best[m], ever_wrong[m], alpha, delta, max(floor, neg_floor, LEAST_THRESHOLD))
     t4 = turned.threshold
     clf.use_thresholds(1, t1)
@@ -770,9 +839,11 @@ def choose_turned(
     upright_alone = t4 <= 1.0
     clf.upright_alone = upright_alone
     final = decisions(clf, die_t, face_t, TURNS)
-    read, kept = _readable(final, photo.side, NOT_A_DIE_PHOTO)
+    read, kept = _readable(final, photo.side, NOT_A_DIE_PHOTO, small)
     wrong = _wrong(final, photo.die, photo.face, dice, faces)
     out["upright_alone"] = upright_alone
+    if small_part is not None:
+        out["small"] = small_part
     out["turned"] = {
         "threshold": t4,
         "die_thresholds": {},
@@ -791,7 +862,15 @@ def choose_turned(
 
 
 def choose_pip_agree(
-    clf, crops: Crops, die_t, face_t, turns: int, drop: float, alpha=ALPHA, delta=DELTA
+    clf,
+    crops: Crops,
+    die_t,
+    face_t,
+    turns: int,
+    drop: float,
+    small: float,
+    alpha=ALPHA,
+    delta=DELTA,
 ) -> dict:
     """The least confidence from which a best guess the pips counted agree with is read
     (``pip_agree_threshold``), for reads at ``turns`` turns at the classifier's present
@@ -819,8 +898,8 @@ def choose_pip_agree(
     finally:
         clf._pip_agree[turns] = None
         del clf.pip_counts
-    read_b, kept = _readable(base, crops.side, drop)
-    read_e, kept_e = _readable(every, crops.side, drop)
+    read_b, kept = _readable(base, crops.side, drop, small)
+    read_e, kept_e = _readable(every, crops.side, drop, small)
     wrong_e = _wrong(every, crops.die, crops.face, dice, faces)
     wrong_b = _wrong(base, crops.die, crops.face, dice, faces)
     is_die = crops.die >= 0
@@ -829,7 +908,7 @@ def choose_pip_agree(
     floor = LEAST_THRESHOLD
     if (extra & ~is_die).any():
         floor = max(floor, float(np.nextafter(conf[extra & ~is_die].max(), 2.0)))
-    m = is_die & kept
+    m = is_die & kept & _general(crops)
     k0 = int((read_b & wrong_b & m).sum())
     steps = []
     for t in sorted({float(c) for c in conf[extra & m] if c >= floor}, reverse=True):
@@ -1152,9 +1231,22 @@ def calibration_data(
         sx, sd, sf = make_synthetic(set_id, holdout, seed + 7919, workers, size=size)
         synthetic = Crops.of(sx, sd, sf, "synthetic")
     if holdout_scenes:
-        made = make_rendered(set_id, holdout_scenes, seed + 7919, workers, size)
-        if made is not None:
-            rendered = Crops.of(*made, "rendered")
+        from vision.pipeline import MIN_READ_PX, SMALL_PX
+
+        parts = []
+        # the held-out scenes, and as many again of small dice only: the threshold of dice
+        # under SMALL_PX is bounded on them alone (choose_thresholds), and wide scenes hold
+        # too few of them for the bound
+        for scenes, die_px, seed_at in (
+            (holdout_scenes, None, seed + 7919),
+            (holdout_scenes, (MIN_READ_PX, SMALL_PX), seed + 7919 + 1),
+        ):
+            made = make_rendered(set_id, scenes, seed_at, workers, size, die_px=die_px)
+            if made is not None:
+                x, d, f, side = made
+                n, group = len(x), "rendered" if die_px is None else SMALL_SCENES
+                parts.append(Crops(x, d, f, [group] * n, side, [""] * n))
+        rendered = Crops.join(parts)
     real = {"camera": None, "photo": None}
     if set_id == "d6" and realdice is not None and Path(realdice).exists():
         real = real_calibration(Path(realdice), size, sources, detector)
@@ -1178,7 +1270,7 @@ def calibrate_file(
     :func:`calibrate_joint`). Refuses calibration crops from any photo that is not a
     calibrate photo."""
     from vision.classify import FaceClassifier, model_paths, second_path
-    from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
+    from vision.pipeline import MIN_READ_PX, NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO, SMALL_PX
 
     if realdice is not None:
         data.check(Path(realdice))
@@ -1204,8 +1296,9 @@ def calibrate_file(
             crops = data.path(part)
             die_t, face_t = turn_outputs(clf, crops.x)
             drop = NOT_A_DIE_CAMERA if turns == 1 else NOT_A_DIE_PHOTO
+            small = chosen["small"][key]["threshold"]
             chosen[key].update(
-                choose_pip_agree(clf, crops, die_t, face_t, turns, drop, alpha, delta)
+                choose_pip_agree(clf, crops, die_t, face_t, turns, drop, small, alpha, delta)
             )
             log(f"{key}: pips agreeing, read from {chosen[key]['pip_agree_threshold']}")
     if data.synthetic is not None:  # measured, not set on: harsher than what the table sees
@@ -1222,6 +1315,7 @@ def calibrate_file(
             )["synthetic"]
     meta.update(chosen.pop("once"))
     meta["turned"] = chosen["turned"]
+    meta["small"] = {"px": [MIN_READ_PX, SMALL_PX], **chosen["small"]}
     meta.pop("upright_alone", None)
     if not chosen["upright_alone"]:
         meta["upright_alone"] = False
@@ -1234,6 +1328,7 @@ def calibrate_file(
             second,
             data,
             meta["threshold"],
+            meta["small"]["turned"]["threshold"],
             alpha,
             delta,
             SET_FLOORS.get(set_id, (0, 0))[1],
@@ -1262,19 +1357,29 @@ def calibrate_file(
 
 
 def calibrate_joint(
-    clf, path: Path, data: Calibration, t1: float, alpha=ALPHA, delta=DELTA, floor=0.0, log=print
+    clf,
+    path: Path,
+    data: Calibration,
+    t1: float,
+    small: float,
+    alpha=ALPHA,
+    delta=DELTA,
+    floor=0.0,
+    log=print,
 ) -> dict:
     """The card's ``joint`` part: ``clf`` (one read at ``t1``) reading at four turns with the
     second network in ``path`` (each turn's answers the two's mean), its threshold set by the
     same bound on the same photo-path calibration dice (:func:`choose_turned`), then its
-    pip-agreement threshold (:func:`choose_pip_agree`); the synthetic dice are measured."""
+    pip-agreement threshold (:func:`choose_pip_agree`); the synthetic dice are measured.
+    ``small``: the first network's threshold of small dice at four turns (the table reads
+    them by that network alone), in force for them here too."""
     from vision.classify import TURNS
     from vision.onnx import file_sha256
     from vision.pipeline import NOT_A_DIE_PHOTO
 
     log(f"with the second network {path.name}:")
     clf.use_second(path)
-    got = choose_turned(clf, data.path("photo"), t1, alpha, delta, floor, log)
+    got = choose_turned(clf, data.path("photo"), t1, alpha, delta, floor, log, small)
     joint = {"network": path.name, "sha256": file_sha256(path), **got["turned"]}
     joint["upright_alone"] = got["upright_alone"]
     clf.use_thresholds(1, t1)
@@ -1284,7 +1389,7 @@ def calibrate_joint(
         crops = data.path("photo")
         die_t, face_t = turn_outputs(clf, crops.x, joint=True)
         joint.update(
-            choose_pip_agree(clf, crops, die_t, face_t, TURNS, NOT_A_DIE_PHOTO, alpha, delta)
+            choose_pip_agree(clf, crops, die_t, face_t, TURNS, NOT_A_DIE_PHOTO, small, alpha, delta)
         )
         log(f"joint: pips agreeing, read from {joint['pip_agree_threshold']}")
         clf.use_thresholds(TURNS, joint["threshold"])  # (choose_pip_agree leaves it unset)

@@ -154,3 +154,35 @@ def test_the_teaching_cases_are_summed_over_their_photo_seeds_and_shown_per_seed
     assert "from the photos of seeds 11, 21" in text
     row = "| 20 (100) | 21 / 42 | 421 | 60 (300) | 70.0% / 0 | 100.0% / 92.0% / 8.0% / 1 |"
     assert row + " 96.0% / 0, 88.0% / 1 |" in text
+
+
+def test_the_threshold_of_small_dice_is_shown_as_the_table_reads_them():
+    """A card's ``small`` part gets its own row: the threshold a small die is read at (its
+    own, or the network's when that is higher), what it was set on and the bound it holds."""
+    fig = _figures()
+    bound = {"wrong_rate_bound": 0.005, "confidence": 0.95, "read_wrong": 0}
+    fig["models"] = {
+        "classifier-d6": {
+            "threshold": 0.95,
+            "die_thresholds": {},
+            "turned_threshold": 0.9,
+            "turned_die_thresholds": {},
+            "small": {
+                "px": [24, 40],
+                "once": {
+                    "threshold": 0.97,
+                    "bound": {**bound, "calibration_dice": 900},
+                    "set_on": {"rendered": 900},
+                },
+                "turned": {
+                    "threshold": 0.8,
+                    "bound": {**bound, "calibration_dice": 880},
+                    "set_on": {"rendered": 860, "numeric_tube": 20},
+                },
+            },
+        }
+    }
+    rows = card.render_thresholds(fig)
+    row = next(r for r in rows if "dice of 24-39 px" in r)
+    assert "| 0.97 | 0.9 | dice: rendered 860, numeric_tube 20 |" in row
+    assert "<= 0.50% at 95% (0 wrong of 900) / <= 0.50% at 95% (0 wrong of 880)" in row

@@ -582,3 +582,20 @@ def test_a_die_read_once_on_a_still_tray_is_checked_on_its_tight_crop_when_touch
     faces = [r.face for r in clf.read_boxes(img, boxes, retry=True)]
     assert calls == [3, 2]  # the tray's dice, then the two touching ones on tight crops
     assert faces == [None, None, "star"]
+
+
+def test_the_threshold_of_small_dice_is_the_cards_and_only_for_its_own_network(tmp_path):
+    """``small_threshold`` is the card's ``small`` part (once, four turns); a threshold given
+    to the classifier, or a card with no such part, sets none (the table then reads small
+    dice at ``vision.pipeline.SMALL_SURE``)."""
+    meta = json.loads(model_paths("d6")[1].read_text(encoding="utf-8"))
+    clf = FaceClassifier("d6")
+    assert clf.small_threshold(1) == meta["small"]["once"]["threshold"]
+    assert clf.small_threshold(TURNS) == meta["small"]["turned"]["threshold"]
+    assert FaceClassifier("d6", threshold=0.5).small_threshold(1) is None
+    onnx_path, meta_path = model_paths("d6")
+    (tmp_path / onnx_path.name).write_bytes(onnx_path.read_bytes())
+    meta.pop("small")
+    meta.pop("joint", None)
+    (tmp_path / meta_path.name).write_text(json.dumps(meta), encoding="utf-8")
+    assert FaceClassifier("d6", models_dir=tmp_path).small_threshold(1) is None

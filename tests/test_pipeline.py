@@ -246,10 +246,11 @@ def test_a_die_too_small_to_read_is_found_but_never_read_for_sure():
     assert sorted(d.face for d in rec.read(frame, fine=True).dice) == ["3", "5", "6"]
 
 
-def test_a_small_die_is_read_for_sure_only_when_the_classifier_is_very_sure():
+def test_a_small_die_is_read_for_sure_only_at_the_cards_small_threshold():
     """Dice of MIN_READ_PX to SMALL_PX across keep the face the classifier gives them only at
-    SMALL_SURE or more (far, blurred real dice were read wrong at 0.91-0.92); a die of
-    SMALL_PX or more keeps it at the model's own threshold."""
+    the card's threshold of small dice (``small``, bounded on small calibration dice alone),
+    or SMALL_SURE when the card sets none; a die of SMALL_PX or more keeps it at the
+    model's own threshold."""
     from vision.classify import CropReading
     from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE, Recognizer
 
@@ -262,32 +263,39 @@ def test_a_small_die_is_read_for_sure_only_when_the_classifier_is_very_sure():
 
     # (dice under SMALL_PX are read by the first network alone: it says the same)
     rec.classifier.read_boxes = rec._whole.read_boxes = read_boxes
-    for px, conf in (
-        (MIN_READ_PX + 2, SMALL_SURE - 0.05),
-        (MIN_READ_PX + 2, SMALL_SURE),
-        (SMALL_PX + 10, SMALL_SURE - 0.05),
-    ):
-        rng = np.random.default_rng(6)
-        style = random_style(rng, die_px=(px, px + 2))
-        frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style)
-        sure["conf"] = conf
-        rec.reset()
-        dice = rec.read(frame).dice
-        sides = [max(d.w, d.h) for d in dice]
-        assert len(dice) == 2 and all(s >= MIN_READ_PX for s in sides)
-        small = px < SMALL_PX
-        assert all((s < SMALL_PX) is small for s in sides)
-        assert all((d.face == "4") is (not small or conf >= SMALL_SURE) for d in dice), dice
+    card_cut = rec._whole.small_threshold(1)
+    assert card_cut is not None and rec.classifier.meta["small"]["px"] == [MIN_READ_PX, SMALL_PX]
+    for small_cuts, cut in (({}, SMALL_SURE), (rec._whole._small, card_cut)):
+        rec._whole._small = small_cuts
+        for px, conf in (
+            (MIN_READ_PX + 2, cut - 0.01),
+            (MIN_READ_PX + 2, cut),
+            (SMALL_PX + 10, cut - 0.01),
+        ):
+            rng = np.random.default_rng(6)
+            style = random_style(rng, die_px=(px, px + 2))
+            frame, _ = compose(
+                ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style
+            )
+            sure["conf"] = conf
+            rec.reset()
+            dice = rec.read(frame).dice
+            sides = [max(d.w, d.h) for d in dice]
+            assert len(dice) == 2 and all(s >= MIN_READ_PX for s in sides)
+            small = px < SMALL_PX
+            assert all((s < SMALL_PX) is small for s in sides)
+            assert all((d.face == "4") is (not small or conf >= cut) for d in dice), dice
 
 
 def test_a_taught_head_reads_a_small_die_as_large_as_its_teaching_dice_at_its_threshold(
     monkeypatch,
 ):
-    """SMALL_SURE is the shipped network's rule. A taught head's thresholds were set on the
-    owner's dice as the table sees them (``vision.teach`` judges each die on the box the
-    detector found for it), so a die under SMALL_PX as large as the teaching dice
-    (``small_die_px``) keeps the face the head reads at its own threshold. A smaller one, or
-    one read by a folder taught before the size was recorded, keeps SMALL_SURE."""
+    """The shipped network reads small dice at its card's threshold for them. A taught
+    head's thresholds were set on the owner's dice as the table sees them (``vision.teach``
+    judges each die on the box the detector found for it), so a die under SMALL_PX as large
+    as the teaching dice (``small_die_px``) keeps the face the head reads at its own
+    threshold. A smaller one, or one read by a folder taught before the size was recorded,
+    keeps SMALL_SURE."""
     from types import SimpleNamespace
 
     from vision.classify import CropReading

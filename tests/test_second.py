@@ -241,7 +241,7 @@ def test_with_a_second_network_a_still_tray_is_read_as_a_photo_is(models):
 
 
 def test_dice_under_small_px_are_read_by_the_first_network_alone(models):
-    """The rule for dice under SMALL_PX (read only at SMALL_SURE) was measured on the first
+    """The threshold of dice under SMALL_PX (the card's ``small``) was set on the first
     network's confidences: such dice are read by it alone, photo and still tray alike, while
     larger dice hear the second network (here one sure of a 3 on every crop)."""
     from vision.pipeline import SMALL_PX, Recognizer

@@ -198,6 +198,14 @@ class FaceClassifier:
             pip_cut = part.get("pip_agree_threshold") if threshold is None else None
             self._pip_agree[turns] = float(pip_cut) if pip_cut is not None else None
         self.threshold = self._cuts[1][0]
+        # the card's thresholds of small dice (``small``: bounded on small calibration dice
+        # alone), heard only when the shipped network reads at its own thresholds
+        small = self.meta.get("small") if self.taught is None and threshold is None else None
+        self._small = {
+            turns: float(small[key]["threshold"])
+            for turns, key in ((1, "once"), (TURNS, "turned"))
+            if isinstance(small, dict) and isinstance(small.get(key), dict)
+        }
         # a taught card whose network never reads alone at four turns (teaching found its
         # best guess there weak) but does read once: photos are read as the camera reads
         # them, once, at the thresholds the cross-validation set for that (measured:
@@ -294,6 +302,12 @@ class FaceClassifier:
                 self._cuts[TURNS] = (float(joint["threshold"]), {})
                 self._pip_agree[TURNS] = float(pip_cut) if pip_cut is not None else None
                 self.upright_alone = bool(joint.get("upright_alone", True))
+
+    def small_threshold(self, turns: int) -> float | None:
+        """The least confidence at which a die under the small size (the card's ``small``:
+        ``px``) is read at ``turns`` turns; None when the card sets none or when what reads is
+        not the network it was set on (a taught folder, a threshold given)."""
+        return self._small.get(turns)
 
     def _load_head(self, onnx_path: Path) -> None:
         """Take the taught folder's head and its thresholds; a head fitted on another shipped

@@ -46,11 +46,13 @@ NOT_A_DIE_PHOTO = 0.5
 # of rune55 i_single read as a 6 at 0.998), against 3 in 1,372 over 30 px. hardware/PI.md
 # asks for a camera that sees a die at least 40 px across.
 MIN_READ_PX = 24
-# A die under SMALL_PX across, and a box the photo read takes for one huge die, is read for
-# sure only at SMALL_SURE or more, whatever the model's own threshold: on the held-out real
-# photos, with the d6 photo threshold at 0.87, sure reads of dice of 24-40 px under 0.98 were
-# 2 wrong in 31 (rune55 i_single / randomid), and a sheet of white paper round one far die was
-# taken for a huge 1 at 0.96.
+# A die under SMALL_PX across is read for sure only at the card's threshold of small dice
+# (``small``), set by the same bound as the others on small calibration dice alone
+# (lab.train.choose_small): far, blurred dice are read wrong more often than near ones (held-out
+# real photos once showed 2 wrong in 31 sure reads of 24-40 px dice under 0.98). SMALL_SURE
+# stands in when no such threshold was set on what reads (a card without one, a taught head on
+# dice smaller than it was taught on), and holds a box the photo read takes for one huge die
+# (a sheet of white paper round one far die was taken for a huge 1 at 0.96).
 SMALL_PX = 40
 SMALL_SURE = 0.98
 PART = 0.6  # photos: a die read inside a large-die candidate under this share of its side
@@ -96,8 +98,8 @@ class Recognizer:
         self.detector = detector or Detector(models_dir, taught=self.taught)
         self.classifier = FaceClassifier(self.dice_set, models_dir, threshold, self.taught)
         # a box the photo read takes for one huge die, and a die under SMALL_PX, are read by
-        # the first network alone: the rules for them (SMALL_SURE, PART) were measured on that
-        # network's confidences
+        # the first network alone: the thresholds and rules for them (the card's ``small``,
+        # SMALL_SURE, PART) were set on that network's confidences
         self._whole = self.classifier
         if self.classifier.second:
             self._whole = FaceClassifier(
@@ -177,24 +179,27 @@ class Recognizer:
             )
             tiny = [i for i, b in enumerate(found.boxes) if max(b[2], b[3]) < SMALL_PX]
             if tiny and self._whole is not self.classifier and (fine or moved < STILL):
-                # dice under SMALL_PX are read by the first network alone, as the rule for
-                # them (SMALL_SURE) was measured: the two networks' mean is softer (rendered
-                # d6 of 28-38 px: 83.8% read right with the mean, 98.3% alone)
+                # dice under SMALL_PX are read by the first network alone, as their threshold
+                # was set: the two networks' mean is softer (rendered d6 of 28-38 px: 83.8%
+                # read right with the mean, 98.3% alone)
                 alone = self._whole.read_boxes(
                     seen, found.boxes, **how, held=None if fine else self._held_small
                 )
                 readings = [alone[i] if i in tiny else r for i, r in enumerate(readings)]
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
             # a taught head's thresholds were set on the owner's dice as the table sees them,
-            # small ones too (``vision.teach``): SMALL_SURE is the shipped network's rule, and
-            # a die as large as the teaching dice is read at the head's thresholds
+            # small ones too (``vision.teach``): a die as large as the teaching dice is read
+            # at the head's thresholds, a smaller one at SMALL_SURE; the shipped network
+            # reads small dice at its card's threshold for them
             taught_px = self.taught.small_die_px if self.classifier.taught_head else None
+            small_cut = self._whole.small_threshold(TURNS if fine else 1)
+            small_cut = SMALL_SURE if small_cut is None else small_cut
             for box, r in zip(found.boxes, readings, strict=True):
                 if r.not_a_die > drop:
                     continue
                 side = max(box[2], box[3])
                 taught = taught_px is not None and side >= taught_px
-                sure = side >= SMALL_PX or taught or r.confidence >= SMALL_SURE
+                sure = side >= SMALL_PX or taught or r.confidence >= small_cut
                 face = r.face if side >= MIN_READ_PX and sure else None
                 dice.append(DieReading(*box, r.die, face, r.confidence))
         if fine:

@@ -998,15 +998,17 @@ def rendered_crops(
     jitter: float = 0.08,
     random_colours: float = 0.0,
     partial: float = 0.0,
+    die_px: tuple[float, float] | None = None,
 ):
     """Crops of dice in rendered scenes (:func:`render_scene`), labelled by its truth.
 
-    Yields (crop, die id, face id). Each die
+    Yields (crop, die id, face id, the die's side in pixels). ``die_px``: the dice's size
+    range (default: the training range, 16-125 px). Each die
     box is jittered (centre offset and size, ``jitter`` of the side) as a detector's would be.
     ``random_colours``: share of scenes whose dice get random colours (``recoloured``).
     ``partial``: for this share of the dice of 50 px or more, also a crop of a box over one
     corner of it (as a detector boxes one pip cluster of a large die), yielded as
-    (crop, None, NONE_CLASS): one pip of a 4 is not a 1.
+    (crop, None, NONE_CLASS, side): one pip of a 4 is not a 1.
     """
     original = dice_set
     for _ in range(scenes):
@@ -1024,7 +1026,11 @@ def rendered_crops(
                 dice,
                 rng,
                 style=random_style(
-                    rng, wide=True, digits=digit_share(original.id), far_lights=FAR_LIGHTS
+                    rng,
+                    die_px,
+                    wide=True,
+                    digits=digit_share(original.id),
+                    far_lights=FAR_LIGHTS,
                 ),
             )
         except ValueError:  # the dice did not fit this tray: another scene
@@ -1038,7 +1044,8 @@ def rendered_crops(
             x += rng.uniform(-jitter, jitter) * side
             y += rng.uniform(-jitter, jitter) * side
             s = rng.uniform(1 - jitter, 1 + jitter)
-            yield cut_crop(frame, (x, y, w * s, h * s), size), back.get(die_id, die_id), face_id
+            crop = cut_crop(frame, (x, y, w * s, h * s), size)
+            yield crop, back.get(die_id, die_id), face_id, side * s
             if partial and side >= 50 and rng.random() < partial:
                 x, y, w, h = box
                 f = rng.uniform(0.4, 0.65)  # the part's side, of the die's
@@ -1047,7 +1054,12 @@ def rendered_crops(
                 cx = x + w / 2 + off * np.cos(a)
                 cy = y + h / 2 + off * np.sin(a)
                 ps = f * side
-                yield (cut_crop(frame, (cx - ps / 2, cy - ps / 2, ps, ps), size), None, NONE_CLASS)
+                yield (
+                    cut_crop(frame, (cx - ps / 2, cy - ps / 2, ps, ps), size),
+                    None,
+                    NONE_CLASS,
+                    ps,
+                )
 
 
 def _label_parts(lab):
