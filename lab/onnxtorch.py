@@ -9,7 +9,7 @@ torchvision built for the same torch, which the pinned CPU torch of the train ex
     >>> import numpy as np, onnx, torch, onnxruntime as ort
     >>> from pathlib import Path
     >>> from lab.onnxtorch import OnnxModule
-    >>> path = Path(__file__).resolve().parent.parent / "models" / "classifier-d6.onnx"
+    >>> path = Path(__file__).resolve().parent.parent / "models" / "classifier-rollers.onnx"
     >>> net = OnnxModule(onnx.load(str(path)))
     >>> x = np.random.default_rng(0).random((2, 3, 64, 64), np.float32)
     >>> ours = net(torch.from_numpy(x))[1].detach().numpy()
@@ -43,6 +43,59 @@ def _pads(p):
     for b, e in zip(reversed(p[:half]), reversed(p[half:]), strict=True):
         out += [b, e]
     return out
+
+
+def dequantized(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The float network of an 8-bit one (``lab.quantize``: QuantizeLinear / DequantizeLinear
+    pairs round its activations, DequantizeLinear turns its stored weights into floats): the
+    weights made floats once, each activation's rounding and range left out (a range that
+    starts at zero is the ReLU the quantizer folded into it: a Relu again; an upper bound
+    would stop the gradient of a logit teaching must move). A float model is returned as it
+    is."""
+    if not any(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in model.graph.node):
+        return model
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    graph = copy.graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    made: dict[str, np.ndarray] = {}  # a weight's float value
+    rename: dict[str, str] = {}  # an activation's rounded copy -> the activation itself
+    quantized: dict[str, tuple] = {}  # QuantizeLinear output -> (input, scale, zero point)
+    keep = []
+    for n in graph.node:
+        if n.op_type == "QuantizeLinear":
+            quantized[n.output[0]] = (n.input[0], inits[n.input[1]], inits[n.input[2]])
+        elif n.op_type == "DequantizeLinear" and n.input[0] in quantized:
+            x, _, zero = quantized[n.input[0]]
+            if int(zero) == np.iinfo(zero.dtype).min:  # a range from zero: a ReLU folded in
+                keep.append(onnx.helper.make_node("Relu", [x], [n.output[0]]))
+            else:
+                rename[n.output[0]] = x
+        elif n.op_type == "DequantizeLinear" and n.input[0] in inits:
+            q = inits[n.input[0]].astype(np.float64)
+            scale = inits[n.input[1]].astype(np.float64)
+            zero = inits[n.input[2]].astype(np.float64) if len(n.input) > 2 else 0.0
+            if scale.ndim == 1 and q.ndim > 1:  # one scale per channel along ``axis``
+                shape = [1] * q.ndim
+                shape[_attrs(n).get("axis", 1)] = -1
+                scale, zero = scale.reshape(shape), np.reshape(zero, shape if np.ndim(zero) else ())
+            made[n.output[0]] = ((q - zero) * scale).astype(np.float32)
+        else:
+            keep.append(n)
+    for n in keep:
+        n.input[:] = [rename.get(name, name) for name in n.input]
+    outputs = {o.name for o in graph.output}
+    keep += [onnx.helper.make_node("Identity", [x], [y]) for y, x in rename.items() if y in outputs]
+    used = {name for n in keep for name in n.input}
+    out = onnx.helper.make_graph(
+        keep,
+        graph.name,
+        list(graph.input),
+        list(graph.output),
+        [i for i in graph.initializer if i.name in used and i.name not in made]
+        + [numpy_helper.from_array(v, name) for name, v in made.items() if name in used],
+    )
+    return onnx.helper.make_model(out, opset_imports=model.opset_import)
 
 
 class OnnxModule(nn.Module):
@@ -79,7 +132,7 @@ class OnnxModule(nn.Module):
 
     def __init__(self, model: onnx.ModelProto):
         super().__init__()
-        graph = model.graph
+        graph = dequantized(model).graph
         unknown = sorted({n.op_type for n in graph.node} - self.OPS)
         if unknown:
             raise UnsupportedModel(
