@@ -732,8 +732,10 @@ def choose_thresholds(
     ``floors``: the least thresholds (once, four turns) of the set (``SET_FLOORS``).
     When not even the surest four-turn candidate holds, the four-turn read reads nothing
     (threshold ``vision.risk.NEVER``, ``upright_alone`` false).
+    Small dice get a threshold of their own first (:func:`choose_small`), in force when the
+    others are set; the ``SMALL_SCENES`` crops set only theirs.
     Writes nothing; returns the card's parts: {"once": {...}, "turned": {...},
-    "upright_alone": bool}.
+    "upright_alone": bool, "small": {"once": {...}, "turned": {...}}}.
     """
     from vision.pipeline import NOT_A_DIE_CAMERA
 
@@ -1168,9 +1170,10 @@ SET_FLOORS = {"tally-up": (0.98, 0.97)}
 
 @dataclass
 class Calibration:
-    """What sets a classifier's thresholds: held-out rendered dice (``rendered``), held-out
-    synthetic crops (``synthetic``: their not-a-die crops hold the thresholds up, their dice
-    are only measured), and for d6 the ``calibrate`` photos' dice as the camera and photo
+    """What sets a classifier's thresholds: held-out rendered dice (``rendered``, with the
+    ``SMALL_SCENES`` of small dice only, each crop with its side), held-out synthetic crops
+    (``synthetic``: their not-a-die crops hold the thresholds up, their dice are only
+    measured), and for d6 the ``calibrate`` photos' dice as the camera and photo
     paths cut them (``real``, :func:`real_calibration`). Never a ``judge`` photo."""
 
     rendered: Crops | None
