@@ -1,4 +1,4 @@
-"""Make a classifier's convolutions 8-bit, for speed at the table (``python -m lab.quantize``).
+"""Make a classifier 8-bit but for its heads, for speed at the table (``python -m lab.quantize``).
 
 onnxruntime's static quantization (QDQ format: weights int8 per output channel, activations
 uint8) makes an exported float classifier 8-bit but for its two heads and their softmax,
