@@ -294,8 +294,9 @@ def test_a_taught_head_reads_a_small_die_as_large_as_its_teaching_dice_at_its_th
     head's thresholds were set on the owner's dice as the table sees them (``vision.teach``
     judges each die on the box the detector found for it), so a die under SMALL_PX as large
     as the teaching dice (``small_die_px``) keeps the face the head reads at its own
-    threshold. A smaller one, or one read by a folder taught before the size was recorded,
-    keeps SMALL_SURE."""
+    threshold. A smaller one is read at the head's threshold of small dice (set on its
+    teaching dice shrunk); by a folder taught before that threshold, or the size, was
+    recorded, at SMALL_SURE."""
     from types import SimpleNamespace
 
     from vision.classify import CropReading
@@ -313,18 +314,24 @@ def test_a_taught_head_reads_a_small_die_as_large_as_its_teaching_dice_at_its_th
     frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style)
     sides = [max(d.w, d.h) for d in rec.read(frame).dice]
     assert len(sides) == 2 and all(MIN_READ_PX <= s < SMALL_PX for s in sides)
-    for head, taught_px, kept in (
-        (None, None, False),  # the shipped models
-        (object(), min(sides), True),  # taught on dice as small
-        (object(), max(sides) + 1, False),  # taught on larger dice only
-        (object(), None, False),  # taught before the size was recorded
+    card = rec._whole._small
+    assert card and all(t > SMALL_SURE - 0.2 for t in card.values())
+    below, above = (dict.fromkeys(card, SMALL_SURE + d) for d in (-0.3, -0.1))
+    for head, taught_px, small, kept in (
+        (None, None, card, False),  # the shipped models, at their card's threshold
+        (object(), min(sides), {}, True),  # taught on dice as small
+        (object(), max(sides) + 1, {}, False),  # taught on larger dice only, before "small"
+        (object(), max(sides) + 1, below, True),  # ... whose small threshold reads them
+        (object(), max(sides) + 1, above, False),  # ... or does not
+        (object(), None, {}, False),  # taught before the size was recorded
     ):
         monkeypatch.setattr(rec.classifier, "_head", head)
+        monkeypatch.setattr(rec._whole, "_small", small)
         rec.taught = SimpleNamespace(small_die_px=taught_px)
         rec.reset()
         dice = rec.read(frame).dice
         assert sorted(max(d.w, d.h) for d in dice) == sorted(sides)
-        assert all((d.face == "4") is kept for d in dice), (head, taught_px, dice)
+        assert all((d.face == "4") is kept for d in dice), (head, taught_px, small, dice)
 
 
 def test_a_camera_shaken_by_a_pixel_still_gives_each_throw_its_roll_at_rest(monkeypatch):

@@ -421,6 +421,62 @@ def test_the_taught_folder_records_how_small_its_dice_were(taught, tmp_path):
         assert TaughtModel.load(folder, "d6").small_die_px is None
 
 
+def test_dice_smaller_than_the_teaching_dice_are_read_at_a_threshold_set_on_them_shrunk(taught):
+    """Every teaching die is also read shrunk to a small die's size (24-40 px), by heads
+    fitted without its photo; the threshold of dice smaller than the teaching dice is set on
+    those reads by the same bound as the others, recorded with them, and taken by the
+    table's classifier for dice under the small size."""
+    from vision.classify import TURNS, FaceClassifier
+    from vision.teach import SHRINK_PX
+
+    root, record = taught
+    small = record["thresholds"]["classifier"]["small"]
+    assert small["px"] == list(SHRINK_PX) == [24, 40]
+    for path in ("photo", "camera"):
+        part = small[path]
+        assert part["calibration_dice"] == record["heldout"]["dice"] == 48
+        assert 0.5 <= part["threshold"] <= 1.01 and part["read_wrong"] == 0
+    held = record["heldout"]["shrunk"]
+    assert held["dice"] == 48 and held["wrong_count"] == 0
+    assert held["face_right"] == pytest.approx(small["photo"]["read"] / 48, abs=1e-4)
+    clf = FaceClassifier("d6", taught=root / "taught", second=False)
+    assert clf.small_threshold(1) == small["camera"]["threshold"]
+    assert clf.small_threshold(TURNS) == small["photo"]["threshold"]
+    # a folder taught before (no "small"): SMALL_SURE stands in at the table
+    assert FaceClassifier("d6", second=False).small_threshold(1) is not None
+    saved = json.loads((root / "taught" / "taught.json").read_text())
+    assert "small" in saved["thresholds"]["classifier"]
+
+
+def test_a_die_shrunk_is_cut_as_the_whole_photo_shrunk_would_be():
+    """``_shrunk`` scales only the photo round the die, and maps the box with it: its crop
+    is the crop of the same die in the whole photo scaled down (but for the JPEG it is
+    stored as), and a die no larger than asked is cut as it is."""
+    from hardware.sim.render import compose, place_dice, random_style
+    from vision.classify import FaceClassifier
+    from vision.teach import _shrunk
+
+    clf = FaceClassifier("d6", second=False)
+    ds = load("d6")
+    rng = np.random.default_rng(3)
+    style = random_style(rng, die_px=(90.0, 100.0))
+    frame, labels = compose(ds, place_dice(ds, [("d6", "5")], rng, style), rng, style)
+    lab = labels[0]
+    box = (lab["x"], lab["y"], lab["w"], lab["h"])
+    side = 30.0
+    scale = side / max(lab["w"], lab["h"])
+    whole = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    want = clf.crop(whole, tuple(v * scale for v in box))
+    got = _shrunk(frame, box, clf, side)
+    assert got.shape == want.shape
+    assert float(np.abs(got.astype(float) - want).mean()) < 6.0
+    # a die shifted by a few pixels off its box is another crop: the test can tell
+    off = clf.crop(whole, (box[0] * scale + 4, box[1] * scale, *(v * scale for v in box[2:])))
+    assert float(np.abs(off.astype(float) - want).mean()) > 12.0
+    big = max(lab["w"], lab["h"])
+    assert np.array_equal(_shrunk(frame, box, clf, big + 5), clf.crop(frame, box))
+
+
 def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, monkeypatch):
     """Photos holding under ``MIN_DICE`` dice cannot judge a taught head, so none is fitted:
     the taught folder reads with the shipped classifier and says how many dice it needs."""
@@ -1083,3 +1139,11 @@ def test_the_real_sets_report_ends_with_the_taught_sets_summed():
         == "the taught sets zero_shot 100 found, 50 right (50.0%), 2 wrong"
     )
     assert " ".join(taught.split()) == "taught 100 found, 86 right (86.0%), 1 wrong"
+
+
+def test_teachings_docstring_examples_run():
+    import doctest
+
+    import vision.teach
+
+    assert doctest.testmod(vision.teach).failed == 0

@@ -306,7 +306,8 @@ class FaceClassifier:
     def small_threshold(self, turns: int) -> float | None:
         """The least confidence at which a die under the small size (the card's ``small``:
         ``px``) is read at ``turns`` turns; None when the card sets none or when what reads is
-        not the network it was set on (a taught folder, a threshold given)."""
+        not the network it was set on (a threshold given, a fine-tuned taught network). A
+        taught head's are its own, set on its teaching dice shrunk (``vision.teach``)."""
         return self._small.get(turns)
 
     def _load_head(self, onnx_path: Path) -> None:
@@ -328,6 +329,14 @@ class FaceClassifier:
             }
             head = Head.load(self.taught.head)
             self._hearing = Hearing.from_cuts(cuts)
+            # dice smaller than the teaching dice: the thresholds teaching set on its dice
+            # shrunk to that size (a folder taught before has none: SMALL_SURE then)
+            small = cuts.get("small")
+            if small is not None:
+                self._small = {
+                    1: float(small["camera"]["threshold"]),
+                    TURNS: float(small["photo"]["threshold"]),
+                }
             self._head_backed = cuts.get("shipped_backs", False)
             if not isinstance(self._head_backed, bool):
                 raise ValueError("shipped_backs must be true or false")

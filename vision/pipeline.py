@@ -50,8 +50,8 @@ MIN_READ_PX = 24
 # (``small``), set by the same bound as the others on small calibration dice alone
 # (lab.train.choose_small): far, blurred dice are read wrong more often than near ones (held-out
 # real photos once showed 2 wrong in 31 sure reads of 24-40 px dice under 0.98). SMALL_SURE
-# stands in when no such threshold was set on what reads (a card without one, a taught head on
-# dice smaller than it was taught on), and holds a box the photo read takes for one huge die
+# stands in when no such threshold was set on what reads (a card without one, a folder taught
+# before teaching set one), and holds a box the photo read takes for one huge die
 # (a sheet of white paper round one far die was taken for a huge 1 at 0.96).
 SMALL_PX = 40
 SMALL_SURE = 0.98
@@ -189,8 +189,9 @@ class Recognizer:
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
             # a taught head's thresholds were set on the owner's dice as the table sees them,
             # small ones too (``vision.teach``): a die as large as the teaching dice is read
-            # at the head's thresholds, a smaller one at SMALL_SURE; the shipped network
-            # reads small dice at its card's threshold for them
+            # at the head's thresholds, a smaller one at the head's threshold of small dice
+            # (set on the teaching dice shrunk; SMALL_SURE for a folder taught before); the
+            # shipped network reads small dice at its card's threshold for them
             taught_px = self.taught.small_die_px if self.classifier.taught_head else None
             small_cut = self._whole.small_threshold(TURNS if fine else 1)
             small_cut = SMALL_SURE if small_cut is None else small_cut

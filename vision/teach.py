@@ -6,9 +6,10 @@
 taught folder (``vision.taught``) that ``--taught DIR`` or the config's ``[vision] taught``
 puts to use. What teaching does:
 
-1. every labelled die is cut as the table cuts it, at four turns, and many times more turned
-   to any angle, shifted, resized, lighter and darker, blurred; with "no die" crops (the tray
-   between the dice, corners of dice, what the detector finds that is no die);
+1. every labelled die is cut as the table cuts it, at four turns, and again shrunk to a
+   small die's size (24-40 px), and many times more turned to any angle, shifted, resized,
+   cut tight, lighter and darker, blurred; with "no die" crops (the tray between the dice,
+   corners of dice, what the detector finds that is no die);
 2. the shipped classifier reads every crop once (its answers and its feature map);
 3. a head (``vision.head``) is fitted on those readings, once per fold of the photos, and
    each die is read by the head that never saw its photo; where the dice set's card has a
@@ -16,7 +17,8 @@ puts to use. What teaching does:
    when both heads name the same face (``vision.head.second_opinion``). From those reads the
    abstention thresholds are set (``vision.risk``): the lowest at which the rate of wrong
    reads is bounded, at 95% confidence, by 0.5% (or, with too few dice to show that, by the
-   least rate they can show, and then none of them may be read wrong);
+   least rate they can show, and then none of them may be read wrong); the dice shrunk set
+   alike the threshold of dice smaller than the teaching dice;
 4. the head is fitted on every photo and written with its thresholds. It is kept when, on
    the dice it never saw, it reads at least as many right as the shipped models read alone.
 
@@ -42,7 +44,7 @@ import cv2
 import numpy as np
 
 from vision import risk
-from vision.classify import TURNS, FaceClassifier, model_paths, shipped_second
+from vision.classify import TIGHT, TURNS, FaceClassifier, model_paths, shipped_second
 from vision.crops import crop_matrix, to_input
 from vision.detect import (
     FRAME_H,
@@ -59,6 +61,7 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.head import Head, Hearing, decide, pooled, second_opinion
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256, open_session
+from vision.pipeline import MIN_READ_PX, SMALL_PX
 from vision.pips import read_pips
 from vision.taught import HEAD_FORMAT, TAUGHT_FILE
 from vision.types import closest_pairs
@@ -73,6 +76,15 @@ FOLDS = 5  # cross-validation: the photos in this many folds
 MIN_PER_FACE = 2  # dice each face must show in the photos
 MIN_DICE = 40  # fewer labelled dice teach no head: too few to judge one
 SMALL_SHARE = 0.05  # the share of the smallest teaching dice not vouched for (small_die_px)
+# every teaching die is also cut as the table would cut it this many px across (drawn
+# uniformly; the sizes read at the small dice' threshold, vision.pipeline): its photo scaled
+# down by area and stored again as a JPEG of this quality. Those shrunk dice teach the head
+# too, and set the threshold of dice smaller than the teaching dice (``_choose_small``)
+SHRINK_PX = (MIN_READ_PX, SMALL_PX)
+SHRINK_JPEG = 85
+# the share of a die's copies cut tight (``_die_copies``): the table reads a die again on a
+# crop of TIGHT times its box and withdraws its face when the best guess there differs
+TIGHT_SHARE = 0.25
 
 
 # tried in this order; a tie keeps the first, and the first is kept unless another reads this
@@ -153,23 +165,61 @@ def _turns(crop: np.ndarray) -> list[np.ndarray]:
 
 def _die_copies(img, lab, clf: FaceClassifier, rng, copies: int) -> list[np.ndarray]:
     """``copies`` crops of one die turned to any angle, shifted, resized and spoiled, as a
-    detector's box and another moment's light would cut it."""
-    side = max(lab.w, lab.h) * clf.margin
+    detector's box and another moment's light would cut it; ``TIGHT_SHARE`` of them cut
+    tight, as the table cuts a die to check its read (``vision.classify.TIGHT``) from a box
+    that may be smaller than the die."""
+    die = max(lab.w, lab.h)
     cx, cy = lab.x + lab.w / 2, lab.y + lab.h / 2
-    return [
-        _spoil(
-            _cut(
-                img,
-                cx + rng.uniform(-0.08, 0.08) * side,
-                cy + rng.uniform(-0.08, 0.08) * side,
-                side * rng.uniform(0.88, 1.14),
-                clf.input_size,
-                rng.uniform(0, 360),
-            ),
-            rng,
+    tight = round(copies * TIGHT_SHARE)
+    out = []
+    for i in range(copies):
+        side = die * (
+            rng.uniform(1.0, TIGHT) if i < tight else clf.margin * rng.uniform(0.88, 1.14)
         )
-        for _ in range(copies)
-    ]
+        shift = 0.04 if i < tight else 0.08
+        out.append(
+            _spoil(
+                _cut(
+                    img,
+                    cx + rng.uniform(-shift, shift) * side,
+                    cy + rng.uniform(-shift, shift) * side,
+                    side,
+                    clf.input_size,
+                    rng.uniform(0, 360),
+                ),
+                rng,
+            )
+        )
+    return out
+
+
+def _shrunk(img, box, clf: FaceClassifier, side: float) -> np.ndarray:
+    """The straight crop of the die in ``box`` as the table would cut it were the die
+    ``side`` px across: the photo round it scaled down by area and stored again as a JPEG
+    (a far die's few pixels carry a camera's compression too). A die no larger is cut as
+    it is.
+
+    >>> clf = FaceClassifier("d6", second=False)
+    >>> img = np.full((200, 200, 3), 90, np.uint8)
+    >>> _shrunk(img, (50, 50, 80, 80), clf, 30).shape == (clf.input_size, clf.input_size, 3)
+    True
+    """
+    x, y, w, h = (float(v) for v in box)
+    big = max(w, h)
+    if side >= big:
+        return clf.crop(img, box)
+    scale = side / big
+    # enough of the photo round the die for the crop's margin at any turn
+    reach = big * clf.margin
+    x0, y0 = max(int(x + w / 2 - reach), 0), max(int(y + h / 2 - reach), 0)
+    x1 = min(math.ceil(x + w / 2 + reach), img.shape[1])
+    y1 = min(math.ceil(y + h / 2 + reach), img.shape[0])
+    patch = img[y0:y1, x0:x1]
+    size = (max(1, round(patch.shape[1] * scale)), max(1, round(patch.shape[0] * scale)))
+    small = cv2.resize(patch, size, interpolation=cv2.INTER_AREA)
+    jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, SHRINK_JPEG])[1]
+    small = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    return clf.crop(small, ((x - x0) * scale, (y - y0) * scale, w * scale, h * scale))
 
 
 def _no_dice(img, labels, clf: FaceClassifier, det_boxes, rng, n: int) -> list[np.ndarray]:
@@ -333,9 +383,10 @@ class Readings:
     """Every crop of the photos as the shipped network read it: its embedding and answers,
     the photo it came from, its labels (face index, ``none`` for "no die"; die index, -1),
     the die it shows (index into ``Samples.truth``, -1 for none) and its turn (0-3 for the
-    straight crop at four turns, -1 for the other crops). ``second``: the card's second
-    network's reading of each crop, (pooled features, die answers, face answers) per batch,
-    when it is heard (the second opinion's head is fitted on it)."""
+    straight crop at four turns, ``TURNS`` more for the die shrunk to a small die's size
+    (:func:`_shrunk`), -1 for the other crops). ``second``: the card's second network's
+    reading of each crop, (pooled features, die answers, face answers) per batch, when it is
+    heard (the second opinion's head is fitted on it)."""
 
     emb: list
     die_p: list
@@ -369,13 +420,14 @@ def _read_photos(
     """Cut and read every crop of every photo (one photo at a time: memory stays small), by
     the ``second`` network too (an onnxruntime session, or None). Returns the readings, the
     dice's truths, the shipped detector's finds in each photo (labelled dice, found, boxes),
-    the cells of the detector's views, the pips counted on each die and each die's side in
-    pixels (of the box it is read from)."""
+    the cells of the detector's views, the pips counted on each die (on its straight crop,
+    and on it shrunk) and each die's side in pixels (of the box it is read from)."""
     got = Readings([], [], [], [], [], [], [], [], [])
     truth: list[tuple[str, str]] = []
     none = len(clf.faces)
     found = []
     counted: list[int | None] = []  # the pips counted on each die's crop (vision.pips)
+    counted_small: list[int | None] = []  # ... and on it shrunk (``_shrunk``)
     sides: list[float] = []
     cells = Cells([], [], [], [], [], [], [], [])
     pending: list = []
@@ -426,6 +478,10 @@ def _read_photos(
             counted.append(read_pips(straight).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(straight)):
                 pending.append((c, i, fy, dy, d, t))
+            shrunk = _shrunk(img, box, clf, rng.uniform(*SHRINK_PX))
+            counted_small.append(read_pips(shrunk).count if clf.pip_faces else None)
+            for t, c in enumerate(_turns(shrunk)):
+                pending.append((c, i, fy, dy, d, TURNS + t))
             for c in _die_copies(img, lab, clf, rng, copies):
                 pending.append((c, i, fy, dy, d, -1))
         n_neg = round(NEG_SHARE * (copies + TURNS) * len(photo.labels)) if det else 0
@@ -435,7 +491,7 @@ def _read_photos(
             flush()
         say("reading photos", i + 1, len(photos))
     flush()
-    return got, truth, found, cells, counted, sides
+    return got, truth, found, cells, (counted, counted_small), sides
 
 
 def _found_boxes(labels, boxes) -> list:
@@ -475,37 +531,45 @@ def _fit(arrays, rows, pull: float) -> Head:
     return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], pull)
 
 
-def _cross_validate(arrays, folds, die_photo, clf, counted, pull: float, tick, second=None) -> dict:
+def _cross_validate(
+    arrays, folds, die_photo, clf, counted, pull: float, tick, second=None
+) -> tuple[dict, dict]:
     """Each die read by a head (pulled by ``pull``) fitted without its fold's photos, in
-    each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}};
-    with ``second`` (:meth:`Readings.second_arrays`), the second opinion's head, fitted
-    alike, heard too (:func:`vision.head.second_opinion`). ``tick(f)`` is called when fold
-    ``f`` is done."""
+    each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}},
+    as it is and shrunk to a small die's size (``counted``: the pips counted on each, see
+    :func:`_read_photos`); with ``second`` (:meth:`Readings.second_arrays`), the second
+    opinion's head, fitted alike, heard too (:func:`vision.head.second_opinion`).
+    ``tick(f)`` is called when fold ``f`` is done."""
     photo_of = arrays[3]
     n = len(die_photo)
     heard = {h: {1: [None] * n, TURNS: [None] * n} for h in HEARINGS}
+    heard_small = {h: {1: [None] * n, TURNS: [None] * n} for h in HEARINGS}
     for f, fold in enumerate(folds):
         rows = np.flatnonzero(~np.isin(photo_of, fold))
         head = _fit(arrays, rows, pull)
+        head2 = _fit_second(second, arrays, rows, pull) if second is not None else None
         dice = [d for d in range(n) if die_photo[d] in fold]
-        opinion = None
-        if second is not None:
-            opinion = _opinions(_fit_second(second, arrays, rows, pull), second, arrays, dice)
-        for hearing, reads in heard.items():
-            got = _probe_reads(head, clf, arrays, dice, counted, hearing)
-            for turns in (1, TURNS):
-                for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
-                    if opinion is not None:
-                        score = second_opinion(pair, score, *opinion[turns][j], clf.pairs)
-                    reads[turns][d] = (pair, score)
+        for shrunk, into in ((False, heard), (True, heard_small)):
+            opinion = None
+            if head2 is not None:
+                opinion = _opinions(head2, second, arrays, dice, shrunk)
+            for hearing, reads in into.items():
+                got = _probe_reads(head, clf, arrays, dice, counted[shrunk], hearing, shrunk)
+                for turns in (1, TURNS):
+                    for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
+                        if opinion is not None:
+                            score = second_opinion(pair, score, *opinion[turns][j], clf.pairs)
+                        reads[turns][d] = (pair, score)
         tick(f)
-    return heard
+    return heard, heard_small
 
 
-def _straight(arrays) -> np.ndarray:
-    """The rows of each die's four straight turns, upright first: dice x ``TURNS``."""
+def _straight(arrays, shrunk: bool = False) -> np.ndarray:
+    """The rows of each die's four straight turns, upright first: dice x ``TURNS``; of the
+    die shrunk to a small die's size with ``shrunk``."""
     die, turn = arrays[6], arrays[7]
-    rows = np.flatnonzero(turn >= 0)
+    first = TURNS if shrunk else 0
+    rows = np.flatnonzero((turn >= first) & (turn < first + TURNS))
     return rows[np.lexsort((turn[rows], die[rows]))].reshape(-1, TURNS)
 
 
@@ -517,11 +581,12 @@ def _fit_second(second, arrays, rows, pull: float) -> Head:
     return Head.fit(feats[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], pull)
 
 
-def _opinions(head: Head, second, arrays, dice: list[int]) -> dict:
+def _opinions(head: Head, second, arrays, dice: list[int], shrunk: bool = False) -> dict:
     """The second opinion's probabilities of each of ``dice`` as the table hears them, read
-    once (the upright turn) and at four turns (their mean): {turns: [(die_p, face_p)]}."""
+    once (the upright turn) and at four turns (their mean): {turns: [(die_p, face_p)]};
+    of the dice shrunk with ``shrunk``."""
     feats, die_p, face_p = second
-    straight = _straight(arrays)
+    straight = _straight(arrays, shrunk)
     out: dict = {1: [], TURNS: []}
     for d in dice:
         rows = straight[d]
@@ -555,14 +620,21 @@ def _choose_pull(tried: list, truth):
 
 
 def _probe_reads(
-    head: Head | None, clf, arrays, dice: list[int], counted, hearing: Hearing = HEARINGS[0]
+    head: Head | None,
+    clf,
+    arrays,
+    dice: list[int],
+    counted,
+    hearing: Hearing = HEARINGS[0],
+    shrunk: bool = False,
 ):
-    """The dice ``dice`` read from their four straight turns: for each path (1: the camera's
-    one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``, heard as
-    ``hearing`` says (the pips counted on each die's crop, the shipped network, the
-    turns)."""
+    """The dice ``dice`` read from their four straight turns (of the dice shrunk, with
+    ``shrunk``; ``counted`` then holds the pips counted on them): for each path (1: the
+    camera's one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``,
+    heard as ``hearing`` says (the pips counted on each die's crop, the shipped network,
+    the turns)."""
     emb, die_p, face_p = arrays[:3]
-    straight = _straight(arrays)
+    straight = _straight(arrays, shrunk)
     out = {1: [], TURNS: []}
     for d in dice:
         rows = straight[d]
@@ -648,21 +720,23 @@ def _choose_hearing(heard: dict, truth, alpha: float, delta: float):
     return best[1:]
 
 
-def _shipped_reads(clf: FaceClassifier, arrays, truth, counted) -> dict:
-    """The shipped models alone on the same dice, at their own thresholds, with the pips
-    counted heard as at the table (``FaceClassifier.read_outputs``): ``{1: read once,
-    TURNS: read at four turns, "camera": as the camera loop reads (once; in doubt, at four
-    turns), "no_die": whether the read once calls it no die (then the camera loop reads it
-    no more)}``, the reads a (die, face) pair or None per die."""
+def _shipped_reads(clf: FaceClassifier, arrays, truth, counted, shrunk: bool = False) -> dict:
+    """The shipped models alone on the same dice (shrunk, with ``shrunk``), at their own
+    thresholds, with the pips counted heard as at the table (``FaceClassifier.read_outputs``):
+    ``{1: read once, TURNS: read at four turns, "camera": as the camera loop reads (once; in
+    doubt, at four turns), "no_die": whether the read once calls it no die (then the camera
+    loop reads it no more), "sure": {1: ..., TURNS: ...} the confidence of each read}``, the
+    reads a (die, face) pair or None per die."""
     die_p, face_p = arrays[1:3]
-    straight = _straight(arrays)
-    out: dict = {1: [], TURNS: [], "camera": [], "no_die": []}
+    straight = _straight(arrays, shrunk)
+    out: dict = {1: [], TURNS: [], "camera": [], "no_die": [], "sure": {1: [], TURNS: []}}
     for d in range(len(truth)):
         rows = straight[d]
         for turns in (1, TURNS):
             r = clf.read_outputs(die_p[rows], face_p[rows], turns, counted[d])
             pair = (r.die, r.face) if r.face is not None else None
             out[turns].append(pair)
+            out["sure"][turns].append(float(r.confidence))
             if turns == 1:
                 out["no_die"].append(r.not_a_die > 0.5)
         once, four = out[1][-1], out[TURNS][-1]
@@ -697,6 +771,37 @@ def _backing(reads, t4: float, t1: float, shipped: dict, truth) -> tuple[bool, d
     if backs:
         return True, {"photo": back4, "camera": back_cam}
     return False, {"photo": head4, "camera": head_cam}
+
+
+def _small_answers(reads, t1: float, t4: float, shipped: dict, backs: bool, once: bool) -> list:
+    """What the table answers of each die before the rule of small dice: (pair, the
+    confidence the rule weighs) or None. The head's read at its thresholds, else the shipped
+    models' when they back it; ``once``: the camera loop without a second opinion (a die
+    read once, then at four turns when neither read it; see :func:`_backing`)."""
+    head4 = [(p, sc) if sc >= t4 else None for p, sc in reads[TURNS]]
+    ship4 = [
+        (p, sc) if p is not None and backs else None
+        for p, sc in zip(shipped[TURNS], shipped["sure"][TURNS], strict=True)
+    ]
+    if not once:
+        return [_first(h, s) for h, s in zip(head4, ship4, strict=True)]
+    out = []
+    for (p, sc), s1, sc1, h4, s4, no_die in zip(
+        reads[1], shipped[1], shipped["sure"][1], head4, ship4, shipped["no_die"], strict=True
+    ):
+        first = (p, sc) if sc >= t1 else (s1, sc1) if s1 is not None and backs else None
+        out.append(_first(first, *((None, None) if no_die else (h4, s4))))
+    return out
+
+
+def _choose_small(answers, truth, alpha: float, delta: float) -> risk.Choice:
+    """The threshold of dice under the teaching dice's size: the least confidence at which
+    the table's answers of the teaching dice shrunk (:func:`_small_answers`) keep the bound,
+    tested from the surest down as the others are (the table reads a die at most as low as
+    the head's own thresholds allow, so lower candidates read no more)."""
+    conf = [a[1] if a is not None else 0.0 for a in answers]
+    wrong = [a is not None and a[0] != t for a, t in zip(answers, truth, strict=True)]
+    return risk.choose(conf, wrong, alpha, delta, FLOOR, lowest=True)
 
 
 def _heldout_figures(reads, answers: dict, shipped: dict, truth) -> dict:
@@ -869,9 +974,9 @@ def teach(
     if k:
         # each die read by heads fitted without its photo, at each pull, in each way of
         # hearing the pips, the shipped network and the turns
-        folds, tried = _folds(len(photos), rng), []
+        folds, tried, shrunk = _folds(len(photos), rng), [], {}
         for i, p in enumerate(PULLS):
-            heard = _cross_validate(
+            heard, shrunk[p] = _cross_validate(
                 arrays,
                 folds,
                 die_photo,
@@ -886,13 +991,27 @@ def teach(
         heldout["pulls_tried"] = {
             str(p): {"right": c[2].read - c[2].wrong, "wrong": c[2].wrong} for p, c in tried
         }
-        shipped = _shipped_reads(clf, arrays, truth, counted)
+        shipped = _shipped_reads(clf, arrays, truth, counted[0])
         backs, answers = _backing(reads, photo.threshold, camera.threshold, shipped, truth)
+        # dice smaller than the teaching dice: the threshold the same dice keep shrunk
+        shipped_small = _shipped_reads(clf, arrays, truth, counted[1], shrunk=True)
+        small, small_answers = {"px": list(SHRINK_PX)}, {}
+        for path, once in (("photo", False), ("camera", second_at is None)):
+            small_answers[path] = _small_answers(
+                shrunk[pull][hearing],
+                camera.threshold,
+                photo.threshold,
+                shipped_small,
+                backs,
+                once,
+            )
+            small[path] = _choose_small(small_answers[path], truth, alpha, delta).to_json()
         thresholds = {
             "camera": camera.to_json(),
             "photo": photo.to_json(),
             **hearing.cuts(),
             "shipped_backs": backs,
+            "small": small,
         }
         if second_at is not None:
             # the table reads a still tray's dice as a photo's, every one at four turns with
@@ -903,6 +1022,11 @@ def teach(
                 "sha256": clf.meta["joint"]["sha256"],  # (shipped_second checked the file)
             }
         heldout.update(_heldout_figures(reads, answers, shipped, truth))
+        cut = small["photo"]["threshold"]
+        heldout["shrunk"] = _tally(
+            [a[0] if a is not None and a[1] >= cut else None for a in small_answers["photo"]],
+            truth,
+        )
         keep = _keeps(heldout)
         heldout["method"] = (
             f"cross-validation: {k} folds of the photos, each die read by a head fitted "
