@@ -1147,3 +1147,34 @@ def test_teachings_docstring_examples_run():
     import vision.teach
 
     assert doctest.testmod(vision.teach).failed == 0
+
+
+def test_a_taught_head_reads_each_die_alone_its_neighbours_painted_out(taught):
+    """Teaching cuts each die with the other dice of its photo painted out in the tray's
+    colour (``vision.crops.alone``), and a taught head reads the table's dice so: a
+    neighbour's marks in a crop were read as the die's own. The shipped network, trained
+    with neighbours in its crops, reads them as they are."""
+    from vision.classify import FaceClassifier
+
+    root, _ = taught
+    frame = np.full((200, 300, 3), 90, np.uint8)
+    frame[50:100, 50:100] = 230  # a die ...
+    frame[50:100, 100:150] = 20  # ... and a dark one against it
+    boxes = [(50, 50, 50, 50), (100, 50, 50, 50)]
+    seen = {}
+    for name, clf in (
+        ("taught", FaceClassifier("d6", taught=root / "taught", second=False)),
+        ("shipped", FaceClassifier("d6", second=False)),
+    ):
+        crops = []
+        read = clf._classify
+
+        def spy(batch, turns, quick=False, read=read, crops=crops):
+            crops.extend(batch)
+            return read(batch, turns, quick=quick)
+
+        clf._classify = spy
+        assert len(clf.read_boxes(frame, boxes, turns=4)) == 2
+        seen[name] = crops[0]  # the first die's crop
+    assert seen["taught"].min() >= 80  # the dark die painted out: only tray and die left
+    assert seen["shipped"].min() <= 30

@@ -90,3 +90,83 @@ def to_input(crops_bgr) -> np.ndarray:
     if arr.ndim == 3:
         arr = arr[None]
     return np.ascontiguousarray(arr.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+
+
+ALONE_REACH = 1.2  # the photo round a die that ``alone`` keeps, in die sides from its centre
+# ... and the boxes it paints out: a neighbour's is about as large as the die's (dice of one
+# set, one distance), within this ratio, and overlaps it by at most this share of the smaller
+# box. A box far smaller or larger, or lying over the die, is a part of it (a pip, a face cut
+# in two) or a box round several dice: painted out, it took marks of the die itself (a real
+# 3 whose box held part of it, a pip boxed beside it, read as a 1)
+ALONE_SIZE = 1.5
+ALONE_OVERLAP = 0.4
+FILL_SAMPLES = 256  # tray pixels (evenly spaced) whose median colour paints a neighbour out
+
+
+def alone(
+    frame_bgr: np.ndarray, box, others, reach: float = ALONE_REACH
+) -> tuple[np.ndarray, float, float] | None:
+    """The photo round the die in ``box`` with the other dice painted out: every pixel in
+    one of the ``others`` boxes and not in ``box`` takes the median colour of the pixels in
+    no box (the tray), so that a crop of the die holds no neighbour's marks. Only boxes of
+    a neighbour are painted (``ALONE_SIZE``, ``ALONE_OVERLAP``). The patch reaches ``reach``
+    die sides from the die's centre (enough for a crop turned to any angle by default).
+    Returns (the patch, its x and y in the frame), or None when no such box comes near.
+
+    >>> import numpy as np
+    >>> frame = np.full((100, 100, 3), 50, np.uint8)
+    >>> frame[40:60, 45:65] = 200   # a neighbour beside the die at (20, 40)
+    >>> patch, x0, y0 = alone(frame, (20, 40, 20, 20), [(45, 40, 20, 20)])
+    >>> (x0, y0), int(patch[50 - 26, 50 - 6].max()), int(frame[50, 50].max())
+    ((6.0, 26.0), 50, 200)
+    >>> alone(frame, (20, 40, 20, 20), [(90, 90, 5, 5)]) is None   # too far
+    True
+    >>> alone(frame, (20, 40, 20, 20), [(45, 40, 8, 8), (15, 30, 60, 60)]) is None  # no die's
+    True
+    """
+    x, y, w, h = (float(v) for v in box)
+    reach = max(w, h) * reach
+    cx, cy = x + w / 2, y + h / 2
+    fh, fw = frame_bgr.shape[:2]
+    x0, y0 = max(math.floor(cx - reach), 0), max(math.floor(cy - reach), 0)
+    x1, y1 = min(math.ceil(cx + reach), fw), min(math.ceil(cy + reach), fh)
+    side = max(w, h, 1.0)
+
+    def neighbour(ox, oy, ow, oh) -> bool:
+        if not (ox < x1 and ox + ow > x0 and oy < y1 and oy + oh > y0):
+            return False
+        if not 1 / ALONE_SIZE <= max(ow, oh) / side <= ALONE_SIZE:
+            return False
+        cut = max(min(x + w, ox + ow) - max(x, ox), 0) * max(min(y + h, oy + oh) - max(y, oy), 0)
+        return cut <= ALONE_OVERLAP * min(w * h, ow * oh)
+
+    near = [o for o in (tuple(float(v) for v in b) for b in others) if neighbour(*o)]
+    if not near or x1 <= x0 or y1 <= y0:
+        return None
+    patch = frame_bgr[y0:y1, x0:x1].copy()
+    ph, pw = patch.shape[:2]
+
+    def rect(bx, by, bw, bh):
+        return (
+            min(max(round(bx - x0), 0), pw),
+            min(max(round(by - y0), 0), ph),
+            min(max(round(bx + bw - x0), 0), pw),
+            min(max(round(by + bh - y0), 0), ph),
+        )
+
+    own = np.zeros((ph, pw), bool)
+    ax, ay, bx, by = rect(x, y, w, h)
+    own[ay:by, ax:bx] = True
+    other = np.zeros((ph, pw), bool)
+    for o in near:
+        ax, ay, bx, by = rect(*o)
+        other[ay:by, ax:bx] = True
+    paint = other & ~own
+    if not paint.any():
+        return None
+    tray = patch[~(own | other)]
+    if len(tray) < FILL_SAMPLES // 8:
+        tray = patch.reshape(-1, 3)
+    fill = np.median(tray[:: max(len(tray) // FILL_SAMPLES, 1)], axis=0)
+    patch[paint] = fill.astype(np.uint8)
+    return patch, float(x0), float(y0)

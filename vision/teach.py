@@ -6,9 +6,10 @@
 taught folder (``vision.taught``) that ``--taught DIR`` or the config's ``[vision] taught``
 puts to use. What teaching does:
 
-1. every labelled die is cut as the table cuts it, at four turns, and again shrunk to a
-   small die's size (24-40 px), and many times more turned to any angle, shifted, resized,
-   cut tight, lighter and darker, blurred; with "no die" crops (the tray between the dice,
+1. every labelled die is cut as the table cuts it for a taught head (the other dice of the
+   photo painted out, ``vision.crops.alone``), at four turns, and again shrunk to a small
+   die's size (24-40 px), and many times more turned to any angle, shifted, resized, cut
+   tight, lighter and darker, blurred; with "no die" crops (the tray between the dice,
    corners of dice, what the detector finds that is no die);
 2. the shipped classifier reads every crop once (its answers and its feature map);
 3. a head (``vision.head``) is fitted on those readings, once per fold of the photos, and
@@ -37,7 +38,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -45,7 +46,7 @@ import numpy as np
 
 from vision import risk
 from vision.classify import TIGHT, TURNS, FaceClassifier, model_paths, shipped_second
-from vision.crops import crop_matrix, to_input
+from vision.crops import alone, crop_matrix, to_input
 from vision.detect import (
     FRAME_H,
     FRAME_W,
@@ -467,22 +468,29 @@ def _read_photos(
         # each die is judged on the crop the table reads: cut from the box the detector
         # found for it (a box off the die, cut to a part of a large one, is read wrong at the
         # table too, and the thresholds must know it); from its label when none was found
-        seen = _found_boxes(photo.labels, fine)
-        for lab, box in zip(photo.labels, seen, strict=True):
+        seen = [
+            box or (lab.x, lab.y, lab.w, lab.h)
+            for lab, box in zip(photo.labels, _found_boxes(photo.labels, fine), strict=True)
+        ]
+        for k, (lab, box) in enumerate(zip(photo.labels, seen, strict=True)):
             d = len(truth)
             truth.append((lab.die, lab.face))
             fy, dy = clf.faces.index(lab.face), clf.dice.index(lab.die)
-            box = box or (lab.x, lab.y, lab.w, lab.h)
             sides.append(max(box[2], box[3]))
-            straight = clf.crop(img, box)
+            # the die alone, the other dice painted out, as the table cuts it
+            patch = alone(img, box, [b for j, b in enumerate(seen) if j != k])
+            own, x0, y0 = patch if patch is not None else (img, 0.0, 0.0)
+            box = (box[0] - x0, box[1] - y0, box[2], box[3])
+            straight = clf.crop(own, box)
             counted.append(read_pips(straight).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(straight)):
                 pending.append((c, i, fy, dy, d, t))
-            shrunk = _shrunk(img, box, clf, rng.uniform(*SHRINK_PX))
+            shrunk = _shrunk(own, box, clf, rng.uniform(*SHRINK_PX))
             counted_small.append(read_pips(shrunk).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(shrunk)):
                 pending.append((c, i, fy, dy, d, TURNS + t))
-            for c in _die_copies(img, lab, clf, rng, copies):
+            moved = replace(lab, x=lab.x - x0, y=lab.y - y0)
+            for c in _die_copies(own, moved, clf, rng, copies):
                 pending.append((c, i, fy, dy, d, -1))
         n_neg = round(NEG_SHARE * (copies + TURNS) * len(photo.labels)) if det else 0
         for c in _no_dice(img, photo.labels, clf, boxes, rng, n_neg):
