@@ -61,7 +61,8 @@ from vision.dicesets import DiceSet, DiceSetError, load
 from vision.labelled import LabelError, crops_only, read_folder
 from vision.onnx import file_sha256
 from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
-from vision.teach import TeachError, cell_targets, check_input
+from vision.teach import TeachError, check_input
+from vision.teachdet import cell_targets
 
 Progress = Callable[[str, int, int], None]
 COPIES = 48  # augmented crops per labelled die (Rollers with digits, fresh dice

@@ -932,14 +932,14 @@ def test_two_dice_whose_boxes_overlap_are_each_judged_on_their_own_box():
     label order, the first of two overlapping dice would take its neighbour's box (its centre
     lies in both labels), and each die would be taught and judged on the other's crop."""
     from vision.labelled import Label
-    from vision.teach import _found_boxes, _matched
+    from vision.teachdet import found_boxes, matched
 
     left = Label(0, 0, 100, 100, "d6", "2", "")
     right = Label(40, 0, 100, 100, "d6", "5", "")
     boxes = [(42, 2, 96, 96), (2, 2, 96, 96), (400, 400, 50, 50)]
-    assert _found_boxes([left, right], boxes) == [(2, 2, 96, 96), (42, 2, 96, 96)]
-    assert _found_boxes([left, right], boxes[:1]) == [None, (42, 2, 96, 96)]
-    assert _matched([left, right], boxes) == 2
+    assert found_boxes([left, right], boxes) == [(2, 2, 96, 96), (42, 2, 96, 96)]
+    assert found_boxes([left, right], boxes[:1]) == [None, (42, 2, 96, 96)]
+    assert matched([left, right], boxes) == 2
 
 
 def test_the_shipped_models_back_a_head_only_when_they_read_no_teaching_die_wrong():
