@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from lab import quantize
-from lab.onnxtorch import OnnxModule
+from lab.onnxtorch import OnnxModule, export
 from vision.classify import model_paths
 from vision.crops import to_input
 
@@ -37,30 +37,52 @@ def _crops(n: int = 24) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def quantized(tmp_path_factory):
-    """The shipped float d6 network, and a copy of it quantized (few crops for the ranges)."""
+    """A float d6 network (the shipped 8-bit one read back as float, ``lab.onnxtorch``) and a
+    copy of it quantized (few crops for the ranges): (its folder, the card's entry, the float
+    network's path)."""
+    floats = tmp_path_factory.mktemp("float")
+    float_path = floats / onnx_path.name
+    net = OnnxModule(onnx.load(str(onnx_path)))
+    export(net, float_path, torch.zeros(1, 3, 64, 64), batch_axis=True)
     folder = tmp_path_factory.mktemp("q")
-    shutil.copy(onnx_path, folder / onnx_path.name)
-    shutil.copy(meta_path, folder / meta_path.name)
+    shutil.copy(float_path, folder / onnx_path.name)
+    card = json.loads(meta_path.read_text(encoding="utf-8"))
+    card.pop("quantized")
+    (folder / meta_path.name).write_text(json.dumps(card), encoding="utf-8")
     made = quantize.quantize("d6", folder, scenes=8, synthetic=64, log=lambda *_: None)
-    return folder, made
+    return folder, made, float_path
+
+
+def test_the_shipped_d6_network_is_8_bit_and_its_card_says_so():
+    """The d6 network the table reads is the 8-bit one, and its card names what stayed float."""
+    card = json.loads(meta_path.read_text(encoding="utf-8"))
+    assert quantize.is_quantized(onnx_path)
+    assert card["quantized"]["float"] == ["Gemm", "Softmax", "first Conv", "last Conv"]
 
 
 def test_a_float_network_is_quantized_in_place_and_reads_as_before(quantized):
     """Quantized: the card says so and on what, the same best guess for the crops and close
     confidences, the heads and their softmax float; a second time is refused."""
-    folder, made = quantized
+    folder, made, float_path = quantized
     path = folder / onnx_path.name
-    assert quantize.is_quantized(path) and not quantize.is_quantized(onnx_path)
+    assert quantize.is_quantized(path) and not quantize.is_quantized(float_path)
     card = json.loads((folder / meta_path.name).read_text(encoding="utf-8"))
     assert card["quantized"] == made and "seed 404" in made["activations"]
-    assert made["float"] == ["Gemm", "Softmax"]
+    assert made["float"] == ["Gemm", "Softmax", "first Conv", "last Conv"]
     model = onnx.load(str(path))
     quantized_inputs = {n.output[0] for n in model.graph.node if n.op_type == "DequantizeLinear"}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    ends = {convs[0].name, convs[-1].name}
     for n in model.graph.node:
-        if n.op_type in ("Gemm", "Softmax"):  # float weights, never rounded to 8 bits
+        # the heads, their softmax, the first and the last convolution: float weights, never
+        # rounded to 8 bits; every other convolution's weights are
+        rounded = set(n.input[1:2]) & quantized_inputs
+        if n.op_type in ("Gemm", "Softmax") or n.name in ends:
             assert not set(n.input[1:]) & quantized_inputs, n.name
+        elif n.op_type == "Conv":
+            assert rounded, n.name
     x = to_input(_crops())
-    before = ort.InferenceSession(str(onnx_path)).run(["face_prob"], {"crops": x})[0]
+    before = ort.InferenceSession(str(float_path)).run(["face_prob"], {"crops": x})[0]
     after = ort.InferenceSession(str(path)).run(["face_prob"], {"crops": x})[0]
     assert np.array_equal(before.argmax(1), after.argmax(1))
     assert np.abs(before - after).max() < 0.1

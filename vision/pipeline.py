@@ -156,6 +156,7 @@ class Recognizer:
             # the dice moved or went: what was read of them is gone
             self._held, self._held_small = [], []
         dice = []
+        doubted = set()  # boxes kept as dice that the classifier takes more for something else
         # a photo this wide holds dice small for the detector (``LARGE_W``)
         large = fine and frame_bgr.shape[1] >= LARGE_W
         if found.boxes:
@@ -198,6 +199,8 @@ class Recognizer:
             for box, r in zip(found.boxes, readings, strict=True):
                 if r.not_a_die > drop:
                     continue
+                if r.not_a_die > NOT_A_DIE_PHOTO:
+                    doubted.add(tuple(box))
                 side = max(box[2], box[3])
                 taught = taught_px is not None and side >= taught_px
                 sure = side >= SMALL_PX or taught or r.confidence >= small_cut
@@ -207,7 +210,11 @@ class Recognizer:
             dice = _doubt_odd_boxes(self._huge_dice(frame_bgr, dice), large)
         else:
             dice = _doubt_overlapping(dice)
+        # a box the classifier doubts is a die is kept (a die missing from the roll is worse
+        # than one asked about), but not as a die to the tray model: where it covers more
+        # than a die could (a cup in the tray), the tray is blocked
         boxes = [(d.x, d.y, d.w, d.h) for d in dice]
+        boxes = [b for b in boxes if b not in doubted]
         hand = found.hand or self.tray.foreign(
             small, boxes, still=moved < STILL, frame_size=frame_bgr.shape[1::-1]
         )
