@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter, defaultdict
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -159,6 +160,7 @@ def eval_rendered(
     other: bool = False,
     warmth: float | None = None,
     odd: bool = False,
+    dark: bool = False,
 ) -> dict:
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
     ``dicetray recognize`` reads a photo (tile search, four turns). ``other``: the scenes are
@@ -166,8 +168,10 @@ def eval_rendered(
     palette and floor never used in training; Rollers with digits for 1-5). ``warmth``: classic
     scenes under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``). ``odd``:
     classic scenes on trays unlike the named floors (``hardware.sim.render.ODD_FLOORS``: a
-    grain as fine as pips, a printed board, speckle)."""
+    grain as fine as pips, a printed board, speckle). ``dark``: classic scenes of dark dice
+    with coloured marks on a white tray (:func:`dark_dice`)."""
     from hardware.sim.render import (
+        FLOORS,
         far_light_style,
         odd_floor_style,
         other_style,
@@ -184,6 +188,7 @@ def eval_rendered(
         + (3000 if other else 0)
         + (0 if warmth is None else 5000 + int(10 * warmth))
         + (7000 if odd else 0)
+        + (9000 if dark else 0)
     )
     t = Tally()
     for _ in _bar(range(scenes), f"{set_id} scenes"):
@@ -193,13 +198,41 @@ def eval_rendered(
             style = far_light_style(rng, warmth)
         if odd:
             style = odd_floor_style(random_style(rng), rng)
+        drawn = ds
+        if dark:
+            floor = str(rng.choice(["white", "paper"]))
+            style = replace(random_style(rng), floor=floor, floor_bgr=FLOORS[floor])
+            drawn = dark_dice(ds, rng)
         try:
-            frame, labels = render_scene(ds, dice, rng, style=style)
+            frame, labels = render_scene(drawn, dice, rng, style=style)
         except ValueError:
             continue
         rec.reset()
         t.add(labels, rec.read(frame, fine=fine).dice)
     return t.figures()
+
+
+def dark_dice(ds, rng: np.random.Generator):
+    """``ds`` with every die dark (black to deep colours) and its marks in a saturated colour
+    (red, green, gold, blue...), as everyday dice are: the dice ids and faces as they were.
+
+    >>> from vision.dicesets import load
+    >>> d = dark_dice(load("d6"), np.random.default_rng(0)).dice[0]
+    >>> d.id, sum(d.body_rgb) < 200, max(d.ink_rgb) > 150
+    ('d6', True, True)
+    """
+
+    def colour(hue, sat, val) -> str:
+        hsv = np.uint8([[[hue, sat, val]]])
+        r, g, b = (int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0])
+        return f"#{r:02x}{g:02x}{b:02x}"
+
+    dice = []
+    for die in ds.dice:
+        body = colour(rng.uniform(0, 180), rng.uniform(0, 200), rng.uniform(8, 50))
+        ink = colour(rng.uniform(0, 180), rng.uniform(150, 255), rng.uniform(160, 240))
+        dice.append(replace(die, body=body, ink=ink))
+    return replace(ds, dice=tuple(dice))
 
 
 # Large photos (a 12 MP phone photo of the tray): dice side in the photo's own pixels, per band
@@ -492,6 +525,9 @@ def run(sets, scenes: int, throws: int, realdice: Path | None) -> dict:
                 name: eval_rendered(s, scenes, warmth=w) for name, w in FAR_LIGHT_ROWS.items()
             }
             report.setdefault("odd_floor", {})[s] = eval_rendered(s, scenes, odd=True)
+            if s == "d6":  # pip dice come in any colour
+                report["dark_dice"] = {s: eval_rendered(s, scenes, dark=True)}
+                report["dark_dice_photo"] = {s: eval_rendered(s, scenes, fine=True, dark=True)}
             report.setdefault("large_photos", {})[s] = eval_large_photos(s, max(2, scenes // 10))
             if throws:
                 report["throws"][s] = eval_throws(s, throws)
@@ -602,6 +638,13 @@ _SECTIONS = (
         "a printed board, speckle), one camera frame each:",
         _table,
     ),
+    (
+        "dark_dice",
+        "Held-out scenes of dark dice with coloured marks (lab.evaluate.dark_dice) on a white "
+        "tray, one camera frame each:",
+        _table,
+    ),
+    ("dark_dice_photo", "The dark dice read as photos:", _table),
     (
         "large_photos",
         f"Rendered {PHOTO_SIZE[0]}x{PHOTO_SIZE[1]} photos (JPEG files, read as "

@@ -124,3 +124,16 @@ def test_recognize_real_photos_json_form_finds_the_labelled_dice(capsys):
                 for d in obj["dice"]
             )
     assert total == 5 and found >= 4
+
+
+def test_the_dark_dice_rows_draw_dark_dice_on_a_white_tray_and_read_them():
+    """``dicetray eval``'s dark-dice rows (d6 only): the set drawn dark with coloured marks
+    (``lab.evaluate.dark_dice``, its doctest), on a white or paper tray, read as the d6 set."""
+    import doctest
+
+    from lab import evaluate
+
+    assert doctest.testmod(evaluate).failed == 0
+    fig = evaluate.eval_rendered("d6", 4, dark=True)
+    assert fig["labelled"] > 0 and fig["matched"] > 0
+    assert fig["face_accuracy"] > 0.5
