@@ -45,8 +45,10 @@ FLOAT_CONVS = ("first", "last")
 def _float_nodes(graph) -> list[str]:
     """The names of the nodes ``quantize`` leaves float (``FLOAT_OPS``, ``FLOAT_CONVS``)."""
     convs = [n.name for n in graph.node if n.op_type == "Conv"]
-    ends = [convs[0], convs[-1]] if convs else []
-    return [n.name for n in graph.node if n.op_type in FLOAT_OPS] + ends
+    ends = {"first": convs[0], "last": convs[-1]} if convs else {}
+    return [n.name for n in graph.node if n.op_type in FLOAT_OPS] + [
+        ends[c] for c in FLOAT_CONVS if c in ends
+    ]
 
 
 def is_quantized(path: Path) -> bool:

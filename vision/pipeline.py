@@ -213,8 +213,7 @@ class Recognizer:
         # a box the classifier doubts is a die is kept (a die missing from the roll is worse
         # than one asked about), but not as a die to the tray model: where it covers more
         # than a die could (a cup in the tray), the tray is blocked
-        boxes = [(d.x, d.y, d.w, d.h) for d in dice]
-        boxes = [b for b in boxes if b not in doubted]
+        boxes = [b for b in ((d.x, d.y, d.w, d.h) for d in dice) if b not in doubted]
         hand = found.hand or self.tray.foreign(
             small, boxes, still=moved < STILL, frame_size=frame_bgr.shape[1::-1]
         )
