@@ -246,12 +246,34 @@ def main_bench(argv: list[str]) -> int:
         f"{teachbench.FRESH_OFFSET} more; default {teachbench.PHOTO_SEED})",
     )
     p.add_argument(
+        "--played",
+        type=int,
+        default=None,
+        metavar="ROLLS",
+        help="--teach from play: ROLLS rolls read by the shipped models, the ones players "
+        "would correct kept and taught from (owner-d6, rollers-digits)",
+    )
+    p.add_argument(
         "--taught",
         default=None,
         metavar="DIR",
         help="time the pipeline reading with this taught folder (dicetray teach)",
     )
     args = p.parse_args(argv)
+    if args.teach and args.played is not None:
+        with _bar("playing") as progress:
+            try:
+                result = teachbench.run_played(
+                    args.played,
+                    args.case,
+                    photo_seed=args.photo_seed,
+                    progress=progress,
+                )
+            except (ValueError, RuntimeError) as exc:
+                print(f"dicetray bench: {exc}", file=sys.stderr)
+                return 2
+        print(json.dumps(result) if args.json else teachbench.format_played(result))
+        return 0
     if args.teach:
         from lab.teach import TeachError
 

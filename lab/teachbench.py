@@ -54,9 +54,12 @@ def _d6_marked_six(name: str, mark: str, body: str):
 OWNER = _d6_marked_six("an owner's blue dice, star on the 6", "star", "#2446b8")
 
 
-def owner_photos(folder: Path, n: int, seed: int, dice_set=OWNER) -> list[list[dict]]:
-    """``n`` rendered photos of the owner's dice (4 a photo, every face shown), written as a
-    labelled folder (``images/`` + ``labels.csv``); returns the labels per photo."""
+def owner_photos(
+    folder: Path, n: int, seed: int, dice_set=OWNER, rolled: bool = False
+) -> list[list[dict]]:
+    """``n`` rendered photos of the owner's dice (4 a photo, every face shown; ``rolled``:
+    the faces a throw gives), written as a labelled folder (``images/`` + ``labels.csv``);
+    returns the labels per photo."""
     from hardware.sim.render import render_scene
 
     rng = np.random.default_rng(seed)
@@ -66,7 +69,7 @@ def owner_photos(folder: Path, n: int, seed: int, dice_set=OWNER) -> list[list[d
         w = csv.writer(fh)
         w.writerow(["file", "split", "x", "y", "w", "h", "value"])
         for i in range(n):
-            faces = [str((i + k) % 6 + 1) for k in range(4)]
+            faces = [str(int(rng.integers(1, 7)) if rolled else (i + k) % 6 + 1) for k in range(4)]
             frame, labels = render_scene(dice_set, [("d6", f) for f in faces], rng)
             name = f"{i:03d}.jpg"
             cv2.imwrite(str(folder / "images" / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -76,9 +79,10 @@ def owner_photos(folder: Path, n: int, seed: int, dice_set=OWNER) -> list[list[d
     return truth
 
 
-def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
+def rollers_digit_photos(folder: Path, n: int, seed: int, rolled: bool = False) -> None:
     """``n`` rendered photos of Rollers dice printed with digits for 1-5 (the black ZAP die
-    and 4 wild dice each, faces cycling), on one tray under one light: the held-out other
+    and 4 wild dice each, faces cycling, or as thrown with ``rolled``), on one tray under one
+    light: the held-out other
     style (checked cloth, green fluorescent light, serif print) that training never drew,
     written as a labelled folder with the die column. The dice are 44-60 px across, as the
     tray's camera should see them (hardware/PI.md); the style's own random size
@@ -95,7 +99,7 @@ def rollers_digit_photos(folder: Path, n: int, seed: int) -> None:
         w.writerow(["file", "split", "x", "y", "w", "h", "value", "die"])
         for i in range(n):
             dice = [
-                (d.id, d.faces[(i + k) % 6])
+                (d.id, d.faces[int(rng.integers(6)) if rolled else (i + k) % 6])
                 for k, d in enumerate([byid["black"]] + [byid["wild"]] * 4)
             ]
             frame, labels = render_scene(ds, dice, rng, style=style)
@@ -171,7 +175,7 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
 CASES = {
     "owner-d6": (
         lambda: OWNER,
-        lambda folder, n, seed: owner_photos(folder, n, seed),
+        lambda folder, n, seed, rolled=False: owner_photos(folder, n, seed, rolled=rolled),
         "blue d6 with a star on the 6",
         4,
         20,
@@ -307,6 +311,144 @@ def run(
         "cpu": platform.processor() or platform.machine(),
         "cores": os.cpu_count(),
     }
+
+
+# the cases a table's camera sees (640x480 frames): the rolls of a game can be played on them
+PLAYED_CASES = ("owner-d6", "rollers-digits")
+
+
+def keep_played(rolls: Path, out: Path, dice_set) -> dict:
+    """The rolls of a game as the table keeps them (``tray/table/played.py``): each labelled
+    photo of ``rolls`` read as the camera reads a settled roll, with the shipped models; a roll
+    with a die asked about is corrected by the players and written to ``out`` (a labelled
+    folder): the asked dice with the face they show, the dice read for sure with the face read
+    (wrong, should the reader have been wrong and sure and the players not have fixed it on
+    the correction screen). A roll with a die not found, or more boxes than dice, is refused
+    by the game and not kept. Returns counts."""
+    from lab.evaluate import match
+    from vision.labelled import read_folder
+    from vision.pipeline import Recognizer
+
+    rec = Recognizer(dice_set)
+    counts = {"rolls": 0, "read_whole": 0, "refused": 0, "kept": 0, "dice_kept": 0}
+    counts["asked"] = counts["kept_wrong"] = 0
+    (out / "images").mkdir(parents=True)
+    with open(out / "labels.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "split", "x", "y", "w", "h", "value", "die"])
+        for photo in read_folder(rolls, dice_set):
+            img, photo = photo.decoded()
+            counts["rolls"] += 1
+            rec.reset()
+            found = rec.read(img, fine=False).dice
+            labels = [
+                {"x": b.x, "y": b.y, "w": b.w, "h": b.h, "die": b.die, "face": b.face}
+                for b in photo.labels
+            ]
+            pairs = match(labels, found)
+            if len(found) != len(labels) or any(f is None for _, f in pairs):
+                counts["refused"] += 1
+                continue
+            if all(found[f].face is not None for _, f in pairs):
+                counts["read_whole"] += 1
+                continue
+            counts["kept"] += 1
+            name = photo.path.name
+            cv2.imwrite(str(out / "images" / name), img)
+            for li, fi in pairs:
+                d, truth = found[fi], labels[li]
+                counts["asked"] += d.face is None
+                counts["kept_wrong"] += d.face is not None and d.face != truth["face"]
+                face = truth["face"] if d.face is None else d.face
+                w.writerow([name, "played", d.x, d.y, d.w, d.h, face, d.die or truth["die"]])
+                counts["dice_kept"] += 1
+    return counts
+
+
+def run_played(
+    rolls: int,
+    case: str = "owner-d6",
+    seed: int = 0,
+    photo_seed: int = PHOTO_SEED,
+    progress=None,
+) -> dict:
+    """Teaching from play: ``rolls`` rolls of ``case``'s dice (the faces thrown, drawn with
+    ``photo_seed``) played at the table with the shipped models; the rolls the players had
+    to correct are kept (:func:`keep_played`), taught from, and the fresh photos of
+    :func:`run` (the same seeds) are read with the shipped models and the taught folder."""
+    from lab.evalteach import score_folder
+    from vision.labelled import read_folder
+
+    if case not in PLAYED_CASES:
+        raise ValueError(f"--played: the camera's cases only ({', '.join(PLAYED_CASES)})")
+    with tempfile.TemporaryDirectory(prefix="dicetray-playedbench-") as tmp:
+        root = Path(tmp)
+        dice_set, write, what, _per_photo, _n_photos, n_fresh = CASES[case]
+        dice_set = dice_set()
+        write(root / "rolls", rolls, photo_seed, rolled=True)
+        write(root / "fresh", n_fresh, photo_seed + FRESH_OFFSET)
+        if progress:
+            progress("playing", 0, 2)
+        counts = keep_played(root / "rolls", root / "photos", dice_set)
+        if progress:
+            progress("teaching", 1, 2)
+        record, wall, _cpu, peak, _ = _teach_apart(root, dice_set.id, seed, False, {})
+        if progress:
+            progress("teaching", 2, 2)
+        read = read_folder(root / "fresh", dice_set)
+        fresh = {
+            name: score_folder(read, dice_set, taught)
+            for name, taught in (("zero_shot", None), ("taught", root / "taught"))
+        }
+    keys = ("labelled", "recall", "face_accuracy", "abstained", "wrong", "wrong_count")
+    return {
+        "case": case,
+        "what": what,
+        "photo_seed": photo_seed,
+        "played": counts,
+        "teach_wall_s": round(wall, 1),
+        "peak_memory_mb": peak,
+        "cv_figures": {
+            k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")
+        },
+        "fresh_photos": n_fresh,
+        "fresh": {name: {k: f[k] for k in keys} for name, f in fresh.items()},
+    }
+
+
+def format_played(r: dict) -> str:
+    """:func:`run_played`'s result for the terminal."""
+    c, z, t = r["played"], r["fresh"]["zero_shot"], r["fresh"]["taught"]
+    cv = r["cv_figures"]
+
+    def row(f: dict) -> str:
+        return (
+            f"{f['recall']:.1%} / {f['face_accuracy']:.1%} / {f['abstained']:.1%} / "
+            f"{f['wrong']:.2%} ({f['wrong_count']})"
+        )
+
+    return "\n".join(
+        [
+            f"dicetray bench --teach --played {c['rolls']} ({r['what']}, seed {r['photo_seed']}):",
+            (
+                f"  played {c['rolls']} rolls: {c['read_whole']} read whole, {c['refused']} "
+                f"refused (a die missed), {c['kept']} corrected and kept ({c['dice_kept']} "
+                f"dice: {c['asked']} set by the players, {c['kept_wrong']} read wrong and sure, "
+                "kept as read)"
+            ),
+            f"  taught from them in {r['teach_wall_s']:.0f} s, {r['peak_memory_mb']:.0f} MB "
+            + (
+                f"at most; cross-validated {cv['face_right']:.1%} right, "
+                f"{cv['wrong_count']} wrong of {cv['dice']}"
+                if cv.get("face_right") is not None
+                else "at most; too few dice to judge a taught head: the shipped models kept"
+            ),
+            f"  {r['fresh_photos']} fresh photos ({z['labelled']} dice): found / right / "
+            "asked / wrong",
+            f"    shipped models: {row(z)}",
+            f"    taught:         {row(t)}",
+        ]
+    )
 
 
 def format_result(r: dict) -> str:

@@ -213,6 +213,21 @@ def test_unread_die_is_fixed_by_cycling_then_confirmed():
     assert t.correction is None and t.message is None
 
 
+def test_a_die_read_for_sure_can_be_fixed_while_the_roll_is_corrected():
+    """The correction shows the whole roll: Left/Right selects a die read for sure, Up/Down
+    sets its face, so a die read wrong is fixed before anything is scored."""
+    t = table_for("bank", ("Ana", "Ben"))
+    settled = SettledRoll((reading(10, "d6", "3"), reading(100, None, None, 0.2)))
+    assert t.settled(settled, 0.0) == "correcting"
+    handle_key(t, "down", 0.5)  # the unread die: d6:1
+    assert handle_key(t, "left", 1.0) == "selected die"
+    assert t.correction.selected == 0 and t.correction.slots[0].value == "d6:3"
+    handle_key(t, "down", 1.5)
+    assert t.correction.slots[0].value == "d6:4"
+    assert handle_key(t, "return", 2.0) == "taken"
+    assert t.journal.events == [roll("d6:4", "d6:1")]
+
+
 def test_unread_die_fixed_with_the_button():
     """The roller's button also fixes a die: short press = next face, long press = confirm."""
     t = table_for("bank", ("Ana", "Ben"))

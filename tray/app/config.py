@@ -33,6 +33,7 @@ from tray.rules.games import get
 
 DEFAULT_PATH = Path("~/.config/dicetray/config.toml")
 DEFAULT_JOURNALS = "~/.local/share/dicetray/journals"
+DEFAULT_PLAYED = "~/.local/share/dicetray/played"  # corrected rolls, kept to teach from
 GPIO_MAX = 27
 # BCM pins a 40-pin Pi header offers freely (no I2C/SPI/UART clash) for suggestions in messages.
 _FREE_PINS = (17, 27, 22, 23, 24, 25, 5, 6, 12, 13, 16, 19, 20, 21, 26, 4)
@@ -102,12 +103,15 @@ class JournalConfig:
 class VisionConfig:
     """Taught models (``dicetray teach``) for the owner's own dice: ``taught`` maps a dice-set
     id to a taught folder (``"*"``: one folder, used for the set it was taught for).
+    ``played``: where the rolls players corrected are kept as labelled photos to teach from
+    (one folder a dice set, ``tray/table/played.py``), None: not kept.
 
     >>> VisionConfig({"d6": Path("/t/d6")}).taught_for("d6"), VisionConfig().taught_for("d6")
     (PosixPath('/t/d6'), None)
     """
 
     taught: dict[str, Path] = field(default_factory=dict)
+    played: Path | None = field(default_factory=lambda: Path(DEFAULT_PLAYED).expanduser())
 
     def taught_for(self, set_id: str) -> Path | None:
         """The taught folder to read ``set_id`` dice with, or None (the shipped models)."""
@@ -161,7 +165,7 @@ _KNOWN = {
     "screen": {"fullscreen", "size", "sound", "odds"},
     "game": {"default", "options"},
     "journal": {"directory"},
-    "vision": {"taught"},
+    "vision": {"taught", "played"},
     "web": WEB_KEYS,
     "broker": BROKER_KEYS,
 }
@@ -286,6 +290,11 @@ def parse_config(data: dict, where: str = "") -> Config:
     t = data.get("vision", {})
     if "taught" in t:
         cfg.vision.taught = _taught(t["taught"], fail)
+    if "played" in t:
+        d = t["played"]
+        if not isinstance(d, str):
+            raise fail('vision.played must be a folder path, like "~/dicetray-played", or ""')
+        cfg.vision.played = Path(d).expanduser() if d.strip() else None
     net = parse_net(data, fail)  # [web] and [broker]: tray/net/netconfig.py
     cfg.web, cfg.broker = net.web, net.broker
     return cfg

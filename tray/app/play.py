@@ -46,6 +46,7 @@ from tray.screen.view import how_to_view, start_view
 from tray.table.bot_seats import BotSeats
 from tray.table.menu import StartMenu
 from tray.table.moments import Message
+from tray.table.played import PlayedRolls
 from tray.table.presses import MenuButtons, handle_tap, press_length
 from tray.table.table import Table
 from tray.table.teaching import say_stale
@@ -132,6 +133,7 @@ class Play:
         self.source = None
         self.source_set = None
         self.journals: list[Path] = []  # every game played, in order (tests, logs)
+        self.played: dict[str, PlayedRolls] = {}  # corrected rolls kept, by dice set
 
     # ------------------------------------------------------------------------ parts
     def _open_camera(self, dice_set: str):
@@ -366,6 +368,11 @@ class Play:
         session.keys = self.keys
         session.bots = BotSeats(table)
         session.odds_mode = getattr(self.cfg.screen, "odds", "off")
+        # rolls the players correct teach the tray later (not the simulated tray's dice)
+        if self.cfg.vision.played is not None and not hasattr(self.source, "throw"):
+            if diceset.id not in self.played:
+                self.played[diceset.id] = PlayedRolls(self.cfg.vision.played, diceset)
+            session.keep_played(self.played[diceset.id])
         if self.net is not None:
             self.net.attach(session)
         return session
@@ -409,6 +416,9 @@ class Play:
                 journal = None
         finally:
             self.close()
+            for played in self.played.values():
+                if (hint := played.teach_hint()) is not None:
+                    print(hint)
 
 
 def run_play(

@@ -164,6 +164,8 @@ class Session:
         self.odds_mode = "off"  # live odds: "off", "hold" (a button held, or key O), "always"
         self.odds_toggled = False
         self.net = None  # tray.net.attach.NetTable: phones and the broker (--web, --broker)
+        self.played = None  # tray.table.played.PlayedRolls: corrected rolls kept (keep_played)
+        self.correcting_frame = None  # the frame of the settled roll under correction
 
     def step(self, t: float, draw: bool = True) -> None:
         """One turn of the loop at time ``t``."""
@@ -193,8 +195,8 @@ class Session:
             if settled is not None:
                 if self.on_settled is not None:
                     self.on_settled(settled, t)
-                else:
-                    self.table.settled(settled, t)
+                elif self.table.settled(settled, t) == "correcting":
+                    self.correcting_frame = frame.copy()
         if self.net is not None:
             self.net.pump(self, t)  # phones' presses join the button queue
         self.drain(t)
@@ -205,6 +207,20 @@ class Session:
             self.net.update(self, t)
         if draw and self.display is not None:
             self.draw(t)
+
+    def keep_played(self, played) -> None:
+        """Keep every roll the players correct from now on in ``played``
+        (:class:`tray.table.played.PlayedRolls`): the frame it settled on, each die's box and
+        the face the players confirmed; what is kept, or why no longer, goes to the log."""
+        self.played = played
+
+        def keep(dice) -> None:
+            line = played.keep(self.correcting_frame, dice)
+            self.correcting_frame = None
+            if line:
+                self.table._emit("played", line)
+
+        self.table.on_corrected_roll = keep
 
     def drain(self, t: float | None = None) -> None:
         """Apply every button event waiting in the queue."""

@@ -106,17 +106,19 @@ class CaptureFolder:
 
     Raises CaptureError when ``path`` is a file, cannot be written, or holds a labels.csv that
     is not a capture of ``diceset`` (another header, dice or faces the set lacks). Nothing is
-    written before the first photo is saved.
+    written before the first photo is saved. ``split``: what the rows' split column says;
+    ``option``: what the messages call the folder (the option or key that gave it).
     """
 
-    def __init__(self, path, diceset):
+    def __init__(self, path, diceset, split: str = SPLIT, option: str = "--out"):
         self.path = Path(path).expanduser()
         self.diceset = diceset
+        self.split, self.option = split, option
         self.images = self.path / "images"
         self.labels = self.path / "labels.csv"
         if self.path.exists() and not self.path.is_dir():
             raise CaptureError(
-                f"--out {self.path}: that is a file; give a folder (new or one "
+                f"{self.option} {self.path}: that is a file; give a folder (new or one "
                 "holding an earlier capture of the same dice set)"
             )
         self.rows: list[dict] = self._read_rows() if self.labels.exists() else []
@@ -125,7 +127,7 @@ class CaptureFolder:
             base = base.parent
         if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
             raise CaptureError(
-                f"--out {self.path}: cannot write there ({base} is not a writable folder)"
+                f"{self.option} {self.path}: cannot write there ({base} is not a writable folder)"
             )
         numbers = (
             [int(m.group(1)) for p in self.images.iterdir() if (m := _NUMBERED.match(p.name))]
@@ -152,12 +154,12 @@ class CaptureFolder:
                 if reader.fieldnames != HEADER:
                     raise CaptureError(
                         f"{where}: its header is {','.join(reader.fieldnames or [])!r}, "
-                        f"not {','.join(HEADER)!r}: choose another --out folder"
+                        f"not {','.join(HEADER)!r}: choose another {self.option} folder"
                     )
                 rows = list(reader)
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise CaptureError(
-                f"{where}: cannot be read ({exc}); choose another --out folder"
+                f"{where}: cannot be read ({exc}); choose another {self.option} folder"
             ) from None
         for i, r in enumerate(rows, 2):
             die, face = r.get("die") or "", r.get("value") or ""
@@ -165,7 +167,7 @@ class CaptureFolder:
                 raise CaptureError(
                     f"{where} line {i}: {die}:{face} is not a face of the {self.diceset.id} "
                     "set: this folder holds a capture of another dice set; give its --dice-set "
-                    "or choose another --out folder"
+                    f"or choose another {self.option} folder"
                 )
         return rows
 
@@ -194,7 +196,7 @@ class CaptureFolder:
             rows.append(
                 {
                     "file": name,
-                    "split": SPLIT,
+                    "split": self.split,
                     "x": x0,
                     "y": y0,
                     "w": x1 - x0,

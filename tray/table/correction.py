@@ -14,6 +14,7 @@ correction after the fact (``Journal.correct``: the state is recomputed from the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tray.rules import engine
@@ -142,6 +143,9 @@ class CorrectionFlow:
     correction_owner: int | None
     unsure_rolls: list[bool]  # the last settled rolls: had they dice vision could not read
     hinted: bool | str  # the teaching hint: given this game, or "due"
+    # called with [((x, y, w, h), "die:face"), ...] when the players set the faces of a
+    # settled roll's unread dice and the game took it (tray/table/played.py keeps it)
+    on_corrected_roll: Callable[[list], None] | None
 
     def settled(self, roll, t: float) -> str:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
@@ -159,7 +163,11 @@ class CorrectionFlow:
         slots = []
         for r in readings:
             if r.spec is not None:
-                slots.append(Slot(r.spec, box=(r.x, r.y, r.w, r.h)))
+                # a die read for sure can be set too (Left/Right or a tap selects it): the
+                # players see the whole roll, and fix a die read wrong before it is scored
+                cands = candidates_for(layout, r.die, None, [])
+                index = cands.index(r.spec) if r.spec in cands else -1
+                slots.append(Slot(r.spec, cands, index, box=(r.x, r.y, r.w, r.h)))
             else:
                 slots.append(
                     Slot(
@@ -203,6 +211,8 @@ class CorrectionFlow:
             ok = self.roll(c.specs(), t)
             if ok:
                 self.correction = None
+                if self.on_corrected_roll is not None and all(s.box for s in c.slots):
+                    self.on_corrected_roll([(s.box, s.value) for s in c.slots])
                 if self.hinted == "due":
                     self.hinted = True
                     self.message = Message(HINT_TEXT, "info", t + 2 * MESSAGE_S)

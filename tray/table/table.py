@@ -89,6 +89,7 @@ class Table(CorrectionFlow, TableMenuFlow):
         self.correction_owner: int | None = None  # whose button corrects the last roll
         self.unsure_rolls: list[bool] = []  # settled rolls with unread dice (hint)
         self.hinted = False
+        self.on_corrected_roll = None  # a corrected roll, to keep for teaching (played.py)
         self.menu_owner: int | None = None  # who chose the last table-menu line
         self.message: Message | None = None
         self.banner: tuple[str, str, float] | None = None  # (kind, text, until)

@@ -1,0 +1,159 @@
+"""Rolls the players corrected are kept as labelled photos to teach from (tray/table/played.py):
+a Bank game on the simulated tray, through the real loop (frames, vision, settler, table)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hardware.camera import SimulatedTray
+from tray.app.config import ConfigError, parse_config
+from tray.app.session import Session
+from tray.rules.journal import Journal
+from tray.table.played import PlayedRolls
+from tray.table.table import Table
+from vision.dicesets import load
+from vision.labelled import read_folder
+from vision.pipeline import Recognizer
+from vision.settle import Settler
+from vision.types import FrameReading
+
+D6 = load("d6")
+
+
+class Unsure:
+    """The real recognizer, with the bottom-most die left unread while ``unsure`` is set."""
+
+    def __init__(self):
+        self.inner = Recognizer(D6)
+        self.unsure = True
+
+    def read(self, frame) -> FrameReading:
+        r = self.inner.read(frame)
+        dice = list(r.dice)
+        if self.unsure and dice and all(d.read for d in dice):
+            low = max(range(len(dice)), key=lambda i: dice[i].y)
+            dice[low] = replace(dice[low], face=None, confidence=0.3)
+        return replace(r, dice=tuple(dice))
+
+
+def _game(tmp_path, played_root):
+    tray = SimulatedTray(D6, seed=5, realtime=False)
+    table = Table(Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None))
+    rec = Unsure()
+    session = Session(table, tray, rec, Settler(), read_timeout=0.0)
+    log = []
+    table.on_event = lambda kind, text: log.append((kind, text))
+    session.keep_played(PlayedRolls(played_root, D6))
+    return tray, table, rec, session, log
+
+
+def _throw_until(session, tray, table, t, done):
+    tray.throw(count=table.expect().roll.count)
+    for _ in range(400):
+        session.step(t, draw=False)
+        t += 1 / 30
+        if done():
+            return t
+    raise AssertionError(f"the roll never came ({table.message})")
+
+
+def _correct(table, truth, t):
+    """Set each unread die to the face the tray really shows (the die whose centre lies in
+    its box), as the roller's presses would, and confirm."""
+    c = table.correction
+    for i, slot in enumerate(c.slots):
+        if slot.was_unread:
+            x, y, w, h = slot.box
+            face = next(
+                lab["face"]
+                for lab in truth
+                if x <= lab["x"] + lab["w"] / 2 <= x + w and y <= lab["y"] + lab["h"] / 2 <= y + h
+            )
+            c.selected = i
+            while slot.value != f"d6:{face}":
+                c.cycle()
+    return table.confirm_correction(t)
+
+
+def test_a_corrected_roll_is_kept_as_a_labelled_photo_and_a_read_one_is_not(tmp_path):
+    tray, table, rec, session, log = _game(tmp_path, tmp_path / "played")
+    t = _throw_until(session, tray, table, 0.0, lambda: table.correction is not None)
+    truth = [dict(lab) for lab in tray.truth["labels"]]
+    assert _correct(table, truth, t) == "taken"
+
+    photos = read_folder(tmp_path / "played" / "d6", D6)  # teaching's own reader
+    assert len(photos) == 1
+    labels = photos[0].labels
+    assert sorted(lab.face for lab in labels) == sorted(lab["face"] for lab in truth)
+    assert {lab.split for lab in labels} == {"played"}
+    for lab in labels:  # each box sits on the thrown die of its face
+        cx, cy = lab.x + lab.w / 2, lab.y + lab.h / 2
+        assert any(
+            t["face"] == lab.face
+            and abs(t["x"] + t["w"] / 2 - cx) < lab.w / 2
+            and abs(t["y"] + t["h"] / 2 - cy) < lab.h / 2
+            for t in truth
+        )
+    img, _ = photos[0].decoded()
+    assert img.shape == (480, 640, 3)
+    assert any(kind == "played" and "d6/0001.jpg" in text for kind, text in log)
+    # the journal took the same dice
+    rolled = [e for e in table.journal.events if e.get("type") == "roll"][-1]["dice"]
+    assert sorted(rolled) == sorted(f"d6:{lab['face']}" for lab in truth)
+
+    # a roll read whole is not kept: nobody checked its faces
+    tray.pick_up()
+    rec.unsure = False
+    rolls = table.rolls_taken
+    _throw_until(session, tray, table, t + 5, lambda: table.rolls_taken > rolls)
+    assert len(read_folder(tmp_path / "played" / "d6", D6)) == 1
+
+
+def test_a_folder_that_cannot_be_written_stops_the_keeping_not_the_game(tmp_path):
+    blocker = tmp_path / "played"
+    blocker.write_text("a file, not a folder")
+    tray, table, _, session, log = _game(tmp_path, blocker)
+    t = _throw_until(session, tray, table, 0.0, lambda: table.correction is not None)
+    assert _correct(table, [dict(lab) for lab in tray.truth["labels"]], t) == "taken"
+    said = [text for kind, text in log if kind == "played"]
+    assert len(said) == 1 and "no longer kept" in said[0] and "vision.played" in said[0]
+    assert table.rolls_taken == 1
+
+
+def test_the_played_folder_is_set_or_turned_off_in_the_config():
+    assert parse_config({"vision": {"played": "~/rolls"}}).vision.played.name == "rolls"
+    assert parse_config({"vision": {"played": ""}}).vision.played is None
+    assert parse_config({}).vision.played.name == "played"
+    try:
+        parse_config({"vision": {"played": 3}})
+    except ConfigError as exc:
+        assert "vision.played" in str(exc)
+    else:
+        raise AssertionError("a number was taken for a folder")
+
+
+def test_the_played_bench_keeps_only_the_rolls_the_players_corrected(tmp_path):
+    """``dicetray bench --teach --played``'s keeping (lab.teachbench.keep_played): each roll
+    read as the camera reads it, kept only when a die was asked about, every die labelled."""
+    import csv
+
+    from lab.teachbench import OWNER, keep_played, owner_photos
+
+    truth = owner_photos(tmp_path / "rolls", 8, seed=5, rolled=True)
+    counts = keep_played(tmp_path / "rolls", tmp_path / "kept", OWNER)
+    assert counts["rolls"] == 8
+    assert counts["kept"] + counts["read_whole"] + counts["refused"] == 8
+    assert counts["kept"] >= 1 and counts["asked"] >= counts["kept"]
+    assert counts["kept_wrong"] == 0
+    with open(tmp_path / "kept" / "labels.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == counts["dice_kept"] == 4 * counts["kept"]
+    assert {r["split"] for r in rows} == {"played"}
+    by_file = {r["file"] for r in rows}
+    assert len(by_file) == counts["kept"]
+    for name in by_file:  # the faces kept are the faces thrown (no sure read was wrong here)
+        i = int(name.split(".")[0])
+        assert sorted(r["value"] for r in rows if r["file"] == name) == sorted(
+            lab["face"] for lab in truth[i]
+        )
+    assert len(read_folder(tmp_path / "kept", OWNER)) == counts["kept"]
