@@ -240,6 +240,21 @@ def _teach_apart(root: Path, set_id: str, seed: int, deep: bool, teaching: dict)
     return record, wall, cpu, peak, record.pop("torch_loaded")
 
 
+def _fresh_figures(root: Path, dice_set) -> dict:
+    """``root/fresh`` read with the shipped models ("zero_shot") and ``root/taught``
+    ("taught"): found, right, asked and wrong of its labelled dice."""
+    from lab.evalteach import score_folder
+    from vision.labelled import read_folder
+
+    read = read_folder(root / "fresh", dice_set)
+    keys = ("labelled", "recall", "face_accuracy", "abstained", "wrong", "wrong_count")
+    return {
+        name: {k: f[k] for k in keys}
+        for name, taught in (("zero_shot", None), ("taught", root / "taught"))
+        for f in [score_folder(read, dice_set, taught)]
+    }
+
+
 def run(
     photos: int | None = None,
     fresh: int | None = None,
@@ -255,8 +270,6 @@ def run(
     ``deep``, torch fine-tuning (``lab.teach``; ``teaching``: its settings: copies,
     clf_epochs, det_epochs). The photos are drawn with ``photo_seed``, the fresh ones with
     ``photo_seed + FRESH_OFFSET``."""
-    from lab.evalteach import score_folder
-    from vision.labelled import read_folder
 
     if teaching and not deep:
         raise ValueError(f"{', '.join(teaching)}: settings of --deep teaching only")
@@ -276,21 +289,7 @@ def run(
         )
         if progress:
             progress("teaching", 1, 1)
-        read = read_folder(root / "fresh", dice_set)
-        figures = {}
-        for name, taught in (("zero_shot", None), ("taught", root / "taught")):
-            f = score_folder(read, dice_set, taught)
-            figures[name] = {
-                k: f[k]
-                for k in (
-                    "labelled",
-                    "recall",
-                    "face_accuracy",
-                    "abstained",
-                    "wrong",
-                    "wrong_count",
-                )
-            }
+        figures = _fresh_figures(root, dice_set)
     return {
         "case": case,
         "what": what,
@@ -376,8 +375,6 @@ def run_played(
     ``photo_seed``) played at the table with the shipped models; the rolls the players had
     to correct are kept (:func:`keep_played`), taught from, and the fresh photos of
     :func:`run` (the same seeds) are read with the shipped models and the taught folder."""
-    from lab.evalteach import score_folder
-    from vision.labelled import read_folder
 
     if case not in PLAYED_CASES:
         raise ValueError(f"--played: the camera's cases only ({', '.join(PLAYED_CASES)})")
@@ -395,12 +392,7 @@ def run_played(
         record, wall, _cpu, peak, _ = _teach_apart(root, dice_set.id, seed, False, {})
         if progress:
             progress("teaching", 2, 2)
-        read = read_folder(root / "fresh", dice_set)
-        fresh = {
-            name: score_folder(read, dice_set, taught)
-            for name, taught in (("zero_shot", None), ("taught", root / "taught"))
-        }
-    keys = ("labelled", "recall", "face_accuracy", "abstained", "wrong", "wrong_count")
+        fresh = _fresh_figures(root, dice_set)
     return {
         "case": case,
         "what": what,
@@ -412,7 +404,7 @@ def run_played(
             k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")
         },
         "fresh_photos": n_fresh,
-        "fresh": {name: {k: f[k] for k in keys} for name, f in fresh.items()},
+        "fresh": fresh,
     }
 
 
