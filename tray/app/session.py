@@ -164,7 +164,6 @@ class Session:
         self.odds_mode = "off"  # live odds: "off", "hold" (a button held, or key O), "always"
         self.odds_toggled = False
         self.net = None  # tray.net.attach.NetTable: phones and the broker (--web, --broker)
-        self.played = None  # tray.table.played.PlayedRolls: corrected rolls kept (keep_played)
         self.correcting_frame = None  # the frame of the settled roll under correction
 
     def step(self, t: float, draw: bool = True) -> None:
@@ -212,7 +211,6 @@ class Session:
         """Keep every roll the players correct from now on in ``played``
         (:class:`tray.table.played.PlayedRolls`): the frame it settled on, each die's box and
         the face the players confirmed; what is kept, or why no longer, goes to the log."""
-        self.played = played
 
         def keep(dice) -> None:
             line = played.keep(self.correcting_frame, dice)
