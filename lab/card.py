@@ -628,6 +628,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--realdice", default=str(REALDICE_DIR), help="the real photo sets")
     p.add_argument("--no-teach", action="store_true", help="leave the teaching cases out")
     p.add_argument(
+        "--teach-only",
+        action="store_true",
+        help="measure the teaching cases alone, into the figures file's other figures "
+        "(teaching changed, the shipped models did not)",
+    )
+    p.add_argument(
         "--loso",
         nargs="?",
         const="run",
@@ -675,7 +681,17 @@ def main(argv: list[str] | None = None) -> int:
         loso = None
         if args.loso not in (None, "run"):
             loso = load_loso(Path(args.loso))
-        if args.from_:
+        if args.teach_only:
+            from lab.teachbench import CASES
+
+            fig = load_figures(Path(args.from_ or FIGURES))
+            if stale := stale_models(fig):
+                raise CardError(
+                    f"the figures were measured with other files or thresholds of "
+                    f"{', '.join(stale)}: measure the whole card"
+                )
+            fig["taught"] = measure_taught(CASES, log)
+        elif args.from_:
             fig = load_figures(Path(args.from_))
             if loso is not None:
                 fig["loso"] = loso

@@ -757,6 +757,74 @@ def test_teaching_pulls_the_head_as_hard_as_the_held_out_dice_say():
     assert _choose_pull(tried, truth)[0] == PULLS[1]
 
 
+def test_teaching_zooms_in_only_where_the_held_out_dice_read_more():
+    """The heads beside the crop's zoomed view (``VIEWS``, twice the table's work a read) are
+    taken when the most any of them reads right beats the plain heads' most by 2 dice and
+    ``SWITCH_GAIN`` of the dice; then the pull is chosen among them as before."""
+    from vision.risk import Choice
+    from vision.teach import PULLS, SWITCH_GAIN, TURNS, VIEWS, _choose_view
+
+    truth = [("rollers", "3")] * 100
+    assert VIEWS[: len(PULLS)] == tuple((p, False) for p in PULLS)
+    assert VIEWS[len(PULLS) :] == tuple((p, True) for p in PULLS)
+
+    def head(right: int):
+        reads = [(("rollers", "3"), 0.9 if d < right else 0.3) for d in range(100)]
+        return ("hearing", {1: reads, TURNS: reads}, Choice(0.6, 0.03, 0.05, 100, right, 0), "cam")
+
+    def chosen(plain: list[int], zoomed: list[int]):
+        return _choose_view(list(zip(VIEWS, map(head, plain + zoomed), strict=True)), truth)[0]
+
+    assert SWITCH_GAIN * 100 == 2
+    assert chosen([90, 90, 90], [91, 91, 91]) == (1.0, False)  # one die: chance
+    assert chosen([90, 90, 90], [92, 90, 90]) == (1.0, True)
+    # the best of each: a weaker plain pull reading 95 outdoes the zoomed 96
+    assert chosen([80, 95, 80], [96, 96, 96]) == (0.1, False)
+    # among the zoomed, a weaker pull by the sign test, as among the plain ones
+    assert chosen([80, 80, 80], [85, 95, 85]) == (0.1, True)
+
+
+def test_a_zoomed_head_is_read_at_the_table_on_the_embedding_teaching_fitted(taught, tmp_path):
+    """A head taught with the zoomed view reads, at the table, each crop's embedding and its
+    centre's zoomed up (``vision.head.zoomed``) exactly as teaching embedded its crops
+    (``FaceClassifier.outputs(zoom=True)``); the file keeps the choice, and a head saved
+    before it reads the crop alone."""
+    from vision.classify import FaceClassifier
+    from vision.head import Head, zoomed
+
+    root, _ = taught
+    folder = tmp_path / "zoomed"
+    clf = _taught_as(root, folder)
+    crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 2, seed=5)
+    die_p, face_p, emb = clf.outputs(crops, zoom=True)
+    plain = clf.outputs(crops)[2]
+    assert emb.shape[1] == 2 * plain.shape[1] and np.allclose(emb[:, : plain.shape[1]], plain)
+    # the zoomed view is the crop's centre drawn larger, not the crop again
+    assert not np.allclose(emb[:, plain.shape[1] :], plain)
+    x = np.random.default_rng(0).random((3, 3, 8, 8)).astype(np.float32)
+    assert np.allclose(zoomed(x, 1.0), x)
+    assert np.allclose(
+        zoomed(x, 0.5)[:, :, 0, 0],
+        x[:, :, 2, 2] * 0.5625 + x[:, :, 1, 1] * 0.0625 + (x[:, :, 1, 2] + x[:, :, 2, 1]) * 0.1875,
+    )
+    face_y = np.array([clf.faces.index(f) for f in _faces])
+    head = Head.fit(emb, die_p, face_p, face_y, np.zeros(len(crops), int), 1.0, zoom=True)
+    head.save(folder / "head-d6.npz")
+    assert Head.load(folder / "head-d6.npz").zoom is True
+    table = FaceClassifier("d6", taught=folder)
+    assert table._head.zoom is True
+    seen = []
+    proba = table._head.proba_embedded
+    table._head.proba_embedded = lambda e, d, f: (seen.append(e), proba(e, d, f))[1]
+    table.classify(crops, 1)
+    assert np.allclose(seen[0], emb, atol=1e-4)
+    # a head file from before the choice: no zoom field, the crop alone
+    with np.load(folder / "head-d6.npz") as z:
+        old = {k: z[k] for k in z.files if k != "zoom"}
+    np.savez(folder / "old.npz", **old)
+    assert Head.load(folder / "old.npz").zoom is False
+
+
 def _taught_as(root: Path, folder: Path, second_opinion: bool = True, **cuts):
     """A copy of the taught folder ``root / "taught"`` in ``folder`` whose classifier
     thresholds say ``cuts`` (``shipped_heard``, ``turn_doubt``, ...), read by the table;

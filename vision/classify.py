@@ -29,7 +29,16 @@ import numpy as np
 
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, alone, cut_crop, to_input
 from vision.dicesets import DiceSet, load
-from vision.head import Head, Hearing, decide, embed, hear_pips, pooled, second_opinion
+from vision.head import (
+    Head,
+    Hearing,
+    decide,
+    embed,
+    hear_pips,
+    pooled,
+    second_opinion,
+    zoomed,
+)
 from vision.onnx import MODELS_DIR, file_sha256, open_session
 from vision.pips import read_many
 from vision.taught import TaughtError, resolve
@@ -399,13 +408,20 @@ class FaceClassifier:
             die_p, face_p = (die_p + die_2) / 2, (face_p + face_2) / 2
         return die_p, face_p
 
-    def outputs(self, crops) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def outputs(self, crops, zoom: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The shipped network's answers for uint8 BGR crops read once as they are: (N x dice,
-        N x (faces + none), N x embedding of its feature map) (what a head is fitted on)."""
+        N x (faces + none), N x embedding of its feature map) (what a head is fitted on);
+        ``zoom``: the embedding of each crop's zoomed view follows its own
+        (``vision.head.zoomed``)."""
+        x = to_input(crops)
         die_p, face_p, feats = self._session.run(
-            ["die_prob", "face_prob", "features"], {self._input: to_input(crops)}
+            ["die_prob", "face_prob", "features"], {self._input: x}
         )
-        return die_p, face_p, embed(feats)
+        emb = embed(feats)
+        if zoom:
+            (feats_z,) = self._session.run(["features"], {self._input: zoomed(x)})
+            emb = np.concatenate([emb, embed(feats_z)], axis=1)
+        return die_p, face_p, emb
 
     def read_outputs(
         self, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips: int | None = None
@@ -592,7 +608,11 @@ class FaceClassifier:
         die_s, face_s, feats = self._session.run(
             ["die_prob", "face_prob", "features"], {self._input: np.ascontiguousarray(x)}
         )
-        die_t, face_t = self._head.proba_embedded(embed(feats), die_s, face_s)
+        emb = embed(feats)
+        if self._head.zoom:  # and the crop's centre read larger (``vision.head.zoomed``)
+            (feats_z,) = self._session.run(["features"], {self._input: zoomed(x)})
+            emb = np.concatenate([emb, embed(feats_z)], axis=1)
+        die_t, face_t = self._head.proba_embedded(emb, die_s, face_s)
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
         opinion = None

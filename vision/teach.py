@@ -12,14 +12,15 @@ puts to use. What teaching does:
    tight, lighter and darker, blurred; with "no die" crops (the tray between the dice,
    corners of dice, what the detector finds that is no die);
 2. the shipped classifier reads every crop once (its answers and its feature map);
-3. a head (``vision.head``) is fitted on those readings, once per fold of the photos, and
-   each die is read by the head that never saw its photo; where the dice set's card has a
-   second network, a second head is fitted on its readings alike, and a die is read only
-   when both heads name the same face (``vision.head.second_opinion``). From those reads the
-   abstention thresholds are set (``vision.risk``): the lowest at which the rate of wrong
-   reads is bounded, at 95% confidence, by 0.5% (or, with too few dice to show that, by the
-   least rate they can show, and then none of them may be read wrong); the dice shrunk set
-   alike the threshold of dice smaller than the teaching dice;
+3. a head (``vision.head``) is fitted on those readings (and, tried too, on them beside the
+   readings of each crop's centre zoomed up, ``vision.head.zoomed``), once per fold of the
+   photos, and each die is read by the head that never saw its photo; where the dice set's
+   card has a second network, a second head is fitted on its readings alike, and a die is
+   read only when both heads name the same face (``vision.head.second_opinion``). From those
+   reads the abstention thresholds are set (``vision.risk``): the lowest at which the rate
+   of wrong reads is bounded, at 95% confidence, by 0.5% (or, with too few dice to show
+   that, by the least rate they can show, and then none of them may be read wrong); the dice
+   shrunk set alike the threshold of dice smaller than the teaching dice;
 4. the head is fitted on every photo and written with its thresholds. It is kept when, on
    the dice it never saw, it reads at least as many right as the shipped models read alone.
 
@@ -110,6 +111,10 @@ PULLS = (1.0, 0.1, 0.01)
 # few dice can't vouch for that (rune55 PXL_phone, 58 dice taught: 45 read right against 43
 # at pull 1.0, then 4 of 25 fresh dice read wrong against 2 of 26)
 PULL_TEST = 0.05
+# the heads tried, (pull, zoomed): each pull on the crop alone, then with its zoomed view
+# beside it (``vision.head.ZOOM``; twice the network's work per read at the table, so only
+# where it reads more, by the same test)
+VIEWS = tuple((pull, zoom) for zoom in (False, True) for pull in PULLS)
 BATCH = 256  # crops the shipped network reads at once
 SECOND_BATCH = 32  # ... and its second network (larger: its memory grows with the batch)
 
@@ -315,7 +320,7 @@ def _read_photos(
             return
         crops = np.stack([c for c, *_ in pending])
         for i in range(0, len(crops), BATCH):
-            die_p, face_p, emb = clf.outputs(crops[i : i + BATCH])
+            die_p, face_p, emb = clf.outputs(crops[i : i + BATCH], zoom=True)
             for j in range(i, min(i + BATCH, len(crops)), SECOND_BATCH) if second else ():
                 x = {second.get_inputs()[0].name: to_input(crops[j : j + SECOND_BATCH])}
                 die_2, face_2, feats_2 = second.run(["die_prob", "face_prob", "features"], x)
@@ -383,15 +388,19 @@ def _read_photos(
 # cross-validation and thresholds
 
 
-def _fit(arrays, rows, pull: float) -> Head:
+def _fit(arrays, rows, pull: float, zoom: bool = False) -> Head:
+    """A head fitted on the crops ``rows``; ``zoom``: on their zoomed views too (every crop
+    was embedded both ways, its own embedding first)."""
     emb, die_p, face_p, _photo, face_y, die_y, _die, _turn = arrays
-    return Head.fit(emb[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], pull)
+    e = emb[rows] if zoom else emb[rows, : emb.shape[1] // 2]
+    return Head.fit(e, die_p[rows], face_p[rows], face_y[rows], die_y[rows], pull, zoom=zoom)
 
 
 def _cross_validate(
-    arrays, folds, die_photo, clf, counted, pull: float, tick, second=None
+    arrays, folds, die_photo, clf, counted, view: tuple[float, bool], tick, second=None
 ) -> tuple[dict, dict]:
-    """Each die read by a head (pulled by ``pull``) fitted without its fold's photos, in
+    """Each die read by a head (``view``: pulled by its pull, zoomed or not, see ``VIEWS``)
+    fitted without its fold's photos, in
     each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}},
     as it is and shrunk to a small die's size (``counted``: the pips counted on each, see
     :func:`_read_photos`); with ``second`` (:meth:`Readings.second_arrays`), the second
@@ -403,8 +412,8 @@ def _cross_validate(
     heard_small = {h: {1: [None] * n, TURNS: [None] * n} for h in HEARINGS}
     for f, fold in enumerate(folds):
         rows = np.flatnonzero(~np.isin(photo_of, fold))
-        head = _fit(arrays, rows, pull)
-        head2 = _fit_second(second, arrays, rows, pull) if second is not None else None
+        head = _fit(arrays, rows, *view)
+        head2 = _fit_second(second, arrays, rows, view[0]) if second is not None else None
         dice = [d for d in range(n) if die_photo[d] in fold]
         for shrunk, into in ((False, heard), (True, heard_small)):
             opinion = None
@@ -458,22 +467,34 @@ def _choose_pull(tried: list, truth):
     head reads more held-out dice right at its thresholds, and the dice the two read
     differently go its way beyond chance (``PULL_TEST``); of several such, the one that reads
     most (the first on a tie)."""
-
-    def right(t) -> set[int]:
-        reads, photo = t[1][1][TURNS], t[1][2]
-        return {
-            d
-            for d, ((pair, score), want) in enumerate(zip(reads, truth, strict=True))
-            if score >= photo.threshold and pair == want
-        }
-
-    first = right(tried[0])
+    first = _right(tried[0], truth)
     best, most = tried[0], len(first)
     for t in tried[1:]:
-        r = right(t)
+        r = _right(t, truth)
         if len(r) > most and risk.sign_test(len(r - first), len(first - r)) <= PULL_TEST:
             best, most = t, len(r)
     return best
+
+
+def _right(t, truth) -> set[int]:
+    """The dice a head's choice ``t`` ((view, hearing's choice)) reads right at four turns."""
+    reads, photo = t[1][1][TURNS], t[1][2]
+    return {
+        d
+        for d, ((pair, score), want) in enumerate(zip(reads, truth, strict=True))
+        if score >= photo.threshold and pair == want
+    }
+
+
+def _choose_view(tried: list, truth):
+    """Of ``tried`` ((view, hearing's choice) in ``VIEWS`` order): the zoomed heads when the
+    most any of them reads right beats the plain heads' most by ``SWITCH_GAIN`` of the dice
+    and 2 dice at least (as a hearing is chosen: a die or so is chance, and the zoomed view
+    doubles the table's work), else the plain ones; of those, the pull ``_choose_pull``
+    chooses."""
+    most = {z: max(len(_right(t, truth)) for t in tried if t[0][1] == z) for z in (False, True)}
+    zoom = most[True] - most[False] >= max(2, SWITCH_GAIN * len(truth))
+    return _choose_pull([t for t in tried if t[0][1] == zoom], truth)
 
 
 def _probe_reads(
@@ -499,7 +520,7 @@ def _probe_reads(
         if head is None:
             td, tf = sd, sf
         else:
-            td, tf = head.proba_embedded(emb[rows], sd, sf)
+            td, tf = head.proba_embedded(emb[rows, : len(head.mean)], sd, sf)
         for turns in (1, TURNS):
             out[turns].append(
                 decide(
@@ -753,32 +774,36 @@ def teach(
     second = readings.second_arrays()
     photo_of = arrays[3]
     k = min(FOLDS, len(photos)) if len(photos) >= 2 and n_dice >= MIN_DICE else 0
-    steps = k * len(PULLS) + 1
+    steps = k * len(VIEWS) + 1
     die_photo = np.full(len(truth), -1)
     die_photo[arrays[6][arrays[6] >= 0]] = photo_of[arrays[6] >= 0]
     heldout: dict = {"photos": len(photos), "dice": n_dice}
     if found:
         heldout["found"], heldout["precision"] = find_figures(found)
-    thresholds, keep, pull = {}, False, PULLS[0]
+    thresholds, keep, view = {}, False, VIEWS[0]
     if k:
-        # each die read by heads fitted without its photo, at each pull, in each way of
-        # hearing the pips, the shipped network and the turns
+        # each die read by heads fitted without its photo, in each view (pull, zoom), in
+        # each way of hearing the pips, the shipped network and the turns
         folds, tried, shrunk = photo_folds(len(photos), rng), [], {}
-        for i, p in enumerate(PULLS):
-            heard, shrunk[p] = _cross_validate(
+        for i, v in enumerate(VIEWS):
+            heard, shrunk[v] = _cross_validate(
                 arrays,
                 folds,
                 die_photo,
                 clf,
                 counted,
-                p,
+                v,
                 lambda f, before=i * k: say("teaching", before + f + 1, steps),
                 second,
             )
-            tried.append((p, _choose_hearing(heard, truth, alpha, delta)))
-        pull, (hearing, reads, photo, camera) = _choose_pull(tried, truth)
-        heldout["pulls_tried"] = {
-            str(p): {"right": c[2].read - c[2].wrong, "wrong": c[2].wrong} for p, c in tried
+            tried.append((v, _choose_hearing(heard, truth, alpha, delta)))
+        view, (hearing, reads, photo, camera) = _choose_view(tried, truth)
+        heldout["views_tried"] = {
+            f"pull {p}" + (", zoomed" if z else ""): {
+                "right": c[2].read - c[2].wrong,
+                "wrong": c[2].wrong,
+            }
+            for (p, z), c in tried
         }
         shipped = _shipped_reads(clf, arrays, truth, counted[0])
         backs, answers = _backing(reads, photo.threshold, camera.threshold, shipped, truth)
@@ -787,7 +812,7 @@ def teach(
         small, small_answers = {"px": list(SHRINK_PX)}, {}
         for path, once in (("photo", False), ("camera", second_at is None)):
             small_answers[path] = _small_answers(
-                shrunk[pull][hearing],
+                shrunk[view][hearing],
                 camera.threshold,
                 photo.threshold,
                 shipped_small,
@@ -819,7 +844,8 @@ def teach(
         keep = _keeps(heldout)
         heldout["method"] = (
             f"cross-validation: {k} folds of the photos, each die read by a head fitted "
-            f"without its photo; pull towards the shipped answer {pull} (of {list(PULLS)})"
+            f"without its photo; pull towards the shipped answer {view[0]} (of "
+            f"{list(PULLS)}), {'with' if view[1] else 'without'} the zoomed view"
             + (f"; a second opinion heard, a head on {second_at.name}" if second_at else "")
         )
     if not k:
@@ -840,13 +866,13 @@ def teach(
             old.unlink()
     names = []
     if keep:
-        head = _fit(arrays, np.arange(len(photo_of)), pull)
+        head = _fit(arrays, np.arange(len(photo_of)), *view)
         name = f"head-{ds.id}.npz"
         head.save(out / name)
         names.append(name)
         if second is not None:
             name = f"head-{ds.id}-second.npz"
-            _fit_second(second, arrays, np.arange(len(photo_of)), pull).save(out / name)
+            _fit_second(second, arrays, np.arange(len(photo_of)), view[0]).save(out / name)
             names.append(name)
     det_cut = None
     if det is not None:
@@ -870,7 +896,8 @@ def teach(
             "faces": dict(sorted(faces_seen.items())),
             "crops_only": only_crops,
             "crops_per_die": copies + TURNS,
-            "pull": pull if keep else None,
+            "pull": view[0] if keep else None,
+            "zoom": view[1] if keep else None,
             "second_opinion": second is not None and keep,
             # the head's thresholds hold for dice this large or larger, under 40 px too
             # (vision.pipeline); the smallest 5% of the teaching dice are left out
@@ -999,6 +1026,11 @@ def summary(record: dict, out) -> list[str]:
             lines.append(
                 "the shipped classifier misread these dice, so the taught reader does not "
                 "weigh its opinion"
+            )
+        if w.get("zoom"):
+            lines.append(
+                "these dice's marks are read better up close, so the taught reader also looks "
+                "at each die's top face zoomed in (twice the network's work a read)"
             )
         if cut.get("second_opinion"):
             lines.append(
