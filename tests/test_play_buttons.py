@@ -336,3 +336,105 @@ def test_how_to_play_is_one_line_of_the_start_screen_and_a_press_comes_back(cfg)
     assert code == 0 and len(hands.steps) <= 1
     first = drawn.index(HowToView)
     assert StartView in drawn[first:]  # the start screen again after the page
+
+
+def test_the_start_screen_teaches_the_tray_from_the_rolls_kept_in_play(tmp_path):
+    """Once the rolls kept in play (``[vision] played``) hold 40 dice, the start screen offers
+    to teach from them; a long press on that line teaches (the real ``vision.teach``, its
+    progress drawn), says how it went, and the offer is gone until more rolls are kept. The
+    next game of the set reads with the taught folder; one named in the config goes first."""
+    from hardware.sim.render import render_scene
+    from lab.teachbench import OWNER
+    from tray.screen.capture import TeachView
+    from tray.table.played import TEACH_DICE, PlayedRolls
+    from vision.dicesets import load
+    from vision.teach import MIN_DICE
+
+    assert TEACH_DICE == MIN_DICE
+    played_root = tmp_path / "played"
+    path = tmp_path / "config.toml"
+    path.write_text(f"""
+[players]
+names = ["Ann", "Bo"]
+[pins]
+buttons = {PINS}
+[game]
+default = "bank"
+[journal]
+directory = "{tmp_path / "journals"}"
+[vision]
+played = "{played_root}"
+""")
+    cfg = load_config(path)
+    # the owner's star-on-the-6 dice, kept roll by roll as play keeps them: 9 rolls, 36 dice
+    d6, rng = load("d6"), np.random.default_rng(4)
+    kept = PlayedRolls(played_root, d6)
+
+    def keep_rolls(n: int, into: PlayedRolls = kept) -> None:
+        for i in range(n):
+            faces = [str((i + k) % 6 + 1) for k in range(4)]
+            frame, labels = render_scene(OWNER, [("d6", f) for f in faces], rng)
+            boxes = [((b["x"], b["y"], b["w"], b["h"]), f"d6:{b['face']}") for b in labels]
+            assert into.keep(frame, boxes) is not None
+
+    keep_rolls(9)
+    factory = MockFactory()
+    hands = Hands(factory)
+    tray = Tray()
+    drawn = []
+
+    def watch(play):
+        real = play.display.draw
+        play.display.draw = lambda view: (drawn.append(type(view)), real(view))[1]
+
+    def goto(action):
+        hands.do(
+            lambda play: hands.steps.__setitem__(
+                slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index(action))]
+            )
+        )
+
+    offers = []
+    hands.do(watch)
+    hands.wait(3)
+    hands.do(lambda play: offers.append(play.menu.teach))  # 36 dice: not offered
+    # a game keeps 3 more rolls (48 dice now), and the start screen comes back
+    hands.do(lambda play: (keep_rolls(3, play._played_rolls(d6)), play.offers.clear()))
+    hands.until(lambda play: play.menu.teach is not None)
+    hands.do(lambda play: offers.append(play.menu.teach))
+    goto("teach")
+    hands.press(0, long=True)
+    hands.until(lambda play: play.menu.message is not None)
+    hands.do(lambda play: offers.append((play.menu.message, play.menu.teach)))
+    hands.wait(3)
+    hands.do(lambda play: offers.append(play.menu.teach))
+    goto("quit")
+    hands.presses(0, True, False, True)
+    code = run_play(
+        cfg,
+        headless=True,
+        max_seconds=1200,
+        clock=hands.clock,
+        pin_factory=factory,
+        on_step=hands.on_step,
+        open_source=lambda dice_set: tray,
+        open_vision=lambda diceset: (Reader(tray), Settler()),
+    )
+    assert code == 0 and len(hands.steps) <= 1
+    assert offers[0] is None
+    assert offers[1] == "Teach the tray your dice (12 kept rolls)"
+    message, teach_line = offers[2]
+    assert teach_line is None and offers[3] is None
+    assert message.startswith("Taught from 48 dice: ") and message.endswith("reads with it")
+    assert TeachView in drawn  # teaching's progress was on the screen
+    taught = played_root / "d6" / "taught"
+    assert (taught / "taught.json").is_file() and (taught / "head-d6.npz").is_file()
+    # the next game of d6 reads with it (not on the simulated tray), unless one is configured
+    play = hands.play
+    play.source = tray
+    rec, _ = play._open_vision(d6)
+    assert rec.classifier.taught_head
+    assert str(rec.classifier.taught.folder) == str(taught)
+    keep_rolls(1, play._played_rolls(d6))  # a roll kept since: offered again
+    play.offers.clear()
+    assert play._teach_offer("bank") == "Teach the tray your dice (13 kept rolls)"

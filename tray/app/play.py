@@ -36,6 +36,7 @@ from tray.app.session import (
     play_key,
     resume_offer,
 )
+from tray.app.teach_played import teach_played
 from tray.history import read_folder
 from tray.rules import games
 from tray.rules.engine import RuleError
@@ -134,6 +135,7 @@ class Play:
         self.source_set = None
         self.journals: list[Path] = []  # every game played, in order (tests, logs)
         self.played: dict[str, PlayedRolls] = {}  # corrected rolls kept, by dice set
+        self.offers: dict[str, str | None] = {}  # the start screen's teach line, by dice set
 
     # ------------------------------------------------------------------------ parts
     def _open_camera(self, dice_set: str):
@@ -150,12 +152,57 @@ class Play:
     def _open_vision(self, diceset):
         from vision.pipeline import Recognizer
         from vision.settle import Settler
+        from vision.taught import TaughtError
 
         taught = self.taught or self.cfg.vision.taught_for(diceset.id)
+        # else taught from the rolls kept in play (not for the simulated tray's dice)
+        played = self._played_rolls(diceset)
+        simulated = hasattr(self.source, "throw")
+        if taught is None and played is not None and played.has_taught() and not simulated:
+            taught = played.taught
         # a calibrated camera: dice are read in the light of the calibration's empty tray
-        rec = Recognizer(diceset, taught=taught, first_light=self.cfg.camera.tray_light or None)
+        light = self.cfg.camera.tray_light or None
+        try:
+            rec = Recognizer(diceset, taught=taught, first_light=light)
+        except TaughtError as exc:  # (a folder named by the config was checked at start)
+            print(f"dicetray play: {exc}; reading with the shipped models", file=sys.stderr)
+            rec = Recognizer(diceset, first_light=light)
         say_stale(rec, "dicetray play")
         return rec, Settler()
+
+    def _played_rolls(self, diceset) -> PlayedRolls | None:
+        """Where the rolls of ``diceset`` corrected in play are kept; None when they are not
+        (``[vision] played = ""``)."""
+        if self.cfg.vision.played is None:
+            return None
+        if diceset.id not in self.played:
+            self.played[diceset.id] = PlayedRolls(self.cfg.vision.played, diceset)
+        return self.played[diceset.id]
+
+    def _teach_offer(self, game_id: str) -> str | None:
+        """The start screen's line offering to teach the dice of ``game_id`` from the rolls
+        kept in play (looked at once a dice set and start screen), or None."""
+        set_id = games.get(game_id).DICE_SET
+        if set_id not in self.offers:
+            from vision import dicesets
+
+            played = self._played_rolls(dicesets.load(set_id))
+            self.offers[set_id] = played.teach_offer() if played is not None else None
+        return self.offers[set_id]
+
+    def teach_screen(self) -> None:
+        """Teach the chosen game's dice from the rolls kept in play, teaching's progress on
+        the screen; the start screen then says how it went."""
+        from vision import dicesets
+
+        played = self._played_rolls(dicesets.load(games.get(self.menu.game_id).DICE_SET))
+        if played is None:
+            return
+        self.menu.message = teach_played(played, self.display)
+        self.offers.clear()
+        self.menu.teach = None
+        self.menu.focus = self.menu.rows()  # on Start (the teach line is gone)
+        self.flush()  # presses made while teaching are not choices
 
     def close(self) -> None:
         if self.source is not None:
@@ -202,6 +249,8 @@ class Play:
 
         menu = self.menu
         offer = resume_offer(self.journal_dir)
+        self.offers.clear()  # rolls were kept in the game just played
+        menu.teach = self._teach_offer(menu.game_id)  # (before the focus goes to Resume)
         menu.offer_resume(*(offer if offer is not None else (None, None)))
         if focus_game:  # "Another game": short presses change the game now
             menu.focus, menu.editing = 0, True
@@ -224,6 +273,7 @@ class Play:
                         menu.key(name)
                 elif ev.type == pygame.MOUSEBUTTONDOWN:
                     menu.tap(self.display.hit(ev.pos))
+            menu.teach = self._teach_offer(menu.game_id)
             outcome = menu.outcome
             menu.clear()
             if outcome == "quit":
@@ -257,6 +307,8 @@ class Play:
                 menu.message = f"Could not put the unfinished game aside: {exc}"
             offer = resume_offer(self.journal_dir)
             menu.offer_resume(*(offer if offer is not None else (None, None)))
+        elif outcome == "teach":
+            self.teach_screen()
         elif outcome == "history":
             return self.history_screen(), None
         elif outcome == "howto":
@@ -369,10 +421,9 @@ class Play:
         session.bots = BotSeats(table)
         session.odds_mode = getattr(self.cfg.screen, "odds", "off")
         # rolls the players correct teach the tray later (not the simulated tray's dice)
-        if self.cfg.vision.played is not None and not hasattr(self.source, "throw"):
-            if diceset.id not in self.played:
-                self.played[diceset.id] = PlayedRolls(self.cfg.vision.played, diceset)
-            session.keep_played(self.played[diceset.id])
+        played = self._played_rolls(diceset)
+        if played is not None and not hasattr(self.source, "throw"):
+            session.keep_played(played)
         if self.net is not None:
             self.net.attach(session)
         return session

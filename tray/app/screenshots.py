@@ -290,6 +290,9 @@ def shots(game_ids=None, seed: int = 7) -> list[Shot]:
     out.append(Shot("start", start_view(menu)))
     menu.offer_resume(Path("unfinished.jsonl"), "Resume Bank with Ana, Ben and Cy (round 3)")
     out.append(Shot("start-resume", start_view(menu)))
+    menu.teach = "Teach the tray your dice (12 kept rolls)"  # rolls kept in play
+    out.append(Shot("start-teach-resume", start_view(menu)))
+    menu.teach = None
     menu.do("discard")
     out.append(Shot("start-discard-asked", start_view(menu)))
     bank = StartMenu(["Ana", "Ben", "Cy", "Dee"], default_game="bank")

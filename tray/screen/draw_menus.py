@@ -42,12 +42,15 @@ def draw_start(d, v) -> None:
     # right column: the actions, who plays, the goal of the game, how to use the menu
     x, cw = 8 + lw + 18, w - 10 - (8 + lw + 18)
     y = top
+    # many actions (a game to resume and rolls to teach from): smaller letters, closer lines
+    caps, heights = _action_sizes(d, actions, cw, compact=False)
+    if sum(heights) + 6 * len(actions) > BASE_H - GAP - top:
+        caps, heights = _action_sizes(d, actions, cw, compact=True)
     for i, label in enumerate(actions):
         line = len(rows) + i
         focus = v.focus == line
         first = i == 0
-        cap = th.CAP_PROMPT if first else MIN_CAP + 2
-        h = max(float(TOUCH), d.wrapped_h(label, cw - 20, cap, True, 3) + 14)
+        cap, h = caps[i], heights[i]
         base = th.GREEN if first else th.ORANGE if label.startswith("Resume") else th.PANEL_HI
         d.box((x, y, cw, h), base, radius=10)
         if focus:
@@ -80,6 +83,17 @@ def draw_start(d, v) -> None:
         question(d, v.question, v.answers, v.answer, "confirm")
     elif v.message:
         _notice(d, v.message)
+
+
+def _action_sizes(d, actions, cw, compact: bool) -> tuple[list[int], list[float]]:
+    """The capitals and the height of each action line (Start first, larger)."""
+    caps = [th.CAP_PROMPT] + [MIN_CAP if compact else MIN_CAP + 2] * (len(actions) - 1)
+    pad = 8 if compact else 14
+    heights = [
+        max(float(TOUCH), d.wrapped_h(label, cw - 20, cap, True, 3) + pad)
+        for label, cap in zip(actions, caps, strict=True)
+    ]
+    return caps, heights
 
 
 def _how_to_brief(d, gid, x, y, cw, bottom) -> None:

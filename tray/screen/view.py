@@ -191,6 +191,8 @@ def start_view(menu) -> StartView:
     actions = [
         (menu.resume or "Resume")
         if a == "resume"
+        else menu.teach
+        if a == "teach"
         else f"How to play {title_of(menu.game_id)}"
         if a == "howto"
         else _ACTION_WORDS[a]

@@ -26,7 +26,7 @@ from tray.table.moments import MESSAGE_S, Message
 #: not know (another art, colours, a tray) or a poor light, which teaching mends. Short
 #: enough for the message box of an 800x480 screen.
 UNSURE_HINT, UNSURE_OF = 3, 5
-HINT_TEXT = "Dice often unread? Light the tray, or teach it: dicetray calibrate --teach"
+HINT_TEXT = "Dice often unread? Light the tray. The rolls you correct teach it your dice"
 
 
 @dataclass

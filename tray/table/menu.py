@@ -156,8 +156,9 @@ class StartMenu:
     and Quit ask first). Keys: Up/Down a line, Left/Right its value, Enter does the highlighted
     action (on a value line: Start), R resumes. Taps on < and > change a value.
 
-    ``outcome`` says what was chosen: "start", "resume", "discard" or "quit" (None: nothing
-    yet); the app acts on it and calls :meth:`clear`.
+    ``outcome`` says what was chosen: "start", "teach" (offered by the app through
+    ``teach``, the line's words), "resume", "discard" or "quit" (None: nothing yet); the app
+    acts on it and calls :meth:`clear`.
 
     >>> m = StartMenu(["Ana", "Ben", "Cy"], default_game="bank")
     >>> m.game_id, len(m.players)
@@ -187,6 +188,7 @@ class StartMenu:
         self.outcome: str | None = None
         self.resume: str | None = None
         self.resume_path = None
+        self.teach: str | None = None  # the line offering to teach from kept rolls, or None
         self.message: str | None = None
         self.confirm: ButtonMenu | None = None
         self._clamp()
@@ -248,6 +250,7 @@ class StartMenu:
         """The action lines below the values, in order."""
         return (
             ["start"]
+            + (["teach"] if self.teach else [])
             + (["resume", "discard"] if self.resume_path is not None else [])
             + ["quit", "history", "howto"]
         )
@@ -289,7 +292,7 @@ class StartMenu:
 
     def do(self, action: str | None) -> None:
         """Choose an action line: Start / Resume at once, Discard / Quit after a question."""
-        if action in ("start", "resume", "history", "howto"):
+        if action in ("start", "teach", "resume", "history", "howto"):
             self.outcome = action
         elif action == "discard":
             what = (self.resume or "").removeprefix("Resume ")  # "Bank with Ana and Ben ..."

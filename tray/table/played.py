@@ -5,7 +5,10 @@ A settled roll with dice vision could not read waits for the players to set thei
 die's box and face are a labelled photo of the owner's own dice on the owner's own tray, of the
 very dice the reader was unsure of: :class:`PlayedRolls` appends it to a folder of the layout
 teaching reads (``tray/table/capture_folder.py``; split ``played``), one folder a dice set.
-``dicetray teach FOLDER --dice-set SET --out DIR`` then teaches from what was played.
+Once the kept rolls hold enough dice, the start screen offers to teach from them
+(:meth:`PlayedRolls.teach_offer`) into ``taught/`` beside them, and the next games of the set
+read with that taught folder unless ``--taught`` or ``[vision] taught`` names another
+(``dicetray teach FOLDER --dice-set SET --out DIR`` does the same from a terminal).
 
 Only rolls the players confirmed die by die are kept: a roll read whole is never (its faces
 were not checked by anyone, and a reader taught on its own reads learns its own mistakes).
@@ -33,6 +36,10 @@ from tray.table.capture_folder import CaptureError, CaptureFolder
 #: teach from (``vision.teach`` takes 40 dice and more), and the folder does not grow forever
 MAX_PHOTOS = 400
 SPLIT = "played"
+#: dice the kept rolls must hold before teaching is offered: teaching judges no head on fewer
+#: (``vision.teach.MIN_DICE``)
+TEACH_DICE = 40
+TAUGHT = "taught"  # the taught folder, beside the kept rolls
 
 
 class PlayedRolls:
@@ -47,6 +54,40 @@ class PlayedRolls:
         self.folder: CaptureFolder | None = None
         self.stopped: str | None = None
 
+    @property
+    def taught(self) -> Path:
+        """The taught folder teaching from the kept rolls writes (``vision.taught``)."""
+        return self.path / TAUGHT
+
+    def has_taught(self) -> bool:
+        """Teaching from the kept rolls wrote a taught folder."""
+        return (self.taught / "taught.json").is_file()
+
+    def _opened(self) -> CaptureFolder:
+        """The kept rolls' folder, continued where earlier games left it (CaptureError when
+        it cannot be)."""
+        if self.folder is None:
+            self.folder = CaptureFolder(self.path, self.diceset, SPLIT, "vision.played")
+        return self.folder
+
+    def teach_offer(self) -> str | None:
+        """The start screen's line offering to teach from the kept rolls: when they hold
+        ``TEACH_DICE`` dice or more and some were kept since the last teaching; else None."""
+        try:
+            folder = self._opened()
+        except CaptureError:
+            return None  # (keeping a roll there will say why)
+        if len(folder.rows) < TEACH_DICE:
+            return None
+        record = self.taught / "taught.json"
+        try:
+            if record.stat().st_mtime >= folder.labels.stat().st_mtime:
+                return None  # taught since the last roll was kept
+        except OSError:
+            pass  # not taught yet
+        photos = folder.photos
+        return f"Teach the tray your dice ({photos} kept roll{'s' * (photos != 1)})"
+
     def teach_hint(self) -> str | None:
         """What to run to teach from the rolls kept so far, or None when none was kept."""
         if self.folder is None or not self.folder.rows:
@@ -54,8 +95,8 @@ class PlayedRolls:
         n, photos = len(self.folder.rows), self.folder.photos
         return (
             f"{photos} corrected roll{'s' * (photos != 1)} ({n} dice) kept in {self.path}; "
-            f"teach the tray from them: dicetray teach {self.path} --dice-set "
-            f'{self.diceset.id} --out DIR, then taught = "DIR" under [vision]'
+            f"teach the tray from them on the start screen once they hold {TEACH_DICE} dice, "
+            f"or: dicetray teach {self.path} --dice-set {self.diceset.id} --out {self.taught}"
         )
 
     def keep(self, frame, dice) -> str | None:
@@ -63,9 +104,7 @@ class PlayedRolls:
         if self.stopped is not None or frame is None or not dice:
             return None
         try:
-            if self.folder is None:
-                self.folder = CaptureFolder(self.path, self.diceset, SPLIT, "vision.played")
-            if self.folder.photos >= MAX_PHOTOS:
+            if self._opened().photos >= MAX_PHOTOS:
                 self.stopped = f"{self.path} holds {MAX_PHOTOS} photos: no more are kept"
                 return f"corrected rolls not kept: {self.stopped}"
             rows = [(*box, *spec.split(":", 1)) for box, spec in dice]
