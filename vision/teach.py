@@ -462,16 +462,17 @@ def _opinions(head: Head, second, arrays, dice: list[int], shrunk: bool = False)
     return out
 
 
-def _choose_pull(tried: list, truth):
+def _choose_pull(tried: list, truth, against=None):
     """Of ``tried`` ((pull, hearing's choice) in ``PULLS`` order), the first unless another
-    head reads more held-out dice right at its thresholds, and the dice the two read
-    differently go its way beyond chance (``PULL_TEST``); of several such, the one that reads
-    most (the first on a tie)."""
+    head reads more held-out dice right at its thresholds, and the dice it and ``against``
+    (the first, unless given) read differently go its way beyond chance (``PULL_TEST``); of
+    several such, the one that reads most (the first on a tie)."""
     first = _right(tried[0], truth)
+    base = first if against is None else _right(against, truth)
     best, most = tried[0], len(first)
     for t in tried[1:]:
         r = _right(t, truth)
-        if len(r) > most and risk.sign_test(len(r - first), len(first - r)) <= PULL_TEST:
+        if len(r) > most and risk.sign_test(len(r - base), len(base - r)) <= PULL_TEST:
             best, most = t, len(r)
     return best
 
@@ -491,10 +492,11 @@ def _choose_view(tried: list, truth):
     most any of them reads right beats the plain heads' most by ``SWITCH_GAIN`` of the dice
     and 2 dice at least (as a hearing is chosen: a die or so is chance, and the zoomed view
     doubles the table's work), else the plain ones; of those, the pull ``_choose_pull``
-    chooses."""
+    chooses, a weaker one tested against the strongest plain head (the shipped network's
+    hold on it, as the plain pulls are)."""
     most = {z: max(len(_right(t, truth)) for t in tried if t[0][1] == z) for z in (False, True)}
     zoom = most[True] - most[False] >= max(2, SWITCH_GAIN * len(truth))
-    return _choose_pull([t for t in tried if t[0][1] == zoom], truth)
+    return _choose_pull([t for t in tried if t[0][1] == zoom], truth, against=tried[0])
 
 
 def _probe_reads(
