@@ -250,8 +250,9 @@ def main_bench(argv: list[str]) -> int:
         type=int,
         default=None,
         metavar="ROLLS",
-        help="--teach from play: ROLLS rolls read by the shipped models, the ones players "
-        "would correct kept and taught from (owner-d6, rollers-digits)",
+        help="time teaching from play (implies --teach): ROLLS rolls read by the shipped "
+        "models, the ones players would correct kept and taught from (owner-d6, "
+        "rollers-digits)",
     )
     p.add_argument(
         "--taught",
@@ -260,7 +261,7 @@ def main_bench(argv: list[str]) -> int:
         help="time the pipeline reading with this taught folder (dicetray teach)",
     )
     args = p.parse_args(argv)
-    if args.teach and args.played is not None:
+    if args.played is not None:  # teaching from play
         with _bar("playing") as progress:
             try:
                 result = teachbench.run_played(

@@ -417,11 +417,16 @@ class FaceClassifier:
         die_p, face_p, feats = self._session.run(
             ["die_prob", "face_prob", "features"], {self._input: x}
         )
+        return die_p, face_p, self._embedded(x, feats, zoom)
+
+    def _embedded(self, x: np.ndarray, feats: np.ndarray, zoom: bool) -> np.ndarray:
+        """What a head reads of network inputs ``x`` whose feature maps are ``feats``: their
+        embedding, and with ``zoom`` their zoomed views' after it (the network run again)."""
         emb = embed(feats)
         if zoom:
             (feats_z,) = self._session.run(["features"], {self._input: zoomed(x)})
             emb = np.concatenate([emb, embed(feats_z)], axis=1)
-        return die_p, face_p, emb
+        return emb
 
     def read_outputs(
         self, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips: int | None = None
@@ -608,10 +613,7 @@ class FaceClassifier:
         die_s, face_s, feats = self._session.run(
             ["die_prob", "face_prob", "features"], {self._input: np.ascontiguousarray(x)}
         )
-        emb = embed(feats)
-        if self._head.zoom:  # and the crop's centre read larger (``vision.head.zoomed``)
-            (feats_z,) = self._session.run(["features"], {self._input: zoomed(x)})
-            emb = np.concatenate([emb, embed(feats_z)], axis=1)
+        emb = self._embedded(x, feats, self._head.zoom)
         die_t, face_t = self._head.proba_embedded(emb, die_s, face_s)
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
