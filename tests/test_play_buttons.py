@@ -134,8 +134,9 @@ class Hands:
             self.seen.append("done")
 
 
-@pytest.fixture
-def cfg(tmp_path):
+def _config(tmp_path, more: str = ""):
+    """The table's config: two players with a button and a LED each, Bank first; ``more``
+    added at its end."""
     path = tmp_path / "config.toml"
     path.write_text(f"""
 [players]
@@ -147,8 +148,13 @@ leds = {LEDS}
 default = "bank"
 [journal]
 directory = "{tmp_path / "journals"}"
-""")
+{more}""")
     return load_config(path)
+
+
+@pytest.fixture
+def cfg(tmp_path):
+    return _config(tmp_path)
 
 
 def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
@@ -266,6 +272,48 @@ def test_buttons_alone_from_the_start_screen_to_quit(cfg, tmp_path):
     assert toss.path.with_name(toss.path.name + ".discarded").exists()  # ...put aside
 
 
+def _watch(drawn: list):
+    """A step that has the play loop's display note the type of each view it draws."""
+
+    def step(play):
+        real = play.display.draw
+        play.display.draw = lambda view: (drawn.append(type(view)), real(view))[1]
+
+    return step
+
+
+def _goto_action(hands):
+    """``goto(action)``: adds the steps that move the start screen's focus to ``action``."""
+
+    def goto(action):
+        hands.do(
+            lambda play: hands.steps.__setitem__(
+                slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index(action))]
+            )
+        )
+
+    return goto
+
+
+def _quit_and_run(cfg, hands, factory, tray, max_seconds: float) -> int:
+    """Ends the script by quitting the table from the start screen, then runs the play loop
+    on the stand-in camera with the script: its exit code, once every step was taken."""
+    _goto_action(hands)("quit")
+    hands.presses(0, True, False, True)  # Quit the table? Yes
+    code = run_play(
+        cfg,
+        headless=True,
+        max_seconds=max_seconds,
+        clock=hands.clock,
+        pin_factory=factory,
+        on_step=hands.on_step,
+        open_source=lambda dice_set: tray,
+        open_vision=lambda diceset: (Reader(tray), Settler()),
+    )
+    assert len(hands.steps) <= 1
+    return code
+
+
 def _goto(hands, line):
     """A step that presses short until the start screen's focus is on ``line``."""
     state = {"pending": None}
@@ -294,23 +342,8 @@ def test_how_to_play_is_one_line_of_the_start_screen_and_a_press_comes_back(cfg)
     tray = Tray()
     drawn = []
 
-    def watch(play):
-        real = play.display.draw
-
-        def draw(view):
-            drawn.append(type(view))
-            return real(view)
-
-        play.display.draw = draw
-
-    def goto(action):
-        hands.do(
-            lambda play: hands.steps.__setitem__(
-                slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index(action))]
-            )
-        )
-
-    hands.do(watch)
+    hands.do(_watch(drawn))
+    goto = _goto_action(hands)
     goto("howto")
     hands.press(0, long=True)
     hands.until(lambda play: HowToView in drawn)
@@ -321,19 +354,7 @@ def test_how_to_play_is_one_line_of_the_start_screen_and_a_press_comes_back(cfg)
     hands.until(lambda play: drawn[-1] not in (StartView, HowToView))
     hands.press(0, long=True)  # a long press goes back
     hands.until(lambda play: drawn[-1] is StartView)
-    goto("quit")
-    hands.presses(0, True, False, True)  # Quit the table? Yes
-    code = run_play(
-        cfg,
-        headless=True,
-        max_seconds=600,
-        clock=hands.clock,
-        pin_factory=factory,
-        on_step=hands.on_step,
-        open_source=lambda dice_set: tray,
-        open_vision=lambda diceset: (Reader(tray), Settler()),
-    )
-    assert code == 0 and len(hands.steps) <= 1
+    assert _quit_and_run(cfg, hands, factory, tray, 600) == 0
     first = drawn.index(HowToView)
     assert StartView in drawn[first:]  # the start screen again after the page
 
@@ -352,20 +373,7 @@ def test_the_start_screen_teaches_the_tray_from_the_rolls_kept_in_play(tmp_path)
 
     assert TEACH_DICE == MIN_DICE
     played_root = tmp_path / "played"
-    path = tmp_path / "config.toml"
-    path.write_text(f"""
-[players]
-names = ["Ann", "Bo"]
-[pins]
-buttons = {PINS}
-[game]
-default = "bank"
-[journal]
-directory = "{tmp_path / "journals"}"
-[vision]
-played = "{played_root}"
-""")
-    cfg = load_config(path)
+    cfg = _config(tmp_path, f'[vision]\nplayed = "{played_root}"\n')
     # the owner's star-on-the-6 dice, kept roll by roll as play keeps them: 9 rolls, 36 dice
     d6, rng = load("d6"), np.random.default_rng(4)
     kept = PlayedRolls(played_root, d6)
@@ -383,19 +391,9 @@ played = "{played_root}"
     tray = Tray()
     drawn = []
 
-    def watch(play):
-        real = play.display.draw
-        play.display.draw = lambda view: (drawn.append(type(view)), real(view))[1]
-
-    def goto(action):
-        hands.do(
-            lambda play: hands.steps.__setitem__(
-                slice(1, 1), [_goto(hands, play.menu.rows() + play.menu.actions().index(action))]
-            )
-        )
-
     offers = []
-    hands.do(watch)
+    goto = _goto_action(hands)
+    hands.do(_watch(drawn))
     hands.wait(3)
     hands.do(lambda play: offers.append(play.menu.teach))  # 36 dice: not offered
     # a game keeps 3 more rolls (48 dice now), and the start screen comes back
@@ -408,19 +406,7 @@ played = "{played_root}"
     hands.do(lambda play: offers.append((play.menu.message, play.menu.teach)))
     hands.wait(3)
     hands.do(lambda play: offers.append(play.menu.teach))
-    goto("quit")
-    hands.presses(0, True, False, True)
-    code = run_play(
-        cfg,
-        headless=True,
-        max_seconds=1200,
-        clock=hands.clock,
-        pin_factory=factory,
-        on_step=hands.on_step,
-        open_source=lambda dice_set: tray,
-        open_vision=lambda diceset: (Reader(tray), Settler()),
-    )
-    assert code == 0 and len(hands.steps) <= 1
+    assert _quit_and_run(cfg, hands, factory, tray, 1200) == 0
     assert offers[0] is None
     assert offers[1] == "Teach the tray your dice (12 kept rolls)"
     message, teach_line = offers[2]
@@ -435,6 +421,12 @@ played = "{played_root}"
     rec, _ = play._open_vision(d6)
     assert rec.classifier.taught_head
     assert str(rec.classifier.taught.folder) == str(taught)
+    import shutil
+
+    shutil.copytree(taught, tmp_path / "mine")  # --taught (or the config's) goes first
+    play.taught = str(tmp_path / "mine")
+    rec, _ = play._open_vision(d6)
+    assert str(rec.classifier.taught.folder) == str(tmp_path / "mine")
     keep_rolls(1, play._played_rolls(d6))  # a roll kept since: offered again
     play.offers.clear()
     assert play._teach_offer("bank") == "Teach the tray your dice (13 kept rolls)"
