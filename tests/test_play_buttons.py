@@ -427,6 +427,8 @@ def test_the_start_screen_teaches_the_tray_from_the_rolls_kept_in_play(tmp_path)
     play.taught = str(tmp_path / "mine")
     rec, _ = play._open_vision(d6)
     assert str(rec.classifier.taught.folder) == str(tmp_path / "mine")
+    assert play._played_rolls(d6).teach_hint() is None  # (nothing new to say on quitting)
     keep_rolls(1, play._played_rolls(d6))  # a roll kept since: offered again
     play.offers.clear()
     assert play._teach_offer("bank") == "Teach the tray your dice (13 kept rolls)"
+    assert "13 corrected rolls (52 dice)" in play._played_rolls(d6).teach_hint()

@@ -77,20 +77,24 @@ class PlayedRolls:
             folder = self._opened()
         except CaptureError:
             return None  # (keeping a roll there will say why)
-        if len(folder.rows) < TEACH_DICE:
+        if len(folder.rows) < TEACH_DICE or self._taught_since():
             return None
-        record = self.taught / "taught.json"
-        try:
-            if record.stat().st_mtime >= folder.labels.stat().st_mtime:
-                return None  # taught since the last roll was kept
-        except OSError:
-            pass  # not taught yet
         photos = folder.photos
         return f"Teach the tray your dice ({photos} kept roll{'s' * (photos != 1)})"
 
+    def _taught_since(self) -> bool:
+        """Teaching wrote its folder after the last roll was kept."""
+        try:
+            return (
+                self.taught / "taught.json"
+            ).stat().st_mtime >= self.folder.labels.stat().st_mtime
+        except OSError:
+            return False  # not taught yet (or nothing kept)
+
     def teach_hint(self) -> str | None:
-        """What to run to teach from the rolls kept so far, or None when none was kept."""
-        if self.folder is None or not self.folder.rows:
+        """What to run to teach from the rolls kept so far, or None when none was kept, or
+        none since the last teaching."""
+        if self.folder is None or not self.folder.rows or self._taught_since():
             return None
         n, photos = len(self.folder.rows), self.folder.photos
         return (
