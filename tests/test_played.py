@@ -109,6 +109,37 @@ def test_a_corrected_roll_is_kept_as_a_labelled_photo_and_a_read_one_is_not(tmp_
     assert len(read_folder(tmp_path / "played" / "d6", D6)) == 1
 
 
+def test_a_kept_roll_corrected_later_is_dropped_and_the_others_stay(tmp_path):
+    """Key C reopens the last roll after it was scored; when the players change its faces
+    there, the photo kept of it holds faces the game no longer took: it is dropped (photo and
+    rows), the log says so, and the rolls kept before it stay."""
+    tray, table, _rec, session, log = _game(tmp_path, tmp_path / "played")
+    folder = tmp_path / "played" / "d6"
+    t = _throw_until(session, tray, table, 0.0, lambda: table.correction is not None)
+    assert _correct(table, [dict(lab) for lab in tray.truth["labels"]], t) == "taken"
+    tray.pick_up()
+    t = _throw_until(session, tray, table, t + 5, lambda: table.correction is not None)
+    assert _correct(table, [dict(lab) for lab in tray.truth["labels"]], t) == "taken"
+    assert sorted(p.name for p in (folder / "images").iterdir()) == ["0001.jpg", "0002.jpg"]
+    kept_first = [lab for p in read_folder(folder, D6) if p.file == "0001.jpg" for lab in p.labels]
+
+    assert table.correct_last(t) == "correcting"  # confirmed as it was: the photo stays
+    assert table.confirm_correction(t) == "corrected"
+    assert len(read_folder(folder, D6)) == 2
+    assert table.correct_last(t) == "correcting"
+    c = table.correction
+    c.selected = 0
+    c.cycle()  # the first die set to another face
+    assert table.confirm_correction(t) == "corrected"
+    photos = read_folder(folder, D6)
+    assert [p.file for p in photos] == ["0001.jpg"]
+    assert photos[0].labels == kept_first
+    assert not (folder / "images" / "0002.jpg").exists()
+    assert any(
+        kind == "played" and "dropped the kept roll d6/0002.jpg" in text for kind, text in log
+    )
+
+
 def test_a_folder_that_cannot_be_written_stops_the_keeping_not_the_game(tmp_path):
     blocker = tmp_path / "played"
     blocker.write_text("a file, not a folder")

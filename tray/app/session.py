@@ -210,15 +210,27 @@ class Session:
     def keep_played(self, played) -> None:
         """Keep every roll the players correct from now on in ``played``
         (:class:`tray.table.played.PlayedRolls`): the frame it settled on, each die's box and
-        the face the players confirmed; what is kept, or why no longer, goes to the log."""
+        the face the players confirmed; what is kept, or why no longer, goes to the log. A
+        kept roll corrected after the fact (key C) is dropped from it."""
+
+        kept: dict[int, str] = {}  # journal number of a kept roll -> its photo
 
         def keep(dice) -> None:
             line = played.keep(self.correcting_frame, dice)
             self.correcting_frame = None
+            if played.last is not None:
+                events = self.table.journal.events
+                rolls = [i for i, e in enumerate(events) if e.get("type") == "roll"]
+                kept[rolls[-1] + 1] = played.last  # (numbered as key C numbers it)
             if line:
                 self.table._emit("played", line)
 
+        def drop(event: int) -> None:
+            if event in kept and (line := played.forget(kept.pop(event))):
+                self.table._emit("played", line)
+
         self.table.on_corrected_roll = keep
+        self.table.on_roll_recorrected = drop
 
     def drain(self, t: float | None = None) -> None:
         """Apply every button event waiting in the queue."""

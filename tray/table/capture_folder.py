@@ -22,6 +22,7 @@ on, rows are appended); one of another set, or anything else, is refused with a 
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 from collections import Counter
@@ -218,6 +219,21 @@ class CaptureFolder:
         self.rows += [{k: str(v) for k, v in r.items()} for r in rows]
         self.next_number += 1
         return name
+
+    def drop(self, name: str) -> int:
+        """Take the photo ``name`` and its rows out of the folder (its labels first: an
+        interruption leaves at most an unlabelled photo). Returns the rows dropped."""
+        keep = [r for r in self.rows if r["file"] != name]
+        dropped = len(self.rows) - len(keep)
+        if dropped:
+            out = io.StringIO()
+            writer = csv.DictWriter(out, HEADER, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(keep)
+            _write_synced(self.labels, out.getvalue().encode("utf-8"))
+            self.rows = keep
+        (self.images / name).unlink(missing_ok=True)
+        return dropped
 
 
 def _write_synced(path: Path, data: bytes) -> None:

@@ -146,6 +146,9 @@ class CorrectionFlow:
     # called with [((x, y, w, h), "die:face"), ...] when the players set the faces of a
     # settled roll's unread dice and the game took it (tray/table/played.py keeps it)
     on_corrected_roll: Callable[[list], None] | None
+    # called with the journal number of a roll corrected after the fact (key C): a kept
+    # photo of it no longer has the faces the game took
+    on_roll_recorrected: Callable[[int], None] | None
 
     def settled(self, roll, t: float) -> str:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
@@ -217,6 +220,8 @@ class CorrectionFlow:
                     self.hinted = True
                     self.message = Message(HINT_TEXT, "info", t + 2 * MESSAGE_S)
             return "taken" if ok else "refused"
+        events = getattr(self.journal, "events", [])
+        before = events[c.event - 1].get("dice") if 0 < c.event <= len(events) else None
         try:
             self.journal.correct(c.event, c.specs())
         except (RuleError, OSError) as exc:
@@ -224,6 +229,8 @@ class CorrectionFlow:
             return "refused"
         self.correction = None
         self._emit("correct", f"corrected roll {c.event}: {', '.join(c.specs())}")
+        if self.on_roll_recorrected is not None and before != list(c.specs()):
+            self.on_roll_recorrected(c.event)
         self._changed(t)
         # the "Correct the last roll: ..." instructions go: a short note says it is done
         self.message = Message("Roll corrected: the game is recomputed", "info", t + MESSAGE_S / 2)

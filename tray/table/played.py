@@ -53,6 +53,7 @@ class PlayedRolls:
         self.diceset = diceset
         self.folder: CaptureFolder | None = None
         self.stopped: str | None = None
+        self.last: str | None = None  # the photo the last keep wrote
 
     @property
     def taught(self) -> Path:
@@ -105,6 +106,7 @@ class PlayedRolls:
 
     def keep(self, frame, dice) -> str | None:
         """Keep ``frame`` with ``dice`` ``[((x, y, w, h), "die:face"), ...]``."""
+        self.last = None
         if self.stopped is not None or frame is None or not dice:
             return None
         try:
@@ -116,8 +118,26 @@ class PlayedRolls:
         except (CaptureError, OSError, ValueError) as exc:
             self.stopped = str(exc)
             return f"corrected rolls are no longer kept: {exc}"
+        self.last = name
         dice_kept = len(self.folder.rows)
         return (
             f"kept the corrected roll for teaching: {self.diceset.id}/{name} "
             f"({dice_kept} {'die' if dice_kept == 1 else 'dice'} kept in all)"
+        )
+
+    def forget(self, name: str) -> str | None:
+        """Drop the kept photo ``name`` (its roll was corrected after the fact: the faces kept
+        are not the ones the game took); the line to log, or None when nothing was kept."""
+        if self.folder is None:
+            return None
+        try:
+            dropped = self.folder.drop(name)
+        except (CaptureError, OSError) as exc:
+            self.stopped = str(exc)
+            return f"corrected rolls are no longer kept: {exc}"
+        if not dropped:
+            return None
+        return (
+            f"dropped the kept roll {self.diceset.id}/{name}: it was corrected after it was "
+            "kept, and teaching must not learn the faces it had"
         )
