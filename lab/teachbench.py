@@ -240,6 +240,11 @@ def _teach_apart(root: Path, set_id: str, seed: int, deep: bool, teaching: dict)
     return record, wall, cpu, peak, record.pop("torch_loaded")
 
 
+def _cv_figures(record: dict) -> dict:
+    """What teaching's cross-validation read of the teaching dice (its ``taught.json``)."""
+    return {k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")}
+
+
 def _fresh_figures(root: Path, dice_set) -> dict:
     """``root/fresh`` read with the shipped models ("zero_shot") and ``root/taught``
     ("taught"): found, right, asked and wrong of its labelled dice."""
@@ -300,9 +305,7 @@ def run(
         "teach_wall_s": round(wall, 1),
         "teach_cpu_s": round(cpu, 1),
         "peak_memory_mb": peak,
-        "cv_figures": {
-            k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")
-        },
+        "cv_figures": _cv_figures(record),
         "method": "deep (torch fine-tuning)" if deep else "head (numpy, no torch)",
         "torch_loaded": torch_loaded,
         "thresholds": record["thresholds"]["classifier"],
@@ -400,9 +403,7 @@ def run_played(
         "played": counts,
         "teach_wall_s": round(wall, 1),
         "peak_memory_mb": peak,
-        "cv_figures": {
-            k: record["heldout"].get(k) for k in ("dice", "face_right", "abstained", "wrong_count")
-        },
+        "cv_figures": _cv_figures(record),
         "fresh_photos": n_fresh,
         "fresh": fresh,
     }

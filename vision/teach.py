@@ -397,30 +397,43 @@ def _fit(arrays, rows, pull: float, zoom: bool = False) -> Head:
 
 
 def _cross_validate(
-    arrays, folds, die_photo, clf, counted, view: tuple[float, bool], tick, second=None
+    arrays,
+    folds,
+    die_photo,
+    clf,
+    counted,
+    view: tuple[float, bool],
+    tick,
+    second=None,
+    opinions: dict | None = None,
 ) -> tuple[dict, dict]:
     """Each die read by a head (``view``: pulled by its pull, zoomed or not, see ``VIEWS``)
     fitted without its fold's photos, in
     each way of hearing (``HEARINGS``): {hearing: {turns: [(best pair, score) per die]}},
     as it is and shrunk to a small die's size (``counted``: the pips counted on each, see
     :func:`_read_photos`); with ``second`` (:meth:`Readings.second_arrays`), the second
-    opinion's head, fitted alike, heard too (:func:`vision.head.second_opinion`).
+    opinion's head, fitted alike, heard too (:func:`vision.head.second_opinion`); its reads
+    are kept in ``opinions`` by fold and pull (the zoomed and the plain views share them).
     ``tick(f)`` is called when fold ``f`` is done."""
     photo_of = arrays[3]
     n = len(die_photo)
+    opinions = {} if opinions is None else opinions
     heard = {h: {1: [None] * n, TURNS: [None] * n} for h in HEARINGS}
     heard_small = {h: {1: [None] * n, TURNS: [None] * n} for h in HEARINGS}
     for f, fold in enumerate(folds):
         rows = np.flatnonzero(~np.isin(photo_of, fold))
         head = _fit(arrays, rows, *view)
-        head2 = _fit_second(second, arrays, rows, view[0]) if second is not None else None
         dice = [d for d in range(n) if die_photo[d] in fold]
+        if second is not None and (f, view[0]) not in opinions:
+            head2 = _fit_second(second, arrays, rows, view[0])
+            opinions[f, view[0]] = [
+                _opinions(head2, second, arrays, dice, s) for s in (False, True)
+            ]
         for shrunk, into in ((False, heard), (True, heard_small)):
-            opinion = None
-            if head2 is not None:
-                opinion = _opinions(head2, second, arrays, dice, shrunk)
+            opinion = opinions[f, view[0]][shrunk] if second is not None else None
+            probs = _head_reads(head, arrays, dice, shrunk)
             for hearing, reads in into.items():
-                got = _probe_reads(head, clf, arrays, dice, counted[shrunk], hearing, shrunk)
+                got = _probe_reads(probs, clf, dice, counted[shrunk], hearing)
                 for turns in (1, TURNS):
                     for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
                         if opinion is not None:
@@ -499,23 +512,13 @@ def _choose_view(tried: list, truth):
     return _choose_pull([t for t in tried if t[0][1] == zoom], truth, against=tried[0])
 
 
-def _probe_reads(
-    head: Head | None,
-    clf,
-    arrays,
-    dice: list[int],
-    counted,
-    hearing: Hearing = HEARINGS[0],
-    shrunk: bool = False,
-):
-    """The dice ``dice`` read from their four straight turns (of the dice shrunk, with
-    ``shrunk``; ``counted`` then holds the pips counted on them): for each path (1: the
-    camera's one read, TURNS: a photo's four) a list of (best pair, score) by ``decide``,
-    heard as ``hearing`` says (the pips counted on each die's crop, the shipped network,
-    the turns)."""
+def _head_reads(head: Head | None, arrays, dice: list[int], shrunk: bool = False) -> list:
+    """Each of ``dice`` (shrunk, with ``shrunk``) at its four straight turns as ``head`` (None:
+    the shipped network) and the shipped network read it: [(head's die_p, face_p, shipped
+    die_p, face_p)], each turns x classes."""
     emb, die_p, face_p = arrays[:3]
     straight = _straight(arrays, shrunk)
-    out = {1: [], TURNS: []}
+    out = []
     for d in dice:
         rows = straight[d]
         sd, sf = die_p[rows], face_p[rows]
@@ -523,6 +526,17 @@ def _probe_reads(
             td, tf = sd, sf
         else:
             td, tf = head.proba_embedded(emb[rows, : len(head.mean)], sd, sf)
+        out.append((td, tf, sd, sf))
+    return out
+
+
+def _probe_reads(probs: list, clf, dice: list[int], counted, hearing: Hearing = HEARINGS[0]):
+    """The dice ``dice`` read from their four straight turns (``probs``: :func:`_head_reads`;
+    ``counted``: the pips counted on each die): for each path (1: the camera's one read,
+    TURNS: a photo's four) a list of (best pair, score) by ``decide``, heard as ``hearing``
+    says (the pips counted on each die's crop, the shipped network, the turns)."""
+    out = {1: [], TURNS: []}
+    for d, (td, tf, sd, sf) in zip(dice, probs, strict=True):
         for turns in (1, TURNS):
             out[turns].append(
                 decide(
@@ -786,7 +800,7 @@ def teach(
     if k:
         # each die read by heads fitted without its photo, in each view (pull, zoom), in
         # each way of hearing the pips, the shipped network and the turns
-        folds, tried, shrunk = photo_folds(len(photos), rng), [], {}
+        folds, tried, shrunk, opinions = photo_folds(len(photos), rng), [], {}, {}
         for i, v in enumerate(VIEWS):
             heard, shrunk[v] = _cross_validate(
                 arrays,
@@ -797,6 +811,7 @@ def teach(
                 v,
                 lambda f, before=i * k: say("teaching", before + f + 1, steps),
                 second,
+                opinions,
             )
             tried.append((v, _choose_hearing(heard, truth, alpha, delta)))
         view, (hearing, reads, photo, camera) = _choose_view(tried, truth)
