@@ -432,3 +432,41 @@ def test_the_start_screen_teaches_the_tray_from_the_rolls_kept_in_play(tmp_path)
     play.offers.clear()
     assert play._teach_offer("bank") == "Teach the tray your dice (13 kept rolls)"
     assert "13 corrected rolls (52 dice)" in play._played_rolls(d6).teach_hint()
+
+
+def test_teaching_on_the_start_screen_stops_on_a_long_press_esc_or_a_closed_window():
+    """What stops teaching from the start screen (``Play._stop_asked``): a short press does
+    not, a long one does (decided when the button is let go); Esc does; a closed window does,
+    and stays in the queue so that the start screen then quits."""
+    import queue
+    from types import SimpleNamespace
+
+    import pygame
+
+    from hardware.buttons import ButtonPress, ButtonRelease
+    from tray.app.play import Play
+
+    was_on = pygame.display.get_init()
+    pygame.display.init()  # (the event queue)
+    try:
+        events = queue.Queue()
+        play = SimpleNamespace(events=events, releases=True, long_s=0.8)
+        stop = Play._stop_asked(play)
+        assert stop() is False
+        events.put(ButtonPress(1, 1.0))
+        events.put(ButtonRelease(1, 1.2, 0.2))  # a short press
+        assert stop() is False
+        events.put(ButtonPress(1, 2.0))
+        assert stop() is False  # held: not decided yet
+        events.put(ButtonRelease(1, 3.0, 1.0))
+        assert stop() is True
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_a, mod=0))
+        assert stop() is False
+        pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0))
+        assert stop() is True
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+        assert stop() is True
+        assert [e.type for e in pygame.event.get(pygame.QUIT)] == [pygame.QUIT]
+    finally:
+        if not was_on:
+            pygame.display.quit()

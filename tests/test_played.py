@@ -109,11 +109,13 @@ def test_a_corrected_roll_is_kept_as_a_labelled_photo_and_a_read_one_is_not(tmp_
     assert len(read_folder(tmp_path / "played" / "d6", D6)) == 1
 
 
-def test_a_kept_roll_corrected_later_is_dropped_and_the_others_stay(tmp_path):
-    """Key C reopens the last roll after it was scored; when the players change its faces
-    there, the photo kept of it holds faces the game no longer took: it is dropped (photo and
-    rows), the log says so, and the rolls kept before it stay."""
-    tray, table, _rec, session, log = _game(tmp_path, tmp_path / "played")
+def test_a_roll_corrected_later_is_kept_with_the_faces_the_game_took(tmp_path):
+    """Key C reopens the last roll after it was scored. When the players change its faces
+    there, the photo kept of it holds faces the game no longer took: it is dropped (photo
+    and rows) and the roll is kept again with the new faces; the rolls kept before it stay.
+    A roll read whole (not kept: nobody checked it) whose faces are changed with key C is
+    kept then: a die the reader was sure of, and wrong, is what teaching most needs."""
+    tray, table, rec, session, log = _game(tmp_path, tmp_path / "played")
     folder = tmp_path / "played" / "d6"
     t = _throw_until(session, tray, table, 0.0, lambda: table.correction is not None)
     assert _correct(table, [dict(lab) for lab in tray.truth["labels"]], t) == "taken"
@@ -122,6 +124,7 @@ def test_a_kept_roll_corrected_later_is_dropped_and_the_others_stay(tmp_path):
     assert _correct(table, [dict(lab) for lab in tray.truth["labels"]], t) == "taken"
     assert sorted(p.name for p in (folder / "images").iterdir()) == ["0001.jpg", "0002.jpg"]
     kept_first = [lab for p in read_folder(folder, D6) if p.file == "0001.jpg" for lab in p.labels]
+    second = [lab for p in read_folder(folder, D6) if p.file == "0002.jpg" for lab in p.labels]
 
     assert table.correct_last(t) == "correcting"  # confirmed as it was: the photo stays
     assert table.confirm_correction(t) == "corrected"
@@ -130,14 +133,35 @@ def test_a_kept_roll_corrected_later_is_dropped_and_the_others_stay(tmp_path):
     c = table.correction
     c.selected = 0
     c.cycle()  # the first die set to another face
+    new_first = c.slots[0].value.split(":")[1]
     assert table.confirm_correction(t) == "corrected"
     photos = read_folder(folder, D6)
-    assert [p.file for p in photos] == ["0001.jpg"]
+    assert [p.file for p in photos] == ["0001.jpg", "0003.jpg"]
     assert photos[0].labels == kept_first
     assert not (folder / "images" / "0002.jpg").exists()
+    assert [lab.face for lab in photos[1].labels] == [new_first] + [lab.face for lab in second[1:]]
+    assert [(lab.x, lab.y) for lab in photos[1].labels] == [(lab.x, lab.y) for lab in second]
     assert any(
         kind == "played" and "dropped the kept roll d6/0002.jpg" in text for kind, text in log
     )
+
+    # a roll read whole: not kept, until key C changes its faces
+    tray.pick_up()
+    rec.unsure = False
+    rolls = table.rolls_taken
+    t = _throw_until(session, tray, table, t + 5, lambda: table.rolls_taken > rolls)
+    assert len(read_folder(folder, D6)) == 2
+    truth = tray.truth["labels"]
+    assert table.correct_last(t) == "correcting"
+    c = table.correction
+    c.selected = len(c.slots) - 1
+    c.cycle()
+    assert table.confirm_correction(t) == "corrected"
+    photos = read_folder(folder, D6)
+    assert [p.file for p in photos] == ["0001.jpg", "0003.jpg", "0004.jpg"]
+    assert len(photos[2].labels) == len(truth)
+    assert [f"d6:{lab.face}" for lab in photos[2].labels] == list(c.specs())
+    assert any(kind == "played" and "kept the roll corrected later" in text for kind, text in log)
 
 
 def test_a_folder_that_cannot_be_written_stops_the_keeping_not_the_game(tmp_path):
@@ -188,3 +212,36 @@ def test_the_played_bench_keeps_only_the_rolls_the_players_corrected(tmp_path):
             lab["face"] for lab in truth[i]
         )
     assert len(read_folder(tmp_path / "kept", OWNER)) == counts["kept"]
+
+
+def test_teaching_from_the_start_screen_can_be_stopped_and_keeps_the_old_reader(tmp_path):
+    """``teach_played`` asks ``stop()`` at each step of teaching: True ends it there, with a
+    line saying the tray reads as before; the screen says how to stop it. Without ``stop``
+    teaching runs to its end."""
+    from tray.app.teach_played import STOPPED, teach_played
+    from tray.screen.capture import TeachView
+
+    steps, drawn = [], []
+
+    def teacher(folder, dice_set, out, progress=None, seed=0):
+        for i in range(1, 6):
+            steps.append(i)
+            progress("teaching", i, 5)
+        return {"heldout": {"dice": 48, "face_right": 0.97}}
+
+    class Display:
+        class pg:
+            class event:
+                pump = staticmethod(lambda: None)
+
+        draw = staticmethod(drawn.append)
+
+    played = PlayedRolls(tmp_path / "played", load("d6"))
+    asked = iter([False, False, False, True])
+    said = teach_played(played, Display, teacher=teacher, stop=lambda: next(asked))
+    assert said == STOPPED and steps == [1, 2, 3]  # stopped at the fourth look
+    assert all(isinstance(v, TeachView) for v in drawn)
+    assert drawn[0].note.endswith("A long press or Esc stops teaching")
+    steps.clear()
+    said = teach_played(played, Display, teacher=teacher)
+    assert steps == [1, 2, 3, 4, 5] and said.startswith("Taught from 48 dice: 97% read right")

@@ -494,6 +494,41 @@ def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, mo
     assert model.head is None and model.classifier_dir is None
 
 
+def test_a_teaching_stopped_part_way_leaves_the_taught_folder_as_it_was(
+    taught, tmp_path, monkeypatch
+):
+    """Teaching writes the new taught folder beside the old one and swaps it in at the end:
+    stopped while it writes (an error, a cancel), the folder the table reads stays as it was
+    and nothing is left beside it. Taught again to the end, the new folder replaces it; a
+    folder inside the old one is carried over."""
+    import shutil
+
+    import vision.teach as teaching
+
+    root, _ = taught
+    out = tmp_path / "taught"
+    shutil.copytree(root / "taught", out)
+    (out / "notes").mkdir()
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert "head-d6.npz" in before
+    monkeypatch.setattr(teaching, "MIN_DICE", 49)  # quick: no cross-validation, no head
+
+    def stop_at_the_end(stage, done, total):
+        if stage == "teaching" and done == total:  # heads written, taught.json not yet
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        teach(root / "photos", "d6", out, progress=stop_at_the_end, seed=1)
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["taught"]
+    assert TaughtModel.load(out, "d6").head is not None  # the table still reads it
+
+    record = teach(root / "photos", "d6", out, seed=1)
+    assert record["models"] == [] and TaughtModel.load(out, "d6").head is None
+    assert not (out / "head-d6.npz").exists() and (out / "notes").is_dir()
+    assert [p.name for p in tmp_path.iterdir()] == ["taught"]
+
+
 def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
     """A 12 MP phone photo is decoded at half size, as ``dicetray recognize`` reads it, and
     its labelled boxes follow: a die cut from it is the same die at the same place."""

@@ -36,6 +36,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -877,60 +878,88 @@ def teach(
             "the taught folder reads with the shipped classifier; take more photos (every "
             "face of every die, your own tray and light) and teach again"
         )
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.iterdir():  # a taught folder taught again
-        if old.is_file():
-            old.unlink()
-    names = []
-    if keep:
-        head = _fit(arrays, np.arange(len(photo_of)), *view)
-        name = f"head-{ds.id}.npz"
-        head.save(out / name)
-        names.append(name)
-        if second is not None:
-            name = f"head-{ds.id}-second.npz"
-            _fit_second(second, arrays, np.arange(len(photo_of)), view[0]).save(out / name)
+    # the new folder is written beside ``out`` and takes its place whole at the end: a
+    # teaching stopped part way (an error, a cancel, the power) leaves the old one as it was
+    stage = _staging(out)
+    try:
+        names = []
+        if keep:
+            head = _fit(arrays, np.arange(len(photo_of)), *view)
+            name = f"head-{ds.id}.npz"
+            head.save(stage / name)
             names.append(name)
-    det_cut = None
-    if det is not None:
-        det_head, heldout["detector"] = teach_detector(det, photos, found, cells, rng, say)
-        if det_head is not None:
-            det_head.save(out / "detector-head.npz")
-            names.append("detector-head.npz")
-            det_cut = {"threshold": heldout["detector"]["taught"]["threshold"]}
-    say("teaching", steps, steps)
-    faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
-    record = {
-        "format": HEAD_FORMAT,
-        "dice_set": ds.id,
-        "models": names,
-        "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "taught_with": {
-            "folder": Path(folder).name,
-            "photos": len(photos),
-            "folds": k,
-            "dice": n_dice,
-            "faces": dict(sorted(faces_seen.items())),
-            "crops_only": only_crops,
-            "crops_per_die": copies + TURNS,
-            "pull": view[0] if keep else None,
-            "zoom": view[1] if keep else None,
-            "second_opinion": second is not None and keep,
-            # the head's thresholds hold for dice this large or larger, under 40 px too
-            # (vision.pipeline); the smallest 5% of the teaching dice are left out
-            "small_die_px": int(np.percentile(sides, SMALL_SHARE * 100)) if sides else None,
-            "seed": seed,
-        },
-        "base_models": {
-            "classifier": file_sha256(model_paths(ds.id)[0]),
-            **({"detector": file_sha256(det.path)} if det is not None else {}),
-        },
-        "thresholds": {"classifier": thresholds if keep else None, "detector": det_cut},
-        "heldout": heldout,
-        "seconds": round(time.monotonic() - started, 1),
-    }
-    (out / TAUGHT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+            if second is not None:
+                name = f"head-{ds.id}-second.npz"
+                _fit_second(second, arrays, np.arange(len(photo_of)), view[0]).save(stage / name)
+                names.append(name)
+        det_cut = None
+        if det is not None:
+            det_head, heldout["detector"] = teach_detector(det, photos, found, cells, rng, say)
+            if det_head is not None:
+                det_head.save(stage / "detector-head.npz")
+                names.append("detector-head.npz")
+                det_cut = {"threshold": heldout["detector"]["taught"]["threshold"]}
+        say("teaching", steps, steps)
+        faces_seen = Counter(f"{lab.die}:{lab.face}" for p in photos for lab in p.labels)
+        record = {
+            "format": HEAD_FORMAT,
+            "dice_set": ds.id,
+            "models": names,
+            "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "taught_with": {
+                "folder": Path(folder).name,
+                "photos": len(photos),
+                "folds": k,
+                "dice": n_dice,
+                "faces": dict(sorted(faces_seen.items())),
+                "crops_only": only_crops,
+                "crops_per_die": copies + TURNS,
+                "pull": view[0] if keep else None,
+                "zoom": view[1] if keep else None,
+                "second_opinion": second is not None and keep,
+                # the head's thresholds hold for dice this large or larger, under 40 px too
+                # (vision.pipeline); the smallest 5% of the teaching dice are left out
+                "small_die_px": int(np.percentile(sides, SMALL_SHARE * 100)) if sides else None,
+                "seed": seed,
+            },
+            "base_models": {
+                "classifier": file_sha256(model_paths(ds.id)[0]),
+                **({"detector": file_sha256(det.path)} if det is not None else {}),
+            },
+            "thresholds": {"classifier": thresholds if keep else None, "detector": det_cut},
+            "heldout": heldout,
+            "seconds": round(time.monotonic() - started, 1),
+        }
+        (stage / TAUGHT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+        _swap_in(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
     return record
+
+
+def _staging(out: Path) -> Path:
+    """An empty folder beside ``out`` for a taught folder being written (one left by a
+    teaching that stopped part way is emptied)."""
+    stage = out.parent / f".{out.name}.teaching"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    return stage
+
+
+def _swap_in(stage: Path, out: Path) -> None:
+    """``stage`` becomes ``out``; the taught files ``out`` held before go (any folder inside
+    it is carried over: teaching writes files only)."""
+    old = out.parent / f".{out.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    stage.rename(out)
+    if old.exists():
+        for kept in old.iterdir():
+            if kept.is_dir():
+                kept.rename(out / kept.name)
+        shutil.rmtree(old)
 
 
 # --------------------------------------------------------------------------------------------

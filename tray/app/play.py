@@ -198,11 +198,34 @@ class Play:
         played = self._played_rolls(dicesets.load(games.get(self.menu.game_id).DICE_SET))
         if played is None:
             return
-        self.menu.message = teach_played(played, self.display)
+        self.flush()
+        self.menu.message = teach_played(played, self.display, stop=self._stop_asked())
         self.offers.clear()
         self.menu.teach = None
         self.menu.focus = self.menu.rows()  # on Start (the teach line is gone)
         self.flush()  # presses made while teaching are not choices
+
+    def _stop_asked(self):
+        """``stop()`` for work the start screen waits on (teaching): True once a button is
+        held long, or Esc or Backspace is pressed; a closed window stops it too, and the
+        start screen then quits."""
+        import pygame
+
+        pending: dict[int, float] = {}
+
+        def stop() -> bool:
+            asked = False
+            while not self.events.empty():
+                long = press_length(self.events.get_nowait(), pending, self.releases, self.long_s)
+                asked = asked or bool(long)
+            for ev in pygame.event.get((pygame.QUIT, pygame.KEYDOWN)):
+                if ev.type == pygame.QUIT:
+                    pygame.event.post(pygame.event.Event(pygame.QUIT))
+                    return True
+                asked = asked or pygame.key.name(ev.key) in ("escape", "backspace")
+            return asked
+
+        return stop
 
     def close(self) -> None:
         if self.source is not None:

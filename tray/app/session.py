@@ -165,6 +165,9 @@ class Session:
         self.odds_toggled = False
         self.net = None  # tray.net.attach.NetTable: phones and the broker (--web, --broker)
         self.correcting_frame = None  # the frame of the settled roll under correction
+        # the last roll the table took: (its journal number, frame, die boxes in the order of
+        # its dice), kept while rolls are kept for teaching (keep_played), for key C
+        self.last_roll: tuple | None = None
 
     def step(self, t: float, draw: bool = True) -> None:
         """One turn of the loop at time ``t``."""
@@ -194,8 +197,13 @@ class Session:
             if settled is not None:
                 if self.on_settled is not None:
                     self.on_settled(settled, t)
-                elif self.table.settled(settled, t) == "correcting":
-                    self.correcting_frame = frame.copy()
+                else:
+                    verdict = self.table.settled(settled, t)
+                    if verdict == "correcting":
+                        self.correcting_frame = frame.copy()
+                    elif verdict == "taken" and self.table.on_roll_recorrected is not None:
+                        boxes = [(d.x, d.y, d.w, d.h) for d in settled.dice]
+                        self.last_roll = (self._last_roll_number(), frame.copy(), boxes)
         if self.net is not None:
             self.net.pump(self, t)  # phones' presses join the button queue
         self.drain(t)
@@ -210,27 +218,43 @@ class Session:
     def keep_played(self, played) -> None:
         """Keep every roll the players correct from now on in ``played``
         (:class:`tray.table.played.PlayedRolls`): the frame it settled on, each die's box and
-        the face the players confirmed; what is kept, or why no longer, goes to the log. A
-        kept roll corrected after the fact (key C) is dropped from it."""
+        the face the players confirmed; what is kept, or why no longer, goes to the log. When
+        the last roll's faces are changed after the fact (key C), a photo kept of it is
+        dropped and the roll is kept with the faces the game now takes: a roll read whole
+        (nobody checked it) is kept then too, a die the reader was sure of and wrong."""
 
         kept: dict[int, str] = {}  # journal number of a kept roll -> its photo
 
         def keep(dice) -> None:
-            line = played.keep(self.correcting_frame, dice)
-            self.correcting_frame = None
+            frame, self.correcting_frame = self.correcting_frame, None
+            line = played.keep(frame, dice)
+            number = self._last_roll_number()
+            self.last_roll = (number, frame, [box for box, _ in dice])
             if played.last is not None:
-                events = self.table.journal.events
-                rolls = [i for i, e in enumerate(events) if e.get("type") == "roll"]
-                kept[rolls[-1] + 1] = played.last  # (numbered as key C numbers it)
+                kept[number] = played.last
             if line:
                 self.table._emit("played", line)
 
-        def drop(event: int) -> None:
+        def recorrected(event: int, specs: list) -> None:
             if event in kept and (line := played.forget(kept.pop(event))):
                 self.table._emit("played", line)
+            number, frame, boxes = self.last_roll or (None, None, [])
+            if number != event or frame is None or len(boxes) != len(specs):
+                return
+            line = played.keep(frame, list(zip(boxes, specs, strict=True)))
+            if played.last is not None:
+                kept[event] = played.last
+            if line:
+                self.table._emit("played", line.replace("corrected roll", "roll corrected later"))
 
         self.table.on_corrected_roll = keep
-        self.table.on_roll_recorrected = drop
+        self.table.on_roll_recorrected = recorrected
+
+    def _last_roll_number(self) -> int | None:
+        """The journal number (as key C numbers it) of the last roll the game took."""
+        events = self.table.journal.events
+        rolls = [i for i, e in enumerate(events) if e.get("type") == "roll"]
+        return rolls[-1] + 1 if rolls else None
 
     def drain(self, t: float | None = None) -> None:
         """Apply every button event waiting in the queue."""

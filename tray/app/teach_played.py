@@ -36,24 +36,39 @@ def words(record: dict) -> str:
     )
 
 
-def teach_played(played, display, teacher=None) -> str:
+STOPPED = "Teaching stopped: the tray reads as before, and the kept rolls are kept for next time"
+
+
+class _Stopped(Exception):
+    """The players stopped teaching (raised out of teaching's progress callback)."""
+
+
+def teach_played(played, display, teacher=None, stop=None) -> str:
     """Teach ``played`` (a ``PlayedRolls``) into its taught folder, teaching's progress drawn
     on ``display``; returns the start screen's line on how it went (never raises for bad
-    photos or a missing teacher: the line says why). ``teacher``: ``vision.teach.teach``'s
-    stand-in (tests)."""
+    photos or a missing teacher: the line says why). ``stop()``, asked at each step of
+    teaching, True ends it there: teaching writes its folder whole at its end, so the one
+    read before stays (:data:`STOPPED`). ``teacher``: ``vision.teach.teach``'s stand-in
+    (tests)."""
     folder = played.folder
     note = f"{folder.photos} kept rolls, {len(folder.rows)} dice" if folder is not None else ""
+    if stop is not None:
+        note += (". " if note else "") + "A long press or Esc stops teaching"
     title = f"Teaching {played.diceset.name}"
 
     def on_screen(stage: str, done: int, total: int, left_s) -> None:
         display.draw(TeachView(title, stage, done, total, format_left(left_s), note))
         display.pg.event.pump()  # the window stays alive while teaching works
+        if stop is not None and stop():
+            raise _Stopped
 
-    on_screen("reading the kept rolls", 0, 1, None)
     try:
+        on_screen("reading the kept rolls", 0, 1, None)
         record = teach_folder(
             played.path, played.diceset, played.taught, on_screen=on_screen, teacher=teacher
         )
+    except _Stopped:
+        return STOPPED
     except TeachingUnavailable as exc:
         return str(exc)
     except ValueError as exc:  # vision.teach.TeachError: what the kept rolls lack, one line

@@ -146,9 +146,10 @@ class CorrectionFlow:
     # called with [((x, y, w, h), "die:face"), ...] when the players set the faces of a
     # settled roll's unread dice and the game took it (tray/table/played.py keeps it)
     on_corrected_roll: Callable[[list], None] | None
-    # called with the journal number of a roll corrected after the fact (key C): a kept
-    # photo of it no longer has the faces the game took
-    on_roll_recorrected: Callable[[int], None] | None
+    # called with the journal number of a roll corrected after the fact (key C) and its new
+    # "die:face" specs (in the order of its dice), when they changed: a kept photo of it no
+    # longer has the faces the game took
+    on_roll_recorrected: Callable[[int, list], None] | None
 
     def settled(self, roll, t: float) -> str:
         """A SettledRoll from vision (or anything with ``.dice`` of DieReading)."""
@@ -230,7 +231,7 @@ class CorrectionFlow:
         self.correction = None
         self._emit("correct", f"corrected roll {c.event}: {', '.join(c.specs())}")
         if self.on_roll_recorrected is not None and before != list(c.specs()):
-            self.on_roll_recorrected(c.event)
+            self.on_roll_recorrected(c.event, list(c.specs()))
         self._changed(t)
         # the "Correct the last roll: ..." instructions go: a short note says it is done
         self.message = Message("Roll corrected: the game is recomputed", "info", t + MESSAGE_S / 2)

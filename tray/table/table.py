@@ -90,7 +90,7 @@ class Table(CorrectionFlow, TableMenuFlow):
         self.unsure_rolls: list[bool] = []  # settled rolls with unread dice (hint)
         self.hinted = False
         self.on_corrected_roll = None  # a corrected roll, to keep for teaching (played.py)
-        self.on_roll_recorrected = None  # ... and one corrected later (key C), to drop
+        self.on_roll_recorrected = None  # ... and one corrected later (key C): kept anew
         self.menu_owner: int | None = None  # who chose the last table-menu line
         self.message: Message | None = None
         self.banner: tuple[str, str, float] | None = None  # (kind, text, until)
