@@ -60,7 +60,7 @@ from vision.detect import (
 from vision.dicesets import DiceSet, DiceSetError, load
 from vision.labelled import LabelError, crops_only, read_folder
 from vision.onnx import file_sha256
-from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel
+from vision.taught import FORMAT, TAUGHT_FILE, TaughtModel, writing
 from vision.teach import TeachError, check_input
 from vision.teachdet import cell_targets
 
@@ -800,28 +800,36 @@ def teach(
         _note_detector(heldout, det_info, shipped_all, det_net)
         clf_net = _classifier(lesson, clf_better, n_dice, base_clf, clf_epochs, heldout)
         tick()
-        names = _write_out(out, lesson, clf_net, thresholds, det_net, det_threshold, info)
-    tick()
-    record = {
-        "format": FORMAT,
-        "dice_set": ds.id,
-        "models": names,
-        "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "taught_with": _taught_with(
-            folder, photos, k, only_crops, copies, seed, clf_epochs, det_epochs if teach_det else 0
-        ),
-        "base_models": {
-            "classifier": _sha(base_clf),
-            **({"detector": _sha(det.path)} if det else {}),
-        },
-        "thresholds": {
-            "classifier": thresholds if clf_net is not None else None,
-            "detector": det_threshold if det_net is not None else None,
-        },
-        "heldout": heldout,
-        "seconds": round(time.monotonic() - started, 1),
-    }
-    (out / TAUGHT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
+        with writing(out) as stage:  # written whole, or not at all
+            names = _write_out(stage, lesson, clf_net, thresholds, det_net, det_threshold, info)
+            tick()
+            record = {
+                "format": FORMAT,
+                "dice_set": ds.id,
+                "models": names,
+                "taught_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+                "taught_with": _taught_with(
+                    folder,
+                    photos,
+                    k,
+                    only_crops,
+                    copies,
+                    seed,
+                    clf_epochs,
+                    det_epochs if teach_det else 0,
+                ),
+                "base_models": {
+                    "classifier": _sha(base_clf),
+                    **({"detector": _sha(det.path)} if det else {}),
+                },
+                "thresholds": {
+                    "classifier": thresholds if clf_net is not None else None,
+                    "detector": det_threshold if det_net is not None else None,
+                },
+                "heldout": heldout,
+                "seconds": round(time.monotonic() - started, 1),
+            }
+            (stage / TAUGHT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
     return record
 
 
@@ -1011,12 +1019,7 @@ def _classifier(
 def _write_out(
     out: Path, lesson: _Lesson, clf_net, thresholds: dict, det_net, det_threshold, info: dict
 ) -> list[str]:
-    """Write the taught models to ``out`` (emptied of an earlier teaching's files); their
-    file names."""
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.iterdir():  # a taught folder taught again
-        if old.is_file():
-            old.unlink()
+    """Write the taught models to ``out`` (an empty folder); their file names."""
     names = []
     if clf_net is not None:
         names = _write_models(out, clf_net, None, lesson.clf, None, thresholds, None, info)

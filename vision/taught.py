@@ -7,7 +7,8 @@ when the photos were tray photos, ``detector.onnx`` + ``.json``), and ``taught.j
 dice set, what it was taught with, when, and its held-out figures. At the table a taught
 folder is read like the ``models/`` folder; a model it lacks comes from ``models/``.
 
-This module only finds and checks a taught folder; it is what the table imports.
+This module finds and checks a taught folder (it is what the table imports), and gives
+teaching the place to write one (:func:`writing`).
 
     >>> import json, tempfile, pathlib
     >>> from vision.taught import TaughtModel, TaughtError
@@ -23,12 +24,64 @@ This module only finds and checks a taught folder; it is what the table imports.
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 TAUGHT_FILE = "taught.json"
 FORMAT = 1  # a taught folder of fine-tuned networks (``dicetray teach --deep``, torch)
 HEAD_FORMAT = 2  # a taught folder of a head on the shipped network (``dicetray teach``)
+
+
+@contextmanager
+def writing(out: Path | str) -> Iterator[Path]:
+    """An empty folder beside ``out`` to write a taught folder into; it takes the place of
+    ``out`` whole when the block ends, the taught files ``out`` held before gone (a folder
+    inside it is carried over: teaching writes files only). A block that raises (an error,
+    Ctrl-C, a cancel) leaves ``out`` as it was and nothing beside it.
+
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "taught"
+    >>> with writing(out) as stage:
+    ...     _ = (stage / "taught.json").write_text("{}")
+    >>> sorted(p.name for p in out.parent.iterdir()), (out / "taught.json").read_text()
+    (['taught'], '{}')
+    >>> try:
+    ...     with writing(out) as stage:
+    ...         _ = (stage / "taught.json").write_text("half")
+    ...         raise KeyboardInterrupt
+    ... except KeyboardInterrupt:
+    ...     pass
+    >>> sorted(p.name for p in out.parent.iterdir()), (out / "taught.json").read_text()
+    (['taught'], '{}')
+    """
+    out = Path(out)
+    stage = out.parent / f".{out.name}.teaching"
+    shutil.rmtree(stage, ignore_errors=True)  # one left by a teaching stopped by the power
+    stage.mkdir(parents=True)
+    try:
+        yield stage
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    old = out.parent / f".{out.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    try:
+        stage.rename(out)
+    except OSError:
+        if old.exists():
+            old.rename(out)
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    if old.exists():
+        for kept in old.iterdir():
+            if kept.is_dir():
+                kept.rename(out / kept.name)
+        shutil.rmtree(old)
 
 
 class TaughtError(ValueError):

@@ -36,7 +36,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -56,7 +55,7 @@ from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256, open_session
 from vision.pipeline import MIN_READ_PX, SMALL_PX
 from vision.pips import read_pips
-from vision.taught import HEAD_FORMAT, TAUGHT_FILE
+from vision.taught import HEAD_FORMAT, TAUGHT_FILE, writing
 from vision.teachdet import (
     FOLDS,
     Cells,
@@ -880,8 +879,7 @@ def teach(
         )
     # the new folder is written beside ``out`` and takes its place whole at the end: a
     # teaching stopped part way (an error, a cancel, the power) leaves the old one as it was
-    stage = _staging(out)
-    try:
+    with writing(out) as stage:
         names = []
         if keep:
             head = _fit(arrays, np.arange(len(photo_of)), *view)
@@ -931,35 +929,7 @@ def teach(
             "seconds": round(time.monotonic() - started, 1),
         }
         (stage / TAUGHT_FILE).write_text(json.dumps(record, indent=1), encoding="utf-8")
-        _swap_in(stage, out)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
     return record
-
-
-def _staging(out: Path) -> Path:
-    """An empty folder beside ``out`` for a taught folder being written (one left by a
-    teaching that stopped part way is emptied)."""
-    stage = out.parent / f".{out.name}.teaching"
-    shutil.rmtree(stage, ignore_errors=True)
-    stage.mkdir(parents=True)
-    return stage
-
-
-def _swap_in(stage: Path, out: Path) -> None:
-    """``stage`` becomes ``out``; the taught files ``out`` held before go (any folder inside
-    it is carried over: teaching writes files only)."""
-    old = out.parent / f".{out.name}.old"
-    shutil.rmtree(old, ignore_errors=True)
-    if out.exists():
-        out.rename(old)
-    stage.rename(out)
-    if old.exists():
-        for kept in old.iterdir():
-            if kept.is_dir():
-                kept.rename(out / kept.name)
-        shutil.rmtree(old)
 
 
 # --------------------------------------------------------------------------------------------
