@@ -241,12 +241,14 @@ class Recipe:
     balance: bool = False
     threads: int = 1
     net: str = "small"  # the shipped network's design from the base, or "lite0" (ImageNet)
+    backbone: float = 1.0  # lite0: the pre-trained layers' rate, a share of ``lr``
 
     def tag(self) -> str:
         return (
             f"{'' if self.net == 'small' else self.net + '-'}{self.name}"
             f"{'-balanced' if self.balance else ''}-e{self.epochs}-c{self.real_copies}"
             f"-r{self.replay}-s{self.seed}"
+            + (f"-b{self.backbone:g}" if self.backbone != 1.0 else "")
         )
 
 
@@ -394,7 +396,9 @@ class Trainer:
 
             dice, faces = class_lists(load(SET_ID))
             net, Exported = pretrained.build_lite0(len(dice), len(faces))
-            pretrained.fit(net, x, yd, yf, r.epochs, r.lr, 64, r.seed, self.log, out_dir.name)
+            pretrained.fit(
+                net, x, yd, yf, r.epochs, r.lr, 64, r.seed, self.log, out_dir.name, r.backbone
+            )
         else:
             net, Exported, _ = load_network(self.base.checkpoint, SET_ID)
             fit(net, x, yd, yf, r.epochs, r.lr, r.batch, r.seed, self.log, out_dir.name)
@@ -611,6 +615,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--real-copies", type=int, default=2)
     p.add_argument("--replay", type=int, default=6000, help="synthetic/rendered crops replayed")
     p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument(
+        "--backbone",
+        type=float,
+        default=1.0,
+        help="lite0: the ImageNet layers learn at this share of --lr (the new heads at --lr; "
+        "under 1 they move less from what ImageNet taught them)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
@@ -699,6 +710,7 @@ def main(argv: list[str] | None = None) -> int:
         balance=args.balance,
         threads=args.threads,
         net=args.net,
+        backbone=args.backbone,
     )
     trainer = Trainer(base, recipe, realdice, cache, log)
     if args.train_all:

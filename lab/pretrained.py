@@ -139,17 +139,35 @@ def spoil(x, rng: np.random.Generator):
     return x.clamp(0, 1)
 
 
-def fit(net, x, yd, yf, epochs: float, lr: float, batch: int, seed: int, log=print, tag=""):
+def fit(
+    net,
+    x,
+    yd,
+    yf,
+    epochs: float,
+    lr: float,
+    batch: int,
+    seed: int,
+    log=print,
+    tag="",
+    backbone: float = 1.0,
+):
     """Fine-tune ``net`` on uint8 crops ``x`` (die -1: no die loss), each batch spoilt
-    (:func:`spoil`), AdamW with a one-cycle rate peaking at ``lr``, labels smoothed by 5%."""
+    (:func:`spoil`), AdamW with a one-cycle rate peaking at ``lr`` (``backbone`` times that for
+    the ImageNet layers, ``lr`` itself for the two new heads), labels smoothed by 5%."""
     import time
 
     import torch
 
     rng = np.random.default_rng(seed)
     steps = max(1, int(epochs * len(x) / batch))
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.15)
+    heads = [p for name, p in net.named_parameters() if name.startswith(("die.", "face."))]
+    body = [p for name, p in net.named_parameters() if not name.startswith(("die.", "face."))]
+    rates = [lr * backbone, lr]
+    opt = torch.optim.AdamW(
+        [{"params": body, "lr": rates[0]}, {"params": heads, "lr": rates[1]}], weight_decay=1e-4
+    )
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, rates, total_steps=steps, pct_start=0.15)
     yd_t, yf_t = torch.from_numpy(np.asarray(yd)), torch.from_numpy(np.asarray(yf))
     net.train()
     t0, step, total = time.time(), 0, 0.0

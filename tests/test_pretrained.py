@@ -54,3 +54,18 @@ def test_lite0_exports_a_classifier_the_table_reads(tmp_path):
     assert die_p.shape == (4, 1) and face_p.shape == (4, 7) and len(emb) == 4
     assert np.allclose(face_p.sum(1), 1.0, atol=1e-5)
     assert len(clf.classify(list(x[:4]))) == 4
+
+
+def test_a_backbone_share_of_zero_moves_only_the_new_heads():
+    """``fit(..., backbone=0)``: the ImageNet layers keep their weights (their rate is 0), the
+    two new heads learn; with the default share both move (``lab.loso --backbone``)."""
+    dice, faces = class_lists(load("d6"))
+    x = np.full((8, 64, 64, 3), 220, np.uint8)
+    x[:, 27:37, 27:37] = 20
+    y = np.zeros(8, np.int64)
+    for share, body_moves in ((0.0, False), (1.0, True)):
+        net, _ = pretrained.build_lite0(len(dice), len(faces))
+        stem, head = net._conv_stem.weight.detach().clone(), net.face.weight.detach().clone()
+        pretrained.fit(net, x, y, y, 1, 1e-3, 8, 0, lambda _: None, backbone=share)
+        assert torch.equal(stem, net._conv_stem.weight) is not body_moves
+        assert not torch.equal(head, net.face.weight)

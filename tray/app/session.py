@@ -245,7 +245,8 @@ class Session:
             if played.last is not None:
                 kept[event] = played.last
             if line:
-                self.table._emit("played", line.replace("corrected roll", "roll corrected later"))
+                later = line.replace("kept the corrected roll", "kept the roll corrected later")
+                self.table._emit("played", later)
 
         self.table.on_corrected_roll = keep
         self.table.on_roll_recorrected = recorrected
