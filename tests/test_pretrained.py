@@ -69,3 +69,15 @@ def test_a_backbone_share_of_zero_moves_only_the_new_heads():
         pretrained.fit(net, x, y, y, 1, 1e-3, 8, 0, lambda _: None, backbone=share)
         assert torch.equal(stem, net._conv_stem.weight) is not body_moves
         assert not torch.equal(head, net.face.weight)
+
+
+def test_lite0_may_read_its_crops_scaled_up_and_still_exports_for_the_table(tmp_path):
+    """``build_lite0(side=96)``: 64 px crops are scaled to 96 inside the network (its feature
+    map is 3 x 3 instead of 2 x 2); the table feeds it 64 px crops as ever."""
+    dice, faces = class_lists(load("d6"))
+    net, Exported = pretrained.build_lite0(len(dice), len(faces), side=96)
+    x = torch.rand(2, 3, 64, 64)
+    assert net.forward_features(x).shape[-2:] == (3, 3)
+    export(net.eval(), Exported, tmp_path, "d6", 64, card("d6", 64), builder="lab.pretrained")
+    clf = FaceClassifier("d6", models_dir=tmp_path)
+    assert len(clf.classify([np.full((64, 64, 3), 200, np.uint8)])) == 1
