@@ -157,8 +157,7 @@ class Play:
         taught = self.taught or self.cfg.vision.taught_for(diceset.id)
         # else taught from the rolls kept in play (not for the simulated tray's dice)
         played = self._played_rolls(diceset)
-        simulated = hasattr(self.source, "throw")
-        if taught is None and played is not None and played.has_taught() and not simulated:
+        if taught is None and played is not None and played.has_taught() and not self._simulated:
             taught = played.taught
         # a calibrated camera: dice are read in the light of the calibration's empty tray
         light = self.cfg.camera.tray_light or None
@@ -169,6 +168,11 @@ class Play:
             rec = Recognizer(diceset, first_light=light)
         say_stale(rec, "dicetray play")
         return rec, Settler()
+
+    @property
+    def _simulated(self) -> bool:
+        """The camera is the simulated tray (its dice teach nothing of the owner's)."""
+        return hasattr(self.source, "throw")
 
     def _played_rolls(self, diceset) -> PlayedRolls | None:
         """Where the rolls of ``diceset`` corrected in play are kept; None when they are not
@@ -445,7 +449,7 @@ class Play:
         session.odds_mode = getattr(self.cfg.screen, "odds", "off")
         # rolls the players correct teach the tray later (not the simulated tray's dice)
         played = self._played_rolls(diceset)
-        if played is not None and not hasattr(self.source, "throw"):
+        if played is not None and not self._simulated:
             session.keep_played(played)
         if self.net is not None:
             self.net.attach(session)

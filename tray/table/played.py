@@ -10,8 +10,9 @@ Once the kept rolls hold enough dice, the start screen offers to teach from them
 read with that taught folder unless ``--taught`` or ``[vision] taught`` names another
 (``dicetray teach FOLDER --dice-set SET --out DIR`` does the same from a terminal).
 
-Only rolls the players confirmed die by die are kept: a roll read whole is never (its faces
-were not checked by anyone, and a reader taught on its own reads learns its own mistakes).
+Only rolls the players confirmed die by die are kept: a roll read whole is not (its faces
+were not checked by anyone, and a reader taught on its own reads learns its own mistakes),
+unless the players change its faces after the fact (key C; ``Session.keep_played``).
 A folder that cannot be written stops the keeping for the session with one message; the game
 goes on.
 
@@ -40,6 +41,7 @@ SPLIT = "played"
 #: (``vision.teach.MIN_DICE``)
 TEACH_DICE = 40
 TAUGHT = "taught"  # the taught folder, beside the kept rolls
+RECORD = "taught.json"  # what teaching writes last in it (``vision.taught.TAUGHT_FILE``)
 
 
 class PlayedRolls:
@@ -62,7 +64,7 @@ class PlayedRolls:
 
     def has_taught(self) -> bool:
         """Teaching from the kept rolls wrote a taught folder."""
-        return (self.taught / "taught.json").is_file()
+        return (self.taught / RECORD).is_file()
 
     def _opened(self) -> CaptureFolder:
         """The kept rolls' folder, continued where earlier games left it (CaptureError when
@@ -86,9 +88,8 @@ class PlayedRolls:
     def _taught_since(self) -> bool:
         """Teaching wrote its folder after the last roll was kept."""
         try:
-            return (
-                self.taught / "taught.json"
-            ).stat().st_mtime >= self.folder.labels.stat().st_mtime
+            taught = (self.taught / RECORD).stat().st_mtime
+            return taught >= self.folder.labels.stat().st_mtime
         except OSError:
             return False  # not taught yet (or nothing kept)
 
