@@ -123,6 +123,17 @@ def model_facts(models_dir: Path = MODELS) -> dict:
                     for key in ("once", "turned")
                 },
             }
+        unseen = meta.get("unseen")
+        if unseen:  # floors set on dice of sources the networks never saw (lab.unseen)
+            out[path.stem]["unseen"] = {
+                "folds": unseen.get("folds"),
+                "per_source": unseen.get("per_source"),
+                **{
+                    key: {k: unseen[key].get(k) for k in ("threshold", "bound", "set_on")}
+                    for key in UNSEEN_KEYS
+                    if isinstance(unseen.get(key), dict)
+                },
+            }
         joint = meta.get("joint")
         if joint:  # a second network heard at four turns (vision.classify.second_path)
             out[path.stem]["joint"] = {
@@ -354,6 +365,39 @@ def _bound(bound, calibration) -> str:
     return "none stated"
 
 
+# the floors of lab.unseen, as the card names them
+UNSEEN_KEYS = {
+    "once": "read once",
+    "turned": "four turns",
+    "joint": "their mean",
+    "small_once": "small dice once",
+    "small_turned": "small dice at four turns",
+}
+
+
+def _unseen_line(name: str, unseen: dict) -> str:
+    """What the floors of one model are and rest on."""
+    parts = []
+    for key, what in UNSEEN_KEYS.items():
+        f = unseen.get(key)
+        if f:
+            b = f["bound"]
+            parts.append(
+                f"{what} {f['threshold']:.3g} ({b['read_wrong']} wrong of {b['calibration_dice']})"
+            )
+    sources = sorted({s for key in UNSEEN_KEYS for s in (unseen.get(key) or {}).get("set_on", {})})
+    cap = unseen.get("per_source")
+    return (
+        f"`{name}`: no threshold under its floor, the same bound on unseen dice (`lab.unseen`: "
+        f"the train and calibrate photos of {', '.join(sources)}, each read by the "
+        f"leave-one-source-out fold `{unseen.get('folds')}` that never saw it, "
+        + (f"at most {cap} dice a source" if cap else "every die of each")
+        + "): "
+        + "; ".join(parts)
+        + "."
+    )
+
+
 def render_thresholds(fig: dict) -> list[str]:
     rows = []
     for name, m in fig["models"].items():
@@ -403,6 +447,9 @@ def render_thresholds(fig: dict) -> list[str]:
         rows,
         99,
     )
+    for name, m in fig["models"].items():
+        if m.get("unseen"):
+            out += ["", _unseen_line(name, m["unseen"])]
     det = fig["models"].get("detector")
     if det:
         out += [

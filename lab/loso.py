@@ -483,13 +483,15 @@ def run(
     sources=None,
     log=print,
     reuse: bool = False,
+    floors_for=None,
 ) -> dict:
     """Leave-one-source-out: for each source S (``sources``, default every one there), train
     with ``trainer(kept sources, folder)`` (it writes ``classifier-d6.onnx`` and its card;
     ``reuse``: a fold whose folder already holds a network of this recipe is not trained
     again, only calibrated and scored afresh),
-    set its thresholds on ``calibration_data`` without S (``lab.train.calibrate_file``), and
-    score every photo of S (:func:`score_source`). Returns {"folds": {S: {...}}, "all":
+    set its thresholds on ``calibration_data`` without S (``lab.train.calibrate_file``; over
+    the floors ``floors_for(S)`` gives, see ``lab.unseen``), and score every photo of S
+    (:func:`score_source`). Returns {"folds": {S: {...}}, "all":
     pooled figures, "seconds": wall time}."""
     from lab.train import calibrate_file
 
@@ -509,7 +511,12 @@ def run(
             trainer(kept, folder)
         t_train = time.time() - t1
         card = calibrate_file(
-            SET_ID, folder, calibration_data.without(source), lambda *_: None, realdice
+            SET_ID,
+            folder,
+            calibration_data.without(source),
+            lambda *_: None,
+            realdice,
+            unseen=floors_for(source) if floors_for else {},
         )
         figures = score_source(realdice, source, folder, detector)
         fold = {
@@ -595,6 +602,38 @@ def format_report(r: dict, header: str = "") -> str:
     return "\n".join(lines)
 
 
+def _unseen(realdice: Path, detector, folds: Path, cal, tag: str, write, log, cap=None):
+    """``--unseen``: the floors of each fold, set on the other sources' unseen dice
+    (``lab.unseen``), as a function of the source left out. ``--unseen-write DIR``: the
+    floors of every source printed and DIR's d6 classifier calibrated over them (None).
+    ``cap``: at most this many unseen dice of each source (None: ``PER_SOURCE``; 0: all)."""
+    from lab.train import calibrate_file
+    from lab.unseen import PARTS, PER_SOURCE, floors, fold_answers, format_floors, unseen_crops
+
+    crops = unseen_crops(realdice, detector)
+    detector.save()
+    answers = {path: fold_answers(folds, crops[path], log) for path in ("camera", "photo")}
+    per_source = PER_SOURCE if cap is None else (cap or None)
+    if write:
+        fl = floors(answers["camera"], answers["photo"], per_source=per_source)
+        print(f"floors on the unseen dice of every source ({tag}):\n{format_floors(fl)}")
+        unseen = {**fl, "folds": tag, "parts": list(PARTS), "per_source": per_source}
+        calibrate_file(SET_ID, Path(write), cal, log, realdice, unseen=unseen)
+        print(f"{write}: d6 calibrated over them")
+        return None
+
+    def floors_for(source: str) -> dict:
+        fl = floors(
+            answers["camera"].without(source),
+            answers["photo"].without(source),
+            per_source=per_source,
+        )
+        log(f"[{source}] floors on the other sources' unseen dice:\n{format_floors(fl)}")
+        return fl
+
+    return floors_for
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="dicetray eval --loso",
@@ -660,6 +699,27 @@ def main(argv: list[str] | None = None) -> int:
         "for reads at four turns: the fold of RECIPE (a recipe tag under --cache/folds, e.g. "
         "lite0-plain-e3-c2-r6000-s1), trained without the same source; thresholds of the two "
         "set on the calibration dice without it",
+    )
+    p.add_argument(
+        "--unseen",
+        action="store_true",
+        help="each fold's thresholds over floors set on the other sources' unseen dice "
+        "(lab.unseen; every fold of the recipe trained before: --reuse)",
+    )
+    p.add_argument(
+        "--unseen-write",
+        metavar="DIR",
+        default=None,
+        help="print the floors set on every source's unseen dice (lab.unseen) and calibrate "
+        "the d6 classifier in DIR over them (no fold scored)",
+    )
+    p.add_argument(
+        "--unseen-cap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --unseen or --unseen-write: at most N unseen dice of each source (default "
+        "lab.unseen.PER_SOURCE; 0: every one)",
     )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
@@ -738,6 +798,21 @@ def main(argv: list[str] | None = None) -> int:
         except FileNotFoundError as exc:
             print(f"dicetray eval --loso --second: {exc}", file=sys.stderr)
             return 2
+    floors_for = None
+    if args.unseen or args.unseen_write:
+        try:
+            floors_for = _unseen(
+                realdice, detector, folds, cal, tag, args.unseen_write, log, args.unseen_cap
+            )
+        except FileNotFoundError as exc:
+            print(f"dicetray eval --loso: {exc}", file=sys.stderr)
+            return 2
+        if floors_for is None:
+            return 0
+        # the folds calibrated over their floors in a folder of their own: the recipe's own
+        # cards stay as they were
+        tag = f"{tag}-unseen" + ("" if args.unseen_cap is None else f"{args.unseen_cap}")
+        folds = Path(shutil.copytree(folds, cache / "folds" / tag, dirs_exist_ok=True))
     report = run(
         realdice,
         trainer,
@@ -746,7 +821,8 @@ def main(argv: list[str] | None = None) -> int:
         cal,
         args.sources,
         log,
-        reuse=args.reuse or bool(args.second),
+        reuse=args.reuse or bool(args.second) or args.unseen,
+        floors_for=floors_for,
     )
     report["recipe"] = tag
     report["base_seconds"] = round(base.seconds)

@@ -386,8 +386,10 @@ def real_calibration(
     detector=None,
     models_dir: Path | None = None,
     margin: float = CROP_MARGIN,
+    parts: tuple[str, ...] = ("calibrate",),
 ) -> dict[str, Crops | None]:
-    """The ``calibrate`` photos' dice (``lab.splits``) as the table cuts them: at the boxes
+    """The ``calibrate`` photos' dice (``lab.splits``; ``parts``: the photos of these parts,
+    never ``judge`` for a threshold) as the table cuts them: at the boxes
     the detector finds in each photo (one pass, as the camera reads: ``"camera"``; the fine
     search, as photos are read: ``"photo"``), each found box holding a labelled die's centre
     labelled with that die's face; the crop sets' dice at their whole crop (both paths). No
@@ -402,7 +404,8 @@ def real_calibration(
         except FileNotFoundError:
             return {"camera": None, "photo": None}
     out = {"camera": [], "photo": []}
-    for name, img, rows, file in _real_photos(realdice, "calibrate", sources):
+    photos = (got for part in parts for got in _real_photos(realdice, part, sources))
+    for name, img, rows, file in photos:
         source = name.split("/")[-1]
         labels = [{k: float(r[k]) for k in "xywh"} for r in rows]
         for path, found in (
@@ -426,7 +429,7 @@ def real_calibration(
     chase = realdice / "chase_casino_crops"
     if (chase / "labels.csv").exists() and (sources is None or chase.name in sources):
         for rc in read_chase(chase, size=size):
-            if rc.part == "calibrate":
+            if rc.part in parts:
                 for items in out.values():
                     items.append((rc.crop, rc.value - 1, rc.source, 0.0, f"{chase.name}/{rc.file}"))
     result = {}
@@ -1256,6 +1259,28 @@ def calibration_data(
     return Calibration(rendered, synthetic, real)
 
 
+def _floors(unseen: dict, set_id: str) -> dict[str, float]:
+    """The least threshold of each read: the set's own (``SET_FLOORS``) and those set on
+    unseen dice (``lab.unseen``: once, turned, joint, small_once, small_turned)."""
+    once, turned = SET_FLOORS.get(set_id, (0.0, 0.0))
+    least = {
+        "once": once,
+        "turned": turned,
+        "joint": turned,
+        "small_once": 0.0,
+        "small_turned": 0.0,
+    }
+    return {k: max(v, float((unseen.get(k) or {}).get("threshold", 0.0))) for k, v in least.items()}
+
+
+def _lift_small(small: dict, fl: dict[str, float]) -> None:
+    """Raise the thresholds of small dice (``choose_thresholds``' ``small`` part) to their
+    floors: fewer read than at the threshold chosen, so the bound still holds."""
+    for key in ("once", "turned"):
+        if fl[f"small_{key}"] > small[key]["threshold"]:
+            small[key]["threshold"] = small[key]["floor"] = fl[f"small_{key}"]
+
+
 def calibrate_file(
     set_id: str,
     models_dir,
@@ -1264,6 +1289,7 @@ def calibrate_file(
     realdice: Path | None = None,
     alpha: float = ALPHA,
     delta: float = DELTA,
+    unseen: dict | None = None,
 ) -> dict:
     """Set the thresholds of the ONNX classifier in ``models_dir`` (:func:`choose_thresholds`)
     on ``data`` and write them into its JSON card, with the bound each holds, the dice that
@@ -1271,7 +1297,9 @@ def calibrate_file(
     With a second network beside it (``vision.classify.second_path``), the thresholds of
     reads at four turns heard from both are set too (the card's ``joint``,
     :func:`calibrate_joint`). Refuses calibration crops from any photo that is not a
-    calibrate photo."""
+    calibrate photo. ``unseen``: floors under the thresholds, set on dice of sources the
+    networks never saw (``lab.unseen.floors``; None: the card's own, kept from its last
+    calibration; {}: none), kept in the card."""
     from vision.classify import FaceClassifier, model_paths, second_path
     from vision.pipeline import MIN_READ_PX, NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO, SMALL_PX
 
@@ -1282,15 +1310,19 @@ def calibrate_file(
     clf = FaceClassifier(load(set_id), models_dir=models_dir, second=False)
     meta_path = model_paths(set_id, models_dir)[1]
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    if unseen is None:
+        unseen = meta.get("unseen") or {}
+    fl = _floors(unseen, set_id)
     chosen = choose_thresholds(
         clf,
         data.path("camera"),
         data.path("photo"),
         alpha,
         delta,
-        SET_FLOORS.get(set_id, (0.0, 0.0)),
+        (fl["once"], fl["turned"]),
         log,
     )
+    _lift_small(chosen["small"], fl)
     if clf.pip_faces:  # a best guess the pips counted agree with, from a lower threshold
         clf.use_thresholds(1, chosen["once"]["threshold"])
         clf.use_thresholds(4, chosen["turned"]["threshold"])
@@ -1334,7 +1366,7 @@ def calibrate_file(
             meta["small"]["turned"]["threshold"],
             alpha,
             delta,
-            SET_FLOORS.get(set_id, (0, 0))[1],
+            fl["joint"],
             log,
         )
         # how the second network was made, kept while it is the same file
@@ -1347,10 +1379,20 @@ def calibrate_file(
             f"alpha = {alpha} at confidence {1 - delta}, candidates tested from the surest "
             "down (Learn then Test); set on held-out rendered dice and, for d6, the real "
             "calibrate photos only; no not-a-die crop passes"
+            + (
+                "; none under its floor in 'unseen' (the same bound on the train and "
+                "calibrate photos of each real source read by networks that never saw it, "
+                "lab.unseen)"
+                if unseen
+                else ""
+            )
         ),
         "alpha": alpha,
         "confidence": 1 - delta,
     }
+    meta.pop("unseen", None)
+    if unseen:
+        meta["unseen"] = unseen
     if realdice is not None and set_id == "d6":
         from lab.splits import RULES, table
 

@@ -186,3 +186,37 @@ def test_the_threshold_of_small_dice_is_shown_as_the_table_reads_them():
     row = next(r for r in rows if "dice of 24-39 px" in r)
     assert "| 0.97 | 0.9 | dice: rendered 860, numeric_tube 20 |" in row
     assert "<= 0.50% at 95% (0 wrong of 900) / <= 0.50% at 95% (0 wrong of 880)" in row
+
+
+def test_floors_set_on_unseen_dice_are_stated_under_the_thresholds():
+    """A card with ``unseen`` floors (lab.unseen) says each floor, the wrong reads it rests
+    on, the sources and the folds that read them."""
+    fig = _figures()
+    bound = {"wrong_rate_bound": 0.005, "confidence": 0.95, "calibration_dice": 1400}
+    fig["models"] = {
+        "classifier-d6": {
+            "threshold": 0.95,
+            "die_thresholds": {},
+            "turned_threshold": 0.9,
+            "turned_die_thresholds": {},
+            "unseen": {
+                "folds": "small+lite0",
+                "per_source": 250,
+                "once": {
+                    "threshold": 0.9712,
+                    "bound": {**bound, "read_wrong": 2},
+                    "set_on": {"PXL_phone": 250, "i_single": 200},
+                },
+                "joint": {
+                    "threshold": 0.8,
+                    "bound": {**bound, "read_wrong": 3},
+                    "set_on": {"PXL_phone": 250, "chase_casino_crops": 169},
+                },
+            },
+        }
+    }
+    text = "\n".join(card.render_thresholds(fig))
+    assert "`classifier-d6`: no threshold under its floor" in text
+    assert "photos of PXL_phone, chase_casino_crops, i_single, each read" in text
+    assert "fold `small+lite0`" in text and "at most 250 dice a source" in text
+    assert "read once 0.971 (2 wrong of 1400); their mean 0.8 (3 wrong of 1400)." in text
