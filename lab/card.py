@@ -246,11 +246,14 @@ def read_loso(report: dict) -> dict:
             }
             for s, fold in report["folds"].items()
         }
-        return {
+        out = {
             "recipe": report.get("recipe", "?"),
             "seconds": report.get("seconds"),
             "sources": sources,
         }
+        if report.get("note"):  # how the run differs from the rule above (lab.loso)
+            out["note"] = report["note"]
+        return out
     except (KeyError, TypeError, ValueError) as exc:
         raise CardError(f"not a `dicetray eval --loso --json` report (no {exc} in it)") from None
 

@@ -825,6 +825,12 @@ def main(argv: list[str] | None = None) -> int:
         floors_for=floors_for,
     )
     report["recipe"] = tag
+    if floors_for is not None:
+        report["note"] = (
+            "Each fold's thresholds sit on floors set on the other sources' unseen dice "
+            "(lab.unseen), read by their own folds: networks that trained on the train photos "
+            "of the source left out."
+        )
     report["base_seconds"] = round(base.seconds)
     report["seconds"] = round(time.time() - t0)
     if args.json:

@@ -53,7 +53,7 @@ def test_the_tables_are_rewritten_from_the_figures_and_nothing_else(tmp_path):
     card.write_card(path, fig)
     assert card.differences(path, fig) == []
     text = path.read_text(encoding="utf-8")
-    assert text.startswith("# card\n") and "old " not in text
+    assert text.startswith("# card\n") and not any(f"old {n}" in text for n in card.SECTIONS)
     assert "| d6 | rendered, classic style | camera | 200 | 98.0% | 96.9% | 2.6% |" in text
     assert "| matteop65_webcam | 3 (9) | 1 (2) | 1 (3) |" in text
     assert "were not measured" in text  # no teaching cases: said, not left blank
