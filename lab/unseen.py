@@ -151,6 +151,8 @@ def fold_answers(folds: Path, crops: Crops, log=print) -> Answers:
 
 def _read(clf, answers: tuple[np.ndarray, np.ndarray], turns: int, crops: Crops, counts):
     """(confidence, read, wrong, kept) of every crop, each best guess a candidate read."""
+    from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
+
     clf.pip_counts = lambda idx, faces: [
         counts[int(i)] if any(f in clf.pip_faces for f in fs if f) else None
         for i, fs in zip(idx, faces, strict=True)
@@ -159,8 +161,6 @@ def _read(clf, answers: tuple[np.ndarray, np.ndarray], turns: int, crops: Crops,
         got = decisions(clf, answers[0][:turns], answers[1][:turns], turns)
     finally:
         del clf.pip_counts
-    from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
-
     drop = NOT_A_DIE_CAMERA if turns == 1 else NOT_A_DIE_PHOTO
     read, kept = _readable(got, crops.side, drop, 0.0)
     wrong = _wrong(got, crops.die, crops.face, list(clf.dice), list(clf.faces))
