@@ -4,6 +4,7 @@ measures and writes them, and the committed card is what its committed numbers r
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -220,3 +221,28 @@ def test_floors_set_on_unseen_dice_are_stated_under_the_thresholds():
     assert "photos of PXL_phone, chase_casino_crops, i_single, each read" in text
     assert "fold `small+lite0`" in text and "at most 250 dice a source" in text
     assert "read once 0.971 (2 wrong of 1400); their mean 0.8 (3 wrong of 1400)." in text
+
+
+def test_the_card_runs_leave_one_source_out_as_the_shipped_reader_is_made(monkeypatch):
+    """``lab.card --loso`` with no report trains the second network's folds, then the first
+    network's, then reads both over floors set on unseen dice: the card's left-out rows come
+    from the last report; a run that fails says why."""
+    calls = []
+    report = {"recipe": "r+s-unseen", "folds": {}, "note": "floors"}
+
+    def fake_run(cmd, **_):
+        calls.append(cmd[3:])
+        return SimpleNamespace(returncode=0, stdout=json.dumps(report), stderr="")
+
+    monkeypatch.setattr(card.subprocess, "run", fake_run)
+    got = card.run_loso(log=lambda *_: None)
+    assert got["recipe"] == "r+s-unseen" and got["note"] == "floors"
+    assert calls[0][:2] == ["--net", "lite0"]
+    assert "--unseen" in calls[-1] and card.SECOND_RECIPE in calls[-1]
+    monkeypatch.setattr(
+        card.subprocess,
+        "run",
+        lambda *a, **k: SimpleNamespace(returncode=1, stdout="", stderr="no torch\n"),
+    )
+    with pytest.raises(card.CardError, match="no torch"):
+        card.run_loso(log=lambda *_: None)
