@@ -9,7 +9,8 @@
    crops replayed beside them (``--epochs``, ``--real-copies``, ``--replay``);
 2. its thresholds are set by the rule the shipped model's are (``lab.train.calibrate_file``:
    ``vision.risk.choose`` at 0.5%, 95%) on held-out rendered dice and the ``calibrate``
-   photos of the other sources only;
+   photos of the other sources only (``--unseen``: over floors set on the other sources'
+   unseen dice, as the shipped thresholds are, ``lab.unseen``);
 3. every photo of S is read as ``dicetray recognize`` reads photos (fine search, four turns:
    the photo path) and as a camera frame (one detector pass, one read: the camera path);
    found, read right, asked and read wrong are counted as in ``dicetray eval`` (right, asked
