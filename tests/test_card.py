@@ -157,32 +157,39 @@ def test_the_teaching_cases_are_summed_over_their_photo_seeds_and_shown_per_seed
     assert row + " 96.0% / 0, 88.0% / 1 |" in text
 
 
-def test_the_threshold_of_small_dice_is_shown_as_the_table_reads_them():
-    """A card's ``small`` part gets its own row: the threshold a small die is read at (its
-    own, or the network's when that is higher), what it was set on and the bound it holds."""
-    fig = _figures()
-    bound = {"wrong_rate_bound": 0.005, "confidence": 0.95, "read_wrong": 0}
-    fig["models"] = {
+def _d6(**parts) -> dict:
+    """The facts of a d6 card (``lab.card.model_facts``) with ``parts`` beside its thresholds."""
+    return {
         "classifier-d6": {
             "threshold": 0.95,
             "die_thresholds": {},
             "turned_threshold": 0.9,
             "turned_die_thresholds": {},
-            "small": {
-                "px": [24, 40],
-                "once": {
-                    "threshold": 0.97,
-                    "bound": {**bound, "calibration_dice": 900},
-                    "set_on": {"rendered": 900},
-                },
-                "turned": {
-                    "threshold": 0.8,
-                    "bound": {**bound, "calibration_dice": 880},
-                    "set_on": {"rendered": 860, "numeric_tube": 20},
-                },
-            },
+            **parts,
         }
     }
+
+
+def test_the_threshold_of_small_dice_is_shown_as_the_table_reads_them():
+    """A card's ``small`` part gets its own row: the threshold a small die is read at (its
+    own, or the network's when that is higher), what it was set on and the bound it holds."""
+    fig = _figures()
+    bound = {"wrong_rate_bound": 0.005, "confidence": 0.95, "read_wrong": 0}
+    fig["models"] = _d6(
+        small={
+            "px": [24, 40],
+            "once": {
+                "threshold": 0.97,
+                "bound": {**bound, "calibration_dice": 900},
+                "set_on": {"rendered": 900},
+            },
+            "turned": {
+                "threshold": 0.8,
+                "bound": {**bound, "calibration_dice": 880},
+                "set_on": {"rendered": 860, "numeric_tube": 20},
+            },
+        }
+    )
     rows = card.render_thresholds(fig)
     row = next(r for r in rows if "dice of 24-39 px" in r)
     assert "| 0.97 | 0.9 | dice: rendered 860, numeric_tube 20 |" in row
@@ -194,28 +201,22 @@ def test_floors_set_on_unseen_dice_are_stated_under_the_thresholds():
     on, the sources and the folds that read them."""
     fig = _figures()
     bound = {"wrong_rate_bound": 0.005, "confidence": 0.95, "calibration_dice": 1400}
-    fig["models"] = {
-        "classifier-d6": {
-            "threshold": 0.95,
-            "die_thresholds": {},
-            "turned_threshold": 0.9,
-            "turned_die_thresholds": {},
-            "unseen": {
-                "folds": "small+lite0",
-                "per_source": 250,
-                "once": {
-                    "threshold": 0.9712,
-                    "bound": {**bound, "read_wrong": 2},
-                    "set_on": {"PXL_phone": 250, "i_single": 200},
-                },
-                "joint": {
-                    "threshold": 0.8,
-                    "bound": {**bound, "read_wrong": 3},
-                    "set_on": {"PXL_phone": 250, "chase_casino_crops": 169},
-                },
+    fig["models"] = _d6(
+        unseen={
+            "folds": "small+lite0",
+            "per_source": 250,
+            "once": {
+                "threshold": 0.9712,
+                "bound": {**bound, "read_wrong": 2},
+                "set_on": {"PXL_phone": 250, "i_single": 200},
+            },
+            "joint": {
+                "threshold": 0.8,
+                "bound": {**bound, "read_wrong": 3},
+                "set_on": {"PXL_phone": 250, "chase_casino_crops": 169},
             },
         }
-    }
+    )
     text = "\n".join(card.render_thresholds(fig))
     assert "`classifier-d6`: no threshold under its floor" in text
     assert "photos of PXL_phone, chase_casino_crops, i_single, each read" in text
