@@ -597,21 +597,32 @@ def turn_outputs(
     return np.stack(die_t), np.stack(face_t)
 
 
-def decisions(clf, die_t: np.ndarray, face_t: np.ndarray, turns: int) -> list:
+def decisions(clf, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips=None) -> list:
     """What the table's decision code (``FaceClassifier.classify``, at its present
     thresholds) reads of crops whose network answers are ``die_t``/``face_t`` (from
     :func:`turn_outputs`), without running the network again: the classifier is handed the
-    crops' indices and, for them, the stored answers."""
+    crops' indices and, for them, the stored answers. ``pips``: the pips counted on each
+    crop (``vision.pips``), replayed where the decision code would count them."""
 
     def answers(idx, n_turns):
         idx = np.asarray(idx)
         return die_t[:n_turns, idx], face_t[:n_turns, idx]
 
+    def counted(idx, faces):
+        return [
+            pips[int(i)] if any(f in clf.pip_faces for f in fs if f) else None
+            for i, fs in zip(idx, faces, strict=True)
+        ]
+
     clf._turned = answers
+    if pips is not None:
+        clf.pip_counts = counted
     try:
         return clf.classify(np.arange(die_t.shape[1]), turns)
     finally:
         del clf._turned
+        if pips is not None:
+            del clf.pip_counts
 
 
 def _readable(
@@ -886,23 +897,14 @@ def choose_pip_agree(
     from vision.pips import read_many
 
     counts = [p.count for p in read_many(list(crops.x))]
-
-    def replay(idx, faces):
-        return [
-            counts[int(i)] if any(f in clf.pip_faces for f in fs if f) else None
-            for i, fs in zip(idx, faces, strict=True)
-        ]
-
     dice, faces = list(clf.dice), list(clf.faces)
-    clf.pip_counts = replay
     try:
         clf._pip_agree[turns] = None
-        base = decisions(clf, die_t, face_t, turns)
+        base = decisions(clf, die_t, face_t, turns, counts)
         clf._pip_agree[turns] = 0.0
-        every = decisions(clf, die_t, face_t, turns)
+        every = decisions(clf, die_t, face_t, turns, counts)
     finally:
         clf._pip_agree[turns] = None
-        del clf.pip_counts
     read_b, kept = _readable(base, crops.side, drop, small)
     read_e, kept_e = _readable(every, crops.side, drop, small)
     wrong_e = _wrong(every, crops.die, crops.face, dice, faces)

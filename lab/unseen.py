@@ -119,30 +119,28 @@ def fold_answers(folds: Path, crops: Crops, log=print) -> Answers:
     from vision.pips import read_many
 
     groups = np.array(crops.group)
-    n = len(crops)
-    first = [None, None]
+    first = [None, None]  # (die answers, face answers), every crop in its place
     joint = [None, None]
     has_second = True
+
+    def place(into: list, m: np.ndarray, got) -> None:
+        for i, part in enumerate(got):
+            if into[i] is None:
+                into[i] = np.zeros((TURNS, len(crops), part.shape[2]), np.float32)
+            into[i][:, m] = part
+
     for source in sorted(set(crops.group)):
         fold = folds / source
         if not (fold / f"classifier-{SET_ID}.onnx").is_file():
             raise FileNotFoundError(f"no fold for {source} in {folds} (train it with lab.loso)")
         m = groups == source
         clf = FaceClassifier(load(SET_ID), models_dir=fold, second=False)
-        got = turn_outputs(clf, crops.x[m])
-        for i, part in enumerate(got):
-            if first[i] is None:
-                first[i] = np.zeros((TURNS, n, part.shape[2]), np.float32)
-            first[i][:, m] = part
+        place(first, m, turn_outputs(clf, crops.x[m]))
         second = second_path(SET_ID, fold)
         has_second = has_second and second.is_file()
         if has_second:
             clf.use_second(second)
-            got = turn_outputs(clf, crops.x[m], joint=True)
-            for i, part in enumerate(got):
-                if joint[i] is None:
-                    joint[i] = np.zeros((TURNS, n, part.shape[2]), np.float32)
-                joint[i][:, m] = part
+            place(joint, m, turn_outputs(clf, crops.x[m], joint=True))
         log(f"  {source}: {int(m.sum())} dice read by its fold")
     pips = [p.count for p in read_many(list(crops.x))]
     both = (joint[0], joint[1]) if has_second else None
@@ -153,14 +151,7 @@ def _read(clf, answers: tuple[np.ndarray, np.ndarray], turns: int, crops: Crops,
     """(confidence, read, wrong, kept) of every crop, each best guess a candidate read."""
     from vision.pipeline import NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO
 
-    clf.pip_counts = lambda idx, faces: [
-        counts[int(i)] if any(f in clf.pip_faces for f in fs if f) else None
-        for i, fs in zip(idx, faces, strict=True)
-    ]
-    try:
-        got = decisions(clf, answers[0][:turns], answers[1][:turns], turns)
-    finally:
-        del clf.pip_counts
+    got = decisions(clf, answers[0][:turns], answers[1][:turns], turns, counts)
     drop = NOT_A_DIE_CAMERA if turns == 1 else NOT_A_DIE_PHOTO
     read, kept = _readable(got, crops.side, drop, 0.0)
     wrong = _wrong(got, crops.die, crops.face, list(clf.dice), list(clf.faces))
