@@ -22,7 +22,10 @@ Still, the shipped networks were trained on the other photos of the same dice an
 tray no network ever saw meets it: each set is taught and read with the d6 networks of its
 leave-one-source-out fold (``lab.loso``: trained and calibrated without any photo of it; the
 fold folder of RECIPE under the LOSO cache), in a process of its own that reads them as the
-shipped models (``DICETRAY_MODELS``).
+shipped models (``DICETRAY_MODELS``). A fold with a second network beside it is read
+with both, as the table reads a d6, only when its card's thresholds were set with that
+network (``vision.classify.shipped_second``); otherwise the set is not measured and its line
+says why (read by the first network alone, it would measure another reader than the table's).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ import cv2
 
 from lab.evaluate import Tally, read_photos
 from lab.labels import matteop65_die_side, read_label_rows, rune55_base, rune55_split
-from vision.classify import TURNS, FaceClassifier
+from vision.classify import TURNS, FaceClassifier, model_paths, second_path, shipped_second
 from vision.dicesets import DiceSet, load
 from vision.onnx import MODELS_DIR, MODELS_ENV
 
@@ -263,15 +266,39 @@ def left_out_models(fold: Path, into: Path) -> Path:
     return into
 
 
+def unheard_second(fold: Path) -> str | None:
+    """Why the second d6 network beside ``fold``'s first would not be heard (its card's
+    thresholds were not set with it: ``lab.loso.with_second`` copied the first network's card
+    and no calibration followed), or None (heard, or no second network there)."""
+    second = second_path("d6", fold)
+    if not second.is_file():
+        return None
+    try:
+        meta = json.loads(model_paths("d6", fold)[1].read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    if isinstance(meta, dict) and shipped_second("d6", meta, fold) is not None:
+        return None
+    return (
+        f"the card of fold {fold.name} was not calibrated with the second network beside it, "
+        "so the table would not hear that network: calibrate the folds (python -m lab.loso "
+        "--reuse --second RECIPE)"
+    )
+
+
 def run_left_out(realdice: Path, folds: Path, only: list[str] | None = None, progress=None):
     """:func:`run`'s report, each set taught and read with the networks of its fold under
     ``folds`` (a LOSO recipe's folder: one folder per source), in a process of its own; a set
-    without a fold is left out."""
+    without a fold is left out, one whose fold would not hear its second network
+    (:func:`unheard_second`) is not measured and says why."""
     out = {}
     setups = [s[0] for s in real_setups(realdice) if not only or any(o in s[0] for o in only)]
     for i, name in enumerate(setups):
         fold = folds / name.split("/")[-1]
-        if (fold / "classifier-d6.onnx").is_file():
+        unheard = unheard_second(fold) if (fold / "classifier-d6.onnx").is_file() else None
+        if unheard:
+            out[name] = {"teach_photos": 0, "test_photos": 0, "not_taught": unheard}
+        elif (fold / "classifier-d6.onnx").is_file():
             with tempfile.TemporaryDirectory() as tmp:
                 env = {**os.environ, MODELS_ENV: str(left_out_models(fold, Path(tmp)))}
                 cmd = [sys.executable, "-m", "lab.evalteach", "--realdice", str(realdice)]

@@ -451,7 +451,10 @@ def calibration(
 def with_second(first: Path, second: Path, out: Path) -> Path:
     """``out``: for each fold of ``first`` (a folder per left-out source), its network and
     card, and as its second network (``vision.classify.second_path``) the same fold's network
-    of ``second``. FileNotFoundError when ``second`` lacks a fold ``first`` has."""
+    of ``second``. A card ``out`` already holds is kept when it was calibrated with these two
+    networks (its ``joint`` names the second's SHA-256 and the first is unchanged): ``--unseen``
+    calibrates a copy of ``out``, and ``lab.evalteach --left-out`` reads ``out`` as the table
+    would, with both. FileNotFoundError when ``second`` lacks a fold ``first`` has."""
     from vision.classify import model_paths, second_path
 
     for fold in sorted(p for p in first.iterdir() if p.is_dir()):
@@ -463,10 +466,26 @@ def with_second(first: Path, second: Path, out: Path) -> Path:
             raise FileNotFoundError(f"no fold {fold.name} in {second} (train that recipe first)")
         dest = out / fold.name
         dest.mkdir(parents=True, exist_ok=True)
-        for f in (onnx, card):
+        kept = _calibrated_pair(dest / onnx.name, dest / card.name, onnx, other)
+        for f in (onnx,) if kept else (onnx, card):
             shutil.copyfile(f, dest / f.name)
         shutil.copyfile(other, second_path(SET_ID, dest))
     return out
+
+
+def _calibrated_pair(onnx: Path, card: Path, first: Path, second: Path) -> bool:
+    """Whether ``card`` (beside ``onnx``) was calibrated with the networks ``first`` and
+    ``second``: ``onnx`` is ``first`` byte for byte and the card's ``joint`` names
+    ``second``'s SHA-256."""
+    from vision.onnx import file_sha256
+
+    if not (onnx.is_file() and card.is_file()) or onnx.read_bytes() != first.read_bytes():
+        return False
+    try:
+        joint = json.loads(card.read_text(encoding="utf-8")).get("joint")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return isinstance(joint, dict) and joint.get("sha256") == file_sha256(second)
 
 
 def present_sources(realdice: Path) -> list[str]:

@@ -187,6 +187,15 @@ def test_leave_one_source_out_folds_gain_the_other_recipes_network(tmp_path):
     for src in ("a", "b"):
         assert second_path("d6", out / src).read_text() == f"{src} second"
         assert model_paths("d6", out / src)[0].read_text() == f"{src} first .onnx"
+    # a card calibrated with this pair (its joint names the second network) is kept when the
+    # folds are put together again; one that was not, or whose first network changed, is not
+    calibrated = {"joint": {"sha256": file_sha256(second_path("d6", out / "a"))}}
+    for src in ("a", "b"):
+        model_paths("d6", out / src)[1].write_text(json.dumps(calibrated))
+    model_paths("d6", first / "b")[0].write_text("b first, trained again")
+    with_second(first, second, out)
+    assert json.loads(model_paths("d6", out / "a")[1].read_text()) == calibrated
+    assert model_paths("d6", out / "b")[1].read_text() == "b first .json"
     model_paths("d6", second / "b")[0].unlink()
     with pytest.raises(FileNotFoundError, match="no fold b"):
         with_second(first, second, tmp_path / "again")

@@ -396,6 +396,44 @@ def test_a_left_out_set_that_cannot_be_measured_says_why_in_one_line(tmp_path):
     assert line.startswith("rune55_gray/numeric_tube")
 
 
+def test_a_left_out_fold_whose_second_network_would_not_be_heard_is_not_measured(tmp_path):
+    """A fold with a second network beside it whose card was not calibrated with it (the
+    first network's card copied, no ``joint``) would be read by the first network alone,
+    another reader than the table's: the set is not measured and its line says why; with
+    the card calibrated with it, or with no second network there, it is measured."""
+    from lab import evalteach
+    from vision.classify import MODELS_DIR, second_path
+
+    fold = tmp_path / "numeric_tube"
+    fold.mkdir()
+    (fold / "classifier-d6.onnx").symlink_to(MODELS_DIR / "classifier-d6.onnx")
+    meta = json.loads((MODELS_DIR / "classifier-d6.json").read_text())
+    assert evalteach.unheard_second(fold) is None  # no second network: nothing to hear
+    (fold / "classifier-d6-second.onnx").symlink_to(second_path("d6", MODELS_DIR))
+    (fold / "classifier-d6.json").write_text(json.dumps(meta))
+    assert evalteach.unheard_second(fold) is None  # the shipped card names it
+    meta["joint"]["sha256"] = "0" * 64  # calibrated with another second network
+    (fold / "classifier-d6.json").write_text(json.dumps(meta))
+    why = evalteach.unheard_second(fold)
+    assert "not calibrated with the second network" in why and "python -m lab.loso" in why
+    del meta["joint"]  # the first network's card, copied
+    (fold / "classifier-d6.json").write_text(json.dumps(meta))
+    assert evalteach.unheard_second(fold) == why
+    (fold / "classifier-d6.json").write_text("{not json")
+    assert evalteach.unheard_second(fold) == why
+
+    real = tmp_path / "realdice" / "rune55_gray"
+    real.mkdir(parents=True)
+    rows = ["file,source,x,y,w,h,value"] + [
+        f"{i:05d}_jpg.rf.a.jpg,numeric_tube,0,0,50,50,{1 + i % 6}" for i in range(40)
+    ]
+    (real / "labels.csv").write_text("\n".join(rows) + "\n")
+    report = evalteach.run_left_out(tmp_path / "realdice", tmp_path)
+    assert report == {
+        "rune55_gray/numeric_tube": {"teach_photos": 0, "test_photos": 0, "not_taught": why}
+    }
+
+
 def test_the_taught_folder_records_how_small_its_dice_were(taught, tmp_path):
     """``small_die_px``: the side the teaching dice reached (all but their smallest 5%), of
     the boxes they were read from: the table reads dice as large at the head's thresholds,
