@@ -295,10 +295,11 @@ def run_left_out(realdice: Path, folds: Path, only: list[str] | None = None, pro
     setups = [s[0] for s in real_setups(realdice) if not only or any(o in s[0] for o in only)]
     for i, name in enumerate(setups):
         fold = folds / name.split("/")[-1]
-        unheard = unheard_second(fold) if (fold / "classifier-d6.onnx").is_file() else None
+        has_fold = (fold / "classifier-d6.onnx").is_file()
+        unheard = unheard_second(fold) if has_fold else None
         if unheard:
             out[name] = {"teach_photos": 0, "test_photos": 0, "not_taught": unheard}
-        elif (fold / "classifier-d6.onnx").is_file():
+        elif has_fold:
             with tempfile.TemporaryDirectory() as tmp:
                 env = {**os.environ, MODELS_ENV: str(left_out_models(fold, Path(tmp)))}
                 cmd = [sys.executable, "-m", "lab.evalteach", "--realdice", str(realdice)]

@@ -399,8 +399,8 @@ def test_a_left_out_set_that_cannot_be_measured_says_why_in_one_line(tmp_path):
 def test_a_left_out_fold_whose_second_network_would_not_be_heard_is_not_measured(tmp_path):
     """A fold with a second network beside it whose card was not calibrated with it (the
     first network's card copied, no ``joint``) would be read by the first network alone,
-    another reader than the table's: the set is not measured and its line says why; with
-    the card calibrated with it, or with no second network there, it is measured."""
+    another reader than the table's: the set is not measured and its line says why. A fold
+    whose card names that network, or with no second network, is not refused."""
     from lab import evalteach
     from vision.classify import MODELS_DIR, second_path
 
