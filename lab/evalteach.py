@@ -24,7 +24,7 @@ leave-one-source-out fold (``lab.loso``: trained and calibrated without any phot
 fold folder of RECIPE under the LOSO cache), in a process of its own that reads them as the
 shipped models (``DICETRAY_MODELS``). A fold with a second network beside it is read
 with both, as the table reads a d6, only when its card's thresholds were set with that
-network (``vision.classify.shipped_second``); otherwise the set is not measured and its line
+network (``lab.loso.hears_second``); otherwise the set is not measured and its line
 says why (read by the first network alone, it would measure another reader than the table's).
 """
 
@@ -44,7 +44,8 @@ import cv2
 
 from lab.evaluate import Tally, read_photos
 from lab.labels import matteop65_die_side, read_label_rows, rune55_base, rune55_split
-from vision.classify import TURNS, FaceClassifier, model_paths, second_path, shipped_second
+from lab.loso import CACHE, hears_second
+from vision.classify import TURNS, FaceClassifier, second_path
 from vision.dicesets import DiceSet, load
 from vision.onnx import MODELS_DIR, MODELS_ENV
 
@@ -270,14 +271,7 @@ def unheard_second(fold: Path) -> str | None:
     """Why the second d6 network beside ``fold``'s first would not be heard (its card's
     thresholds were not set with it: ``lab.loso.with_second`` copied the first network's card
     and no calibration followed), or None (heard, or no second network there)."""
-    second = second_path("d6", fold)
-    if not second.is_file():
-        return None
-    try:
-        meta = json.loads(model_paths("d6", fold)[1].read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        meta = {}
-    if isinstance(meta, dict) and shipped_second("d6", meta, fold) is not None:
+    if not second_path("d6", fold).is_file() or hears_second(fold):
         return None
     return (
         f"the card of fold {fold.name} was not calibrated with the second network beside it, "
@@ -371,7 +365,6 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from lab.labels import REALDICE_DIR
-    from lab.loso import CACHE
 
     p = argparse.ArgumentParser(prog="python -m lab.evalteach", description=__doc__)
     p.add_argument("--realdice", default=str(REALDICE_DIR), help="the real photo sets")

@@ -466,26 +466,26 @@ def with_second(first: Path, second: Path, out: Path) -> Path:
             raise FileNotFoundError(f"no fold {fold.name} in {second} (train that recipe first)")
         dest = out / fold.name
         dest.mkdir(parents=True, exist_ok=True)
-        kept = _calibrated_pair(dest / onnx.name, dest / card.name, onnx, other)
-        for f in (onnx,) if kept else (onnx, card):
-            shutil.copyfile(f, dest / f.name)
+        was = dest / onnx.name
+        same_first = was.is_file() and was.read_bytes() == onnx.read_bytes()
         shutil.copyfile(other, second_path(SET_ID, dest))
+        if not (same_first and hears_second(dest)):
+            shutil.copyfile(card, dest / card.name)
+        shutil.copyfile(onnx, was)
     return out
 
 
-def _calibrated_pair(onnx: Path, card: Path, first: Path, second: Path) -> bool:
-    """Whether ``card`` (beside ``onnx``) was calibrated with the networks ``first`` and
-    ``second``: ``onnx`` is ``first`` byte for byte and the card's ``joint`` names
-    ``second``'s SHA-256."""
-    from vision.onnx import file_sha256
+def hears_second(fold: Path) -> bool:
+    """Whether the card in ``fold`` was calibrated with the second network lying beside its
+    first (its ``joint`` names that file's SHA-256: ``vision.classify.shipped_second``), so
+    that the table would hear it."""
+    from vision.classify import model_paths, shipped_second
 
-    if not (onnx.is_file() and card.is_file()) or onnx.read_bytes() != first.read_bytes():
-        return False
     try:
-        joint = json.loads(card.read_text(encoding="utf-8")).get("joint")
-    except (OSError, ValueError, AttributeError):
+        meta = json.loads(model_paths(SET_ID, fold)[1].read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return False
-    return isinstance(joint, dict) and joint.get("sha256") == file_sha256(second)
+    return isinstance(meta, dict) and shipped_second(SET_ID, meta, fold) is not None
 
 
 def present_sources(realdice: Path) -> list[str]:
