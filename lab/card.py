@@ -270,9 +270,9 @@ def load_loso(path: Path) -> dict:
 
 # leave-one-source-out as the shipped d6 reader reads and is calibrated: the second network's
 # folds, the first network's, then the two together over floors set on unseen dice
-SECOND_RECIPE = "lite0-plain-e3-c2-r6000-s1"
+SECOND_RECIPE = "lite0-plain-e3-c2-r6000-s1-x96"
 LOSO_RUNS = (
-    ["--net", "lite0", "--epochs", "3", "--threads", "2"],
+    ["--net", "lite0", "--epochs", "3", "--side", "96", "--threads", "2"],
     ["--threads", "2"],
     ["--reuse", "--second", SECOND_RECIPE, "--unseen", "--threads", "2", "--json"],
 )

@@ -24,8 +24,8 @@ heard as the table hears them), every best guess a candidate read.
 
 The folds are ``lab.loso``'s, and so is the command:
 
-    python -m lab.loso --reuse --second lite0-plain-e3-c2-r6000-s1 --unseen
-    python -m lab.loso --reuse --second lite0-plain-e3-c2-r6000-s1 --unseen-write models
+    python -m lab.loso --reuse --second lite0-plain-e3-c2-r6000-s1-x96 --unseen
+    python -m lab.loso --reuse --second lite0-plain-e3-c2-r6000-s1-x96 --unseen-write models
 
 The first measures what the floors do: each source left out is read with its fold's
 thresholds set over floors from the other sources' unseen dice (read by their folds, which
