@@ -75,6 +75,7 @@ _READ_RATIO = 1.35  # ... on a face that is read (two pips run together are 1.41
 _DIAM_G = (0.3, 1.35)  # pip diameter, in g
 _NEAREST = {2: 2.0 * math.sqrt(2.0), 3: math.sqrt(2.0), 4: 2.0, 5: math.sqrt(2.0), 6: 1.0}  # in g
 _GAP = 0.85  # a pip's diameter is at most this share of the way to its nearest neighbour
+_GAP_6 = 1.0  # ... on a 6, whose pips lie closest (g apart in a row) and are often set close
 _SKEW = 0.55  # the fitted grid's axes: shorter / longer at least this (an oblique view)
 
 # a face
@@ -529,7 +530,7 @@ def _pips_fault(p: _Pattern, sc: _Scene) -> str:
     dl = sc.diam[p.on].tolist()
     if max(dl) > _READ_RATIO * min(dl):
         return "the pips differ in size"
-    if sum(dl) / len(dl) > _GAP * _NEAREST[p.count] * p.g:
+    if sum(dl) / len(dl) > (_GAP_6 if p.count == 6 else _GAP) * _NEAREST[p.count] * p.g:
         return "the pips are too large for their spacing"
     return ""
 
