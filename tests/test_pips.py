@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import pips
 from vision.crops import cut_crop
 from vision.dicesets import load
 from vision.faceart import draw_face
@@ -115,6 +116,27 @@ def test_crops_read_together_read_as_each_alone():
     assert [r.count for r in alone[:6]] == [1, 2, 3, 4, 5, 6]
     # a crop that cannot be read among ones that can
     assert read_many([crops[0], np.zeros((3, 3), np.uint8), crops[1]])[1] == PipRead(None, 0.0)
+
+
+def test_a_crop_not_read_as_it_is_is_read_when_two_other_looks_agree(monkeypatch):
+    # the other looks change the blobs: one look's count alone, or two looks that disagree,
+    # give no count; two that agree (and none that disagrees) read the crop
+    blank = on_floor(blank_die())
+    four, five = on_floor(d6_face(4), 10), on_floor(d6_face(5), 10)
+
+    def looks(*shown):
+        return tuple(lambda crop, s=s: s for s in shown)
+
+    for shown, count in (
+        ((four, blank, blank), None),
+        ((four, blank, four), 4),
+        ((four, five, four), None),
+        ((blank, four, four), None),  # the first look must read it
+    ):
+        monkeypatch.setattr(pips, "_LOOKS", looks(*shown))
+        assert read_pips(blank).count == count, count
+    monkeypatch.setattr(pips, "_LOOKS", looks(blank, four, four))
+    assert read_pips(five).count == 5  # read as it is: no other look asked
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,6 +25,12 @@ the middle of a plain face, with nothing near it of either kind; a pip that read
 belongs to a pattern too vetoes both. Anything else, or two readings that disagree, gives
 ``count=None``: the reader is meant as a veto, so it prefers no opinion to a wrong count.
 
+A crop that gives no count is looked at again, zoomed and sharpened, sharpened, and zoomed
+(``read_many``): the small, blurred pips of a die in a soft photo are found so, and a margin
+whose strong edges (the floor, a neighbouring die) set the blob threshold is cut back. Since a
+look changes the blobs, a count found so stands only when two looks give it and none another,
+and a 1 only when the crop as it is does not refuse its pip.
+
     >>> from vision.dicesets import load
     >>> from vision.faceart import draw_face
     >>> face = draw_face(load("d6"), "d6", "5", size=48)
@@ -69,6 +75,7 @@ _READ_RATIO = 1.35  # ... on a face that is read (two pips run together are 1.41
 _DIAM_G = (0.3, 1.35)  # pip diameter, in g
 _NEAREST = {2: 2.0 * math.sqrt(2.0), 3: math.sqrt(2.0), 4: 2.0, 5: math.sqrt(2.0), 6: 1.0}  # in g
 _GAP = 0.85  # a pip's diameter is at most this share of the way to its nearest neighbour
+_GAP_6 = 1.0  # ... on a 6, whose pips lie closest (g apart in a row) and are often set close
 _SKEW = 0.55  # the fitted grid's axes: shorter / longer at least this (an oblique view)
 
 # a face
@@ -93,6 +100,10 @@ _ONE_SKEW = 0.01  # ... and its skew (third moments, scale-free): a disc has non
 _ONE_MIDDLE = 0.33  # |edge distance one way - the other way| / width across, at most
 _ONE_QUIET = 0.4  # ... nor anything of its kind on the face this share of its response
 _ONE_FACE = 1.6  # the face reaches at least this many pip radii beyond the pip's edge
+
+# looks again at a crop not read (``read_many``)
+_SHARPEN = (2.5, 1.5)  # unsharp mask: the blur's sigma (px) and how much of it is taken away
+_ZOOM = 1.25  # the middle of the crop enlarged this many times
 
 
 @dataclass(frozen=True)
@@ -519,7 +530,7 @@ def _pips_fault(p: _Pattern, sc: _Scene) -> str:
     dl = sc.diam[p.on].tolist()
     if max(dl) > _READ_RATIO * min(dl):
         return "the pips differ in size"
-    if sum(dl) / len(dl) > _GAP * _NEAREST[p.count] * p.g:
+    if sum(dl) / len(dl) > (_GAP_6 if p.count == 6 else _GAP) * _NEAREST[p.count] * p.g:
         return "the pips are too large for their spacing"
     return ""
 
@@ -826,15 +837,76 @@ def read_pips(crop_bgr: np.ndarray) -> PipRead:
     return read_many([crop_bgr])[0]
 
 
-def read_many(crops) -> list[PipRead]:
-    """:func:`read_pips` for each crop of a list or an N x S x S x 3 array, done together
-    (faster than one by one; the same answers)."""
-    imgs = [_usable(c) for c in crops]
-    good = [i for i, im in enumerate(imgs) if im is not None]
-    out = [NO_OPINION] * len(imgs)
-    for start in range(0, len(good), _BATCH):
-        part = good[start : start + _BATCH]
+def _sharpened(crop: np.ndarray) -> np.ndarray:
+    """The crop with its blur undone in part (an unsharp mask): the pips of a small die in a
+    soft photo run into the face and each other, too faint or too wide to be found."""
+    soft = cv2.GaussianBlur(crop, (0, 0), _SHARPEN[0])
+    return cv2.addWeighted(crop, 1.0 + _SHARPEN[1], soft, -_SHARPEN[1], 0.0)
+
+
+_ZOOM_AT = np.array([[_ZOOM, 0.0, SIZE / 2 * (1 - _ZOOM)], [0.0, _ZOOM, SIZE / 2 * (1 - _ZOOM)]])
+
+
+def _zoomed(crop: np.ndarray) -> np.ndarray:
+    """The middle of the crop enlarged :data:`_ZOOM` times: larger pips, and less of the margin
+    (the floor, a neighbouring die) whose strong edges set the blob threshold."""
+    return cv2.warpAffine(crop, _ZOOM_AT, (SIZE, SIZE), borderMode=cv2.BORDER_REPLICATE)
+
+
+def _zoomed_sharpened(crop: np.ndarray) -> np.ndarray:
+    return _sharpened(_zoomed(crop))
+
+
+# other looks at a crop that gives no count as it is: the first of them reads it, the others
+# confirm. Each look reads with every check of the crop as it is, but a look changes the
+# blobs (zooming may push a row of pips off the crop), so a count needs another look that
+# gives it too, and none that gives another
+_LOOKS = (_zoomed_sharpened, _sharpened, _zoomed)
+
+
+def _one_refused(img: np.ndarray) -> bool:
+    """Whether the crop as it is shows a lone pip near its middle that is no 1 (by
+    :func:`_why_not_one`): a look may find a pip the crop hid, but not overrule what the face
+    round a pip found says (sharpening and zooming make a round pip of a soft glare spot)."""
+    sc = _scenes([img])[0]
+    return sc is not None and any(_why_not_one(p, sc) for p in _ones(sc))
+
+
+def _read_all(imgs: dict[int, np.ndarray]) -> dict[int, PipRead]:
+    """What each crop of ``imgs`` (64 px, by index) says, :data:`_BATCH` read together."""
+    keys = list(imgs)
+    out = {}
+    for start in range(0, len(keys), _BATCH):
+        part = keys[start : start + _BATCH]
         scenes = _scenes([imgs[i] for i in part])
         for i, sc, found in zip(part, scenes, _patterns(scenes), strict=False):
             out[i] = _read(sc, found)
+    return out
+
+
+def read_many(crops) -> list[PipRead]:
+    """:func:`read_pips` for each crop of a list or an N x S x S x 3 array, done together
+    (faster than one by one; the same answers).
+
+    A crop that gives no count as it is, is looked at again (:data:`_LOOKS`): zoomed and
+    sharpened, for the small, blurred pips of a die in a soft photo and a margin whose strong
+    edges (the floor, a neighbouring die) set the blob threshold. A count found so is read
+    when the crop sharpened alone or zoomed alone gives it too, and neither another.
+    """
+    imgs = [_usable(c) for c in crops]
+    good = {i: im for i, im in enumerate(imgs) if im is not None}
+    out = [NO_OPINION] * len(imgs)
+    for i, r in _read_all(good).items():
+        out[i] = r
+    first, *others = _LOOKS
+    todo = {i: first(im) for i, im in good.items() if out[i].count is None}
+    votes = {i: {first: r} for i, r in _read_all(todo).items() if r.count is not None}
+    for look in others:
+        for i, r in _read_all({i: look(good[i]) for i in votes}).items():
+            if r.count is not None:
+                votes[i][look] = r
+    for i, v in votes.items():
+        counts = {r.count for r in v.values()}
+        if len(v) >= 2 and len(counts) == 1 and (counts != {1} or not _one_refused(good[i])):
+            out[i] = min(v.values(), key=lambda r: r.score)
     return out
