@@ -597,21 +597,34 @@ def turn_outputs(
     return np.stack(die_t), np.stack(face_t)
 
 
+def counted_pips(crops) -> tuple[list, list]:
+    """The pips counted on each crop (``vision.pips``) at the counter's first look, and
+    looking again where that gives no count: the two ways the table counts
+    (``FaceClassifier.pip_counts``), for :func:`decisions` to replay."""
+    from vision.pips import read_many
+
+    crops = list(crops)
+    first = [p.count for p in read_many(crops, again=False)]
+    return first, [p.count for p in read_many(crops)]
+
+
 def decisions(clf, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips=None) -> list:
     """What the table's decision code (``FaceClassifier.classify``, at its present
     thresholds) reads of crops whose network answers are ``die_t``/``face_t`` (from
     :func:`turn_outputs`), without running the network again: the classifier is handed the
     crops' indices and, for them, the stored answers. ``pips``: the pips counted on each
-    crop (``vision.pips``), replayed where the decision code would count them."""
+    crop (:func:`counted_pips`: at the first look, and looking again), replayed where and as
+    the decision code would count them."""
 
     def answers(idx, n_turns):
         idx = np.asarray(idx)
         return die_t[:n_turns, idx], face_t[:n_turns, idx]
 
-    def counted(idx, faces):
+    def counted(idx, faces, again=False):
+        again = [again] * len(faces) if isinstance(again, bool) else again
         return [
-            pips[int(i)] if any(f in clf.pip_faces for f in fs if f) else None
-            for i, fs in zip(idx, faces, strict=True)
+            pips[1 if a else 0][int(i)] if any(f in clf.pip_faces for f in fs if f) else None
+            for i, fs, a in zip(idx, faces, again, strict=True)
         ]
 
     clf._turned = answers
@@ -893,10 +906,8 @@ def choose_pip_agree(
     thresholds: the dice that only this reads are added from the surest down while the
     wrong-read rate of all the reads stays bounded by ``alpha`` at ``1 - delta``
     (``vision.risk.choose_sequence``). No candidate lets a not-a-die crop through. The pips
-    are counted once on the crops (``vision.pips``) and replayed into the decision code."""
-    from vision.pips import read_many
-
-    counts = [p.count for p in read_many(list(crops.x))]
+    are counted once on the crops (:func:`counted_pips`) and replayed into the decision code."""
+    counts = counted_pips(crops.x)
     dice, faces = list(clf.dice), list(clf.faces)
     try:
         clf._pip_agree[turns] = None

@@ -49,6 +49,7 @@ from lab.train import (
     _readable,
     _small_dice,
     _wrong,
+    counted_pips,
     decisions,
     turn_outputs,
 )
@@ -69,12 +70,12 @@ class Answers:
     are) and each one's answers from its own source's fold: ``first`` the first network's at
     four turns (turns x N x dice, turns x N x faces+none), ``joint`` the two networks' mean
     (None without a second network in the folds); ``pips``: the pips counted on each crop
-    (``vision.pips``)."""
+    (``lab.train.counted_pips``: at the counter's first look, and looking again)."""
 
     crops: Crops
     first: tuple[np.ndarray, np.ndarray]
     joint: tuple[np.ndarray, np.ndarray] | None
-    pips: list
+    pips: tuple[list, list]
 
     def without(self, source: str | None) -> Answers:
         """The same without one source's dice (None: all of them)."""
@@ -98,7 +99,7 @@ class Answers:
     def _take(self, keep: np.ndarray) -> Answers:
         joint = None if self.joint is None else (self.joint[0][:, keep], self.joint[1][:, keep])
         first = (self.first[0][:, keep], self.first[1][:, keep])
-        pips = [c for c, k in zip(self.pips, keep, strict=True) if k]
+        pips = tuple([c for c, k in zip(way, keep, strict=True) if k] for way in self.pips)
         return Answers(self.crops.take(keep), first, joint, pips)
 
 
@@ -116,7 +117,6 @@ def fold_answers(folds: Path, crops: Crops, log=print) -> Answers:
     second, ``vision.classify.second_path``)."""
     from vision.classify import TURNS, FaceClassifier, second_path
     from vision.dicesets import load
-    from vision.pips import read_many
 
     groups = np.array(crops.group)
     first = [None, None]  # (die answers, face answers), every crop in its place
@@ -142,7 +142,7 @@ def fold_answers(folds: Path, crops: Crops, log=print) -> Answers:
             clf.use_second(second)
             place(joint, m, turn_outputs(clf, crops.x[m], joint=True))
         log(f"  {source}: {int(m.sum())} dice read by its fold")
-    pips = [p.count for p in read_many(list(crops.x))]
+    pips = counted_pips(crops.x)
     both = (joint[0], joint[1]) if has_second else None
     return Answers(crops, (first[0], first[1]), both, pips)
 

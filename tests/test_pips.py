@@ -137,6 +137,50 @@ def test_a_crop_not_read_as_it_is_is_read_when_two_other_looks_agree(monkeypatch
         assert read_pips(blank).count == count, count
     monkeypatch.setattr(pips, "_LOOKS", looks(blank, four, four))
     assert read_pips(five).count == 5  # read as it is: no other look asked
+    monkeypatch.setattr(pips, "_LOOKS", looks(four, blank, four))
+    assert read_pips(blank, again=False).count is None  # told not to look again
+    got = read_many([blank, blank], again=[False, True])
+    assert [r.count for r in got] == [None, 4]
+    with pytest.raises(ValueError, match="one for each crop"):
+        read_many([blank, blank], again=[True])
+
+
+def test_a_camera_frame_looks_again_only_where_a_count_could_make_a_read(monkeypatch):
+    # the looks again cost two to three times the first: on a camera frame's one read only
+    # a die in doubt whose best guess the pips could make read is looked at again; a sure
+    # read's pips are counted at the first look (they may still withdraw it). At four turns
+    # every crop is looked at again.
+    from vision import classify
+    from vision.classify import TURNS, FaceClassifier
+
+    clf = FaceClassifier("d6")
+    asked = []
+    real = classify.read_many
+    monkeypatch.setattr(
+        classify, "read_many", lambda crops, again: asked.append(list(again)) or real(crops, again)
+    )
+    cut = clf._pip_agree[1]
+    assert cut is not None and cut < clf.threshold - 0.05
+
+    def answers(p5):  # a crop whose best guess is 5, at confidence p5
+        def turned(crops, turns):
+            face_p = np.zeros((turns, len(crops), len(clf.faces) + 1), np.float32)
+            face_p[:, :, clf.faces.index("5")] = p5
+            face_p[:, :, clf.faces.index("3")] = 1.0 - p5
+            return np.ones((turns, len(crops), 1), np.float32), face_p
+
+        return turned
+
+    crop = on_floor(d6_face(5), 10)
+    for p5, turns, again in (
+        (0.999, 1, False),  # read sure: counted once, to withdraw it if it must
+        ((cut + clf.threshold) / 2, 1, True),  # in doubt, the pips could read it
+        (0.999, TURNS, True),
+    ):
+        asked.clear()
+        clf._turned = answers(p5)
+        clf.classify([crop], turns)
+        assert asked == [[again]], (p5, turns)
 
 
 # --------------------------------------------------------------------------------------------

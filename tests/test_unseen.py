@@ -40,7 +40,7 @@ def _answers(conf: np.ndarray, face: np.ndarray, truth: np.ndarray, side: float)
         np.full(n, side),
         [""] * n,
     )
-    return Answers(crops, turned, turned, [None] * n)
+    return Answers(crops, turned, turned, ([None] * n, [None] * n))
 
 
 def test_a_floor_sits_above_the_unseen_dice_read_wrong():
@@ -94,7 +94,10 @@ def test_unseen_dice_come_from_train_and_calibrate_photos_read_by_their_own_fold
     got = fold_answers(folds, crops["photo"], log=lambda *_: None)
     n = len(crops["photo"])
     assert got.first[1].shape == (TURNS, n, 7) and got.joint[1].shape == (TURNS, n, 7)
-    assert len(got.pips) == n
+    first, again = got.pips
+    assert len(first) == len(again) == n
+    # looking again only adds counts where the first look gave none
+    assert all(a == f for f, a in zip(first, again, strict=True) if f is not None)
     # the joint answers are the mean of two networks: not the first's alone
     assert not np.allclose(got.first[1], got.joint[1])
     # a source without a fold is refused

@@ -538,7 +538,9 @@ class FaceClassifier:
         out, best, split = self._decide(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
             out = self._backed_by_shipped(crops, turns, out, best, split)
-        counts = self.pip_counts(crops, self._pips_asked(out, best, turns))
+        counts = self.pip_counts(
+            crops, self._pips_asked(out, best, turns), self._pips_again(out, turns)
+        )
         return self._pips_heard(out, best, counts, turns), best
 
     def _may_agree(self, r: CropReading, turns: int) -> bool:
@@ -555,6 +557,13 @@ class FaceClassifier:
             for r, b in zip(out, best, strict=True)
         ]
 
+    def _pips_again(self, out, turns: int) -> list[bool]:
+        """Where the counter looks again at a crop it gives no count (``vision.pips``): at
+        four turns everywhere, on a camera frame's one read only where a count could make
+        a read (a sure read's pips, counted once, may still withdraw it): what it costs a
+        frame stays with the dice in doubt."""
+        return [turns > 1 or self._may_agree(r, turns) for r in out]
+
     def _pips_heard(self, out, best, counts, turns: int) -> list[CropReading]:
         """The readings with the pips counted heard: a read they contradict is withdrawn; a
         best guess not read that they agree with is read (two opinions, one of them
@@ -569,13 +578,17 @@ class FaceClassifier:
                 out[i] = replace(r, die=best[i][0], face=best[i][1])
         return out
 
-    def pip_counts(self, crops, faces) -> list[int | None]:
+    def pip_counts(self, crops, faces, again=False) -> list[int | None]:
         """The pips counted on each crop (``vision.pips``) whose faces of interest
-        (``faces[i]``: ids or None) include a pip face; None elsewhere or without a count."""
+        (``faces[i]``: ids or None) include a pip face; None elsewhere or without a count.
+        ``again``: whether the counter looks again where it gives no count (one for all, or
+        one for each crop; ``vision.pips.read_many``)."""
         ask = [i for i, fs in enumerate(faces) if any(f in self.pip_faces for f in fs if f)]
+        again = [again] * len(faces) if isinstance(again, bool) else list(again)
+        got = read_many([crops[i] for i in ask], [again[i] for i in ask]) if ask else []
         out: list[int | None] = [None] * len(faces)
-        for i, got in zip(ask, read_many([crops[i] for i in ask]) if ask else [], strict=True):
-            out[i] = got.count
+        for i, read in zip(ask, got, strict=True):
+            out[i] = read.count
         return out
 
     def pips_of(self, crops, pairs) -> list[bool | None]:

@@ -364,11 +364,12 @@ def _read_photos(
             own, x0, y0 = patch if patch is not None else (img, 0.0, 0.0)
             box = (box[0] - x0, box[1] - y0, box[2], box[3])
             straight = clf.crop(own, box)
-            counted.append(read_pips(straight).count if clf.pip_faces else None)
+            # the pips as a taught head's reads count them: at the counter's first look
+            counted.append(read_pips(straight, again=False).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(straight)):
                 pending.append((c, i, fy, dy, d, t))
             shrunk = _shrunk(own, box, clf, rng.uniform(*SHRINK_PX))
-            counted_small.append(read_pips(shrunk).count if clf.pip_faces else None)
+            counted_small.append(read_pips(shrunk, again=False).count if clf.pip_faces else None)
             for t, c in enumerate(_turns(shrunk)):
                 pending.append((c, i, fy, dy, d, TURNS + t))
             moved = replace(lab, x=lab.x - x0, y=lab.y - y0)
