@@ -757,7 +757,7 @@ def test_teaching_stops_hearing_a_pip_counter_that_misreads_the_owners_dice(tmp_
 
     import vision.teach as teaching
 
-    monkeypatch.setattr(teaching, "read_pips", lambda crop: SimpleNamespace(count=1))
+    monkeypatch.setattr(teaching, "read_pips", lambda crop, again=True: SimpleNamespace(count=1))
     _photos(tmp_path / "photos", 12, seed=11)
     record = teach(tmp_path / "photos", "d6", tmp_path / "taught", seed=1)
     assert record["thresholds"]["classifier"]["pips"] is False

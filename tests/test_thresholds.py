@@ -188,7 +188,7 @@ def _pips_count(clf, reads, monkeypatch):
 
     counts = [clf.pip_faces[clf.faces[r[1]]] for r in reads]
 
-    def read_many(crops):
+    def read_many(crops, again=True):
         return [
             SimpleNamespace(count=counts[int(c)] if np.ndim(c) == 0 else counts[k])
             for k, c in enumerate(crops)
