@@ -605,7 +605,12 @@ def counted_pips(crops) -> tuple[list, list]:
 
     crops = list(crops)
     first = [p.count for p in read_many(crops, again=False)]
-    return first, [p.count for p in read_many(crops)]
+    # looking again changes only the crops the first look gave no count
+    blank = [i for i, n in enumerate(first) if n is None]
+    again = list(first)
+    for i, p in zip(blank, read_many([crops[i] for i in blank]) if blank else [], strict=True):
+        again[i] = p.count
+    return first, again
 
 
 def decisions(clf, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips=None) -> list:
