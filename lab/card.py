@@ -144,6 +144,10 @@ def model_facts(models_dir: Path = MODELS) -> dict:
                 "bound": joint.get("bound"),
                 "set_on": joint.get("set_on"),
             }
+            if isinstance(joint.get("small"), dict):  # a photo's small dice read by both
+                out[path.stem]["joint"]["small"] = {
+                    k: joint["small"].get(k) for k in ("threshold", "bound", "set_on")
+                }
     det = models_dir / "detector.json"
     if det.is_file():
         meta = json.loads(det.read_text(encoding="utf-8"))
@@ -389,6 +393,7 @@ UNSEEN_KEYS = {
     "joint": "their mean",
     "small_once": "small dice once",
     "small_turned": "small dice at four turns",
+    "small_joint": "small dice, their mean",
 }
 
 
@@ -459,6 +464,18 @@ def render_thresholds(fig: dict) -> list[str]:
                     _bound(joint.get("bound"), cal),
                 ]
             )
+            js = joint.get("small")
+            if js and small:
+                px = f"{small['px'][0]}-{small['px'][1] - 1} px"
+                rows.append(
+                    [
+                        f"`{name}` with `{second}`, dice of {px}",
+                        "-",
+                        _thr(max(js["threshold"], joint["threshold"]), {}),
+                        _set_on(js.get("set_on"), cal),
+                        _bound(js.get("bound"), cal),
+                    ]
+                )
     out = _table(
         ["model", "read once", "at four turns", "set on", "bound (once / four turns)"],
         rows,

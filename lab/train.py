@@ -1279,7 +1279,7 @@ def calibration_data(
 
 def _floors(unseen: dict, set_id: str) -> dict[str, float]:
     """The least threshold of each read: the set's own (``SET_FLOORS``) and those set on
-    unseen dice (``lab.unseen``: once, turned, joint, small_once, small_turned)."""
+    unseen dice (``lab.unseen``: once, turned, joint, small_once, small_turned, small_joint)."""
     once, turned = SET_FLOORS.get(set_id, (0.0, 0.0))
     least = {
         "once": once,
@@ -1287,6 +1287,7 @@ def _floors(unseen: dict, set_id: str) -> dict[str, float]:
         "joint": turned,
         "small_once": 0.0,
         "small_turned": 0.0,
+        "small_joint": 0.0,
     }
     return {k: max(v, float((unseen.get(k) or {}).get("threshold", 0.0))) for k, v in least.items()}
 
@@ -1381,11 +1382,11 @@ def calibrate_file(
             second,
             data,
             meta["threshold"],
-            meta["small"]["turned"]["threshold"],
             alpha,
             delta,
             fl["joint"],
             log,
+            fl["small_joint"],
         )
         # how the second network was made, kept while it is the same file
         if before.get("sha256") == meta["joint"]["sha256"] and "trained" in before:
@@ -1424,27 +1425,35 @@ def calibrate_joint(
     path: Path,
     data: Calibration,
     t1: float,
-    small: float,
     alpha=ALPHA,
     delta=DELTA,
     floor=0.0,
     log=print,
+    small_floor=0.0,
 ) -> dict:
     """The card's ``joint`` part: ``clf`` (one read at ``t1``) reading at four turns with the
     second network in ``path`` (each turn's answers the two's mean), its threshold set by the
-    same bound on the same photo-path calibration dice (:func:`choose_turned`), then its
-    pip-agreement threshold (:func:`choose_pip_agree`); the synthetic dice are measured.
-    ``small``: the first network's threshold of small dice at four turns (the table reads
-    them by that network alone), in force for them here too."""
+    same bound on the same photo-path calibration dice (:func:`choose_turned`; first the
+    threshold of the small dice among them, on the mean's readings of those alone: a photo's
+    small dice are read by the two as well), then its pip-agreement threshold
+    (:func:`choose_pip_agree`); the synthetic dice are measured. ``floor``, ``small_floor``:
+    the least thresholds (``lab.unseen``'s ``joint`` and ``small_joint``)."""
     from vision.classify import TURNS
     from vision.onnx import file_sha256
     from vision.pipeline import NOT_A_DIE_PHOTO
 
     log(f"with the second network {path.name}:")
     clf.use_second(path)
-    got = choose_turned(clf, data.path("photo"), t1, alpha, delta, floor, log, small)
+    got = choose_turned(clf, data.path("photo"), t1, alpha, delta, floor, log)
     joint = {"network": path.name, "sha256": file_sha256(path), **got["turned"]}
     joint["upright_alone"] = got["upright_alone"]
+    # fewer small dice read over the floor than at the threshold the general one was set
+    # with: the bound still holds (as ``_lift_small``)
+    small_part = got["small"]
+    if small_floor > small_part["threshold"]:
+        small_part["threshold"] = small_part["floor"] = small_floor
+    joint["small"] = small_part
+    small = small_part["threshold"]
     clf.use_thresholds(1, t1)
     clf.use_thresholds(TURNS, joint["threshold"])
     clf.upright_alone = got["upright_alone"]

@@ -17,7 +17,8 @@ table reads a d6:
 - ``joint``: four turns heard from both networks (each turn the mean of their answers), how
   photos and a still tray's dice are read;
 - ``small_once``, ``small_turned``: dice of ``MIN_READ_PX`` to ``SMALL_PX`` across, read by the
-  first network alone (the card's ``small`` thresholds).
+  first network alone (the card's ``small`` thresholds: the camera's);
+- ``small_joint``: such dice read at four turns by both (the card's joint ``small``: photos).
 
 Each floor is set through the table's decision code (``lab.train.decisions``, the pips counted
 heard as the table hears them), every best guess a candidate read.
@@ -61,7 +62,7 @@ PARTS = ("train", "calibrate")  # the photos of each source read unseen: never "
 # most this many of its dice (evenly spaced in its order), so that the sources with the most
 # photos (matteop65_webcam, numeric_tube) do not set the floors alone
 PER_SOURCE = 250
-KEYS = ("once", "turned", "joint", "small_once", "small_turned")
+KEYS = ("once", "turned", "joint", "small_once", "small_turned", "small_joint")
 
 
 @dataclass

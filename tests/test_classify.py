@@ -589,9 +589,13 @@ def test_the_threshold_of_small_dice_is_the_cards_and_only_for_its_own_network(t
     to the classifier, or a card with no such part, sets none (the table then reads small
     dice at ``vision.pipeline.SMALL_SURE``)."""
     meta = json.loads(model_paths("d6")[1].read_text(encoding="utf-8"))
-    clf = FaceClassifier("d6")
+    clf = FaceClassifier("d6", second=False)
     assert clf.small_threshold(1) == meta["small"]["once"]["threshold"]
     assert clf.small_threshold(TURNS) == meta["small"]["turned"]["threshold"]
+    # with the second network: at four turns the threshold set on the two's mean
+    both = FaceClassifier("d6")
+    assert both.small_joint and both.small_threshold(1) == meta["small"]["once"]["threshold"]
+    assert both.small_threshold(TURNS) == meta["joint"]["small"]["threshold"]
     assert FaceClassifier("d6", threshold=0.5).small_threshold(1) is None
     onnx_path, meta_path = model_paths("d6")
     (tmp_path / onnx_path.name).write_bytes(onnx_path.read_bytes())

@@ -121,6 +121,7 @@ def test_a_card_keeps_its_floors_and_its_thresholds_sit_on_them(realdice, tmp_pa
     assert card["joint"]["threshold"] >= 0.995
     assert card["small"]["once"]["threshold"] >= 0.995
     assert card["small"]["turned"]["threshold"] >= 0.995
+    assert card["joint"]["small"]["threshold"] >= 0.995
     assert "unseen" in card["calibration"]["rule"]
     # calibrated again without saying: the card's own floors hold
     again = calibrate_file("d6", tmp_path, data, lambda *_: None, realdice)

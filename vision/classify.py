@@ -300,6 +300,7 @@ class FaceClassifier:
         # the shipped card's "joint": a second network read with this one at four turns, and
         # the thresholds set on the two networks' mean answers (lab.train.calibrate_file)
         self._second = None
+        self.small_joint = False  # whether dice under the small size are read by the two too
         joint = self.meta.get("joint")
         untaught = self._head is None and models_dir == shipped_dir
         if second and untaught and threshold is None:
@@ -311,6 +312,12 @@ class FaceClassifier:
                 self._cuts[TURNS] = (float(joint["threshold"]), {})
                 self._pip_agree[TURNS] = float(pip_cut) if pip_cut is not None else None
                 self.upright_alone = bool(joint.get("upright_alone", True))
+                # dice under the small size read by the two as well, at a threshold set on
+                # their mean (a card calibrated before has none: the first network reads them)
+                small = joint.get("small")
+                if isinstance(small, dict) and "threshold" in small:
+                    self._small[TURNS] = float(small["threshold"])
+                    self.small_joint = True
 
     def small_threshold(self, turns: int) -> float | None:
         """The least confidence at which a die under the small size (the card's ``small``:

@@ -97,9 +97,10 @@ class Recognizer:
         self.taught = resolve(taught, self.dice_set.id)
         self.detector = detector or Detector(models_dir, taught=self.taught)
         self.classifier = FaceClassifier(self.dice_set, models_dir, threshold, self.taught)
-        # a box the photo read takes for one huge die, and a die under SMALL_PX, are read by
-        # the first network alone: the thresholds and rules for them (the card's ``small``,
-        # SMALL_SURE, PART) were set on that network's confidences
+        # a box the photo read takes for one huge die, and a camera frame's die under SMALL_PX
+        # (a photo's too, by a card calibrated before ``small_joint``), are read by the first
+        # network alone: the thresholds and rules for them (the card's ``small``, SMALL_SURE,
+        # PART) were set on that network's confidences
         self._whole = self.classifier
         if self.classifier.second:
             self._whole = FaceClassifier(
@@ -179,10 +180,14 @@ class Recognizer:
                 seen, found.boxes, **how, held=None if fine else self._held
             )
             tiny = [i for i, b in enumerate(found.boxes) if max(b[2], b[3]) < SMALL_PX]
-            if tiny and self._whole is not self.classifier and (fine or moved < STILL):
-                # dice under SMALL_PX are read by the first network alone, as their threshold
-                # was set: the two networks' mean is softer (rendered d6 of 28-38 px: 83.8%
-                # read right with the mean, 98.3% alone)
+            # a photo's dice under SMALL_PX are read by both networks at four turns where the
+            # card set their threshold on the two's mean (``small_joint``): real dice left out
+            # and shrunk to 32 px, 85.0% of matteop65's read right so against 13.0% by the
+            # first network alone (``lab.smalldice``). Else, and on a camera frame, they are
+            # read by the first network alone, as their threshold was set
+            both_small = fine and self.classifier.small_joint
+            by_first = tiny and self._whole is not self.classifier and not both_small
+            if by_first and (fine or moved < STILL):
                 alone = self._whole.read_boxes(
                     seen, found.boxes, **how, held=None if fine else self._held_small
                 )
@@ -194,7 +199,8 @@ class Recognizer:
             # (set on the teaching dice shrunk; SMALL_SURE for a folder taught before); the
             # shipped network reads small dice at its card's threshold for them
             taught_px = self.taught.small_die_px if self.classifier.taught_head else None
-            small_cut = self._whole.small_threshold(TURNS if fine else 1)
+            reader = self.classifier if both_small else self._whole
+            small_cut = reader.small_threshold(TURNS if fine else 1)
             small_cut = SMALL_SURE if small_cut is None else small_cut
             for box, r in zip(found.boxes, readings, strict=True):
                 if r.not_a_die > drop:
