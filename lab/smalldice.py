@@ -7,10 +7,11 @@ without the source and calibrated) with its photos as they are and shrunk so tha
 die is ``--die-px`` across (pasted on a canvas of the photo's own size, filled with its edge
 colour: the frame keeps its size, the dice shrink), through the table's two paths (``photo``:
 as ``dicetray recognize`` reads a photo; ``camera``: one frame). The labelled die boxes are
-also read alone at four turns, as the table reads a die under ``SMALL_PX`` (the first network
-alone, at the card's threshold of small dice: ``small``) and as it reads a larger one (the two
-networks' mean at the card's ``joint`` threshold: ``joint``): which of the two reads small
-dice better. Nothing is set on these photos; the figures only judge.
+also read alone at four turns by the first network alone at its threshold of small dice (the
+card's ``small``, as a card calibrated before the joint's ``small`` reads a photo's small
+dice: ``small``) and by the two networks' mean at the card's ``joint`` threshold (as a
+larger die is read: ``joint``): which of the two reads small dice better. Nothing is set on
+these photos; the figures only judge.
 
     python -m lab.smalldice ~/.cache/dicetray/loso/folds/RECIPE-unseen --die-px 0 24 32 40
 
