@@ -25,6 +25,7 @@ import argparse
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -96,19 +97,12 @@ def score(realdice: Path, source: str, models_dir: Path, die_px: float) -> dict:
                 counts[path].add(_count(t))
             how = {"turns": TURNS, "check_small": 0.0, "check_large": 0.0}
             for name, clf in (("small", first), ("joint", joint)):
+                t = Tally()
                 for lab, r in zip(labels, clf.read_boxes(img, boxes, **how), strict=True):
-                    face = r.face
                     if name == "small" and small_cut is not None and r.confidence < small_cut:
-                        face = None
-                    counts[name].add(
-                        Count(
-                            1,
-                            1,
-                            int(face == lab["face"]),
-                            int(face is None),
-                            int(face not in (None, lab["face"])),
-                        )
-                    )
+                        r = replace(r, face=None)
+                    t.add_crop((lab["die"], lab["face"]), r)
+                counts[name].add(_count(t))
     return {k: c.figures() for k, c in counts.items()}
 
 

@@ -1292,12 +1292,18 @@ def _floors(unseen: dict, set_id: str) -> dict[str, float]:
     return {k: max(v, float((unseen.get(k) or {}).get("threshold", 0.0))) for k, v in least.items()}
 
 
+def _lift(part: dict, floor: float) -> None:
+    """Raise a threshold of small dice (a card part: "threshold", ...) to its floor: fewer
+    read than at the threshold chosen, so the bound still holds."""
+    if floor > part["threshold"]:
+        part["threshold"] = part["floor"] = floor
+
+
 def _lift_small(small: dict, fl: dict[str, float]) -> None:
     """Raise the thresholds of small dice (``choose_thresholds``' ``small`` part) to their
-    floors: fewer read than at the threshold chosen, so the bound still holds."""
+    floors (:func:`_lift`)."""
     for key in ("once", "turned"):
-        if fl[f"small_{key}"] > small[key]["threshold"]:
-            small[key]["threshold"] = small[key]["floor"] = fl[f"small_{key}"]
+        _lift(small[key], fl[f"small_{key}"])
 
 
 def calibrate_file(
@@ -1447,13 +1453,9 @@ def calibrate_joint(
     got = choose_turned(clf, data.path("photo"), t1, alpha, delta, floor, log)
     joint = {"network": path.name, "sha256": file_sha256(path), **got["turned"]}
     joint["upright_alone"] = got["upright_alone"]
-    # fewer small dice read over the floor than at the threshold the general one was set
-    # with: the bound still holds (as ``_lift_small``)
-    small_part = got["small"]
-    if small_floor > small_part["threshold"]:
-        small_part["threshold"] = small_part["floor"] = small_floor
-    joint["small"] = small_part
-    small = small_part["threshold"]
+    _lift(got["small"], small_floor)
+    joint["small"] = got["small"]
+    small = got["small"]["threshold"]
     clf.use_thresholds(1, t1)
     clf.use_thresholds(TURNS, joint["threshold"])
     clf.upright_alone = got["upright_alone"]
