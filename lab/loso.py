@@ -431,12 +431,21 @@ class Trainer:
 
 
 def calibration(
-    realdice: Path, cache: Path | None, detector, holdout: int, scenes: int, seed: int, workers
+    realdice: Path,
+    cache: Path | None,
+    detector,
+    holdout: int,
+    scenes: int,
+    seed: int,
+    workers,
+    boxes: str = "",
 ):
-    """The calibration crops of every source (``lab.train.Calibration``), kept on disk."""
+    """The calibration crops of every source (``lab.train.Calibration``), kept on disk
+    (``boxes``: what the detector's boxes were made by, in the file's name)."""
     from lab.train import calibration_data
 
-    path = None if cache is None else cache / f"calibration-h{holdout}-s{scenes}-{seed}.pkl"
+    name = f"calibration-h{holdout}-s{scenes}-{seed}" + (f"-{boxes}" if boxes else "")
+    path = None if cache is None else cache / f"{name}.pkl"
     if path is not None and path.is_file():
         return pickle.loads(path.read_bytes())
     data = calibration_data(
@@ -778,14 +787,26 @@ def main(argv: list[str] | None = None) -> int:
     log(f"[base] {base.seconds:.0f} s to train it (once; kept in {base.folder})")
     if args.base_only:
         return 0
+    import vision.detect
     from vision.detect import MODELS_DIR, Detector
     from vision.onnx import file_sha256
 
     shipped = Detector()
-    det_sha = file_sha256(MODELS_DIR / "detector.onnx")
-    detector = CachedDetector(shipped, cache / f"detections-{det_sha[:12]}.pkl")
+    # the boxes depend on the detector's network and on the code that decodes and places
+    # them: boxes kept from either before are not read
+    key = hashlib.blake2b(digest_size=6)
+    key.update(file_sha256(MODELS_DIR / "detector.onnx").encode())
+    key.update(Path(vision.detect.__file__).read_bytes())
+    detector = CachedDetector(shipped, cache / f"detections-{key.hexdigest()}.pkl")
     cal = calibration(
-        realdice, cache, detector, args.holdout, args.holdout_scenes, args.seed, args.workers
+        realdice,
+        cache,
+        detector,
+        args.holdout,
+        args.holdout_scenes,
+        args.seed,
+        args.workers,
+        key.hexdigest(),
     )
     detector.save()
     recipe = Recipe(
