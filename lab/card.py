@@ -145,8 +145,9 @@ def model_facts(models_dir: Path = MODELS) -> dict:
                 "set_on": joint.get("set_on"),
             }
             if isinstance(joint.get("small"), dict):  # a photo's small dice read by both
+                keys = ("threshold", "bound", "set_on", "pip_agree_threshold", "pip_agree_bound")
                 out[path.stem]["joint"]["small"] = {
-                    k: joint["small"].get(k) for k in ("threshold", "bound", "set_on")
+                    k: joint["small"][k] for k in keys if k in joint["small"]
                 }
     det = models_dir / "detector.json"
     if det.is_file():
@@ -467,15 +468,26 @@ def render_thresholds(fig: dict) -> list[str]:
             js = joint.get("small")
             if js and small:
                 px = f"{small['px'][0]}-{small['px'][1] - 1} px"
-                rows.append(
+                both = [
+                    ("", max(js["threshold"], joint["threshold"]), js.get("bound")),
+                    # lab.train.choose_small_pips
+                    (
+                        ", the pips agreeing",
+                        js.get("pip_agree_threshold"),
+                        js.get("pip_agree_bound"),
+                    ),
+                ]
+                rows += [
                     [
-                        f"`{name}` with `{second}`, dice of {px}",
+                        f"`{name}` with `{second}`, dice of {px}{how}",
                         "-",
-                        _thr(max(js["threshold"], joint["threshold"]), {}),
+                        _thr(cut, {}),
                         _set_on(js.get("set_on"), cal),
-                        _bound(js.get("bound"), cal),
+                        _bound(bound, cal),
                     ]
-                )
+                    for how, cut, bound in both
+                    if cut is not None
+                ]
     out = _table(
         ["model", "read once", "at four turns", "set on", "bound (once / four turns)"],
         rows,

@@ -928,20 +928,73 @@ def choose_pip_agree(
     is_die = crops.die >= 0
     extra = read_e & ~read_b & kept_e
     conf = np.array([r.confidence for r in every])
-    floor = LEAST_THRESHOLD
-    if (extra & ~is_die).any():
-        floor = max(floor, float(np.nextafter(conf[extra & ~is_die].max(), 2.0)))
     m = is_die & kept & _general(crops)
-    k0 = int((read_b & wrong_b & m).sum())
+    return _pips_added(conf, read_b, wrong_b, extra, wrong_e, m, ~is_die, alpha, delta)
+
+
+def _pips_added(conf, read, wrong, extra, wrong_extra, m, negative, alpha, delta) -> dict:
+    """A card's pip-agreement part: the dice ``extra`` (read only on the pips' word, wrong
+    where ``wrong_extra``) added to those ``read`` (wrong where ``wrong``), from the surest
+    down (``conf``), while the wrong-read rate of the dice ``m`` read keeps its bound; no
+    candidate at or under the surest not-a-die crop among them (``negative``)."""
+    floor = LEAST_THRESHOLD
+    if (extra & negative).any():
+        floor = max(floor, float(np.nextafter(conf[extra & negative].max(), 2.0)))
+    k0 = int((read & wrong & m).sum())
     steps = []
     for t in sorted({float(c) for c in conf[extra & m] if c >= floor}, reverse=True):
         add = extra & m & (conf >= t)
-        steps.append((t, int((read_b & m).sum() + add.sum()), k0 + int((add & wrong_e).sum())))
+        steps.append((t, int((read & m).sum() + add.sum()), k0 + int((add & wrong_extra).sum())))
     chosen = choose_sequence(steps, int(m.sum()), alpha, delta)
     return {
         "pip_agree_threshold": None if chosen.threshold >= NEVER else chosen.threshold,
         "pip_agree_bound": chosen.to_json(),
     }
+
+
+def choose_small_pips(
+    clf,
+    crops: Crops,
+    die_t,
+    face_t,
+    turns: int,
+    small: float,
+    pip_agree: float | None,
+    alpha=ALPHA,
+    delta=DELTA,
+) -> dict:
+    """The least confidence from which a photo's small die (:func:`_small_dice`) that the
+    classifier reads at ``turns`` turns at its present thresholds (and ``pip_agree``, the
+    card's ``pip_agree_threshold``) but under ``small`` (the threshold of small dice) is read
+    when the pips counted on it, looking again, agree with its face (``vision.pipeline``):
+    those dice are added from the surest down while the wrong-read rate of the small dice
+    read stays bounded by ``alpha`` at ``1 - delta`` (``vision.risk.choose_sequence``), on
+    the small calibration dice alone. No candidate lets a not-a-die crop through.
+    {"pip_agree_threshold": float or None, "pip_agree_bound": ...}."""
+    from vision.pipeline import NOT_A_DIE_PHOTO
+
+    counts = counted_pips(crops.x)
+    dice, faces = list(clf.dice), list(clf.faces)
+    before = clf._pip_agree.get(turns)
+    try:
+        clf._pip_agree[turns] = pip_agree
+        got = decisions(clf, die_t, face_t, turns, counts)
+    finally:
+        clf._pip_agree[turns] = before
+    read, kept = _readable(got, crops.side, NOT_A_DIE_PHOTO, small)
+    wrong = _wrong(got, crops.die, crops.face, dice, faces)
+    conf = np.array([r.confidence for r in got])
+    agree = np.array(
+        [
+            r.face is not None and counts[1][i] == clf.pip_faces.get(r.face, -1)
+            for i, r in enumerate(got)
+        ],
+        bool,
+    )
+    unread, _ = _readable(got, crops.side, NOT_A_DIE_PHOTO, 0.0)
+    extra = unread & ~read & agree & kept
+    m = _small_dice(crops, kept)
+    return _pips_added(conf, read, wrong, extra, wrong, m, crops.die < 0, alpha, delta)
 
 
 def fit(
@@ -1467,6 +1520,10 @@ def calibrate_joint(
         )
         log(f"joint: pips agreeing, read from {joint['pip_agree_threshold']}")
         clf.use_thresholds(TURNS, joint["threshold"])  # (choose_pip_agree leaves it unset)
+        pip_cut = joint["pip_agree_threshold"]
+        got = choose_small_pips(clf, crops, die_t, face_t, TURNS, small, pip_cut, alpha, delta)
+        joint["small"].update(got)
+        log(f"joint: small dice the pips agree with, read from {got['pip_agree_threshold']}")
     if data.synthetic is not None:  # measured, not set on
         dice = data.synthetic.take(data.synthetic.die >= 0)
         die_t, face_t = turn_outputs(clf, dice.x, joint=True)

@@ -198,6 +198,32 @@ def test_two_overlapping_dice_boxed_as_one_in_a_large_photo_are_not_read_as_one_
     assert all(d.face in (None, "4") for d in on_fours)
 
 
+def test_a_pale_square_round_a_small_die_is_not_taken_for_a_huge_1():
+    """A photo pasted small on a darker page, a sheet of paper or a pale tray round one far
+    die looks like a huge 1 whose pip is the die (real single-die photos shrunk so their die
+    is 32 px: read as 1s at 0.96-1.0 where they showed 2-5). The die found inside, read as a
+    die with more pips than a 1, is a die of its own: it keeps its own reading."""
+    from vision.classify import CropReading
+
+    ds = load("d6")
+    rng = np.random.default_rng(1)
+    frame, labels = render_scene(ds, [("d6", "4")], rng, style=random_style(rng, (34, 36)))
+    rec = _recognizer(ds)
+    cx, cy = labels[0]["x"] + labels[0]["w"] / 2, labels[0]["y"] + labels[0]["h"] / 2
+    square = (int(cx) - 120, int(cy) - 120, 240, 240)  # the pale square round it
+    rec.detector.huge_candidates = lambda _frame: [square]
+    read_boxes = rec._whole.read_boxes
+
+    def huge_1(frame_bgr, boxes, **kw):  # the square read as a huge 1, as the real ones were
+        if list(boxes) == [square]:
+            return [CropReading("d6", "1", 0.99, 0.99, 1.0, 0.0)]
+        return read_boxes(frame_bgr, boxes, **kw)
+
+    rec._whole.read_boxes = huge_1
+    (die,) = rec.read(frame, fine=True).dice
+    assert die.face == "4" and max(die.w, die.h) < 60
+
+
 def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_table():
     """Camera path: a found box the classifier gives 0.7 "not a die" is kept as a die it
     cannot read (a real die silently dropped could be scored missing); sure ones (0.95) are

@@ -318,3 +318,32 @@ def test_a_photos_small_dice_hear_both_networks_where_the_card_set_their_thresho
         rec.read(frame)
         still = rec.read(frame).dice
         assert still and all(d.face is None for d in still)
+
+
+def test_a_photos_small_dice_the_pips_agree_with_are_read_under_their_threshold(models):
+    """A card whose ``joint`` ``small`` part sets a threshold for small dice the pips agree
+    with (``lab.train.choose_small_pips``): a photo's die under SMALL_PX read by the two
+    networks under the threshold of small dice is read when the pips counted on it agree
+    with its face and its confidence reaches that threshold. The networks here read every
+    crop as a 3 at about 0.53: shown 3s, the pips agree; shown 5s, they do not."""
+    from vision.pipeline import SMALL_PX, Recognizer
+
+    for f in ("detector.onnx", "detector.json"):
+        shutil.copy(model_paths("d6")[0].with_name(f), models / f)
+    _always(model_paths("d6", models)[0], face=4, p=0.6)
+    _always(second_path("d6", models), face=2, p=0.99)
+    ds = load("d6")
+    card = model_paths("d6", models)[1]
+    for shown, pips_cut, want in (("3", 0.5, "3"), ("3", 0.6, "None"), ("5", 0.5, "None")):
+        rng = np.random.default_rng(13)
+        style = random_style(rng, (24, 25))
+        frame, _ = render_scene(ds, [("d6", shown), ("d6", shown)], rng, style=style)
+        _vouch(models, threshold=0.3, small=0.999)
+        meta = json.loads(card.read_text(encoding="utf-8"))
+        meta["joint"]["small"]["pip_agree_threshold"] = pips_cut
+        card.write_text(json.dumps(meta), encoding="utf-8")
+        rec = Recognizer(ds, models_dir=models)
+        assert rec.classifier.small_pip_threshold() == pips_cut
+        found = rec.read(frame, fine=True).dice
+        assert len(found) == 2 and all(max(d.w, d.h) < SMALL_PX for d in found)
+        assert [str(d.face) for d in found] == [want, want], (shown, pips_cut)

@@ -237,3 +237,24 @@ def test_pips_agreeing_on_a_crumb_hold_the_pip_threshold_above_it(clf, monkeypat
     die_t, face_t = train.turn_outputs(clf, crops.x)
     out = train.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5, 0.0)
     assert out["pip_agree_threshold"] is None or out["pip_agree_threshold"] > 0.7
+
+
+def test_small_dice_the_pips_agree_with_are_read_under_the_small_threshold(clf, monkeypatch):
+    """A photo's dice under SMALL_PX are read at their own threshold (0.95 here); those the
+    classifier reads from a lower confidence because the pips agree (0.6) are read too from
+    a threshold set on the small dice alone (``choose_small_pips``), while their wrong-read
+    rate keeps its bound; 20 wrong among them break it, and none is read so."""
+    large = [_die(i % 6, 0.99) for i in range(1000)]
+    for k, want in ((0, 0.6), (20, None)):
+        small = [_die(i % 6, 0.99, side=30.0) for i in range(1000)]
+        small += [_die(i % 6, 0.6, wrong=i < k, side=30.0) for i in range(300)]
+        reads = large + small
+        crops = _answers(reads, monkeypatch)
+        _pips_count(clf, reads, monkeypatch)
+        clf.use_thresholds(1, 0.95)
+        die_t, face_t = train.turn_outputs(clf, crops.x)
+        out = train.choose_small_pips(clf, crops, die_t, face_t, 1, 0.95, 0.5)
+        got = out["pip_agree_threshold"]
+        assert got == want if want is None else got == pytest.approx(want, abs=1e-6)
+        assert out["pip_agree_bound"]["calibration_dice"] == 1300  # the small dice alone
+        assert clf._pip_agree[1] is None  # left as it was

@@ -318,6 +318,18 @@ class FaceClassifier:
                 if isinstance(small, dict) and "threshold" in small:
                     self._small[TURNS] = float(small["threshold"])
                     self.small_joint = True
+                    # ... and from a lower one when the pips counted agree with the face
+                    if small.get("pip_agree_threshold") is not None:
+                        self._small_pips = float(small["pip_agree_threshold"])
+
+    _small_pips: float | None = None
+
+    def small_pip_threshold(self) -> float | None:
+        """The least confidence at which a photo's die under the small size read by both
+        networks is read when the pips counted (looking again) agree with its face (the
+        card's joint ``small`` ``pip_agree_threshold``, set on the small calibration dice
+        alone), or None."""
+        return self._small_pips
 
     def small_threshold(self, turns: int) -> float | None:
         """The least confidence at which a die under the small size (the card's ``small``:
@@ -598,11 +610,12 @@ class FaceClassifier:
             out[i] = read.count
         return out
 
-    def pips_of(self, crops, pairs) -> list[bool | None]:
+    def pips_of(self, crops, pairs, again: bool = False) -> list[bool | None]:
         """For each crop read as ``pairs[i]`` (die, face): does the pip count on it agree
         (True), count another number (False), or give no opinion (None; also for a face
-        without pips, or no read)? The counter runs only on crops read as pip faces."""
-        counts = self.pip_counts(crops, [(face,) for _die, face in pairs])
+        without pips, or no read)? The counter runs only on crops read as pip faces
+        (``again``: see :meth:`pip_counts`)."""
+        counts = self.pip_counts(crops, [(face,) for _die, face in pairs], again)
         return [
             None if n is None or face not in self.pip_faces else n == self.pip_faces[face]
             for (_die, face), n in zip(pairs, counts, strict=True)

@@ -56,6 +56,13 @@ MIN_READ_PX = 24
 SMALL_PX = 40
 SMALL_SURE = 0.98
 PART = 0.6  # photos: a die read inside a large-die candidate under this share of its side
+# ... and under this share, a die of its own, not a pip, when it reads as a die showing two
+# pips or more and as another face than the candidate: a real die of 32 px in the middle of a
+# pale photo pasted on a darker canvas (``lab.smalldice``), 0.07-0.25 of the pale square
+# round it, which the first network read as a huge 1 at 0.96-1.0, read as its own face; the
+# boxes found on the pips of rendered huge dice (0.24-0.55 of their side) read as 1s or
+# as no die
+SPECK = 0.3
 ODD_ASPECT = 1.7  # photos: a box this oblong, or ODD_SIZE times the median die, is not read
 ODD_SIZE = 1.8
 LARGE_CHECK = 1.15  # large photos: a box over this many times the median die is read again
@@ -202,14 +209,15 @@ class Recognizer:
             reader = self.classifier if both_small else self._whole
             small_cut = reader.small_threshold(TURNS if fine else 1)
             small_cut = SMALL_SURE if small_cut is None else small_cut
-            for box, r in zip(found.boxes, readings, strict=True):
+            by_pips = self._small_by_pips(seen, found.boxes, readings, small_cut, both_small)
+            for i, (box, r) in enumerate(zip(found.boxes, readings, strict=True)):
                 if r.not_a_die > drop:
                     continue
                 if r.not_a_die > NOT_A_DIE_PHOTO:
                     doubted.add(tuple(box))
                 side = max(box[2], box[3])
                 taught = taught_px is not None and side >= taught_px
-                sure = side >= SMALL_PX or taught or r.confidence >= small_cut
+                sure = side >= SMALL_PX or taught or r.confidence >= small_cut or i in by_pips
                 face = r.face if side >= MIN_READ_PX and sure else None
                 dice.append(DieReading(*box, r.die, face, r.confidence))
         if fine:
@@ -224,6 +232,24 @@ class Recognizer:
             small, boxes, still=moved < STILL, frame_size=frame_bgr.shape[1::-1]
         )
         return FrameReading(tuple(dice), hand, moved, not dice and not hand)
+
+    def _small_by_pips(self, frame_bgr, boxes, readings, small_cut: float, both: bool) -> set:
+        """The photo's dice under SMALL_PX read by both networks (``both``) whose face is
+        sure although under ``small_cut``: at or over the card's threshold for small dice
+        the pips agree with (``FaceClassifier.small_pip_threshold``), and the pips counted,
+        looking again, agree."""
+        cut = self.classifier.small_pip_threshold() if both else None
+        if cut is None:
+            return set()
+        idx = [
+            i
+            for i, (b, r) in enumerate(zip(boxes, readings, strict=True))
+            if max(b[2], b[3]) < SMALL_PX and r.face is not None and cut <= r.confidence < small_cut
+        ]
+        crops = [self.classifier.crop(frame_bgr, boxes[i]) for i in idx]
+        pairs = [(readings[i].die, readings[i].face) for i in idx]
+        agree = self.classifier.pips_of(crops, pairs, again=True) if idx else []
+        return {i for i, a in zip(idx, agree, strict=True) if a}
 
     def _huge_dice(self, frame_bgr: np.ndarray, dice: list[DieReading]) -> list[DieReading]:
         """Photos: a die too large for the detector (``Detector.huge_candidates``) replaces
@@ -248,6 +274,8 @@ class Recognizer:
             r = self._whole.read_boxes(frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
             if r.face is None or r.not_a_die > 0.5 or r.confidence < SMALL_SURE:
                 continue
+            if self._die_within(frame_bgr, box, inside, (r.die, r.face)):
+                continue
             face = r.face
             if any((r.die, r.face) != (d.die, d.face) for d in sure):
                 face = None  # the readings disagree: asked about, never scored
@@ -255,6 +283,24 @@ class Recognizer:
                 DieReading(*box, r.die, face, r.confidence)
             ]
         return dice
+
+    def _die_within(self, frame_bgr: np.ndarray, box, inside, pair) -> bool:
+        """Whether a die found inside a huge-die candidate ``box`` read as ``pair`` is a
+        die of its own: far smaller than the candidate (``SPECK``), read as a die (its best
+        guess at least even, "not a die" under even) showing another face, of two pips or
+        more (a pip of a large die reads as a 1). A pale tray, a sheet of paper or a photo
+        round one small die looks like a huge 1."""
+        specks = [d for d in inside if max(d.w, d.h) < SPECK * max(box[2], box[3])]
+        if not specks:
+            return False
+        crops = [self._whole.crop(frame_bgr, (d.x, d.y, d.w, d.h)) for d in specks]
+        reads = self._whole.classify(crops)
+        guesses = self._whole.best_guesses(crops)
+        pips = self._whole.pip_faces
+        return any(
+            g != pair and pips.get(g[1], 0) >= 2 and q.not_a_die < 0.5 and q.confidence >= 0.5
+            for g, q in zip(guesses, reads, strict=True)
+        )
 
 
 def _doubt_overlapping(dice: list[DieReading]) -> list[DieReading]:
