@@ -2,8 +2,10 @@
 
 Per source of labelled d6 crops, cut as the table cuts them (``vision.crops.cut_crop``, 64 px,
 margin 1.35): crops, coverage (share given a count), precision (count right when given), the
-wrong counts, and the time per crop (wall and CPU time of this process; the machine's load
-is printed with them, since a loaded machine slows both). Crops without pips (other dice
+wrong counts, the crops it refused to count for a spot unlike the pips on a pip place
+(``hidden``: ``vision.pips.HIDDEN``, a veto, counted neither given nor wrong), and the time
+per crop (wall and CPU time of this process; the machine's load is printed with them, since
+a loaded machine slows both). Crops without pips (other dice
 sets' faces, the bare tray) are scored as well: there any count is wrong.
 
 Which data set the reader's parameters and which judge it (column ``part``):
@@ -195,14 +197,15 @@ def score(
     w0, c0 = time.perf_counter(), time.process_time()
     reads = read_many(crops)
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    given = [
-        (c, t, r.count) for c, t, r in zip(crops, truth, reads, strict=False) if r.count is not None
-    ]
+    # a count of 0: a spot unlike the pips on a pip place (``vision.pips.HIDDEN``), a veto
+    hidden = sum(r.count == 0 for r in reads)
+    given = [(c, t, r.count) for c, t, r in zip(crops, truth, reads, strict=False) if r.count]
     wrong = [(c, t, n) for c, t, n in given if n != t]
     n = max(1, len(crops))
     return {
         "crops": len(crops),
         "given": len(given),
+        "hidden": hidden,
         "wrong": len(wrong),
         "coverage": len(given) / n,
         "precision": (1 - len(wrong) / len(given)) if given else float("nan"),
@@ -241,9 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     want = {"all": (TUNED, HELDOUT), "tuned": (TUNED,), "held-out": (HELDOUT,)}[a.part]
     print(
         f"{'source':46} {'part':8} {'crops':>6} {'coverage':>9} {'precision':>10} "
-        f"{'wrong':>6} {'ms wall':>8} {'ms cpu':>7}"
+        f"{'wrong':>6} {'hidden':>6} {'ms wall':>8} {'ms cpu':>7}"
     )
-    total = {"crops": 0, "given": 0, "wrong": 0}
+    total = {"crops": 0, "given": 0, "wrong": 0, "hidden": 0}
     for name, part, make in all_sources(a.scenes):
         if part not in want:
             continue
@@ -304,7 +307,7 @@ def _line(name: str, part: str, f: dict, pips: bool) -> None:
     ms = f"{f['ms_wall']:8.3f} {f['ms_cpu']:7.3f}" if "ms_wall" in f else ""
     print(
         f"{name:46} {part:8} {f['crops']:6d} {100 * f['coverage']:8.1f}% {prec:>10} "
-        f"{f['wrong']:6d} {ms}",
+        f"{f['wrong']:6d} {f['hidden']:6d} {ms}",
         flush=True,
     )
 

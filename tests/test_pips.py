@@ -327,3 +327,47 @@ def test_pips_that_cover_their_face_are_no_reading_not_a_crash():
     assert crop is not None and crop.shape == (64, 64, 3)
     assert read_many([crop])[0].count is None
     assert read_pips(crop).count is None
+
+
+def coloured_face(count: int, pips: str, glare: bool) -> np.ndarray:
+    """A black d6 face of ``count`` pips coloured ``pips`` (#rrggbb), with (``glare``) a white
+    spot of a pip's size on the middle of the face, as a lamp's reflection puts it there."""
+    from lab.everyday import colourway
+
+    face = draw_face(colourway("#151515", pips), "d6", str(count), size=DIE).astype(np.float64)
+    if glare:
+        yy, xx = np.mgrid[0:DIE, 0:DIE]
+        spot = np.exp(-(((xx - DIE / 2) ** 2 + (yy - DIE / 2) ** 2) / (2 * (DIE / 16) ** 2)))
+        face += spot[..., None] * (255.0 - face)
+    return on_floor(np.clip(face, 0, 255).astype(np.uint8), angle=20.0, floor=(238, 240, 242))
+
+
+def test_a_glare_spot_on_a_pip_place_of_coloured_pips_hides_the_count():
+    """A white spot on the middle of a 4 with red pips sits where a 5's middle pip would: the
+    counter does not count it as a pip (a 5), nor take the face for a 4 (a 5's middle pip may
+    be under it), but says the pips are hidden (count 0), which vetoes every pip face. The
+    spot alone is no fault: the 4 without it, and white pips with one, read as before."""
+    assert read_pips(coloured_face(4, "#d02020", glare=False)).count == 4
+    assert read_pips(coloured_face(4, "#d02020", glare=True)) == pips.HIDDEN
+    assert read_pips(coloured_face(5, "#d02020", glare=False)).count == 5
+    # white pips: a white spot is a pip's colour, so colour cannot tell (no veto)
+    assert read_pips(coloured_face(4, "#f0f0f0", glare=True)).count != 0
+
+
+def test_hidden_pips_withdraw_any_pip_face_read():
+    """The classifier hears a count of 0 as a count no pip face has: a network sure of the 5
+    (or the 4) on a crop whose pips are hidden by glare asks instead of answering."""
+    from vision.classify import FaceClassifier
+
+    clf = FaceClassifier("d6")
+    crop = coloured_face(4, "#d02020", glare=True)
+    assert clf.pips_of([crop, crop], [("d6", "5"), ("d6", "4")]) == [False, False]
+
+    def sure_of(face_id):
+        face_p = np.zeros((1, 1, len(clf.faces) + 1), np.float32)
+        face_p[0, 0, clf.faces.index(face_id)] = 1.0
+        return lambda crops, turns: (np.ones((1, 1, 1), np.float32), face_p)
+
+    for face_id in ("5", "4"):
+        clf._turned = sure_of(face_id)
+        assert clf.classify([crop])[0].face is None
