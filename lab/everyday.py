@@ -1,11 +1,12 @@
 """Everyday d6 dice on a white tray: how the shipped d6 reader finds and reads colourways
-its drawings rarely show (black dice with red or green pips, dark blue ones), photo path.
+its drawings rarely show (black dice with red or green pips, dark blue ones, dark see-through
+ones), photo path.
 
 Each colourway is a d6 set of its own (body and pip colours, ``COLOURWAYS``), drawn in the
-classic style on a white floor with the rim the style gives, ``--scenes`` scenes of four
-rolled dice each, read as ``dicetray recognize`` reads a photo; dice found, read right, asked
-and read wrong (shares of the dice found) per colourway. Rendered, so a probe, not a judge:
-real photos of such dice are what decides.
+classic style (a see-through body in the default print) on a white floor with the rim the
+style gives, ``--scenes`` scenes of four rolled dice each, read as ``dicetray recognize``
+reads a photo; dice found, read right, asked and read wrong (shares of the dice found) per
+colourway. Rendered, so a probe, not a judge: real photos of such dice are what decides.
 
     python -m lab.everyday --scenes 25
 
@@ -23,13 +24,15 @@ import numpy as np
 from lab.evaluate import Tally
 from vision.dicesets import parse
 
-# (name, body, pips)
+# (name, body, pips, see-through: how much of the floor shows through the body, 0..0.7)
 COLOURWAYS = (
-    ("black, red pips", "#151515", "#d02020"),
-    ("black, green pips", "#151515", "#20b040"),
-    ("black, white pips", "#151515", "#f0f0f0"),
-    ("dark blue, white pips", "#1a2a6a", "#f0f0f0"),
-    ("white, black pips", "#f2f0ea", "#151515"),
+    ("black, red pips", "#151515", "#d02020", 0.0),
+    ("black, green pips", "#151515", "#20b040", 0.0),
+    ("black, white pips", "#151515", "#f0f0f0", 0.0),
+    ("dark blue, white pips", "#1a2a6a", "#f0f0f0", 0.0),
+    ("see-through dark red", "#701818", "#f0f0f0", 0.5),
+    ("see-through dark green", "#14502a", "#f0f0f0", 0.5),
+    ("white, black pips", "#f2f0ea", "#151515", 0.0),
 )
 WHITE = (238.0, 240.0, 242.0)  # the floor's BGR (``hardware.sim.render.FLOORS["white"]``)
 
@@ -56,17 +59,20 @@ def colourway(body: str, pips: str):
 
 def measure(scenes: int, seed: int = 5, dice: int = 4) -> dict:
     """{colourway: figures (``lab.evaluate.Tally.figures``)} of ``scenes`` scenes each."""
+    from hardware.sim.looks import Look
     from hardware.sim.render import random_style, render_scene
     from vision.pipeline import Recognizer
 
     out = {}
-    for name, body, pips in COLOURWAYS:
+    for name, body, pips, see in COLOURWAYS:
         ds = colourway(body, pips)
         rng = np.random.default_rng(seed)
         rec = Recognizer(ds)
         tally = Tally()
         for _ in range(scenes):
             style = replace(random_style(rng), floor="white", floor_bgr=WHITE)
+            if see:
+                style = replace(style, look=Look(translucent=see))
             faces = [("d6", str(int(rng.integers(1, 7)))) for _ in range(dice)]
             frame, labels = render_scene(ds, faces, rng, style=style)
             rec.reset()
