@@ -1,12 +1,13 @@
 """Everyday d6 dice on a white tray: how the shipped d6 reader finds and reads colourways
 its drawings rarely show (black dice with red or green pips, dark blue ones, dark see-through
-ones), photo path.
+ones), as photos or as camera frames.
 
 Each colourway is a d6 set of its own (body and pip colours, ``COLOURWAYS``), drawn in the
 classic style (a see-through body in the default print) on a white floor with the rim the
 style gives, ``--scenes`` scenes of four rolled dice each, read as ``dicetray recognize``
-reads a photo; dice found, read right, asked and read wrong (shares of the dice found) per
-colourway. Rendered, so a probe, not a judge: real photos of such dice are what decides.
+reads a photo (``--camera``: as the table reads a camera frame); dice found, read right,
+asked and read wrong (shares of the dice found) per colourway. Rendered, so a probe, not a
+judge: real photos of such dice are what decides.
 
     python -m lab.everyday --scenes 25
 
@@ -57,8 +58,9 @@ def colourway(body: str, pips: str):
     )
 
 
-def measure(scenes: int, seed: int = 5, dice: int = 4) -> dict:
-    """{colourway: figures (``lab.evaluate.Tally.figures``)} of ``scenes`` scenes each."""
+def measure(scenes: int, seed: int = 5, dice: int = 4, fine: bool = True) -> dict:
+    """{colourway: figures (``lab.evaluate.Tally.figures``)} of ``scenes`` scenes each, read
+    as photos (``fine``) or as camera frames (``lab.evaluate.read_photos``)."""
     from hardware.sim.looks import Look
     from hardware.sim.render import random_style, render_scene
     from vision.pipeline import Recognizer
@@ -76,7 +78,7 @@ def measure(scenes: int, seed: int = 5, dice: int = 4) -> dict:
             faces = [("d6", str(int(rng.integers(1, 7)))) for _ in range(dice)]
             frame, labels = render_scene(ds, faces, rng, style=style)
             rec.reset()
-            tally.add(labels, rec.read(frame, fine=True).dice)
+            tally.add(labels, rec.read(frame, fine=fine).dice)
         out[name] = tally.figures()
     return out
 
@@ -85,12 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m lab.everyday", description=__doc__.split("\n\n")[0])
     p.add_argument("--scenes", type=int, default=25, help="scenes a colourway (default 25)")
     p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--camera", action="store_true", help="read as camera frames, not photos")
     args = p.parse_args(argv)
     if args.scenes < 1:
         print(f"--scenes {args.scenes}: at least 1")
         return 2
     print(f"{'colourway':<24} {'dice':>5} {'found':>7} {'right':>7} {'asked':>7} {'wrong':>7}")
-    for name, f in measure(args.scenes, args.seed).items():
+    for name, f in measure(args.scenes, args.seed, fine=not args.camera).items():
         print(
             f"{name:<24} {f['labelled']:>5} {f['recall']:>7.1%} {f['face_accuracy']:>7.1%} "
             f"{f['abstained']:>7.1%} {f['wrong']:>6.2%} ({f['wrong_count']})"

@@ -22,6 +22,12 @@ def test_each_colourway_is_rendered_found_and_read():
     assert plain["recall"] == 1.0 and plain["wrong_count"] == 0
 
 
+def test_camera_frames_are_read_as_the_table_reads_them():
+    figures = measure(scenes=1, fine=False)
+    assert all(f["labelled"] == 4 for f in figures.values())
+    assert figures["white, black pips"]["recall"] == 1.0
+
+
 def test_the_command_refuses_no_scenes_in_one_line(capsys):
     assert main(["--scenes", "0"]) == 2
     assert "at least 1" in capsys.readouterr().out
