@@ -301,6 +301,7 @@ class FaceClassifier:
         # the thresholds set on the two networks' mean answers (lab.train.calibrate_file)
         self._second = None
         self.small_joint = False  # whether dice under the small size are read by the two too
+        self._small_pips: float | None = None  # ... and from this when the pips agree
         joint = self.meta.get("joint")
         untaught = self._head is None and models_dir == shipped_dir
         if second and untaught and threshold is None:
@@ -321,8 +322,6 @@ class FaceClassifier:
                     # ... and from a lower one when the pips counted agree with the face
                     if small.get("pip_agree_threshold") is not None:
                         self._small_pips = float(small["pip_agree_threshold"])
-
-    _small_pips: float | None = None
 
     def small_pip_threshold(self) -> float | None:
         """The least confidence at which a photo's die under the small size read by both
@@ -489,7 +488,13 @@ class FaceClassifier:
 
     def best_guesses(self, crops, turns: int = 1) -> list[tuple[str, str]]:
         """Each crop's best (die, face) pair the dice set allows, before any threshold."""
-        return self._classify(crops, turns)[1]
+        return self.read_and_guess(crops, turns)[1]
+
+    def read_and_guess(
+        self, crops, turns: int = 1
+    ) -> tuple[list[CropReading], list[tuple[str, str]]]:
+        """:meth:`classify` and :meth:`best_guesses` of the same crops, from one run."""
+        return self._classify(crops, turns)
 
     def crop(self, frame_bgr: np.ndarray, box, others=(), margin: float | None = None):
         """The model input crop (uint8 BGR) for a die box ``(x, y, w, h)`` of a frame; with

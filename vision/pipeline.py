@@ -294,8 +294,7 @@ class Recognizer:
         if not specks:
             return False
         crops = [self._whole.crop(frame_bgr, (d.x, d.y, d.w, d.h)) for d in specks]
-        reads = self._whole.classify(crops)
-        guesses = self._whole.best_guesses(crops)
+        reads, guesses = self._whole.read_and_guess(crops)
         pips = self._whole.pip_faces
         return any(
             g != pair and pips.get(g[1], 0) >= 2 and q.not_a_die < 0.5 and q.confidence >= 0.5
