@@ -313,7 +313,12 @@ def joint_best(die_p, face_p, pairs) -> tuple[int, float]:
     return k, float(joint[k])
 
 
-TURN_DOUBT = 0.5  # one turn this sure of another pair than the mean's: the read is in doubt
+TURN_DOUBT = 0.5  # turns this sure of another pair than the mean's put the read in doubt ...
+# ... when there are this many of them (of four). With one, taught heads asked about 3.4% of
+# fresh phone-d6 dice, half of them for one turn's doubt (the bolt on the 6, or a glare spot,
+# seen at one turn as another face); with two, 2.6%, none read wrong (six teachings each of
+# ``dicetray bench --teach``'s dice)
+DOUBTING_TURNS = 2
 
 
 def _score(die_p, face_p, shipped_die_p, shipped_face_p, pairs, heed: bool) -> tuple[int, float]:
@@ -377,10 +382,11 @@ def decide(
     overruled by it). ``heed`` False: the shipped network is not heard, the score is ``p``
     (teaching chooses it when that reads more of its dice right: an owner's dice that the
     shipped network reads wrong for sure, digits for pips say, are then not discounted).
-    Read at several turns, a die that one turn alone scores at ``TURN_DOUBT`` or more as
-    another pair is in doubt: the score is multiplied by that turn's doubt of it (unless
-    ``doubt_turns`` is False: teaching chooses it for marks that look like another face
-    turned, digits say).
+    Read at several turns, a die that ``DOUBTING_TURNS`` turns each score at ``TURN_DOUBT``
+    or more as another pair than the mean's is in doubt: the score is multiplied by the
+    doubt of the least sure of them (unless ``doubt_turns`` is False: teaching chooses it for
+    marks that look like another face turned, digits say). One turn alone is not enough: a
+    bolt or a glare spot seen at one turn looks like other marks, and the mean hears it.
     ``pips``: a third, geometric opinion for pip faces (``vision.pips``), a function of the
     pair giving True (the pips counted agree: the doubt is halved), False (they count another
     number: no read) or None (no opinion). ``pairs``: (die index array, face index array, die
@@ -394,11 +400,14 @@ def decide(
     (('d6', '1'), 0.52)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.3, 0.7, 0), pairs, heed=False)
     (('d6', '1'), 0.8)
-    >>> turned = np.array([[0.9, 0.1, 0], [0.9, 0.1, 0], [0.2, 0.8, 0]])
-    >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs)
-    (('d6', '1'), 0.035556)
-    >>> decide(np.ones((3, 1)), turned, np.ones((3, 1)), turned, pairs, doubt_turns=False)
-    (('d6', '1'), 0.888889)
+    >>> turned = np.array([[0.9, 0.1, 0], [0.9, 0.1, 0], [0.9, 0.1, 0], [0.2, 0.8, 0]])
+    >>> decide(np.ones((4, 1)), turned, np.ones((4, 1)), turned, pairs)
+    (('d6', '1'), 0.924375)
+    >>> turned[2] = [0.3, 0.7, 0]
+    >>> decide(np.ones((4, 1)), turned, np.ones((4, 1)), turned, pairs)
+    (('d6', '1'), 0.073744)
+    >>> decide(np.ones((4, 1)), turned, np.ones((4, 1)), turned, pairs, doubt_turns=False)
+    (('d6', '1'), 0.819375)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: True)
     (('d6', '1'), 0.96)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: False)
@@ -414,9 +423,9 @@ def decide(
             _score(die_t[i], face_t[i], shipped_die_t[i], shipped_face_t[i], pairs, heed)
             for i in range(len(die_t))
         )
-        other = [s for kk, s in turns if kk != k and s >= TURN_DOUBT]
-        if other:
-            score *= 1.0 - max(other)
+        other = sorted((s for kk, s in turns if kk != k and s >= TURN_DOUBT), reverse=True)
+        if len(other) >= DOUBTING_TURNS:
+            score *= 1.0 - other[DOUBTING_TURNS - 1]
     pair = (pairs[2][int(pairs[0][k])], pairs[3][int(pairs[1][k])])
     return pair, round(hear_pips(pair, float(score), pips), 6)
 
