@@ -35,7 +35,6 @@ COLOURWAYS = (
     ("see-through dark green", "#14502a", "#f0f0f0", 0.5),
     ("white, black pips", "#f2f0ea", "#151515", 0.0),
 )
-WHITE = (238.0, 240.0, 242.0)  # the floor's BGR (``hardware.sim.render.FLOORS["white"]``)
 
 
 def colourway(body: str, pips: str):
@@ -62,7 +61,7 @@ def measure(scenes: int, seed: int = 5, dice: int = 4, fine: bool = True) -> dic
     """{colourway: figures (``lab.evaluate.Tally.figures``)} of ``scenes`` scenes each, read
     as photos (``fine``) or as camera frames (``lab.evaluate.read_photos``)."""
     from hardware.sim.looks import Look
-    from hardware.sim.render import random_style, render_scene
+    from hardware.sim.render import FLOORS, random_style, render_scene
     from vision.pipeline import Recognizer
 
     out = {}
@@ -72,7 +71,7 @@ def measure(scenes: int, seed: int = 5, dice: int = 4, fine: bool = True) -> dic
         rec = Recognizer(ds)
         tally = Tally()
         for _ in range(scenes):
-            style = replace(random_style(rng), floor="white", floor_bgr=WHITE)
+            style = replace(random_style(rng), floor="white", floor_bgr=FLOORS["white"])
             if see:
                 style = replace(style, look=Look(translucent=see))
             faces = [("d6", str(int(rng.integers(1, 7)))) for _ in range(dice)]

@@ -232,7 +232,8 @@ class _Scene:
 class _Pattern:
     """A d6 pattern found on a grid: ``ids``/``on`` the blobs on it, ``M`` (columns: the
     grid's axes, g long) and ``t`` (its centre) the fitted grid, ``resid`` the largest distance
-    of a pip from its place (in g), ``weakest`` the weakest pip's response."""
+    of a pip from its place (in g), ``weakest`` the weakest pip's response, ``offs`` each
+    pip's distance from its place (in g; a pattern of two pips or more)."""
 
     count: int
     dark: bool
@@ -243,6 +244,7 @@ class _Pattern:
     g: float
     resid: float
     weakest: float
+    offs: np.ndarray | None = None
 
 
 def _to_size(crop: np.ndarray) -> np.ndarray:
@@ -512,7 +514,8 @@ def _fit(sc: _Scene, code: int, ids: np.ndarray) -> _Pattern | None:
     if dmax > _SIZE_RATIO * dmin or not (_DIAM_G[0] * g <= (dmin + dmax) / 2 <= _DIAM_G[1] * g):
         return None
     e = _NODES_OF[code] @ M.T + t - xy
-    resid = float(np.hypot(e[:, 0], e[:, 1]).max()) / g
+    offs = np.hypot(e[:, 0], e[:, 1]) / g
+    resid = float(offs.max())
     if resid > _NODE_TOL:
         return None
     return _Pattern(
@@ -525,6 +528,7 @@ def _fit(sc: _Scene, code: int, ids: np.ndarray) -> _Pattern | None:
         g,
         resid,
         float(sc.strength[ids].min()),
+        offs,
     )
 
 
@@ -889,13 +893,11 @@ def _hides(p: _Pattern, sc: _Scene, why: str) -> bool:
     odd = _unlike_pip(p, sc, astray=True)
     if odd is None:
         return False
-    nodes = _NODES @ p.M.T + p.t
-    dist = np.hypot(*(sc.xy[p.on][:, None, :] - nodes[None]).transpose(2, 0, 1)).min(1) / p.g
     rest = np.arange(len(p.on)) != odd
     d = sc.diam[p.on][rest]
     return (
-        dist[odd] <= _HIDDEN_FIT
-        and bool((dist[rest] <= _FIT_TOL).all())
+        p.offs[odd] <= _HIDDEN_FIT
+        and bool((p.offs[rest] <= _FIT_TOL).all())
         and float(d.max()) <= _READ_RATIO * float(d.min())
         and not _why_not(p, sc, pips=False)
     )
