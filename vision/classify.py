@@ -706,7 +706,14 @@ class FaceClassifier:
             if self._hearing.pips:
                 score = hear_pips(pair, score, self.pip_opinion(counts[i]))
             if opinion is not None:
-                score = second_opinion(pair, score, opinion[0][i], opinion[1][i], self.pairs)
+                pair, score = second_opinion(
+                    pair,
+                    score,
+                    opinion[0][i],
+                    opinion[1][i],
+                    self.pairs,
+                    (die_s[:, i].mean(0), face_s[:, i].mean(0)) if self._hearing.shipped else None,
+                )
             elif self._opinion is not None:
                 score = 0.0  # (quick: not heard)
             best.append(pair)
@@ -951,18 +958,26 @@ class FaceClassifier:
     def _tight(self, frame_bgr, boxes, idx, readings, near: set, turns: int) -> list:
         """``readings`` of the boxes ``idx``, each die of ``near`` read for sure withdrawn when
         the best guess on its tight crop (``TIGHT`` times its box) at ``turns`` turns is
-        another face (a taught head's own best guess: its second opinion is not heard)."""
+        another face (a taught head's own best guess; where that differs, for a head with a
+        second opinion, the best guess with the second opinion and the shipped network heard)."""
         check = [k for k, i in enumerate(idx) if i in near and readings[k].face is not None]
         if not check:
             return list(readings)
         # the network reads a tight crop less surely (it learnt dice at the usual margin): its
         # best guess is heard, not whether it is sure of it
-        tight = self._classify(
-            [self.crop(frame_bgr, boxes[idx[k]], self._apart(boxes, idx[k]), TIGHT) for k in check],
-            turns,
-            quick=True,
-        )[1]
+        tight_crops = [
+            self.crop(frame_bgr, boxes[idx[k]], self._apart(boxes, idx[k]), TIGHT) for k in check
+        ]
+        tight = self._classify(tight_crops, turns, quick=True)[1]
         out = list(readings)
+        differ = [j for j, k in enumerate(check) if tight[j] != (out[k].die, out[k].face)]
+        if differ and self._opinion is not None:
+            # a taught head's read may be the second opinion's and the shipped network's pair
+            # (``vision.head.second_opinion``): a tight crop guessed otherwise by the head
+            # alone is read again with both heard
+            again = self._classify([tight_crops[j] for j in differ], turns)[1]
+            for j, best in zip(differ, again, strict=True):
+                tight[j] = best
         for k, best in zip(check, tight, strict=True):
             if best != (out[k].die, out[k].face):
                 out[k] = _doubt(out[k])

@@ -430,24 +430,36 @@ def decide(
     return pair, round(hear_pips(pair, float(score), pips), 6)
 
 
-def second_opinion(pair, score: float, die_p, face_p, pairs) -> float:
-    """The ``score`` of ``pair`` (a die and face read, see :func:`decide`) with a second
-    taught head heard: a head fitted on another network's features, whose probabilities
-    (``die_p``, ``face_p``: their mean over the turns read) are given. Its likeliest pair
-    the same, the score is the lesser of the two readers' sureness; another pair, 0 (no
-    read). Two heads taught on the same photos but reading different networks are wrong
-    together less often than either alone (measured on real sets neither network saw:
-    docs/teaching.md).
+def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None):
+    """The reading of ``pair`` (a die and face read, see :func:`decide`) at ``score``, with a
+    second taught head heard: a head fitted on another network's features, whose
+    probabilities (``die_p``, ``face_p``: their mean over the turns read) are given. Its
+    likeliest pair the same, the score is the lesser of the two readers' sureness. Another
+    pair: no read (score 0), unless ``shipped`` (the shipped network's die and face
+    probabilities, their mean over the turns, when it is heard) names that pair too; then two
+    readers of the three name it, and it is read at the lesser of their sureness. Two heads
+    taught on the same photos but reading different networks are wrong together less often
+    than either alone (measured on real sets neither network saw: docs/teaching.md); the
+    first head alone, taught on a few hundred dice, reads a glare spot on a 1, 2 or 3 as a
+    logo on the 6 where both others read the face (docs/teaching.md).
 
     >>> pairs = (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2"))
     >>> second_opinion(("d6", "2"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs)
-    0.7
+    (('d6', '2'), 0.7)
     >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs)
-    0.0
+    (('d6', '1'), 0.0)
+    >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs, ([1.0], [0.1, 0.8, 0]))
+    (('d6', '2'), 0.7)
     """
     k, q = joint_best(die_p, face_p, pairs)
     best = (pairs[2][pairs[0][k]], pairs[3][pairs[1][k]])
-    return float(min(score, q)) if best == tuple(pair) else 0.0
+    if best == tuple(pair):
+        return tuple(pair), float(min(score, q))
+    if shipped is not None:
+        ks, qs = joint_best(shipped[0], shipped[1], pairs)
+        if ks == k:
+            return best, float(min(q, qs))
+    return tuple(pair), 0.0
 
 
 def hear_pips(pair, score: float, pips=None) -> float:
