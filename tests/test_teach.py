@@ -1202,6 +1202,55 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
     assert "agree" in kinds
 
 
+class _Says:
+    """A stand-in taught head that reads every crop (turns x crops rows, turn by turn) as
+    the given face index of each crop, ``p`` sure, whatever the network saw."""
+
+    zoom = False
+
+    def __init__(self, faces, p: float, n_faces: int):
+        self.faces, self.p, self.n_faces = list(faces), p, n_faces
+
+    def proba_embedded(self, emb, die_p, face_p):
+        rows = len(emb)
+        face = np.full((rows, self.n_faces), (1 - self.p) / (self.n_faces - 1), np.float32)
+        face[np.arange(rows), np.tile(self.faces, rows // len(self.faces))] = self.p
+        return np.ones((rows, 1), np.float32), face
+
+
+@pytest.mark.parametrize("shipped_heard", [True, False])
+def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
+    taught, tmp_path, shipped_heard
+):
+    """The first taught head names one face, the second head and the shipped network another:
+    the die is read as those two name it, at the lesser of their sureness; with the shipped
+    network not heard (teaching chose so), the two heads disagree and the die is asked about."""
+    from vision.classify import TURNS, FaceClassifier
+    from vision.head import joint_best
+
+    root, _ = taught
+    folder = tmp_path / f"heard-{shipped_heard}"
+    clf = _taught_as(root, folder, pips=False, shipped_backs=False, shipped_heard=shipped_heard)
+    crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 2, seed=97)
+    die_s, face_s = FaceClassifier("d6", second=False)._turned(crops, TURNS)
+    named = [
+        joint_best(die_s[:, i].mean(0), face_s[:, i].mean(0), clf.pairs) for i in range(len(crops))
+    ]
+    n_faces = len(clf.faces) + 1  # (and "no die")
+    shipped = [int(clf.pairs[1][k]) for k, _q in named]
+    clf._head = _Says([(f + 1) % len(clf.faces) for f in shipped], 0.9, n_faces)
+    session, name, _head2 = clf._opinion
+    clf._opinion = (session, name, _Says(shipped, 0.8, n_faces))
+    for r, (_k, q), f in zip(clf.classify(crops, TURNS), named, shipped, strict=True):
+        if shipped_heard:
+            assert r.confidence == pytest.approx(min(0.8, q), abs=1e-4)
+            assert r.face == (clf.faces[f] if r.confidence >= clf._head_cuts[TURNS] else None)
+        else:
+            assert r.confidence == 0.0 and r.face is None
+    if shipped_heard:
+        assert any(r.face is not None for r in clf.classify(crops, TURNS))
+
+
 def test_a_taught_head_whose_second_network_changed_reads_no_more(taught, tmp_path):
     """Its thresholds were set with the second opinion heard: with another second network
     the head is set aside (the shipped models read, and ``stale`` says why); with the
