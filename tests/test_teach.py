@@ -1218,19 +1218,26 @@ class _Says:
         return np.ones((rows, 1), np.float32), face
 
 
-@pytest.mark.parametrize("shipped_heard", [True, False])
+@pytest.mark.parametrize("hearing", ["shipped heard", "shipped not heard", "pips against"])
 def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
-    taught, tmp_path, shipped_heard
+    taught, tmp_path, monkeypatch, hearing
 ):
     """The first taught head names one face, the second head and the shipped network another:
     the die is read as those two name it, at the lesser of their sureness; with the shipped
-    network not heard (teaching chose so), the two heads disagree and the die is asked about."""
+    network not heard (teaching chose so), the two heads disagree and the die is asked about;
+    with the pips heard and counting another number (the first head's), it is asked about."""
     from vision.classify import TURNS, FaceClassifier
     from vision.head import joint_best
 
     root, _ = taught
-    folder = tmp_path / f"heard-{shipped_heard}"
-    clf = _taught_as(root, folder, pips=False, shipped_backs=False, shipped_heard=shipped_heard)
+    heard = hearing != "shipped not heard"
+    clf = _taught_as(
+        root,
+        tmp_path / "t",
+        pips=hearing == "pips against",
+        shipped_backs=False,
+        shipped_heard=heard,
+    )
     crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 2, seed=97)
     die_s, face_s = FaceClassifier("d6", second=False)._turned(crops, TURNS)
     named = [
@@ -1238,16 +1245,23 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
     ]
     n_faces = len(clf.faces) + 1  # (and "no die")
     shipped = [int(clf.pairs[1][k]) for k, _q in named]
-    clf._head = _Says([(f + 1) % len(clf.faces) for f in shipped], 0.9, n_faces)
+    first = [(f + 1) % len(clf.faces) for f in shipped]
+    clf._head = _Says(first, 0.9, n_faces)
     session, name, _head2 = clf._opinion
     clf._opinion = (session, name, _Says(shipped, 0.8, n_faces))
+    # (the pips counted on each crop: the first head's face, a number the others' is not)
+    monkeypatch.setattr(
+        clf,
+        "pip_counts",
+        lambda c, faces, again=False: [clf.pip_faces[clf.faces[f]] for f in first],
+    )
     for r, (_k, q), f in zip(clf.classify(crops, TURNS), named, shipped, strict=True):
-        if shipped_heard:
+        if hearing == "shipped heard":
             assert r.confidence == pytest.approx(min(0.8, q), abs=1e-4)
             assert r.face == (clf.faces[f] if r.confidence >= clf._head_cuts[TURNS] else None)
         else:
             assert r.confidence == 0.0 and r.face is None
-    if shipped_heard:
+    if hearing == "shipped heard":
         assert any(r.face is not None for r in clf.classify(crops, TURNS))
 
 

@@ -35,6 +35,7 @@ from vision.head import (
     decide,
     embed,
     hear_pips,
+    joint_best,
     pooled,
     second_opinion,
     zoomed,
@@ -687,14 +688,21 @@ class FaceClassifier:
             asked = self._pips_asked(shipped, shipped_best, turns)
         # the pips counted on the upright crop, heard as teaching heard them when it set the
         # thresholds (``vision.teach``): agreeing, they halve the doubt; counting another
-        # number, no read. Counted only on crops whose best guess is a pip face.
+        # number, no read. Counted only on crops whose best guess (the head's, or the second
+        # opinion's, which may be read: ``second_opinion``) is a pip face.
         counts: list[int | None] = [None] * n
         if self._hearing.pips or self._head_backed:
+            others = [()] * n
+            if opinion is not None and self._hearing.pips:
+                others = [
+                    (self.pairs[3][self.pairs[1][joint_best(dp, fp, self.pairs)[0]]],)
+                    for dp, fp in zip(*opinion, strict=True)
+                ]
             counts = self.pip_counts(
                 crops,
                 [
-                    (face if self._hearing.pips else None, *more)
-                    for (_die, face), more in zip(pairs, asked, strict=True)
+                    (face if self._hearing.pips else None, *more, *other)
+                    for (_die, face), more, other in zip(pairs, asked, others, strict=True)
                 ],
             )
         if self._head_backed:
@@ -706,6 +714,7 @@ class FaceClassifier:
             if self._hearing.pips:
                 score = hear_pips(pair, score, self.pip_opinion(counts[i]))
             if opinion is not None:
+                head_pair = pair
                 pair, score = second_opinion(
                     pair,
                     score,
@@ -714,6 +723,8 @@ class FaceClassifier:
                     self.pairs,
                     (die_s[:, i].mean(0), face_s[:, i].mean(0)) if self._hearing.shipped else None,
                 )
+                if pair != head_pair and self._hearing.pips:  # (the pips heard on this pair)
+                    score = hear_pips(pair, score, self.pip_opinion(counts[i]))
             elif self._opinion is not None:
                 score = 0.0  # (quick: not heard)
             best.append(pair)

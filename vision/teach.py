@@ -51,7 +51,7 @@ from vision.classify import TIGHT, TURNS, FaceClassifier, model_paths, shipped_s
 from vision.crops import alone, crop_matrix, to_input
 from vision.detect import Detector
 from vision.dicesets import DiceSet, DiceSetError, load
-from vision.head import Head, Hearing, decide, pooled, second_opinion
+from vision.head import Head, Hearing, decide, hear_pips, pooled, second_opinion
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256, open_session
 from vision.pipeline import MIN_READ_PX, SMALL_PX
@@ -440,6 +440,7 @@ def _cross_validate(
                     for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
                         if opinion is not None:
                             sd, sf = probs[j][2][:turns], probs[j][3][:turns]
+                            head_pair = pair
                             pair, score = second_opinion(
                                 pair,
                                 score,
@@ -447,6 +448,9 @@ def _cross_validate(
                                 clf.pairs,
                                 (sd.mean(0), sf.mean(0)) if hearing.shipped else None,
                             )
+                            if pair != head_pair and hearing.pips:
+                                pips = clf.pip_opinion(counted[shrunk][d])
+                                score = hear_pips(pair, score, pips)
                         reads[turns][d] = (pair, score)
         tick(f)
     return heard, heard_small
