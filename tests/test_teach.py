@@ -1265,6 +1265,55 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
         assert any(r.face is not None for r in clf.classify(crops, TURNS))
 
 
+def test_the_shipped_network_backs_a_taught_head_only_where_the_second_network_agrees(
+    taught, tmp_path
+):
+    """A die the taught head does not read is taken from the shipped network ("shipped_backs")
+    only where the second network's own answer names the same face: the shipped network alone
+    reads dice unlike its training photos surer, and wrong more often, than the two."""
+    from vision.classify import TURNS
+    from vision.crops import to_input
+
+    root, _ = taught
+    # (the shipped network not heard by the heads: the reads below are the backing's alone)
+    cuts = {"pips": False, "shipped_backs": True, "shipped_heard": False}
+    backed = _taught_as(root, tmp_path / "backed", **cuts)
+    alone = _taught_as(root, tmp_path / "alone", second_opinion=False, **cuts)
+    crops, _faces = _fresh_crops(backed, tmp_path / "fresh", 3, seed=96)
+    n_faces = len(backed.faces) + 1
+    for clf in (backed, alone):  # (a first head that reads no die: the shipped network reads)
+        clf._head = _Says([0] * len(crops), 0.2, n_faces)
+
+    class Rolled:
+        """The second network, its face answers moved one face on for every other crop."""
+
+        def __init__(self, session):
+            self.session = session
+
+        def run(self, names, feeds):
+            die, face, feats = self.session.run(names, feeds)
+            face = face.copy()
+            odd = np.arange(len(face)) % len(crops) % 2 == 1
+            face[odd, :-1] = np.roll(face[odd, :-1], 1, axis=1)
+            return die, face, feats
+
+    session, name, head2 = backed._opinion
+    backed._opinion = (Rolled(session), name, head2)
+    x = np.concatenate([np.rot90(to_input(crops), k, (2, 3)) for k in range(TURNS)])
+    _d, face_2, _f = backed._opinion[0].run(["die_prob", "face_prob", "features"], {name: x})
+    own = face_2.reshape(TURNS, len(crops), -1).mean(0)[:, :-1].argmax(1)
+    kinds = set()
+    reads = zip(backed.classify(crops, TURNS), alone.classify(crops, TURNS), strict=True)
+    for i, (b, a) in enumerate(reads):
+        if a.face is None:
+            assert b.face is None
+            continue
+        agrees = backed.faces[own[i]] == a.face
+        kinds.add(agrees)
+        assert b.face == (a.face if agrees else None)
+    assert kinds == {True, False}
+
+
 def test_a_taught_head_whose_second_network_changed_reads_no_more(taught, tmp_path):
     """Its thresholds were set with the second opinion heard: with another second network
     the head is set aside (the shipped models read, and ``stale`` says why); with the

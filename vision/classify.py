@@ -657,11 +657,24 @@ class FaceClassifier:
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
         opinion = None
+        second_names: list = [None] * n  # (no second network: the shipped read backs alone)
         if self._opinion is not None and not quick:
             session, name, head2 = self._opinion
             die_2, face_2, feats_2 = session.run(
                 ["die_prob", "face_prob", "features"], {name: np.ascontiguousarray(x)}
             )
+            # (the second network's own answer: a read the shipped network backs must be its)
+            own = [
+                joint_best(d, f, self.pairs)[0]
+                for d, f in zip(
+                    die_2.reshape(turns, n, -1).mean(0),
+                    face_2.reshape(turns, n, -1).mean(0),
+                    strict=True,
+                )
+            ]
+            second_names = [
+                (self.pairs[2][self.pairs[0][k]], self.pairs[3][self.pairs[1][k]]) for k in own
+            ]
             die_2, face_2 = head2.proba_embedded(pooled(feats_2), die_2, face_2)
             opinion = (die_2.reshape(turns, n, -1).mean(0), face_2.reshape(turns, n, -1).mean(0))
         cut = self._head_cuts.get(turns, self._head_cuts[TURNS])
@@ -741,7 +754,13 @@ class FaceClassifier:
                     float(fp[-1]),
                 )
             )
-            if not read and shipped[i] is not None and shipped[i].face is not None:
+            backed = shipped[i] is not None and shipped[i].face is not None
+            if backed and self._opinion is not None:
+                # where a second network is heard, the shipped network's read alone is not
+                # enough (it reads dice unlike its training photos surer and wrong more often
+                # than the two together): the second's own answer must name the same pair
+                backed = second_names[i] == (shipped[i].die, shipped[i].face)
+            if not read and backed:
                 out[i] = shipped[i]
         return out, best
 

@@ -51,7 +51,7 @@ from vision.classify import TIGHT, TURNS, FaceClassifier, model_paths, shipped_s
 from vision.crops import alone, crop_matrix, to_input
 from vision.detect import Detector
 from vision.dicesets import DiceSet, DiceSetError, load
-from vision.head import Head, Hearing, decide, hear_pips, pooled, second_opinion
+from vision.head import Head, Hearing, decide, hear_pips, joint_best, pooled, second_opinion
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256, open_session
 from vision.pipeline import MIN_READ_PX, SMALL_PX
@@ -627,9 +627,13 @@ def _choose_hearing(heard: dict, truth, alpha: float, delta: float):
     return best[1:]
 
 
-def _shipped_reads(clf: FaceClassifier, arrays, truth, counted, shrunk: bool = False) -> dict:
+def _shipped_reads(
+    clf: FaceClassifier, arrays, truth, counted, shrunk: bool = False, second=None
+) -> dict:
     """The shipped models alone on the same dice (shrunk, with ``shrunk``), at their own
-    thresholds, with the pips counted heard as at the table (``FaceClassifier.read_outputs``):
+    thresholds, with the pips counted heard as at the table (``FaceClassifier.read_outputs``);
+    with ``second`` (:meth:`Readings.second_arrays`), a read only where the second network's
+    own answer (its mean over the same turns) names the same pair, as the table backs a head:
     ``{1: read once, TURNS: read at four turns, "camera": as the camera loop reads (once; in
     doubt, at four turns), "no_die": whether the read once calls it no die (then the camera
     loop reads it no more), "sure": {1: ..., TURNS: ...} the confidence of each read}``, the
@@ -642,6 +646,12 @@ def _shipped_reads(clf: FaceClassifier, arrays, truth, counted, shrunk: bool = F
         for turns in (1, TURNS):
             r = clf.read_outputs(die_p[rows], face_p[rows], turns, counted[d])
             pair = (r.die, r.face) if r.face is not None else None
+            if pair is not None and second is not None:
+                k, _q = joint_best(
+                    second[1][rows[:turns]].mean(0), second[2][rows[:turns]].mean(0), clf.pairs
+                )
+                if (clf.pairs[2][clf.pairs[0][k]], clf.pairs[3][clf.pairs[1][k]]) != pair:
+                    pair = None
             out[turns].append(pair)
             out["sure"][turns].append(float(r.confidence))
             if turns == 1:
@@ -835,10 +845,10 @@ def teach(
             }
             for (p, z), c in tried
         }
-        shipped = _shipped_reads(clf, arrays, truth, counted[0])
+        shipped = _shipped_reads(clf, arrays, truth, counted[0], second=second)
         backs, answers = _backing(reads, photo.threshold, camera.threshold, shipped, truth)
         # dice smaller than the teaching dice: the threshold the same dice keep shrunk
-        shipped_small = _shipped_reads(clf, arrays, truth, counted[1], shrunk=True)
+        shipped_small = _shipped_reads(clf, arrays, truth, counted[1], shrunk=True, second=second)
         small, small_answers = {"px": list(SHRINK_PX)}, {}
         for path, once in (("photo", False), ("camera", second_at is None)):
             small_answers[path] = _small_answers(
