@@ -644,7 +644,9 @@ class FaceClassifier:
         """Readings by the taught head: one call of the shipped network (answers and features
         at each turn), the head's probabilities, and ``vision.head.decide``'s score against
         the taught threshold of reads at ``turns`` turns; with the second opinion's, unless
-        ``quick`` (then no face is taken on the head's word)."""
+        ``quick`` (then no face is taken on the head's word). A die the head does not read is
+        read as the shipped network reads it where teaching chose so (``shipped_backs``), and
+        where there is a second network only when its own answer names the same pair."""
         x = to_input(crops)
         n = len(x)
         if turns > 1:
@@ -657,13 +659,14 @@ class FaceClassifier:
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
         opinion = None
-        second_names: list = [None] * n  # (no second network: the shipped read backs alone)
+        # the second network's own best pair of each crop, which a backed read must be (where
+        # there is a second network; a quick read has none, and takes no backed read either)
+        second_names: list = [None] * n
         if self._opinion is not None and not quick:
             session, name, head2 = self._opinion
             die_2, face_2, feats_2 = session.run(
                 ["die_prob", "face_prob", "features"], {name: np.ascontiguousarray(x)}
             )
-            # (the second network's own answer: a read the shipped network backs must be its)
             own = [
                 joint_best(d, f, self.pairs)[0]
                 for d, f in zip(
