@@ -32,10 +32,10 @@ from vision.dicesets import DiceSet, load
 from vision.head import (
     Head,
     Hearing,
+    best_pair,
     decide,
     embed,
     hear_pips,
-    joint_best,
     pooled,
     second_opinion,
     zoomed,
@@ -667,16 +667,13 @@ class FaceClassifier:
             die_2, face_2, feats_2 = session.run(
                 ["die_prob", "face_prob", "features"], {name: np.ascontiguousarray(x)}
             )
-            own = [
-                joint_best(d, f, self.pairs)[0]
+            second_names = [
+                best_pair(d, f, self.pairs)[0]
                 for d, f in zip(
                     die_2.reshape(turns, n, -1).mean(0),
                     face_2.reshape(turns, n, -1).mean(0),
                     strict=True,
                 )
-            ]
-            second_names = [
-                (self.pairs[2][self.pairs[0][k]], self.pairs[3][self.pairs[1][k]]) for k in own
             ]
             die_2, face_2 = head2.proba_embedded(pooled(feats_2), die_2, face_2)
             opinion = (die_2.reshape(turns, n, -1).mean(0), face_2.reshape(turns, n, -1).mean(0))
@@ -711,8 +708,7 @@ class FaceClassifier:
             others = [()] * n
             if opinion is not None and self._hearing.pips:
                 others = [
-                    (self.pairs[3][self.pairs[1][joint_best(dp, fp, self.pairs)[0]]],)
-                    for dp, fp in zip(*opinion, strict=True)
+                    (best_pair(dp, fp, self.pairs)[0][1],) for dp, fp in zip(*opinion, strict=True)
                 ]
             counts = self.pip_counts(
                 crops,
@@ -727,10 +723,9 @@ class FaceClassifier:
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
             pair, score = decided[i]
-            if self._hearing.pips:
-                score = hear_pips(pair, score, self.pip_opinion(counts[i]))
+            pips = self.pip_opinion(counts[i]) if self._hearing.pips else None
+            score = hear_pips(pair, score, pips)
             if opinion is not None:
-                head_pair = pair
                 pair, score = second_opinion(
                     pair,
                     score,
@@ -738,9 +733,8 @@ class FaceClassifier:
                     opinion[1][i],
                     self.pairs,
                     (die_s[:, i].mean(0), face_s[:, i].mean(0)) if self._hearing.shipped else None,
+                    pips,
                 )
-                if pair != head_pair and self._hearing.pips:  # (the pips heard on this pair)
-                    score = hear_pips(pair, score, self.pip_opinion(counts[i]))
             elif self._opinion is not None:
                 score = 0.0  # (quick: not heard)
             best.append(pair)

@@ -313,6 +313,17 @@ def joint_best(die_p, face_p, pairs) -> tuple[int, float]:
     return k, float(joint[k])
 
 
+def best_pair(die_p, face_p, pairs) -> tuple[tuple[str, str], float]:
+    """The likeliest (die id, face id) pair the dice set allows (:func:`joint_best`) and its
+    probability.
+
+    >>> best_pair([1.0], [0.2, 0.7, 0.1], (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2")))
+    (('d6', '2'), 0.7)
+    """
+    k, q = joint_best(die_p, face_p, pairs)
+    return (pairs[2][int(pairs[0][k])], pairs[3][int(pairs[1][k])]), q
+
+
 TURN_DOUBT = 0.5  # turns this sure of another pair than the mean's put the read in doubt ...
 # ... when there are this many of them (of four). With one, taught heads asked about 3.4% of
 # fresh phone-d6 dice, half of them for one turn's doubt (the bolt on the 6, or a glare spot,
@@ -430,14 +441,15 @@ def decide(
     return pair, round(hear_pips(pair, float(score), pips), 6)
 
 
-def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None):
+def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None, pips=None):
     """The reading of ``pair`` (a die and face read, see :func:`decide`) at ``score``, with a
     second taught head heard: a head fitted on another network's features, whose
     probabilities (``die_p``, ``face_p``: their mean over the turns read) are given. Its
     likeliest pair the same, the score is the lesser of the two readers' sureness. Another
     pair: no read (score 0), unless ``shipped`` (the shipped network's die and face
     probabilities, their mean over the turns, when it is heard) names that pair too; then two
-    readers of the three name it, and it is read at the lesser of their sureness. Two heads
+    readers of the three name it, and it is read at the lesser of their sureness, the pips
+    counted heard on it (``pips``, as :func:`hear_pips` hears them). Two heads
     taught on the same photos but reading different networks are wrong together less often
     than either alone (measured on real sets neither network saw: docs/teaching.md); the
     first head alone, taught on a few hundred dice, reads a glare spot on a 1, 2 or 3 as a
@@ -450,15 +462,17 @@ def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None):
     (('d6', '1'), 0.0)
     >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs, ([1.0], [0.1, 0.8, 0]))
     (('d6', '2'), 0.7)
+    >>> two = ([1.0], [0.1, 0.8, 0])
+    >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs, two, lambda p: False)
+    (('d6', '2'), 0.0)
     """
-    k, q = joint_best(die_p, face_p, pairs)
-    best = (pairs[2][pairs[0][k]], pairs[3][pairs[1][k]])
+    best, q = best_pair(die_p, face_p, pairs)
     if best == tuple(pair):
-        return tuple(pair), float(min(score, q))
+        return best, float(min(score, q))
     if shipped is not None:
-        ks, qs = joint_best(shipped[0], shipped[1], pairs)
-        if ks == k:
-            return best, float(min(q, qs))
+        named, qs = best_pair(shipped[0], shipped[1], pairs)
+        if named == best:
+            return best, hear_pips(best, min(q, qs), pips)
     return tuple(pair), 0.0
 
 

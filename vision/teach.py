@@ -51,7 +51,7 @@ from vision.classify import TIGHT, TURNS, FaceClassifier, model_paths, shipped_s
 from vision.crops import alone, crop_matrix, to_input
 from vision.detect import Detector
 from vision.dicesets import DiceSet, DiceSetError, load
-from vision.head import Head, Hearing, decide, hear_pips, joint_best, pooled, second_opinion
+from vision.head import Head, Hearing, best_pair, decide, pooled, second_opinion
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256, open_session
 from vision.pipeline import MIN_READ_PX, SMALL_PX
@@ -440,17 +440,14 @@ def _cross_validate(
                     for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
                         if opinion is not None:
                             sd, sf = probs[j][2][:turns], probs[j][3][:turns]
-                            head_pair = pair
                             pair, score = second_opinion(
                                 pair,
                                 score,
                                 *opinion[turns][j],
                                 clf.pairs,
                                 (sd.mean(0), sf.mean(0)) if hearing.shipped else None,
+                                clf.pip_opinion(counted[shrunk][d]) if hearing.pips else None,
                             )
-                            if pair != head_pair and hearing.pips:
-                                pips = clf.pip_opinion(counted[shrunk][d])
-                                score = hear_pips(pair, score, pips)
                         reads[turns][d] = (pair, score)
         tick(f)
     return heard, heard_small
@@ -647,10 +644,10 @@ def _shipped_reads(
             r = clf.read_outputs(die_p[rows], face_p[rows], turns, counted[d])
             pair = (r.die, r.face) if r.face is not None else None
             if pair is not None and second is not None:
-                k, _q = joint_best(
+                named, _q = best_pair(
                     second[1][rows[:turns]].mean(0), second[2][rows[:turns]].mean(0), clf.pairs
                 )
-                if (clf.pairs[2][clf.pairs[0][k]], clf.pairs[3][clf.pairs[1][k]]) != pair:
+                if named != pair:
                     pair = None
             out[turns].append(pair)
             out["sure"][turns].append(float(r.confidence))
