@@ -228,15 +228,16 @@ def main_bench(argv: list[str]) -> int:
         "--photos",
         type=int,
         default=None,
-        help="teaching photos for --teach (default: the case's, 20 or 14)",
+        help="teaching photos for --teach (default: the case's, 14 to 25)",
     )
     p.add_argument(
         "--case",
         default="owner-d6",
         choices=tuple(teachbench.CASES),
         help="--teach: an owner's d6 with a star on the 6 (20 photos, 30 fresh), "
-        "Rollers dice with digits (20, 30), or 12 MP phone photos of 24 "
-        "see-through d6 with a bolt on the 6 (14, 6)",
+        "Rollers dice with digits (20, 30), 12 MP phone photos of 24 "
+        "see-through d6 with a bolt on the 6 (14, 6), or an everyday mixed "
+        "collection of d6 in seven colourways (25, 25)",
     )
     p.add_argument(
         "--photo-seed",

@@ -5,7 +5,8 @@ real dice with a logo on the 6 do. ``photos`` rendered photos of them (4 dice ea
 shown) are taught (``lab.teach``), 30 fresh photos (other seeds) are read with the shipped
 models and with the taught folder, and the command prints the time teaching took (wall and
 CPU), the memory it needed at most, and both readings' figures. Other cases (``--case``):
-Rollers dice printed with digits, and phone photos of a table full of see-through dice.
+Rollers dice printed with digits, phone photos of a table full of see-through dice, and an
+everyday mixed collection of d6 in seven colourways.
 
     dicetray bench --teach --photos 20
     dicetray bench --teach --case phone-d6
@@ -170,6 +171,54 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
                 w.writerow([name, "phone", lab["x"], lab["y"], lab["w"], lab["h"], lab["face"]])
 
 
+# an everyday collection: d6 of the seven colourways of ``lab.everyday`` in one tray
+MIXED_DICE = 8
+
+
+def mixed_photos(folder: Path, n: int, seed: int) -> None:
+    """``n`` photos of an everyday mixed collection of d6 (``MIXED_DICE`` a photo, each of a
+    colourway of ``lab.everyday.COLOURWAYS`` drawn at random, rolled; the see-through bodies
+    where the photo's light shows them so, half the photos holding one), on a white tray,
+    25-50 px across, as the camera of a tray sees a collection a family owns; labelled as the
+    d6 set (the taught set: one die kind, many looks)."""
+    from hardware.sim.looks import Look
+    from hardware.sim.render import FLOORS, random_style, render_scene
+    from lab.everyday import COLOURWAYS
+
+    looks = parse(
+        {
+            "id": "d6",
+            "name": "an everyday mixed collection",
+            "faces": {str(n): {"mark": "pips", "count": n} for n in range(1, 7)},
+            "die": [
+                {"id": f"c{i}", "count": 3, "body": body, "ink": pips, "faces": list("123456")}
+                for i, (_name, body, pips, _see) in enumerate(COLOURWAYS)
+            ],
+        }
+    )
+    setup = replace(
+        random_style(np.random.default_rng(7), (25.0, 50.0)),
+        floor="white",
+        floor_bgr=FLOORS["white"],
+    )
+    rng = np.random.default_rng(seed)
+    (folder / "images").mkdir(parents=True)
+    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "split", "x", "y", "w", "h", "value"])
+        for i in range(n):
+            kinds = rng.choice(len(COLOURWAYS), size=MIXED_DICE)
+            style = replace(setup, seed=int(rng.integers(1 << 30)))
+            if any(COLOURWAYS[k][3] for k in kinds) and rng.random() < 0.5:
+                style = replace(style, look=Look(translucent=0.5))
+            dice = [(f"c{k}", str(int(rng.integers(1, 7)))) for k in kinds]
+            frame, labels = render_scene(looks, dice, rng, style=style, fit=True)
+            name = f"{i:03d}.jpg"
+            cv2.imwrite(str(folder / "images" / name), frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            for lab in labels:
+                w.writerow([name, "mixed", lab["x"], lab["y"], lab["w"], lab["h"], lab["face"]])
+
+
 # what --case names: (the dice set taught, the photo writer, what the dice are, dice a photo,
 # teaching photos and fresh photos by default)
 CASES = {
@@ -196,6 +245,14 @@ CASES = {
         PHONE_DICE,
         14,
         6,
+    ),
+    "mixed-d6": (
+        lambda: load("d6"),
+        mixed_photos,
+        "an everyday mixed collection of d6, seven colourways, 25-50 px on a white tray",
+        MIXED_DICE,
+        25,
+        25,
     ),
 }
 

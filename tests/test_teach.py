@@ -280,6 +280,29 @@ def test_the_rollers_digit_case_writes_a_labelled_folder_of_both_dice(tmp_path):
     assert {lab.face for lab in photos[0].labels} == {"1", "2", "3", "4", "5"}
 
 
+def test_the_mixed_case_writes_a_collection_of_colourways_labelled_as_the_d6_set(tmp_path):
+    """``dicetray bench --teach --case mixed-d6``: photos of 8 d6 a photo, each of a colourway
+    drawn at random (black, dark blue, see-through, white ones), taught as the d6 set."""
+    from lab.teachbench import MIXED_DICE, mixed_photos
+    from vision.labelled import read_folder
+
+    mixed_photos(tmp_path / "m", 2, seed=3)
+    photos = read_folder(tmp_path / "m", load("d6"))
+    assert [len(p.labels) for p in photos] == [MIXED_DICE, MIXED_DICE] == [8, 8]
+    assert {lab.die for p in photos for lab in p.labels} == {"d6"}
+    bodies = set()
+    for p in photos:
+        img, p = p.decoded()
+        for lab in p.labels:
+            x, y, w, h = (int(v) for v in (lab.x, lab.y, lab.w, lab.h))
+            b, g, r = np.median(
+                img[y + h // 4 : y + 3 * h // 4, x + w // 4 : x + 3 * w // 4], (0, 1)
+            )
+            bodies.add("white" if min(b, g, r) > 150 else "dark" if max(b, g, r) < 100 else "other")
+            assert 20 <= max(w, h) <= 75  # dice 25-50 px across, boxed round their corners
+    assert "dark" in bodies and len(bodies) >= 2
+
+
 def test_a_head_that_reads_fewer_than_the_shipped_models_is_not_kept():
     """Kept only when, on the dice it never saw, the head reads at least as many right as
     the shipped models, as photos (four turns) and as the camera reads (once)."""
@@ -954,9 +977,10 @@ def test_a_taught_threshold_goes_halfway_down_to_the_surest_die_it_leaves_unread
 
 def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(taught, tmp_path):
     """``shipped_heard`` false: the table scores a die by the head's own probability ``p``.
-    Weighed, the shipped network's sureness ``q`` in its own best pair multiplies the doubts
-    when it names the head's pair, and discounts the head's word by half of it when it names
-    another (the owner's star on the 6, which it never saw): ``vision.head.decide``."""
+    Weighed, the shipped network naming the head's pair leaves ``p`` as it is (the head reads
+    its answers: no second witness), and naming another pair (the owner's star on the 6,
+    which it never saw) discounts the head's word by half its sureness ``q`` in that one:
+    ``vision.head.decide``."""
     from vision.classify import FaceClassifier
     from vision.head import joint_best
 
@@ -984,7 +1008,7 @@ def test_a_head_taught_not_to_weigh_the_shipped_network_scores_by_its_own_word(t
             own.face,
         )
         p = own.confidence
-        want = 1 - (1 - p) * (1 - q) if same else p * (1 - q / 2)
+        want = p if same else p * (1 - q / 2)
         if own.face is not None:
             kinds.add(same)
             assert weighed.confidence == pytest.approx(want, abs=1e-4)
