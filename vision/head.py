@@ -337,7 +337,7 @@ def _score(die_p, face_p, shipped_die_p, shipped_face_p, pairs, heed: bool) -> t
     if not heed:
         return k, p
     ks, q = joint_best(shipped_die_p, shipped_face_p, pairs)
-    return k, (1.0 - (1.0 - p) * (1.0 - q) if ks == k else p * (1.0 - q / 2))
+    return k, (p if ks == k else p * (1.0 - q / 2))
 
 
 class Hearing(NamedTuple):
@@ -386,11 +386,13 @@ def decide(
     turns x (faces + none), the head's and the shipped network's): the likeliest (die, face)
     pair of the head's mean, ``p`` sure, and the score the taught thresholds apply to.
 
-    Two readers are heard: when the shipped network's best guess (``q`` sure) is the same
-    pair, their doubts multiply (score ``1 - (1-p)(1-q)``); when it is another pair, the
-    head's word is discounted by half the shipped network's sureness in that one
+    The shipped network is heard against the head: when its best guess (``q`` sure) is
+    another pair, the head's word is discounted by half its sureness in that one
     (``p (1 - q/2)``: the head was taught where the shipped network is wrong, so it is not
-    overruled by it). ``heed`` False: the shipped network is not heard, the score is ``p``
+    overruled by it); when it is the same pair, the score stays ``p``. The head reads the
+    shipped network's answers among its inputs and is pulled towards them, so their
+    agreement is no second witness: heard as one (their doubts multiplied), a glare spot on
+    a black die that both took for a 1 scored 0.90 and was read (docs/teaching.md). ``heed`` False: the shipped network is not heard, the score is ``p``
     (teaching chooses it when that reads more of its dice right: an owner's dice that the
     shipped network reads wrong for sure, digits for pips say, are then not discounted).
     Read at several turns, a die that ``DOUBTING_TURNS`` turns each score at ``TURN_DOUBT``
@@ -406,21 +408,21 @@ def decide(
     >>> pairs = (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2"))
     >>> one = lambda *f: np.array([f])
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs)
-    (('d6', '1'), 0.92)
+    (('d6', '1'), 0.8)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.3, 0.7, 0), pairs)
     (('d6', '1'), 0.52)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.3, 0.7, 0), pairs, heed=False)
     (('d6', '1'), 0.8)
     >>> turned = np.array([[0.9, 0.1, 0], [0.9, 0.1, 0], [0.9, 0.1, 0], [0.2, 0.8, 0]])
     >>> decide(np.ones((4, 1)), turned, np.ones((4, 1)), turned, pairs)
-    (('d6', '1'), 0.924375)
+    (('d6', '1'), 0.725)
     >>> turned[2] = [0.3, 0.7, 0]
     >>> decide(np.ones((4, 1)), turned, np.ones((4, 1)), turned, pairs)
-    (('d6', '1'), 0.073744)
+    (('d6', '1'), 0.1725)
     >>> decide(np.ones((4, 1)), turned, np.ones((4, 1)), turned, pairs, doubt_turns=False)
-    (('d6', '1'), 0.819375)
+    (('d6', '1'), 0.575)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: True)
-    (('d6', '1'), 0.96)
+    (('d6', '1'), 0.9)
     >>> decide(one(1.0), one(0.8, 0.2, 0), one(1.0), one(0.6, 0.4, 0), pairs, lambda p: False)
     (('d6', '1'), 0.0)
     """
