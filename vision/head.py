@@ -391,10 +391,11 @@ def decide(
     (``p (1 - q/2)``: the head was taught where the shipped network is wrong, so it is not
     overruled by it); when it is the same pair, the score stays ``p``. The head reads the
     shipped network's answers among its inputs and is pulled towards them, so their
-    agreement is no second witness: heard as one (their doubts multiplied), a glare spot on
-    a black die that both took for a 1 scored 0.90 and was read (docs/teaching.md). ``heed`` False: the shipped network is not heard, the score is ``p``
-    (teaching chooses it when that reads more of its dice right: an owner's dice that the
-    shipped network reads wrong for sure, digits for pips say, are then not discounted).
+    agreement is no second witness: heard as two (their doubts multiplied), a glare spot on
+    a black die that both took for a 1 scored 0.90 and was read (docs/teaching.md). ``heed``
+    False: the shipped network is not heard, the score is ``p`` (teaching chooses it when
+    that reads more of its dice right: an owner's dice that the shipped network reads wrong
+    for sure, digits for pips say, are then not discounted).
     Read at several turns, a die that ``DOUBTING_TURNS`` turns each score at ``TURN_DOUBT``
     or more as another pair than the mean's is in doubt: the score is multiplied by the
     doubt of the least sure of them (unless ``doubt_turns`` is False: teaching chooses it for
