@@ -22,6 +22,7 @@ import struct
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -52,6 +53,17 @@ def _d6_marked_six(name: str, mark: str, body: str):
     )
 
 
+@contextmanager
+def _labels_csv(folder: Path, die: bool = False):
+    """The writer of a labelled folder's ``labels.csv`` (its ``images/`` made), the header
+    written (with the die column where ``die``)."""
+    (folder / "images").mkdir(parents=True)
+    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["file", "split", "x", "y", "w", "h", "value"] + (["die"] if die else []))
+        yield w
+
+
 OWNER = _d6_marked_six("an owner's blue dice, star on the 6", "star", "#2446b8")
 
 
@@ -64,11 +76,8 @@ def owner_photos(
     from hardware.sim.render import render_scene
 
     rng = np.random.default_rng(seed)
-    (folder / "images").mkdir(parents=True)
     truth = []
-    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["file", "split", "x", "y", "w", "h", "value"])
+    with _labels_csv(folder) as w:
         for i in range(n):
             faces = [str(int(rng.integers(1, 7)) if rolled else (i + k) % 6 + 1) for k in range(4)]
             frame, labels = render_scene(dice_set, [("d6", f) for f in faces], rng)
@@ -94,10 +103,7 @@ def rollers_digit_photos(folder: Path, n: int, seed: int, rolled: bool = False) 
     style = other_style(np.random.default_rng(5), die_px=(44.0, 60.0), digits=True)
     rng = np.random.default_rng(seed)
     byid = {d.id: d for d in ds.dice}
-    (folder / "images").mkdir(parents=True)
-    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["file", "split", "x", "y", "w", "h", "value", "die"])
+    with _labels_csv(folder, die=True) as w:
         for i in range(n):
             dice = [
                 (d.id, d.faces[int(rng.integers(6)) if rolled else (i + k) % 6])
@@ -150,10 +156,7 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
         look=Look(translucent=0.5, pip=0.9),
     )
     rng = np.random.default_rng(seed)
-    (folder / "images").mkdir(parents=True)
-    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["file", "split", "x", "y", "w", "h", "value"])
+    with _labels_csv(folder) as w:
         for i in range(n):
             dice = [("d6", str((i + k) % 6 + 1)) for k in range(PHONE_DICE)]
             frame, labels = render_scene(
@@ -202,10 +205,7 @@ def mixed_photos(folder: Path, n: int, seed: int) -> None:
         floor_bgr=FLOORS["white"],
     )
     rng = np.random.default_rng(seed)
-    (folder / "images").mkdir(parents=True)
-    with open(folder / "labels.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["file", "split", "x", "y", "w", "h", "value"])
+    with _labels_csv(folder) as w:
         for i in range(n):
             kinds = rng.choice(len(COLOURWAYS), size=MIXED_DICE)
             style = replace(setup, seed=int(rng.integers(1 << 30)))
@@ -391,10 +391,7 @@ def keep_played(rolls: Path, out: Path, dice_set) -> dict:
     rec = Recognizer(dice_set)
     counts = {"rolls": 0, "read_whole": 0, "refused": 0, "kept": 0, "dice_kept": 0}
     counts["asked"] = counts["kept_wrong"] = 0
-    (out / "images").mkdir(parents=True)
-    with open(out / "labels.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["file", "split", "x", "y", "w", "h", "value", "die"])
+    with _labels_csv(out, die=True) as w:
         for photo in read_folder(rolls, dice_set):
             img, photo = photo.decoded()
             counts["rolls"] += 1
