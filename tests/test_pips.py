@@ -371,6 +371,18 @@ def test_glare_a_little_off_a_pip_place_still_hides_the_count():
     assert read_pips(coloured_face(4, "#20b040", glare=True, off=2.0)) == pips.HIDDEN
 
 
+def test_glare_on_a_pip_the_face_cannot_do_without_leaves_the_count():
+    """A spot on a corner of a 3, 4, 5 or 6 covers a pip: the pips seen besides it (three
+    corners of a 4, a 3's centre and one corner) make no face, so the count stands. On the
+    middle of a 3 or a 5 the pips seen make a 2 or a 4 too: hidden, as on a 4's middle."""
+    corner = -12.0  # px: the spot moved from the middle onto the top left pip
+    for count in (3, 4, 5, 6):
+        for colour in ("#d02020", "#20b040"):
+            assert read_pips(coloured_face(count, colour, glare=True, off=corner)).count == count
+    for count in (3, 5):
+        assert read_pips(coloured_face(count, "#d02020", glare=True)) == pips.HIDDEN
+
+
 def test_glare_tinted_by_a_see_through_body_is_no_pip_among_pale_pips():
     """Pale pips are too grey for their colour spread to say much, but a "pip" whose colour
     lies far from all the others', while they agree closely, is not one of them: glare

@@ -17,7 +17,9 @@ a 4 make a 2) is dropped. Before it is read, a pattern must also look like a fac
 - no spot of the other kind, brighter or darker than the face, lies on it;
 - light pips are one colour: a "pip" of another colour (glare on a pip place) makes the pips
   hidden (:data:`HIDDEN`, a count of 0, which no pip face has), also where that spot pulls
-  the pattern a little off its grid or is larger than a pip;
+  the pattern a little off its grid or is larger than a pip; but where the pips seen besides
+  it make no face (three corners of a 4, a 3's centre and one corner), the spot covers a pip
+  and the count stands;
 - for the patterns that are parts of larger ones (2, 3, 4), the face ends where a face of that
   grid would, and no pip of the same size and shape lies where the rest of a larger pattern
   would be (a pip on a side face seen at a slant is squashed otherwise); the pips of a 2 or a
@@ -245,6 +247,7 @@ class _Pattern:
     resid: float
     weakest: float
     offs: np.ndarray | None = None
+    code: int = 0  # the places taken (bit k: place k), ``on`` in their order; 0 for a 1
 
 
 def _to_size(crop: np.ndarray) -> np.ndarray:
@@ -529,6 +532,7 @@ def _fit(sc: _Scene, code: int, ids: np.ndarray) -> _Pattern | None:
         resid,
         float(sc.strength[ids].min()),
         offs,
+        code,
     )
 
 
@@ -881,26 +885,47 @@ def _unlike_pip(p: _Pattern, sc: _Scene, astray: bool = False) -> int | None:
     return odd if coloured < _COLOURED or astray else None
 
 
-def _hides(p: _Pattern, sc: _Scene, why: str) -> bool:
-    """Whether a pattern not read only for how its pips lie (``why``: off the grid, unlike
-    in size) is a face whose pips a spot hides: one of its "pips" is of another colour
-    (:func:`_unlike_pip`), lies within :data:`_HIDDEN_FIT` of its place whatever its size
-    (glare is seldom centred on the place it covers, nor a pip's size), the others lie on
-    the grid and agree in size as the pips of a face read do, and the face between them is
-    plain."""
+def _hides(p: _Pattern, sc: _Scene, why: str) -> int | None:
+    """The spot (its index into ``p.on``) that hides a pip of a pattern not read only for how
+    its pips lie (``why``: off the grid, unlike in size), or None: one of its "pips" is of
+    another colour (:func:`_unlike_pip`), lies within :data:`_HIDDEN_FIT` of its place
+    whatever its size (glare is seldom centred on the place it covers, nor a pip's size), the
+    others lie on the grid and agree in size as the pips of a face read do, and the face
+    between them is plain."""
     if why not in _PIP_FAULTS:
-        return False
+        return None
     odd = _unlike_pip(p, sc, astray=True)
     if odd is None:
-        return False
+        return None
     rest = np.arange(len(p.on)) != odd
     d = sc.diam[p.on][rest]
-    return (
+    hides = (
         p.offs[odd] <= _HIDDEN_FIT
         and bool((p.offs[rest] <= _FIT_TOL).all())
         and float(d.max()) <= _READ_RATIO * float(d.min())
         and not _why_not(p, sc, pips=False)
     )
+    return odd if hides else None
+
+
+def _needed(p: _Pattern, odd: int) -> bool:
+    """Whether the spot at ``p.on[odd]`` covers a pip the pattern cannot do without: the
+    pips seen besides it make no face (three corners of a 4; a 3's centre and one corner), so
+    it hides a pip, and the count stands. A spot on a place whose pip a smaller face lacks (a
+    4's middle, hiding a 5 or not; a 3's) leaves two faces: the pips are hidden. Only for 3
+    pips or more (the pip of a 2 beside a spot could be a 1's).
+
+    >>> four = _Pattern(4, False, frozenset(), np.arange(4), np.eye(2), np.zeros(2), 8.0,
+    ...                 0.0, 40.0, code=0b101000101)
+    >>> five = _Pattern(5, False, frozenset(), np.arange(5), np.eye(2), np.zeros(2), 8.0,
+    ...                 0.0, 40.0, code=0b101010101)
+    >>> _needed(four, 0), _needed(five, 2), _needed(five, 0)
+    (True, False, True)
+    """
+    if p.count < 3 or not p.code:
+        return False
+    place = _PLACES[p.code][odd]
+    return not _CODE_COUNT[p.code & ~(1 << place)]
 
 
 def _read(sc: _Scene | None, found: list[_Pattern]) -> PipRead:
@@ -915,11 +940,10 @@ def _read(sc: _Scene | None, found: list[_Pattern]) -> PipRead:
         if best is not None and p.count == best.count:
             continue  # read already
         why = _why_not_one(p, sc) if p.count == 1 else _why_not(p, sc)
-        if why:
-            if _hides(p, sc, why):
-                return HIDDEN
+        odd = _hides(p, sc, why) if why else _unlike_pip(p, sc)
+        if why and odd is None:
             continue
-        if _unlike_pip(p, sc) is not None:
+        if odd is not None and not _needed(p, odd):
             return HIDDEN
         if best is not None:
             return NO_OPINION  # two readings that disagree
