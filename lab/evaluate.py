@@ -2,7 +2,8 @@
 
 Per dice set, on rendered held-out scenes (seeds never used in training), read as camera
 frames and again as photos: detection recall and precision, face accuracy on found dice,
-abstentions, wrong readings, the confusion matrix; and on rendered throws through the
+abstentions (and how many of them the reader's guess names right), wrong readings, the
+confusion matrix; and on rendered throws through the
 Settler: settled rolls, wrong faces among the dice it was sure of, frames from rest to roll,
 rolls taken while dice moved or a hand was in.
 On each real photo set (``--realdice``, not shipped: ``lab.labels.REALDICE_DIR``; d6 path):
@@ -51,6 +52,7 @@ class Tally:
     def __init__(self):
         self.labelled = self.found = self.matched = 0
         self.correct = self.abstained = self.wrong = 0
+        self.guessed = 0  # abstained on, with a guess (``DieReading.guess``) naming the face
         self.confusion: dict[str, Counter] = defaultdict(Counter)
 
     def add_crop(self, truth: tuple[str, str], reading) -> None:
@@ -61,6 +63,8 @@ class Tally:
         self.matched += 1
         if reading.face is None:
             self.abstained += 1
+            guess = getattr(reading, "guess", None)
+            self.guessed += guess == truth[1] and reading.die in (None, truth[0])
         elif (reading.die, reading.face) == truth:
             self.correct += 1
         else:
@@ -80,6 +84,10 @@ class Tally:
             if d.face is None:
                 self.abstained += 1
                 self.confusion[truth]["abstained"] += 1
+                guess = getattr(d, "guess", None)
+                if guess is not None:
+                    lab = labels[i]
+                    self.guessed += guess == lab["face"] and d.die in (None, lab["die"])
                 continue
             got = key({"die": d.die, "face": d.face})
             self.confusion[truth][got] += 1
@@ -98,6 +106,8 @@ class Tally:
             "precision": self.matched / max(self.found, 1),
             "face_accuracy": self.correct / m,
             "abstained": self.abstained / m,
+            # of the dice asked about, the share whose first press shows the right face
+            "asked_guess_right": self.guessed / max(self.abstained, 1),
             "wrong": self.wrong / m,
             "wrong_count": self.wrong,
             "confusion": {t: dict(c) for t, c in sorted(self.confusion.items())},
@@ -497,7 +507,7 @@ def eval_real_crops(realdice: Path) -> dict:
             img = cv2.imread(str(root / "images" / rc.file))
             h, w = img.shape[:2]
             r = clf.read_boxes(img, [(0, 0, w, h)], **kw)[0]
-            found = SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)
+            found = SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face, guess=r.guess)
             t.add([{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}], [found])
         out[f"chase_casino_crops (judge: test), {path_name} path"] = t.figures()
     return out
@@ -557,11 +567,13 @@ def _row(name: str, f: dict) -> str:
     return (
         f"  {name:<26}{f['labelled']:>6}{f['recall']:>9.2%}{f['precision']:>9.2%}"
         f"{f['face_accuracy']:>10.2%}{f['abstained']:>9.2%}{f['wrong_count']:>7}"
+        f"{f.get('asked_guess_right', 0.0):>8.1%}"
     )
 
 
 _HEAD = (
     f"  {'set':<26}{'dice':>6}{'recall':>9}{'precis.':>9}{'face acc':>10}{'abstain':>9}{'wrong':>7}"
+    f"{'guess':>8}"
 )
 
 
@@ -606,7 +618,7 @@ def _crop_lines(figures: dict) -> list[str]:
         out.append(f"  {s}")
         out.append(
             f"  {'':<26}{f['labelled']:>6}{'-':>9}{'-':>9}{f['face_accuracy']:>10.2%}"
-            f"{f['abstained']:>9.2%}{f['wrong_count']:>7}"
+            f"{f['abstained']:>9.2%}{f['wrong_count']:>7}{f.get('asked_guess_right', 0.0):>8.1%}"
         )
     return out
 
@@ -679,7 +691,8 @@ def format_report(r: dict) -> str:
         "",
         "Targets: rendered face accuracy >= 99.5% every set; 0 wrong faces when sure in",
         "settled rolls, <= 5 frames rest->roll; matteop65_webcam recall >= 98% and face",
-        "accuracy >= 98%; rune55_gray reported per source.",
+        "accuracy >= 98%; rune55_gray reported per source. guess: of the dice abstained on,",
+        "the share whose guess (the face a first press shows at the table) is right.",
     ]
     for key, title, lines in _SECTIONS:
         if r.get(key):

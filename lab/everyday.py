@@ -91,11 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.scenes < 1:
         print(f"--scenes {args.scenes}: at least 1")
         return 2
-    print(f"{'colourway':<24} {'dice':>5} {'found':>7} {'right':>7} {'asked':>7} {'wrong':>7}")
+    print(
+        f"{'colourway':<24} {'dice':>5} {'found':>7} {'right':>7} {'asked':>7} {'wrong':>11}"
+        f" {'guess':>6}"
+    )
     for name, f in measure(args.scenes, args.seed, fine=not args.camera).items():
         print(
             f"{name:<24} {f['labelled']:>5} {f['recall']:>7.1%} {f['face_accuracy']:>7.1%} "
             f"{f['abstained']:>7.1%} {f['wrong']:>6.2%} ({f['wrong_count']})"
+            f" {f['asked_guess_right']:>6.1%}"
         )
     return 0
 

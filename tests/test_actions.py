@@ -213,6 +213,29 @@ def test_unread_die_is_fixed_by_cycling_then_confirmed():
     assert t.correction is None and t.message is None
 
 
+def test_the_first_press_on_an_unread_die_shows_the_readers_guess():
+    """A die the camera was not sure of keeps its best guess: the first press shows it (one
+    press and a confirm where the guess is right), the next ones go on from it in order, and
+    nothing is scored until a player confirms. A die with no guess starts at the first face."""
+    t = table_for("bank", ("Ana", "Ben"))
+    unsure = DieReading(100, 100, 40, 40, "d6", None, 0.6, guess="5")
+    t.settled(SettledRoll((reading(10, "d6", "3"), unsure)), 0.0)
+    assert t.journal.events == [] and t.correction.slots[1].value is None
+    assert t.press(0, 0.1) == "cycled face" and t.correction.slots[1].value == "d6:5"
+    t.press(0, 0.2)
+    assert t.correction.slots[1].value == "d6:6"
+    t.press(0, 0.3)
+    assert t.correction.slots[1].value == "d6:1"
+    handle_key(t, "up", 0.4)
+    handle_key(t, "up", 0.5)
+    assert t.press(0, 0.6, long=True) == "taken"
+    assert t.journal.events == [roll("d6:3", "d6:5")]
+    t2 = table_for("bank", ("Ana", "Ben"))
+    t2.settled(SettledRoll((reading(10, "d6", "3"), reading(100, None, None, 0.2))), 0.0)
+    t2.press(0, 0.1)
+    assert t2.correction.slots[1].value == "d6:1"
+
+
 def test_a_die_read_for_sure_can_be_fixed_while_the_roll_is_corrected():
     """The correction shows the whole roll: Left/Right selects a die read for sure, Up/Down
     sets its face, so a die read wrong is fixed before anything is scored."""

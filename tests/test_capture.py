@@ -433,6 +433,17 @@ def test_an_unsure_die_needs_a_face_before_it_is_accepted(tmp_path):
     assert cap.state == "throw"
 
 
+def test_an_unsure_dies_first_face_is_the_readers_guess_while_teaching(tmp_path):
+    """Labelling a throw for teaching: the first press on an unsure die shows the face the
+    reader found likeliest, which the owner still accepts or changes."""
+    cap = Capture(CaptureFolder(tmp_path, TOSS), per_face=3)
+    green = two_dice_roll().dice[0]
+    guessed = SettledRoll((green, DieReading(90, 10, 40, 40, "toss", None, 0.6, guess="red")))
+    assert cap.settled(guessed, BLANK, 0.0) == "reviewing"
+    assert cap.key("down", 1.0) == "cycled face"
+    assert cap.correction.slots[1].value == "toss:red"
+
+
 def test_accept_all_stops_at_the_unsure_die(tmp_path):
     cap = Capture(CaptureFolder(tmp_path, TOSS), per_face=3)
     cap.settled(two_dice_roll(), BLANK, 0.0)

@@ -201,6 +201,30 @@ def test_a_four_turn_read_takes_a_sure_upright_read_only_when_allowed_and_never_
     assert both.classify(crop, 4)[0].face == "3"
 
 
+def test_a_die_not_read_keeps_its_best_guess_and_one_that_is_no_die_none():
+    """Under the threshold the face is not read, but the best guess goes with the reading
+    (``guess``: offered first to whoever sets the die by hand); a read die has no guess, nor
+    a crop the network takes for no die."""
+    clf = FaceClassifier("d6", threshold=0.9)
+    n_faces = len(clf.faces) + 1
+
+    def heads(face_p: dict):
+        face = np.zeros((1, 1, n_faces), np.float32)
+        for k, p in face_p.items():
+            face[0, 0, k] = p
+        return np.ones((1, 1, 1), np.float32), face
+
+    crop = [np.zeros((64, 64, 3), np.uint8)]
+    clf._turned = lambda crops, turns: heads({3: 0.6, 4: 0.4})
+    r = clf.classify(crop)[0]
+    assert (r.face, r.guess) == (None, "4")
+    clf._turned = lambda crops, turns: heads({3: 0.95, 4: 0.05})
+    r = clf.classify(crop)[0]
+    assert (r.face, r.guess) == ("4", None)
+    clf._turned = lambda crops, turns: heads({3: 0.3, n_faces - 1: 0.7})
+    assert clf.classify(crop)[0].guess is None
+
+
 def test_a_four_turn_read_is_withdrawn_when_one_turn_is_fairly_sure_of_another_face():
     """Three turns read '3' and one turn reads '5' at 0.6: the mean is sure of '3' but the
     network does not see the same die from every side, so the die is asked about. A turn

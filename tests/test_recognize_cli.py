@@ -25,3 +25,25 @@ def test_a_threshold_that_is_no_confidence_is_refused(value, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1
     assert "is not a confidence: give a number from 0 to 1" in err
+
+
+def test_dice_not_read_come_with_the_face_they_most_likely_show(tmp_path, capsys):
+    """``--json``: a die under the confidence asked for is not read (face null) but carries
+    ``guess``, the reader's best face, which the table offers first; here every die of a
+    rendered photo, read at a threshold no die reaches, is guessed right."""
+    import json
+
+    import cv2
+    import numpy as np
+
+    from hardware.sim.render import random_style, render_scene
+    from vision.dicesets import load
+
+    rng = np.random.default_rng(3)
+    dice = [("d6", face) for face in "2356"]
+    frame, labels = render_scene(load("d6"), dice, rng, style=random_style(rng, die_px=(50, 70)))
+    cv2.imwrite(str(tmp_path / "tray.png"), frame)
+    assert main_recognize([str(tmp_path / "tray.png"), "--json", "--threshold", "1.0"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert [d["face"] for d in result["dice"]] == [None] * 4
+    assert sorted(d["guess"] for d in result["dice"]) == sorted(lab["face"] for lab in labels)

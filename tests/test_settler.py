@@ -118,3 +118,14 @@ def test_flickering_detection_never_delays_the_roll_past_patience():
     rolls = [i for i, r in enumerate(out) if r is not None]
     assert rolls == [3]  # the 4th still frame, not later
     assert [d.face for d in out[3].dice] == ["4", None] and not out[3].complete
+
+
+def test_a_die_the_frames_read_differently_is_unread_and_keeps_the_likeliest_guess():
+    """Frames that disagree on a die leave it unread (asked about), with the face most of
+    them saw as its guess for whoever sets it; a die read alike stays read, without one."""
+    s = Settler(still_frames=3)
+    frames = [FrameReading((die(100, "4"), die(200, face))) for face in ("2", "3", "2")]
+    out = [r for r in feed(s, frames + frames[-1:]) if r is not None]
+    (got,) = out
+    assert [d.face for d in got.dice] == ["4", None]
+    assert [d.guess for d in got.dice] == [None, "2"]

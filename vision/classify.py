@@ -77,11 +77,23 @@ class CropReading:
     face_confidence: float = 0.0
     die_confidence: float = 0.0
     not_a_die: float = 0.0  # the face head's weight on "none": not a die at all
+    # where the face is None: the face it most likely shows (a hint to whoever sets it by
+    # hand, never read as the face); None where it is read, or not a die
+    guess: str | None = None
 
 
 def _doubt(r: CropReading) -> CropReading:
-    """The reading with its face withdrawn (two sure reads disagree)."""
-    return CropReading(r.die, None, r.confidence, r.face_confidence, r.die_confidence, r.not_a_die)
+    """The reading with its face withdrawn (two sure reads disagree), kept as its guess."""
+    return replace(r, face=None, guess=r.face if r.face is not None else r.guess)
+
+
+def _guessed(out: list[CropReading], best) -> list[CropReading]:
+    """The readings, each not read given its best guess's face as ``guess`` (a die whose
+    best guess is "not a die" gets none)."""
+    return [
+        replace(r, guess=b[1]) if r.face is None and r.guess is None and r.not_a_die <= 0.5 else r
+        for r, b in zip(out, best, strict=True)
+    ]
 
 
 def _held_at(held: list | None, box) -> CropReading | None:
@@ -558,7 +570,8 @@ class FaceClassifier:
         if self.photos_once:
             turns = 1
         if self._head is not None:
-            return self._head_classify(crops, turns, quick)
+            out, best = self._head_classify(crops, turns, quick)
+            return _guessed(out, best), best
         die_t, face_t = self._turned(crops, turns)
         out, best, split = self._decide(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
@@ -566,7 +579,7 @@ class FaceClassifier:
         counts = self.pip_counts(
             crops, self._pips_asked(out, best, turns), self._pips_again(out, turns)
         )
-        return self._pips_heard(out, best, counts, turns), best
+        return _guessed(self._pips_heard(out, best, counts, turns), best), best
 
     def _may_agree(self, r: CropReading, turns: int) -> bool:
         """Whether a reading not read may be, if the pips counted agree with its best guess
@@ -933,14 +946,7 @@ class FaceClassifier:
         for k, i in enumerate(again):
             first, second = out[i], read[len(boxes) + k]
             if first.face is not None and (second.die, second.face) != (first.die, first.face):
-                out[i] = CropReading(
-                    first.die,
-                    None,
-                    min(first.confidence, second.confidence),
-                    first.face_confidence,
-                    first.die_confidence,
-                    first.not_a_die,
-                )
+                out[i] = replace(_doubt(first), confidence=min(first.confidence, second.confidence))
         retried: set[int] = set()
         if retry and turns == 1 and not self.photos_once:  # (photos_once: the same read)
             # with a second network, a still tray is read as a photo is: every die at four

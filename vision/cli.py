@@ -203,7 +203,10 @@ def main_recognize(argv: list[str]) -> int:
                 continue  # said once, on stderr, as it happened
             print(f"{r['image']}: {len(r['dice'])} dice")
             for d in r["dice"]:
-                face = d["face"] if d["face"] is not None else "?  (not sure: re-roll or fix)"
+                face = d["face"]
+                if face is None:
+                    likely = f", likeliest {d['guess']}" if d.get("guess") else ""
+                    face = f"?  (not sure{likely}: re-roll or fix)"
                 print(
                     f"  {d['die'] or '?':>8}:{face:<6} conf {d['confidence']:.3f}  "
                     f"box {d['x']},{d['y']} {d['w']}x{d['h']}"

@@ -219,7 +219,9 @@ class Recognizer:
                 taught = taught_px is not None and side >= taught_px
                 sure = side >= SMALL_PX or taught or r.confidence >= small_cut or i in by_pips
                 face = r.face if side >= MIN_READ_PX and sure else None
-                dice.append(DieReading(*box, r.die, face, r.confidence))
+                # not read: the face it most likely shows, offered first to whoever sets it
+                guess = (r.face or r.guess) if face is None and side >= MIN_READ_PX else None
+                dice.append(DieReading(*box, r.die, face, r.confidence, guess))
         if fine:
             dice = _doubt_odd_boxes(self._huge_dice(frame_bgr, dice), large)
         else:
@@ -280,7 +282,7 @@ class Recognizer:
             if any((r.die, r.face) != (d.die, d.face) for d in sure):
                 face = None  # the readings disagree: asked about, never scored
             dice = [d for d in dice if d not in inside] + [
-                DieReading(*box, r.die, face, r.confidence)
+                DieReading(*box, r.die, face, r.confidence, None if face else r.face)
             ]
         return dice
 

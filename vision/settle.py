@@ -130,10 +130,23 @@ class Settler:
             else:
                 dies = {e.die for e in views}
                 die = d.die if len(dies) == 1 else None
-                out.append(DieReading(d.x, d.y, d.w, d.h, die, None, conf))
+                out.append(DieReading(d.x, d.y, d.w, d.h, die, None, conf, _guess(views)))
                 all_read = False
         out.sort(key=lambda d: (d.y, d.x))
         return tuple(out), all_read
+
+
+def _guess(views: list[DieReading]) -> str | None:
+    """The face most of a die's views read or guess (the latest view's of those tied), or
+    None: a hint for whoever sets an unread die, never read as its face.
+
+    >>> v = [DieReading(0, 0, 9, 9, "d6", None, 0.5, guess="2")]
+    >>> _guess(v + [DieReading(0, 0, 9, 9, "d6", "3", 0.9)] * 2), _guess(v)
+    ('3', '2')
+    """
+    faces = [e.face or e.guess for e in views]
+    said = [f for f in faces if f is not None]
+    return max(said, key=lambda f: (said.count(f), -faces.index(f))) if said else None
 
 
 def _nearest(a: tuple[DieReading, ...], b: tuple[DieReading, ...]) -> dict[int, int]:

@@ -14,7 +14,12 @@ class DieReading:
     """One die found in a frame. Box in pixels, (x, y) its top-left corner.
 
     ``die``/``face`` are ids of the dice set, or None where the classifier abstained
-    (confidence below its threshold): such a die was found but not read.
+    (confidence below its threshold): such a die was found but not read. ``guess``: for such
+    a die, the face it most likely shows, offered first to whoever sets it by hand; never
+    taken as read.
+
+    >>> DieReading(10, 10, 40, 40, "d6", None, 0.6, guess="4").to_json()["guess"]
+    '4'
     """
 
     x: int
@@ -24,6 +29,7 @@ class DieReading:
     die: str | None
     face: str | None
     confidence: float
+    guess: str | None = None
 
     @property
     def read(self) -> bool:
@@ -47,6 +53,7 @@ class DieReading:
             "die": self.die,
             "face": self.face,
             "confidence": round(float(self.confidence), 4),
+            **({"guess": self.guess} if self.guess is not None and not self.read else {}),
         }
 
 

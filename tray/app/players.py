@@ -115,9 +115,7 @@ class SimPlayers:
             if want not in slot.candidates:
                 continue
             c.select(i)
-            target = slot.candidates.index(want)
-            steps = (target - slot.index) % len(slot.candidates) if slot.index >= 0 else target + 1
-            for _ in range(steps):
+            for _ in range(slot.presses_to(slot.candidates.index(want))):
                 table.press(roller, t)
             self.fixed += 1
         return table.press(roller, t, long=True)
@@ -213,7 +211,7 @@ class SimPlayers:
             target = want[i] if want[i] is not None else (spare.pop(0) if spare else s.value)
             steps = 0
             if target in s.candidates:
-                steps = (s.candidates.index(target) - s.index) % len(s.candidates)
+                steps = s.presses_to(s.candidates.index(target))
             self._presses([(seats[0], False)] * steps + [(seats[0], True)], t)
         self.misread_corrected += 1
         self.log(

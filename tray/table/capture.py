@@ -39,7 +39,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tray.table.capture_folder import CaptureFolder
-from tray.table.correction import Correction, Slot
+from tray.table.correction import Correction, Slot, guess_index
 from tray.table.dice_words import spec_words
 from tray.table.moments import (
     Message,
@@ -164,6 +164,7 @@ class Capture:
                     cands.index(spec) if spec else -1,
                     was_unread=spec is None,
                     box=(r.x, r.y, r.w, r.h),
+                    start=guess_index(cands, r),
                 )
             )
         self.correction = Correction(slots)

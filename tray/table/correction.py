@@ -43,12 +43,22 @@ class Slot:
     index: int = -1  # into candidates; -1 = not chosen yet
     was_unread: bool = False
     box: tuple[int, int, int, int] | None = None
+    start: int = 0  # the candidate a first press shows: the reader's guess, where it had one
 
     @property
     def value(self) -> str | None:
         if self.index >= 0 and self.candidates:
             return self.candidates[self.index]
         return self.spec
+
+    def presses_to(self, i: int) -> int:
+        """How many presses (steps forward) until candidate ``i`` shows.
+
+        >>> Slot(None, ("d6:1", "d6:2", "d6:3"), start=1).presses_to(0)
+        3
+        """
+        n = len(self.candidates)
+        return (i - self.index) % n if self.index >= 0 else (i - self.start) % n + 1
 
 
 @dataclass
@@ -80,7 +90,7 @@ class Correction:
         if not s.candidates:
             return
         if s.index < 0:
-            s.index = 0 if step > 0 else len(s.candidates) - 1
+            s.index = (s.start if step > 0 else s.start - 1) % len(s.candidates)
         else:
             s.index = (s.index + step) % len(s.candidates)
 
@@ -124,6 +134,22 @@ def candidates_for(
         for f in dict.fromkeys(layout[d]):
             out.append(f"{d}:{f}")
     return tuple(out)
+
+
+def guess_index(candidates: tuple[str, ...], reading) -> int:
+    """Where among ``candidates`` the reader's guess for an unread die lies (its ``guess``
+    face, on its die where that was read): the first press shows it. 0 without one.
+
+    >>> from vision.types import DieReading
+    >>> guess_index(("d6:1", "d6:2", "d6:3"), DieReading(0, 0, 9, 9, "d6", None, 0.5, guess="3"))
+    2
+    """
+    guess = getattr(reading, "guess", None)
+    for i, c in enumerate(candidates):
+        die, face = c.split(":", 1)
+        if face == guess and reading.die in (None, die):
+            return i
+    return 0
 
 
 class CorrectionFlow:
@@ -173,12 +199,14 @@ class CorrectionFlow:
                 index = cands.index(r.spec) if r.spec in cands else -1
                 slots.append(Slot(r.spec, cands, index, box=(r.x, r.y, r.w, r.h)))
             else:
+                cands = candidates_for(layout, r.die, spec, known)
                 slots.append(
                     Slot(
                         None,
-                        candidates_for(layout, r.die, spec, known),
+                        cands,
                         was_unread=True,
                         box=(r.x, r.y, r.w, r.h),
+                        start=guess_index(cands, r),
                     )
                 )
         self.correction = Correction(slots)
