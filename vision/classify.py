@@ -605,8 +605,10 @@ class FaceClassifier:
     def _pips_heard(self, out, best, counts, turns: int) -> list[CropReading]:
         """The readings with the pips counted heard: a read they contradict is withdrawn; a
         best guess not read that they agree with is read (two opinions, one of them
-        geometric, trusted from the lower ``pip_agree_threshold``)."""
+        geometric, trusted from the lower ``pip_agree_threshold``). A die left unread that
+        they counted has the face of that count as its guess."""
         out = list(out)
+        counted = {n: f for f, n in reversed(self.pip_faces.items())}  # pips -> a face
         for i, (r, n) in enumerate(zip(out, counts, strict=True)):
             if n is None:
                 continue
@@ -614,6 +616,9 @@ class FaceClassifier:
                 out[i] = _doubt(r)
             elif self._may_agree(r, turns) and self.pip_faces.get(best[i][1]) == n:
                 out[i] = replace(r, die=best[i][0], face=best[i][1])
+            if out[i].face is None and n in counted:
+                # the face the pips counted is the likelier guess (they are rarely wrong)
+                out[i] = replace(out[i], guess=counted[n])
         return out
 
     def pip_counts(self, crops, faces, again=False) -> list[int | None]:
