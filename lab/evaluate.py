@@ -372,7 +372,8 @@ def eval_throws(set_id: str, throws: int, fault: str | None = None) -> dict:
     rng = np.random.default_rng(HELDOUT_SEED + 500 + zlib.crc32(set_id.encode()) % 1000)
     spoil = np.random.default_rng(zlib.crc32((fault or "").encode()))
     rolls = wrong = unsure_dice = dice_total = bad_timing = extra = missing = 0
-    guessed = 0  # unsure dice whose guess (the face a first press shows) is right
+    unread = guessed = 0  # unsure dice found but not read; of those, guessed right (the
+    # face a first press shows at the table; a die missed or found twice has no guess)
     delays = []
     for _ in _bar(range(throws), f"{set_id} throws" + (f", {fault}" if fault else "")):
         dice = _random_dice(ds, rng, int(rng.integers(1, 7)))
@@ -405,7 +406,9 @@ def eval_throws(set_id: str, throws: int, fault: str | None = None) -> dict:
             dice_total += 1
             if k is None or roll.dice[k].face is None:
                 unsure_dice += 1
-                guessed += k is not None and roll.dice[k].guess == labels[i]["face"]
+                if k is not None:
+                    unread += 1
+                    guessed += roll.dice[k].guess == labels[i]["face"]
             elif (roll.dice[k].die, roll.dice[k].face) != (labels[i]["die"], labels[i]["face"]):
                 wrong += 1
         if len(roll.dice) != len(labels):
@@ -419,6 +422,7 @@ def eval_throws(set_id: str, throws: int, fault: str | None = None) -> dict:
         "dice": dice_total,
         "wrong_faces_when_sure": wrong,
         "unsure_dice": unsure_dice,
+        "unsure_unread": unread,
         "unsure_guessed_right": guessed,
         "frames_rest_to_roll_median": float(np.median(delays)) if delays else None,
         "frames_rest_to_roll_max": int(max(delays)) if delays else None,
@@ -608,8 +612,8 @@ def _throw_lines(figures: dict) -> list[str]:
         f"{t['missing_rolls']}, extra {t['extra_rolls']}, not at rest "
         f"{t['rolls_not_at_rest']}, wrong faces when sure "
         f"{t['wrong_faces_when_sure']} of {t['dice']} dice, unsure "
-        f"{t['unsure_dice']} ({t.get('unsure_guessed_right', 0)} guessed right), frames "
-        f"rest->roll median "
+        f"{t['unsure_dice']} ({t.get('unsure_unread', 0)} found unread, "
+        f"{t.get('unsure_guessed_right', 0)} of them guessed right), frames rest->roll median "
         f"{t['frames_rest_to_roll_median']} max {t['frames_rest_to_roll_max']}"
         for s, t in figures.items()
     ]
