@@ -217,11 +217,16 @@ def test_the_first_press_on_an_unread_die_shows_the_readers_guess():
     """A die the camera was not sure of keeps its best guess: the first press shows it (one
     press and a confirm where the guess is right), the next ones go on from it in order, and
     nothing is scored until a player confirms. A die with no guess starts at the first face."""
+    from tray.screen.view import build_view
+
     t = table_for("bank", ("Ana", "Ben"))
     unsure = DieReading(100, 100, 40, 40, "d6", None, 0.6, guess="5")
     t.settled(SettledRoll((reading(10, "d6", "3"), unsure)), 0.0)
     assert t.journal.events == [] and t.correction.slots[1].value is None
+    shown = build_view(t, 0.05).roll[1]  # the screen draws the guess faintly under a "?"
+    assert (shown.face, shown.guess, shown.unsure) == (None, "d6:5", True)
     assert t.press(0, 0.1) == "cycled face" and t.correction.slots[1].value == "d6:5"
+    assert build_view(t, 0.15).roll[1].guess is None  # set now: drawn as itself
     t.press(0, 0.2)
     assert t.correction.slots[1].value == "d6:6"
     t.press(0, 0.3)

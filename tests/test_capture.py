@@ -440,6 +440,10 @@ def test_an_unsure_dies_first_face_is_the_readers_guess_while_teaching(tmp_path)
     green = two_dice_roll().dice[0]
     guessed = SettledRoll((green, DieReading(90, 10, 40, 40, "toss", None, 0.6, guess="red")))
     assert cap.settled(guessed, BLANK, 0.0) == "reviewing"
+    from tray.screen.capture import build_capture_view
+
+    boxes = build_capture_view(cap, None, None).boxes
+    assert [b[4:] for b in boxes] == [("green", "read", False), ("red?", "unsure", True)]
     assert cap.key("down", 1.0) == "cycled face"
     assert cap.correction.slots[1].value == "toss:red"
 

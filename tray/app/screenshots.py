@@ -63,7 +63,8 @@ def _table(game_id: str, events: list[dict], k: int) -> Table:
 
 
 def _unread_roll(table: Table):
-    """A settled roll like the one the game waits for, with its last die unread."""
+    """A settled roll like the one the game waits for, with its last die unread (and guessed
+    right)."""
     import random
 
     from vision.types import DieReading, SettledRoll
@@ -83,6 +84,7 @@ def _unread_roll(table: Table):
                 die if not unread else None,
                 None if unread else face,
                 0.3 if unread else 0.99,
+                guess=face if unread else None,  # the reader's guess, drawn faintly
             )
         )
     return SettledRoll(tuple(dice))

@@ -1,6 +1,6 @@
 """The guided capture's screens (``dicetray calibrate --teach``): the throw with every die found
-(its box and, beside it, the face it reads, "?" where unsure), how often each face was seen,
-and teaching's progress.
+(its box and, beside it, the face it reads, "?" where unsure: "4?" where the reader guessed a
+4), how often each face was seen, and teaching's progress.
 
 Built as plain data first (:class:`CaptureView`, :class:`TeachView`), so tests check the
 words without pygame, then drawn by :func:`draw_capture` and :func:`draw_teach` on a
@@ -90,7 +90,7 @@ def build_capture_view(capture, live_frame, live_reading) -> CaptureView:
         view.reviewing = True
         for i, s in enumerate(c.slots):
             value = s.value
-            label = "?" if value is None else spec_words(value)
+            label = spec_words(value) if value else f"{spec_words(s.guess)}?" if s.guess else "?"
             kind = (
                 "accepted"
                 if i in capture.accepted

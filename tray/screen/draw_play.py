@@ -20,6 +20,7 @@ from tray.screen.odds_view import draw_odds, odds_height
 from tray.screen.theme import BASE_H, FOOTER_H, HEADER_H, MIN_CAP, TOUCH
 
 GAP = 8
+GUESS_ALPHA = 80  # of 255: an unread die's guess, drawn faint under its "?"
 
 
 def _sb_width(d) -> float:
@@ -248,7 +249,12 @@ def _dice(d, v, x, y, w, px_max) -> float:
     pg = d.pg
     for i, die in enumerate(v.roll):
         r = d.R(x + i * (px + 10), y + 4, px, px)
-        d.image(d.die_image(v.dice_set, die.die, die.face, r.width), r.topleft)
+        if die.face is None and die.guess:  # the reader's guess, faint under the "?"
+            faint = d.die_image(v.dice_set, *die.guess.split(":", 1), r.width).copy()
+            faint.set_alpha(GUESS_ALPHA)
+            d.image(faint, r.topleft)
+        else:
+            d.image(d.die_image(v.dice_set, die.die, die.face, r.width), r.topleft)
         if die.unsure:
             pg.draw.rect(
                 d.surface,

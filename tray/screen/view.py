@@ -71,6 +71,7 @@ class DieView:
     unsure: bool = False
     selected: bool = False
     kept: bool = False  # Rollers: saved (kept out of the next roll)
+    guess: str | None = None  # unread: the reader's likeliest ``die:face``, drawn faintly
 
     @property
     def spec(self) -> str | None:
@@ -417,7 +418,11 @@ def _dice(table: Table, facts: Facts) -> list[DieView]:
         die, face = v.split(":", 1) if v else (None, None)
         roll.append(
             DieView(
-                die, face, unsure=slot.was_unread or c.event is not None, selected=i == c.selected
+                die,
+                face,
+                unsure=slot.was_unread or c.event is not None,
+                selected=i == c.selected,
+                guess=slot.guess,
             )
         )
     return roll

@@ -44,12 +44,22 @@ class Slot:
     was_unread: bool = False
     box: tuple[int, int, int, int] | None = None
     start: int = 0  # the candidate a first press shows: the reader's guess, where it had one
+    guessed: bool = False  # whether ``start`` is the reader's guess (the screen shows it faintly)
 
     @property
     def value(self) -> str | None:
         if self.index >= 0 and self.candidates:
             return self.candidates[self.index]
         return self.spec
+
+    @property
+    def guess(self) -> str | None:
+        """The reader's guess while no face is chosen (a hint, not a value).
+
+        >>> Slot(None, ("d6:1", "d6:2"), start=1, guessed=True).guess
+        'd6:2'
+        """
+        return self.candidates[self.start] if self.guessed and self.index < 0 else None
 
     def presses_to(self, i: int) -> int:
         """How many presses (steps forward) until candidate ``i`` shows.
@@ -136,9 +146,9 @@ def candidates_for(
     return tuple(out)
 
 
-def guess_index(candidates: tuple[str, ...], reading) -> int:
+def guess_index(candidates: tuple[str, ...], reading) -> int | None:
     """Where among ``candidates`` the reader's guess for an unread die lies (its ``guess``
-    face, on its die where that was read): the first press shows it. 0 without one.
+    face, on its die where that was read): the first press shows it. None without one.
 
     >>> from vision.types import DieReading
     >>> guess_index(("d6:1", "d6:2", "d6:3"), DieReading(0, 0, 9, 9, "d6", None, 0.5, guess="3"))
@@ -149,7 +159,22 @@ def guess_index(candidates: tuple[str, ...], reading) -> int:
         die, face = c.split(":", 1)
         if face == guess and reading.die in (None, die):
             return i
-    return 0
+    return None
+
+
+def unread_slot(candidates: tuple[str, ...], reading, spec: str | None = None) -> Slot:
+    """The slot of a die vision did not read (``spec`` None) or read as ``spec``: a first
+    press shows the reader's guess where it has one among ``candidates``."""
+    at = guess_index(candidates, reading) if spec is None else None
+    return Slot(
+        spec,
+        candidates,
+        candidates.index(spec) if spec else -1,
+        was_unread=spec is None,
+        box=(reading.x, reading.y, reading.w, reading.h),
+        start=at or 0,
+        guessed=at is not None,
+    )
 
 
 class CorrectionFlow:
@@ -199,16 +224,7 @@ class CorrectionFlow:
                 index = cands.index(r.spec) if r.spec in cands else -1
                 slots.append(Slot(r.spec, cands, index, box=(r.x, r.y, r.w, r.h)))
             else:
-                cands = candidates_for(layout, r.die, spec, known)
-                slots.append(
-                    Slot(
-                        None,
-                        cands,
-                        was_unread=True,
-                        box=(r.x, r.y, r.w, r.h),
-                        start=guess_index(cands, r),
-                    )
-                )
+                slots.append(unread_slot(candidates_for(layout, r.die, spec, known), r))
         self.correction = Correction(slots)
         self.correction.selected = next(i for i, s in enumerate(slots) if s.value is None)
         n = sum(1 for s in slots if s.was_unread)
