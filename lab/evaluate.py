@@ -46,6 +46,12 @@ def match(labels, found) -> list[tuple[int, int | None]]:
     return [(i, hit.get(i)) for i in range(len(labels))]
 
 
+def _guess_right(reading, die: str, face: str) -> bool:
+    """Whether a die abstained on has a guess (``DieReading.guess``) naming ``face``, on
+    ``die`` where its die was read."""
+    return getattr(reading, "guess", None) == face and reading.die in (None, die)
+
+
 class Tally:
     """Counts for one evaluation line."""
 
@@ -63,8 +69,7 @@ class Tally:
         self.matched += 1
         if reading.face is None:
             self.abstained += 1
-            guess = getattr(reading, "guess", None)
-            self.guessed += guess == truth[1] and reading.die in (None, truth[0])
+            self.guessed += _guess_right(reading, *truth)
         elif (reading.die, reading.face) == truth:
             self.correct += 1
         else:
@@ -84,10 +89,7 @@ class Tally:
             if d.face is None:
                 self.abstained += 1
                 self.confusion[truth]["abstained"] += 1
-                guess = getattr(d, "guess", None)
-                if guess is not None:
-                    lab = labels[i]
-                    self.guessed += guess == lab["face"] and d.die in (None, lab["die"])
+                self.guessed += _guess_right(d, labels[i]["die"], labels[i]["face"])
                 continue
             got = key({"die": d.die, "face": d.face})
             self.confusion[truth][got] += 1

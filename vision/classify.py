@@ -272,6 +272,7 @@ class FaceClassifier:
         # the faces marked with pips, and how many: a read of one must not contradict the
         # pips counted on the crop (vision.pips: a second, geometric opinion)
         self.pip_faces = {f.id: f.count for f in self.dice_set.faces.values() if f.mark == "pips"}
+        self._pip_face = {n: f for f, n in reversed(self.pip_faces.items())}  # pips -> a face
         # a taught head (``dicetray teach``) reads from this network's own features
         self._head: Head | None = None
         self._head_cuts: dict[int, float] = {}
@@ -608,7 +609,6 @@ class FaceClassifier:
         geometric, trusted from the lower ``pip_agree_threshold``). A die left unread that
         they counted has the face of that count as its guess."""
         out = list(out)
-        counted = {n: f for f, n in reversed(self.pip_faces.items())}  # pips -> a face
         for i, (r, n) in enumerate(zip(out, counts, strict=True)):
             if n is None:
                 continue
@@ -616,9 +616,9 @@ class FaceClassifier:
                 out[i] = _doubt(r)
             elif self._may_agree(r, turns) and self.pip_faces.get(best[i][1]) == n:
                 out[i] = replace(r, die=best[i][0], face=best[i][1])
-            if out[i].face is None and n in counted:
+            if out[i].face is None and n in self._pip_face:
                 # the face the pips counted is the likelier guess (they are rarely wrong)
-                out[i] = replace(out[i], guess=counted[n])
+                out[i] = replace(out[i], guess=self._pip_face[n])
         return out
 
     def pip_counts(self, crops, faces, again=False) -> list[int | None]:

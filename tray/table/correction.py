@@ -43,8 +43,7 @@ class Slot:
     index: int = -1  # into candidates; -1 = not chosen yet
     was_unread: bool = False
     box: tuple[int, int, int, int] | None = None
-    start: int = 0  # the candidate a first press shows: the reader's guess, where it had one
-    guessed: bool = False  # whether ``start`` is the reader's guess (the screen shows it faintly)
+    hint: str | None = None  # the reader's guess (one of the candidates): a first press shows it
 
     @property
     def value(self) -> str | None:
@@ -53,18 +52,23 @@ class Slot:
         return self.spec
 
     @property
+    def start(self) -> int:
+        """The candidate a first press shows: the reader's guess, else the first."""
+        return self.candidates.index(self.hint) if self.hint in self.candidates else 0
+
+    @property
     def guess(self) -> str | None:
         """The reader's guess while no face is chosen (a hint, not a value).
 
-        >>> Slot(None, ("d6:1", "d6:2"), start=1, guessed=True).guess
+        >>> Slot(None, ("d6:1", "d6:2"), hint="d6:2").guess
         'd6:2'
         """
-        return self.candidates[self.start] if self.guessed and self.index < 0 else None
+        return self.hint if self.index < 0 and self.hint in self.candidates else None
 
     def presses_to(self, i: int) -> int:
         """How many presses (steps forward) until candidate ``i`` shows.
 
-        >>> Slot(None, ("d6:1", "d6:2", "d6:3"), start=1).presses_to(0)
+        >>> Slot(None, ("d6:1", "d6:2", "d6:3"), hint="d6:2").presses_to(0)
         3
         """
         n = len(self.candidates)
@@ -146,34 +150,32 @@ def candidates_for(
     return tuple(out)
 
 
-def guess_index(candidates: tuple[str, ...], reading) -> int | None:
-    """Where among ``candidates`` the reader's guess for an unread die lies (its ``guess``
-    face, on its die where that was read): the first press shows it. None without one.
+def guess_of(candidates: tuple[str, ...], reading) -> str | None:
+    """The candidate that is the reader's guess for an unread die (its ``guess`` face, on
+    its die where that was read): the first press shows it. None without one.
 
     >>> from vision.types import DieReading
-    >>> guess_index(("d6:1", "d6:2", "d6:3"), DieReading(0, 0, 9, 9, "d6", None, 0.5, guess="3"))
-    2
+    >>> guess_of(("d6:1", "d6:2", "d6:3"), DieReading(0, 0, 9, 9, "d6", None, 0.5, guess="3"))
+    'd6:3'
     """
     guess = getattr(reading, "guess", None)
-    for i, c in enumerate(candidates):
+    for c in candidates:
         die, face = c.split(":", 1)
         if face == guess and reading.die in (None, die):
-            return i
+            return c
     return None
 
 
 def unread_slot(candidates: tuple[str, ...], reading, spec: str | None = None) -> Slot:
     """The slot of a die vision did not read (``spec`` None) or read as ``spec``: a first
     press shows the reader's guess where it has one among ``candidates``."""
-    at = guess_index(candidates, reading) if spec is None else None
     return Slot(
         spec,
         candidates,
         candidates.index(spec) if spec else -1,
         was_unread=spec is None,
         box=(reading.x, reading.y, reading.w, reading.h),
-        start=at or 0,
-        guessed=at is not None,
+        hint=guess_of(candidates, reading) if spec is None else None,
     )
 
 
