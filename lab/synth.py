@@ -37,6 +37,28 @@ from vision.crops import CROP_MARGIN, INPUT_SIZE
 # dice sets whose real dice come in any colour: this share of their training dice is drawn
 # with random body/mark colours
 ANY_COLOUR = {"d6": 0.7}
+# ... and of those, this share a dark body with vivid pips (black with red or green pips, a
+# common everyday colourway): the random pairs above make one in a hundred or so, since a
+# vivid pip on black is too close in lightness for ``contrast_ink`` unless it is low contrast
+DARK_VIVID = 0.15
+
+
+def dark_vivid(rng: np.random.Generator) -> tuple[tuple, tuple]:
+    """A (body, ink) BGR pair: a near-black body and pips of a saturated colour.
+
+    >>> body, ink = dark_vivid(np.random.default_rng(3))
+    >>> max(body) <= 60 < max(ink)
+    True
+    """
+    body = cv2.cvtColor(
+        np.uint8([[[rng.uniform(0, 180), rng.uniform(0, 120), rng.uniform(10, 50)]]]),
+        cv2.COLOR_HSV2BGR,
+    )[0, 0]
+    ink = cv2.cvtColor(
+        np.uint8([[[rng.uniform(0, 180), rng.uniform(150, 255), rng.uniform(140, 255)]]]),
+        cv2.COLOR_HSV2BGR,
+    )[0, 0]
+    return tuple(int(c) for c in body), tuple(int(c) for c in ink)
 
 
 def recolour_crop(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -222,7 +244,9 @@ class SyntheticDice:
                 stroke=float(rng.uniform(0.035, 0.06)),
             )
         own = rng.random() >= self.random_colours
-        if not own:
+        if not own and self.wide and rng.random() < DARK_VIVID:
+            body, ink = dark_vivid(rng)
+        elif not own:
             body, ink = die_colours(rng, low_contrast=0.25 if self.wide else 0.0)
         elif self.wide:
             # dice of one colour still vary from printing to printing

@@ -213,6 +213,32 @@ def test_rollers_training_prints_digits_more_often_than_d6():
     assert 0.15 < np.mean([lk.digits for lk in drawn if lk is not None]) < 0.35
 
 
+def test_d6_training_draws_dark_dice_with_vivid_pips(monkeypatch):
+    # black dice with red or green pips are common; the random colour pairs alone almost never
+    # make them (a vivid pip is too close to black in lightness for contrast_ink)
+    def dark_vivid_share(share: float) -> float:
+        monkeypatch.setattr(synth, "DARK_VIVID", share)
+        styles = []
+        monkeypatch.setattr(
+            SyntheticDice, "draw", lambda self, rng, face, style, *a, **k: styles.append(style)
+        )
+        d6 = SyntheticDice(load("d6"), random_colours=1.0, wide=True)
+        rng = np.random.default_rng(5)
+        for _ in range(500):
+            d6.sample(rng)
+        hsv = [cv2.cvtColor(np.uint8([[s.ink]]), cv2.COLOR_BGR2HSV)[0, 0] for s in styles]
+        return np.mean(
+            [
+                max(s.body) <= 50 and h[1] >= 140 and h[2] >= 140
+                for s, h in zip(styles, hsv, strict=True)
+            ]
+        )
+
+    shipped = synth.DARK_VIVID
+    assert dark_vivid_share(0.0) < 0.02
+    assert 0.1 < dark_vivid_share(shipped) < 0.2
+
+
 def test_a_forked_training_worker_opens_the_fonts_again(monkeypatch):
     """Training makes crops in forked workers. A font the parent opened reads its file through
     a descriptor the children would share (two reading at once broke a tally-up training run:

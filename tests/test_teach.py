@@ -1052,7 +1052,10 @@ def test_a_head_taught_not_to_doubt_the_turns_reads_the_mean_of_them(taught, tmp
         assert doubted.confidence < 0.11 and doubted.face is None
         assert mean.confidence > 4 * doubted.confidence
         assert single.confidence > 0.5
-    assert sum(read[False, 2][i].face == faces[i] for i in not_ones) >= len(not_ones) // 2
+    # the mean names the die's face (read, or kept as the guess where the folder's threshold
+    # is above the mean's 0.55); one doubting turn leaves the read
+    named = [read[False, 2][i].face or read[False, 2][i].guess for i in not_ones]
+    assert sum(f == faces[i] for f, i in zip(named, not_ones, strict=True)) >= len(not_ones) // 2
     assert sum(read[True, 1][i].face == faces[i] for i in not_ones) >= len(not_ones) // 2
 
 
