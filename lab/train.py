@@ -1122,6 +1122,23 @@ def export(
     return onnx_path
 
 
+def kept_floors(set_id: str, out_dir: Path, init=None) -> dict | None:
+    """The floors set on unseen dice (``lab.unseen``, a card's ``unseen``) that a network
+    trained again keeps: those of the card it replaces in ``out_dir``, else of the card beside
+    the network it went on from (``init``); None where neither has any. They were set on dice
+    of sources the recipe's networks never saw, not on one network, and a fresh card that
+    lacked them would be calibrated without them (``tests/test_unseen.py``)."""
+    folders = [Path(out_dir)] + ([Path(init).parent] if init else [])
+    for folder in folders:
+        try:
+            floors = json.loads((folder / f"classifier-{set_id}.json").read_text()).get("unseen")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if floors:
+            return floors
+    return None
+
+
 def card(set_id: str, size: int, **trained) -> dict:
     """A new classifier's JSON card before calibration (thresholds a placeholder)."""
     dice, faces = class_lists(load(set_id))
@@ -1228,6 +1245,9 @@ def train_set(set_id: str, args, log=print) -> dict:
     if args.init:  # a run that went on from another network says which, and how
         meta["trained"].update(init=str(args.init), lr=lr)
     out_dir = Path(args.out)
+    if floors := kept_floors(set_id, out_dir, args.init):
+        meta["unseen"] = floors
+        log(f"[{set_id}] thresholds over the floors of the card it replaces (unseen)")
     onnx_path = export(net, Exported, out_dir, set_id, size, meta, from_onnx)
     log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB)")
     return calibrate_file(set_id, out_dir, data, log, realdice)

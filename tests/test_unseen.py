@@ -12,7 +12,7 @@ import pytest
 import realdicekit
 
 from lab import splits
-from lab.train import Calibration, Crops, calibrate_file
+from lab.train import Calibration, Crops, calibrate_file, kept_floors
 from lab.unseen import KEYS, PARTS, Answers, floors, fold_answers, unseen_crops
 from vision.classify import TURNS, model_paths, second_path
 
@@ -160,3 +160,22 @@ def test_loso_sets_each_folds_floors_without_it_and_writes_a_card_over_all(reald
     assert card["unseen"]["folds"] == "tag" and card["unseen"]["parts"] == list(PARTS)
     assert "PXL_phone" in card["unseen"]["joint"]["set_on"]
     assert card["joint"]["threshold"] >= card["unseen"]["joint"]["threshold"]
+
+
+def test_a_network_trained_again_keeps_the_floors_of_the_card_it_replaces(tmp_path):
+    """``lab.train`` writes a fresh card: the floors (set by lab.unseen on dice no network of
+    the recipe saw) come from the card it replaces, else from the one beside the network it
+    went on from; a card without them, or one that can't be read, gives none."""
+    floors = {"once": {"threshold": 0.98}, "joint": {"threshold": 0.86}}
+    shipped, fresh = tmp_path / "shipped", tmp_path / "fresh"
+    shipped.mkdir()
+    fresh.mkdir()
+    (shipped / "classifier-d6.json").write_text(json.dumps({"threshold": 0.9, "unseen": floors}))
+    assert kept_floors("d6", shipped) == floors
+    assert kept_floors("d6", fresh, shipped / "classifier-d6.pt") == floors
+    assert kept_floors("d6", fresh) is None
+    assert kept_floors("rollers", shipped, shipped / "classifier-rollers.pt") is None
+    (fresh / "classifier-d6.json").write_text("{not json")
+    assert kept_floors("d6", fresh, shipped / "classifier-d6.pt") == floors
+    (fresh / "classifier-d6.json").write_text(json.dumps({"threshold": 0.9}))
+    assert kept_floors("d6", fresh) is None
