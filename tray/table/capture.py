@@ -39,7 +39,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tray.table.capture_folder import CaptureFolder
-from tray.table.correction import Correction, unread_slot
+from tray.table.correction import Correction, reading_slot
 from tray.table.dice_words import spec_words
 from tray.table.moments import (
     Message,
@@ -156,7 +156,7 @@ class Capture:
         slots = []
         for r in roll.dice:
             cands = face_candidates(self.diceset, r.die)
-            slots.append(unread_slot(cands, r, r.spec if r.spec in cands else None))
+            slots.append(reading_slot(cands, r, r.spec if r.spec in cands else None))
         self.correction = Correction(slots)
         unsure = [i for i, s in enumerate(slots) if s.was_unread]
         self.correction.selected = unsure[0] if unsure else 0

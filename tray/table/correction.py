@@ -166,9 +166,9 @@ def guess_of(candidates: tuple[str, ...], reading) -> str | None:
     return None
 
 
-def unread_slot(candidates: tuple[str, ...], reading, spec: str | None = None) -> Slot:
-    """The slot of a die vision did not read (``spec`` None) or read as ``spec``: a first
-    press shows the reader's guess where it has one among ``candidates``."""
+def reading_slot(candidates: tuple[str, ...], reading, spec: str | None = None) -> Slot:
+    """The slot of a die as vision read it: as ``spec`` (one of ``candidates``), or not at all
+    (``spec`` None: unread, and a first press shows the reader's guess where it has one)."""
     return Slot(
         spec,
         candidates,
@@ -226,7 +226,7 @@ class CorrectionFlow:
                 index = cands.index(r.spec) if r.spec in cands else -1
                 slots.append(Slot(r.spec, cands, index, box=(r.x, r.y, r.w, r.h)))
             else:
-                slots.append(unread_slot(candidates_for(layout, r.die, spec, known), r))
+                slots.append(reading_slot(candidates_for(layout, r.die, spec, known), r))
         self.correction = Correction(slots)
         self.correction.selected = next(i for i, s in enumerate(slots) if s.value is None)
         n = sum(1 for s in slots if s.was_unread)
