@@ -1245,23 +1245,28 @@ class _Says:
         return np.ones((rows, 1), np.float32), face
 
 
-@pytest.mark.parametrize("hearing", ["shipped heard", "shipped not heard", "pips against"])
+@pytest.mark.parametrize(
+    "hearing", ["shipped heard", "shipped not heard", "pips against", "pips with the second"]
+)
 def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
     taught, tmp_path, monkeypatch, hearing
 ):
     """The first taught head names one face, the second head and the shipped network another:
     the die is read as those two name it, at the lesser of their sureness; with the shipped
     network not heard (teaching chose so), the two heads disagree and the die is asked about;
-    with the pips heard and counting another number (the first head's), it is asked about."""
+    with the pips heard and counting another number (the first head's), it is asked about;
+    with the pips heard counting the second head's number (the shipped network not heard),
+    the pips and the second head name the face: read at the second's sureness, the pips
+    heard (its doubt halved)."""
     from vision.classify import TURNS, FaceClassifier
     from vision.head import joint_best
 
     root, _ = taught
-    heard = hearing != "shipped not heard"
+    heard = hearing in ("shipped heard", "pips against")
     clf = _taught_as(
         root,
         tmp_path / "t",
-        pips=hearing == "pips against",
+        pips=hearing.startswith("pips"),
         shipped_backs=False,
         shipped_heard=heard,
     )
@@ -1276,19 +1281,24 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
     clf._head = _Says(first, 0.9, n_faces)
     session, name, _head2 = clf._opinion
     clf._opinion = (session, name, _Says(shipped, 0.8, n_faces))
-    # (the pips counted on each crop: the first head's face, a number the others' is not)
+    # (the pips counted on each crop: the first head's face, a number the others' is not;
+    # or the second head's)
+    counted = shipped if hearing == "pips with the second" else first
     monkeypatch.setattr(
         clf,
         "pip_counts",
-        lambda c, faces, again=False: [clf.pip_faces[clf.faces[f]] for f in first],
+        lambda c, faces, again=False: [clf.pip_faces[clf.faces[f]] for f in counted],
     )
     for r, (_k, q), f in zip(clf.classify(crops, TURNS), named, shipped, strict=True):
         if hearing == "shipped heard":
             assert r.confidence == pytest.approx(min(0.8, q), abs=1e-4)
             assert r.face == (clf.faces[f] if r.confidence >= clf._head_cuts[TURNS] else None)
+        elif hearing == "pips with the second":
+            assert r.confidence == pytest.approx(0.9, abs=1e-4)
+            assert r.face == (clf.faces[f] if 0.9 >= clf._head_cuts[TURNS] else None)
         else:
             assert r.confidence == 0.0 and r.face is None
-    if hearing == "shipped heard":
+    if hearing in ("shipped heard", "pips with the second"):
         assert any(r.face is not None for r in clf.classify(crops, TURNS))
 
 
