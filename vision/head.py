@@ -455,7 +455,8 @@ def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None, pips=
     counted heard on it (``pips``, as :func:`hear_pips` hears them). The pips counted are a
     reader too: counting the second head's number and not the first's, they name its pair
     with it, read at the second head's sureness with the pips heard (a red 4 on a black die
-    that the first head took for a 2 at 0.56, the second head read at 1.0). Two heads
+    that the first head took for a 2 at 0.56, the second head read at 1.0); named by both
+    the shipped network and the pips, the surer of the two scores. Two heads
     taught on the same photos but reading different networks are wrong together less often
     than either alone (measured on real sets neither network saw: docs/teaching.md); the
     first head alone, taught on a few hundred dice, reads a glare spot on a 1, 2 or 3 as a
@@ -474,17 +475,21 @@ def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None, pips=
     >>> counted_two = lambda p: p[1] == "2"    # the pips counted: two
     >>> second_opinion(("d6", "1"), 0.0, [1.0], [0.2, 0.7, 0.1], pairs, None, counted_two)
     (('d6', '2'), 0.85)
+    >>> unsure = ([1.0], [0.2, 0.5, 0.3])     # the shipped network names it too, less sure
+    >>> second_opinion(("d6", "1"), 0.0, [1.0], [0.2, 0.7, 0.1], pairs, unsure, counted_two)
+    (('d6', '2'), 0.85)
     """
     best, q = best_pair(die_p, face_p, pairs)
     if best == tuple(pair):
         return best, float(min(score, q))
+    backed = []  # the scores of the second head's pair, by each reader naming it with it
     if shipped is not None:
         named, qs = best_pair(shipped[0], shipped[1], pairs)
         if named == best:
-            return best, hear_pips(best, min(q, qs), pips)
+            backed.append(hear_pips(best, min(q, qs), pips))
     if pips is not None and pips(best) is True and pips(tuple(pair)) is False:
-        return best, hear_pips(best, q, pips)
-    return tuple(pair), 0.0
+        backed.append(hear_pips(best, q, pips))
+    return (best, max(backed)) if backed else (tuple(pair), 0.0)
 
 
 def hear_pips(pair, score: float, pips=None) -> float:
