@@ -17,11 +17,11 @@ puts to use. What teaching does:
    photos, and each die is read by the head that never saw its photo; where the dice set's
    card has a second network, a second head is fitted on its readings alike, and a die is
    read only when both heads name the same face, or the second head and the shipped network
-   another one (``vision.head.second_opinion``). From those reads the abstention thresholds
-   are set (``vision.risk``): the lowest at which the rate of wrong reads is bounded, at 95%
-   confidence, by 0.5% (or, with too few dice to show that, by the least rate they can show,
-   and then none of them may be read wrong); the dice shrunk set alike the threshold of dice
-   smaller than the teaching dice;
+   (or the pips counted) another one (``vision.head.second_opinion``). From those reads the
+   abstention thresholds are set (``vision.risk``): the lowest at which the rate of wrong
+   reads is bounded, at 95% confidence, by 0.5% (or, with too few dice to show that, by the
+   least rate they can show, and then none of them may be read wrong); the dice shrunk set
+   alike the threshold of dice smaller than the teaching dice;
 4. the head is fitted on every photo and written with its thresholds. It is kept when, on
    the dice it never saw, it reads at least as many right as the shipped models read alone.
 
