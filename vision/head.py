@@ -482,14 +482,14 @@ def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None, pips=
     best, q = best_pair(die_p, face_p, pairs)
     if best == tuple(pair):
         return best, float(min(score, q))
-    backed = []  # the scores of the second head's pair, by each reader naming it with it
+    if pips is not None and pips(best) is True and pips(tuple(pair)) is False:
+        # (the surer score: the shipped network naming it too would give min(q, qs) heard)
+        return best, hear_pips(best, q, pips)
     if shipped is not None:
         named, qs = best_pair(shipped[0], shipped[1], pairs)
         if named == best:
-            backed.append(hear_pips(best, min(q, qs), pips))
-    if pips is not None and pips(best) is True and pips(tuple(pair)) is False:
-        backed.append(hear_pips(best, q, pips))
-    return (best, max(backed)) if backed else (tuple(pair), 0.0)
+            return best, hear_pips(best, min(q, qs), pips)
+    return tuple(pair), 0.0
 
 
 def hear_pips(pair, score: float, pips=None) -> float:
