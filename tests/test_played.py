@@ -245,3 +245,35 @@ def test_teaching_from_the_start_screen_can_be_stopped_and_keeps_the_old_reader(
     steps.clear()
     said = teach_played(played, Display, teacher=teacher)
     assert steps == [1, 2, 3, 4, 5] and said.startswith("Taught from 48 dice: 97% read right")
+
+
+def test_teaching_is_not_offered_while_a_face_shows_on_fewer_dice_than_teaching_needs(tmp_path):
+    """Teaching refuses photos that show a face of the set on fewer than 2 dice
+    (``vision.teach.MIN_PER_FACE``). In play a rare face (ZAP: one face of Rollers' one black
+    die) may be seen once in 40 rolls: the start screen then does not offer a teaching that
+    would fail, and the hint on quitting says which face it waits for."""
+    import numpy as np
+
+    from tray.table.played import PER_FACE, TEACH_DICE
+    from vision.teach import MIN_PER_FACE
+
+    assert PER_FACE == MIN_PER_FACE
+    rollers = load("rollers")
+    played = PlayedRolls(tmp_path, rollers)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    box = (10, 20, 40, 40)
+    faces = ["1", "2", "3", "4", "5", "star"]
+    for i in range(TEACH_DICE // 4):  # 10 rolls of 4 wild dice and the black one: 50 dice
+        roll = [(box, f"wild:{faces[(i + k) % 6]}") for k in range(4)]
+        roll.append((box, f"black:{'zap' if i == 3 else str(i % 5 + 1)}"))
+        assert played.keep(frame, roll) is not None
+    assert len(played.folder.rows) == 50
+    assert played.thin_faces() == {"zap": 1}
+    assert played.teach_offer() is None
+    hint = played.teach_hint()
+    assert "10 corrected rolls (50 dice)" in hint and "'zap' on 1" in hint
+    assert "dicetray teach" not in hint
+    played.keep(frame, [(box, "black:zap")])
+    assert played.thin_faces() == {}
+    assert played.teach_offer() == "Teach the tray your dice (11 kept rolls)"
+    assert "dicetray teach" in played.teach_hint()

@@ -29,6 +29,7 @@ True
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from tray.table.capture_folder import CaptureError, CaptureFolder
@@ -40,6 +41,9 @@ SPLIT = "played"
 #: dice the kept rolls must hold before teaching is offered: teaching judges no head on fewer
 #: (``vision.teach.MIN_DICE``)
 TEACH_DICE = 40
+#: ... and dice each face of the set must show: teaching refuses a face shown less
+#: (``vision.teach.MIN_PER_FACE``)
+PER_FACE = 2
 TAUGHT = "taught"  # the taught folder, beside the kept rolls
 RECORD = "taught.json"  # what teaching writes last in it (``vision.taught.TAUGHT_FILE``)
 
@@ -75,12 +79,13 @@ class PlayedRolls:
 
     def teach_offer(self) -> str | None:
         """The start screen's line offering to teach from the kept rolls: when they hold
-        ``TEACH_DICE`` dice or more and some were kept since the last teaching; else None."""
+        ``TEACH_DICE`` dice or more, every face on ``PER_FACE`` dice at least, and some were
+        kept since the last teaching; else None (teaching would refuse them)."""
         try:
             folder = self._opened()
         except CaptureError:
             return None  # (keeping a roll there will say why)
-        if len(folder.rows) < TEACH_DICE or self._taught_since():
+        if len(folder.rows) < TEACH_DICE or self.thin_faces() or self._taught_since():
             return None
         photos = folder.photos
         return f"Teach the tray your dice ({photos} kept roll{'s' * (photos != 1)})"
@@ -93,16 +98,37 @@ class PlayedRolls:
         except OSError:
             return False  # not taught yet (or nothing kept)
 
+    def thin_faces(self) -> dict[str, int]:
+        """The faces of the set the kept rolls show on fewer than ``PER_FACE`` dice, with how
+        many (a rare face, such as one face of a single die, holds teaching back).
+
+        >>> import tempfile, numpy as np
+        >>> from vision.dicesets import load
+        >>> played = PlayedRolls(tempfile.mkdtemp(), load("d6"))
+        >>> _ = played.keep(np.zeros((480, 640, 3), np.uint8), [((10, 20, 40, 40), "d6:3")] * 2)
+        >>> played.thin_faces()
+        {'1': 0, '2': 0, '4': 0, '5': 0, '6': 0}
+        """
+        rows = self.folder.rows if self.folder is not None else []
+        seen = Counter(r["value"] for r in rows)
+        return {f: seen[f] for f in self.diceset.face_ids if seen[f] < PER_FACE}
+
     def teach_hint(self) -> str | None:
         """What to run to teach from the rolls kept so far, or None when none was kept, or
         none since the last teaching."""
         if self.folder is None or not self.folder.rows or self._taught_since():
             return None
         n, photos = len(self.folder.rows), self.folder.photos
+        kept = f"{photos} corrected roll{'s' * (photos != 1)} ({n} dice) kept in {self.path}"
+        if thin := self.thin_faces():
+            shown = ", ".join(f"{f!r} on {k}" for f, k in thin.items())
+            return (
+                f"{kept}; teaching waits for every face of the set on {PER_FACE} dice at least "
+                f"(so far {shown})"
+            )
         return (
-            f"{photos} corrected roll{'s' * (photos != 1)} ({n} dice) kept in {self.path}; "
-            f"teach the tray from them on the start screen once they hold {TEACH_DICE} dice, "
-            f"or: dicetray teach {self.path} --dice-set {self.diceset.id} --out {self.taught}"
+            f"{kept}; teach the tray from them on the start screen once they hold {TEACH_DICE} "
+            f"dice, or: dicetray teach {self.path} --dice-set {self.diceset.id} --out {self.taught}"
         )
 
     def keep(self, frame, dice) -> str | None:
