@@ -423,16 +423,6 @@ def test_start_menu_options_step_through_allowed_values():
     assert m.outcome == "start"
 
 
-def test_docstring_examples_run():
-    import doctest
-
-    import tray.screen.view
-    import tray.table.table
-
-    assert doctest.testmod(tray.table.table).failed == 0
-    assert doctest.testmod(tray.screen.view).failed == 0
-
-
 def test_long_press_with_nothing_to_decide_undoes_after_a_second_one():
     """Undo by long press asks first, so a slip of the thumb undoes nothing."""
     t = table_for("bank", ("Ana", "Ben"))

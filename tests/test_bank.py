@@ -311,10 +311,3 @@ def test_prompts_say_what_happens_next():
         "Round 1 of 10, roll 4: total 20. Ann, roll both dice (a 7 ends the round); "
         "press your button to BANK 20"
     )
-
-
-def test_docstring_examples_run():
-    import doctest
-
-    result = doctest.testmod(bank)
-    assert result.failed == 0 and result.attempted > 0

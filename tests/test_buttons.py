@@ -212,11 +212,3 @@ def test_keyboard_buttons_put_presses():
     kb = KeyboardButtons(events, players=3, clock=lambda: 2.5)
     assert kb.key("2") and not kb.key("4") and not kb.key("q")
     assert drain(events) == [ButtonPress(1, 2.5, "key")]
-
-
-def test_docstring_examples():
-    import doctest
-
-    import hardware.buttons
-
-    assert doctest.testmod(hardware.buttons).failed == 0

@@ -401,12 +401,6 @@ def test_real_pipeline_on_simulated_tray(tmp_path):
     assert code in (0, 1)
 
 
-def test_docstring_examples():
-    import doctest
-
-    assert doctest.testmod(calibrate).failed == 0
-
-
 def test_a_stale_taught_folder_is_said_when_the_dice_check_opens(tmp_path, capsys, taught_copy):
     """A taught folder whose card names another shipped classifier than the one installed
     (dicetray updated since it was taught) reads alone; ``calibrate`` says so on stderr, as
@@ -426,11 +420,3 @@ def test_a_stale_taught_folder_is_said_when_the_dice_check_opens(tmp_path, capsy
     assert rec.classifier.stale and err.startswith(
         "dicetray calibrate: the shipped d6 classifier has changed since"
     )
-
-
-def test_the_teaching_module_examples_run():
-    import doctest
-
-    import tray.table.teaching
-
-    assert doctest.testmod(tray.table.teaching).failed == 0

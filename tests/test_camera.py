@@ -558,15 +558,6 @@ def test_record_command_round_trip(frames_dir, tmp_path, capsys):
     assert src.fps == 10 and [abs(level(src.read()) - 10 * i) <= 2 for i in range(6)] == [True] * 6
 
 
-def test_docstring_examples():
-    import doctest
-
-    from hardware import pi
-
-    assert doctest.testmod(cam_mod).failed == 0
-    assert doctest.testmod(pi).failed == 0
-
-
 def test_replay_of_the_committed_fixtures():
     from pathlib import Path
 

@@ -525,17 +525,6 @@ def test_screens_draw_headless(tmp_path):
     assert img.shape == (960, 1600, 3)  # the whole window: no letterbox bars
 
 
-def test_docstring_examples_run():
-    import doctest
-
-    import tray.screen.capture
-    import tray.table.capture
-    import tray.table.capture_folder
-
-    for module in (tray.table.capture, tray.table.capture_folder, teaching, tray.screen.capture):
-        assert doctest.testmod(module).failed == 0, module.__name__
-
-
 def test_teaching_progress_shares_a_bar_across_stages_of_one_count():
     import io
 

@@ -458,26 +458,6 @@ def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_p
     assert shipped_says(none=0.67) is None  # the shipped one sees no die: no agreement
 
 
-def test_the_classifier_docstring_examples_run():
-    """The runnable examples in ``vision.classify`` (the module's and ``use_thresholds``')."""
-    import doctest
-
-    import vision.classify
-
-    result = doctest.testmod(vision.classify)
-    assert result.attempted >= 3 and result.failed == 0
-
-
-def test_the_taught_heads_docstring_examples_run():
-    """The runnable examples of ``vision.head`` (how a taught head scores a die)."""
-    import doctest
-
-    import vision.head
-
-    result = doctest.testmod(vision.head)
-    assert result.attempted >= 10 and result.failed == 0
-
-
 def test_rollers_printed_with_digits_are_read_untaught_and_never_wrong():
     # The held-out other style (font, light, floor never trained on) with digits for 1-5:
     # the shipped network reads 97 of these 119 for sure (earlier networks 83, 73, which

@@ -157,11 +157,3 @@ def test_parse_config_game_options_checked_against_engine():
     assert cfg.game.options["bank"][name] == default
     with pytest.raises(ConfigError, match=r"unknown key game\.options\.bank\.no_such_option"):
         parse_config({"game": {"options": {"bank": {"no_such_option": 1}}}})
-
-
-def test_docstring_examples():
-    import doctest
-
-    import tray.app.config
-
-    assert doctest.testmod(tray.app.config).failed == 0

@@ -31,12 +31,3 @@ def test_camera_frames_are_read_as_the_table_reads_them():
 def test_the_command_refuses_no_scenes_in_one_line(capsys):
     assert main(["--scenes", "0"]) == 2
     assert "at least 1" in capsys.readouterr().out
-
-
-def test_its_examples_run():
-    import doctest
-
-    import lab.everyday
-
-    result = doctest.testmod(lab.everyday)
-    assert result.attempted >= 1 and result.failed == 0

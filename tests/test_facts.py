@@ -72,12 +72,3 @@ def test_bank_facts_name_the_seven_and_the_rounds():
 
 def test_only_dicedout_is_won_by_the_lowest_score():
     assert [g for g in games.GAME_IDS if games.get(g).LOWEST_WINS] == ["diced-out"]
-
-
-def test_the_engine_module_examples_run():
-    import doctest
-
-    import tray.rules.engine
-
-    result = doctest.testmod(tray.rules.engine)
-    assert result.failed == 0 and result.attempted > 0

@@ -308,15 +308,3 @@ def test_replay_command_exits_2_on_a_damaged_journal(tmp_path, capsys):
     assert f"{j.path}, line 2" in err and "no face 0" in err
     assert main_replay([str(tmp_path / "missing.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
-
-
-def test_docstring_examples_run():
-    import doctest
-
-    import tray.rules.journal
-    import tray.rules.playthrough
-    import tray.rules.replay
-
-    for module in (tray.rules.journal, tray.rules.playthrough, tray.rules.replay):
-        result = doctest.testmod(module)
-        assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -75,15 +75,6 @@ def test_hand_and_empty_flags():
     assert reading.hand and not reading.empty
 
 
-def test_docstring_examples_run():
-    import doctest
-
-    from vision import classify, crops, detect, pipeline, settle
-
-    for module in (detect, pipeline, classify, crops, settle):
-        assert doctest.testmod(module).failed == 0, module.__name__
-
-
 def test_a_photo_of_any_size_is_read_in_its_own_pixels():
     """`dicetray recognize` reads photos as they come: a 1280x960 copy of a frame gives the same
     dice at twice the coordinates, and a 640x640 (stretched) copy the same faces."""

@@ -630,11 +630,3 @@ def test_summary_has_required_keys():
     assert summ["round"] == 1 and summ["active"] == "Ana" and summ["finished"] is False
     assert summ["winner"] is None and summ["running"] == 450 and summ["in"] == ["Ana"]
     json.dumps(summ)
-
-
-def test_docstring_examples_run():
-    """The runnable examples in the engine's docstrings give what they show."""
-    import doctest
-
-    result = doctest.testmod(T, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 10 and result.failed == 0

@@ -1448,16 +1448,6 @@ def test_the_real_sets_report_ends_with_the_taught_sets_summed():
     assert " ".join(taught.split()) == "taught 100 found, 86 right (86.0%), 1 wrong"
 
 
-def test_teachings_docstring_examples_run():
-    import doctest
-
-    import vision.taught
-    import vision.teach
-
-    assert doctest.testmod(vision.teach).failed == 0
-    assert doctest.testmod(vision.taught).failed == 0  # (a taught folder written whole)
-
-
 def test_a_taught_head_reads_each_die_alone_its_neighbours_painted_out(taught):
     """Teaching cuts each die with the other dice of its photo painted out in the tray's
     colour (``vision.crops.alone``), and a taught head reads the table's dice so: a
