@@ -12,7 +12,9 @@ nothing at the table imports this module.
 from __future__ import annotations
 
 import math
+import signal
 from dataclasses import dataclass
+from multiprocessing import Pool
 
 import cv2
 import numpy as np
@@ -472,3 +474,13 @@ def negative_crop(
         img = img * (1 - a[..., None]) + disc * a[..., None]
     img = cv2.resize(np.clip(img, 0, 255), (size, size), interpolation=cv2.INTER_AREA)
     return spoil(img, rng, far_lights=far_lights)
+
+
+def worker_pool(workers: int):
+    """A process pool whose workers end when it does (every crop-making pool of the workshop).
+
+    The workers are forked and inherit their parent's signal handlers; a parent that ran
+    pygame holds SDL's SIGTERM handler, which would keep them alive through
+    ``Pool.terminate`` (the end of a ``with`` block) and the parent waiting for them for
+    good. So each worker starts with the default SIGTERM action."""
+    return Pool(workers, initializer=signal.signal, initargs=(signal.SIGTERM, signal.SIG_DFL))

@@ -28,7 +28,6 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from multiprocessing import Pool
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -39,7 +38,7 @@ from hardware.sim.looks import FAR_LIGHTS
 from hardware.sim.render import rendered_crops
 from lab.labels import REALDICE_DIR, matteop65_die_side
 from lab.photos import read_chase, read_matteop65, read_rune55, real_backgrounds
-from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop
+from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop, worker_pool
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import SET_IDS, load
 from vision.risk import ALPHA, DELTA, NEVER, choose, choose_sequence
@@ -128,7 +127,7 @@ def make_synthetic(
         (set_id, seed * 1000 + i, per, neg, random_colours, strength, size, backgrounds)
         for i in range(chunks)
     ]
-    with Pool(workers) as pool:
+    with worker_pool(workers) as pool:
         parts = pool.map(_synth_chunk, jobs)
     return tuple(np.concatenate(p) for p in zip(*parts, strict=False))
 
@@ -149,7 +148,7 @@ def make_rendered(
         (set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial, die_px)
         for i in range(workers * 2)
     ]
-    with Pool(workers) as pool:
+    with worker_pool(workers) as pool:
         parts = [p for p in pool.map(_rendered_chunk, jobs) if p is not None]
     if not parts:
         return None

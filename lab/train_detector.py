@@ -18,7 +18,6 @@ import argparse
 import json
 import sys
 import time
-from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
@@ -26,7 +25,7 @@ import numpy as np
 
 from hardware.sim.looks import recoloured
 from lab.labels import matteop65_die_side, read_label_rows, rune55_split
-from lab.synth import ANY_COLOUR
+from lab.synth import ANY_COLOUR, worker_pool
 from vision.detect import NET_H, NET_W, SIZE_UNIT, STRIDE, decode
 from vision.dicesets import SET_IDS, load
 
@@ -306,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     t0 = time.time()
     jobs = [(args.seed * 100 + i, args.rendered // 8) for i in range(8)]
-    with Pool(2) as pool:
+    with worker_pool(2) as pool:
         rendered = [x for part in pool.map(_rendered_chunk, jobs) for x in part]
     realdice = Path(args.realdice)
     real = real_images(realdice, "train")
@@ -315,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(rendered)} rendered + {len(real)} real training images ({time.time() - t0:.0f} s)",
         flush=True,
     )
-    with Pool(2) as pool:
+    with worker_pool(2) as pool:
         held_rendered = [
             x for part in pool.map(_rendered_chunk, [(999001, 150), (999002, 150)]) for x in part
         ]

@@ -293,3 +293,36 @@ def test_frames_of_a_throw_have_sensor_noise_of_their_own():
     a, b = rest[0] - still, rest[1] - still  # two frames' noise
     (dx, dy), response = cv2.phaseCorrelate(a, b)
     assert response < 0.1, (dx, dy, response)
+
+
+def test_a_workers_pool_ends_though_its_parent_ran_pygame():
+    """Crops are made in forked worker processes (``lab.synth.worker_pool``), which inherit
+    their parent's signal handlers. A parent that drew a screen catches SIGTERM (SDL's
+    handler), and a worker that did too could outlive ``Pool.terminate`` at the end of a
+    ``with`` block (waiting for a lock the closing pool holds): a test process that had drawn
+    a screen before it trained hung for good. So the workers start with the default SIGTERM
+    action; seen in the kernel's own mask of the signals each process catches (Linux)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "os.environ['SDL_VIDEODRIVER'] = 'dummy'\n"
+        "def caught(_=None):\n"
+        "    status = open('/proc/self/status').read()\n"
+        "    return bool(int(status.split('SigCgt:')[1].split()[0], 16) >> 14 & 1)\n"
+        "import pygame\n"
+        "pygame.display.init()\n"
+        "from lab.synth import worker_pool\n"
+        "with worker_pool(2) as pool:\n"
+        "    print(caught(), pool.map(caught, range(4)))\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the pool's workers outlived it: the process hung") from None
+    assert done.returncode == 0, done.stderr
+    # the parent catches SIGTERM (SDL), its workers do not
+    assert done.stdout.strip().splitlines()[-1] == "True [False, False, False, False]"
