@@ -3,7 +3,7 @@
 All five games are played in turn by the simulated players (``tray.app.players.SimPlayers``:
 they throw, press buttons and fix misread dice as people would) through the real table
 (``Table`` + ``Journal``), the real vision pipeline (detector, classifier, Settler) and the
-camera guard (``hardware.camera.Guarded``). Faults are injected: blurred pictures, a hand in
+camera guard (``hardware.guard.Guarded``). Faults are injected: blurred pictures, a hand in
 the tray, a wrong number of dice, dice left from the last throw, a camera that drops frames,
 raises or sends bad frames, and the process itself killed with SIGKILL at random moments and
 started again on its journal. Every scored roll is compared with the dice really thrown.
@@ -286,7 +286,7 @@ class _SoakGame:
     session, pipeline and camera guard, reporting its throws, corrections and writes."""
 
     def __init__(self, journal, diceset, rec, rng, np_rng, truth_log, injected: Counter):
-        from hardware.camera import Guarded
+        from hardware.guard import Guarded
         from tray.app.players import SimPlayers
         from tray.app.session import Session
         from tray.table.table import Table

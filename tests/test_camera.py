@@ -1,5 +1,6 @@
-"""hardware/camera.py: every frame source, dropouts and recovery, the config string. No sleeping:
-paced sources get an injected clock, threads are waited on with generous timeouts."""
+"""Every frame source (hardware.picam, webcam, replay, sim.tray), dropouts and recovery, the
+config string (hardware.camera). No sleeping: paced sources get an injected clock, threads are
+waited on with generous timeouts."""
 
 from __future__ import annotations
 
@@ -14,17 +15,12 @@ import numpy as np
 import pytest
 
 from hardware import camera as cam_mod
-from hardware.camera import (
-    PICAMERA_MISSING,
-    Adjusted,
-    CameraConfig,
-    CameraError,
-    OpenCVCamera,
-    PiCamera,
-    ReplaySource,
-    SimulatedTray,
-    open_source,
-)
+from hardware.camera import CameraConfig, open_source
+from hardware.frames import Adjusted, CameraError
+from hardware.picam import PICAMERA_MISSING, PiCamera
+from hardware.replay import ReplaySource
+from hardware.sim.tray import SimulatedTray
+from hardware.webcam import OpenCVCamera
 
 
 def level(frame) -> int:

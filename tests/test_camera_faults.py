@@ -1,4 +1,4 @@
-"""Camera faults never end a game: hardware.camera.Guarded and the app loop around it."""
+"""Camera faults never end a game: hardware.guard.Guarded and the app loop around it."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
-from hardware.camera import (
+from hardware.frames import FrameSource
+from hardware.guard import (
     BAD_FRAME,
     CAMERA_LOST,
     PICTURE_BLACK,
     PICTURE_NOISE,
     PICTURE_WHITE,
-    FrameSource,
     Guarded,
-    ReplaySource,
 )
+from hardware.replay import ReplaySource
 from tray.app.session import Session
 from tray.rules.journal import Journal
 from tray.table.table import Table

@@ -1,4 +1,4 @@
-"""hardware.camera.Guarded on pictures that cannot show dice: a camera sending 1x1 (or any
+"""hardware.guard.Guarded on pictures that cannot show dice: a camera sending 1x1 (or any
 too small) pictures, or one flat colour, is said like a black, white or noise picture, and
 nothing it sends crashes the guard (before: such frames were passed on silently, no message
 and no rolls)."""
@@ -12,7 +12,8 @@ import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
-from hardware.camera import PICTURE_FLAT, FrameSource, Guarded, picture_fault
+from hardware.frames import FrameSource
+from hardware.guard import PICTURE_FLAT, Guarded, picture_fault
 from tray.app.session import Session
 from tray.rules.journal import Journal
 from tray.table.table import Table

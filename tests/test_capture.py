@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hardware.buttons import ButtonPress, ButtonRelease
-from hardware.camera import SimulatedTray
+from hardware.sim.tray import SimulatedTray
 from tray.app import calibrate
 from tray.app.capture_cmd import run_loop, teach_after
 from tray.table import teaching

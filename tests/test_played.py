@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hardware.camera import SimulatedTray
+from hardware.sim.tray import SimulatedTray
 from tray.app.config import ConfigError, parse_config
 from tray.app.session import Session
 from tray.rules.journal import Journal

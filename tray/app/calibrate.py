@@ -38,14 +38,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.camera import (
-    Adjusted,
-    CameraConfig,
-    CameraError,
-    PiCamera,
-    SimulatedTray,
-    open_source,
-)
+from hardware.camera import CameraConfig, open_source
+from hardware.frames import Adjusted, CameraError
+from hardware.picam import PiCamera
+from hardware.sim.tray import SimulatedTray
 from tray.app.capture_cmd import main as capture_main
 from tray.app.config import ConfigError, default_path, load_config, update_table
 from tray.rules.games import get

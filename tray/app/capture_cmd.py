@@ -153,7 +153,8 @@ def main(
     """The command, from ``dicetray calibrate``'s parsed ``args`` and the loaded config
     ``cfg`` (``default_set``: the dice set without --dice-set). ``teacher`` replaces
     vision.teach.teach and ``clock`` time.monotonic (tests)."""
-    from hardware.camera import CameraError, open_source
+    from hardware.camera import open_source
+    from hardware.frames import CameraError
     from vision.dicesets import DiceSetError, load
 
     prog = "dicetray calibrate --teach"

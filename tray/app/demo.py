@@ -315,7 +315,7 @@ def run_demo(
             f"{engine.MAX_PLAYERS} players, not {players}: use --players "
             f"{max(engine.MIN_PLAYERS, min(players, engine.MAX_PLAYERS))}"
         )
-    from hardware.camera import SimulatedTray
+    from hardware.sim.tray import SimulatedTray
 
     out = Path(out)
     opts = dict(DEMO_OPTIONS.get(game_id, {}))
@@ -601,7 +601,7 @@ def main_demo(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    except (OSError, RuntimeError) as exc:  # hardware.camera.CameraError, file errors
+    except (OSError, RuntimeError) as exc:  # hardware.frames.CameraError, file errors
         print(f"dicetray demo: {exc}", file=sys.stderr)
         return 2 if type(exc).__name__ == "MissingExtra" else 1
     finally:

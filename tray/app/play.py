@@ -139,7 +139,8 @@ class Play:
 
     # ------------------------------------------------------------------------ parts
     def _open_camera(self, dice_set: str):
-        from hardware.camera import Guarded, open_source
+        from hardware.camera import open_source
+        from hardware.guard import Guarded
 
         return Guarded(
             open_source(

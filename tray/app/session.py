@@ -174,7 +174,7 @@ class Session:
         frame = self.source.read(timeout=self.read_timeout) if self.source is not None else None
         if self.source is not None:
             self.table.camera(frame is not None, t, lost_after=self.lost_after)
-            why = getattr(self.source, "status", None)  # hardware.camera.Guarded: the fault
+            why = getattr(self.source, "status", None)  # hardware.guard.Guarded: the fault
             if frame is None and why and self.table.message and self.table.message.kind == "camera":
                 self.table.message.text = why
         if frame is not None:
