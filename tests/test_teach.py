@@ -306,7 +306,7 @@ def test_the_mixed_case_writes_a_collection_of_colourways_labelled_as_the_d6_set
 def test_a_head_that_reads_fewer_than_the_shipped_models_is_not_kept():
     """Kept only when, on the dice it never saw, the head reads at least as many right as
     the shipped models, as photos (four turns) and as the camera reads (once)."""
-    from vision.teach import _keeps
+    from vision.teachcv import keeps
 
     def held(photo, camera, shipped_photo, shipped_camera):
         return {
@@ -315,10 +315,10 @@ def test_a_head_that_reads_fewer_than_the_shipped_models_is_not_kept():
             "camera_path": {"face_right": camera, "shipped_models": {"face_right": shipped_camera}},
         }
 
-    assert _keeps(held(0.99, 0.97, 0.8, 0.7))
-    assert _keeps(held(0.8, 0.7, 0.8, 0.7))  # as good: kept (its thresholds hold a bound)
-    assert not _keeps(held(0.79, 0.97, 0.8, 0.7))
-    assert not _keeps(held(0.99, 0.69, 0.8, 0.7))
+    assert keeps(held(0.99, 0.97, 0.8, 0.7))
+    assert keeps(held(0.8, 0.7, 0.8, 0.7))  # as good: kept (its thresholds hold a bound)
+    assert not keeps(held(0.79, 0.97, 0.8, 0.7))
+    assert not keeps(held(0.99, 0.69, 0.8, 0.7))
 
 
 def test_eval_teaches_each_real_set_from_photos_the_shipped_models_never_saw(tmp_path):
@@ -488,7 +488,7 @@ def test_dice_smaller_than_the_teaching_dice_are_read_at_a_threshold_set_on_them
     those reads by the same bound as the others, recorded with them, and taken by the
     table's classifier for dice under the small size."""
     from vision.classify import TURNS, FaceClassifier
-    from vision.teach import SHRINK_PX
+    from vision.teachcrops import SHRINK_PX
 
     root, record = taught
     small = record["thresholds"]["classifier"]["small"]
@@ -510,12 +510,12 @@ def test_dice_smaller_than_the_teaching_dice_are_read_at_a_threshold_set_on_them
 
 
 def test_a_die_shrunk_is_cut_as_the_whole_photo_shrunk_would_be():
-    """``_shrunk`` scales only the photo round the die, and maps the box with it: its crop
+    """``shrunk_crop`` scales only the photo round the die, and maps the box with it: its crop
     is the crop of the same die in the whole photo scaled down (but for the JPEG it is
     stored as), and a die no larger than asked is cut as it is."""
     from hardware.sim.render import compose, place_dice, random_style
     from vision.classify import FaceClassifier
-    from vision.teach import _shrunk
+    from vision.teachcrops import shrunk_crop
 
     clf = FaceClassifier("d6", second=False)
     ds = load("d6")
@@ -528,14 +528,14 @@ def test_a_die_shrunk_is_cut_as_the_whole_photo_shrunk_would_be():
     scale = side / max(lab["w"], lab["h"])
     whole = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     want = clf.crop(whole, tuple(v * scale for v in box))
-    got = _shrunk(frame, box, clf, side)
+    got = shrunk_crop(frame, box, clf, side)
     assert got.shape == want.shape
     assert float(np.abs(got.astype(float) - want).mean()) < 6.0
     # a die shifted by a few pixels off its box is another crop: the test can tell
     off = clf.crop(whole, (box[0] * scale + 4, box[1] * scale, *(v * scale for v in box[2:])))
     assert float(np.abs(off.astype(float) - want).mean()) > 12.0
     big = max(lab["w"], lab["h"])
-    assert np.array_equal(_shrunk(frame, box, clf, big + 5), clf.crop(frame, box))
+    assert np.array_equal(shrunk_crop(frame, box, clf, big + 5), clf.crop(frame, box))
 
 
 def test_photos_with_too_few_dice_teach_nothing_and_say_why(taught, tmp_path, monkeypatch):
@@ -630,7 +630,7 @@ def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
 def test_photos_of_many_dice_teach_with_fewer_crops_of_each():
     """24 crops of each die (besides its four turns) up to 250 dice; beyond, about 6,000 in
     all, so teaching time does not grow with the dice."""
-    from vision.teach import CROP_BUDGET, copies_for
+    from vision.teachcrops import CROP_BUDGET, copies_for
 
     assert [copies_for(n) for n in (1, 80, 250)] == [24, 24, 24]
     assert copies_for(336) == 17 and copies_for(336) * 336 <= CROP_BUDGET
@@ -778,9 +778,11 @@ def test_teaching_stops_hearing_a_pip_counter_that_misreads_the_owners_dice(tmp_
     heard, the counter would forbid every read of 2-6, so the head is taught not to hear it."""
     from types import SimpleNamespace
 
-    import vision.teach as teaching
+    import vision.teachcrops
 
-    monkeypatch.setattr(teaching, "read_pips", lambda crop, again=True: SimpleNamespace(count=1))
+    monkeypatch.setattr(
+        vision.teachcrops, "read_pips", lambda crop, again=True: SimpleNamespace(count=1)
+    )
     _photos(tmp_path / "photos", 12, seed=11)
     record = teach(tmp_path / "photos", "d6", tmp_path / "taught", seed=1)
     assert record["thresholds"]["classifier"]["pips"] is False
@@ -793,7 +795,7 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
     the one whose cross-validated reads, at the same bound on wrong reads, read most dice
     right: here the shipped network, weighed, lifts a wrong read above every right one."""
     from vision.head import Hearing
-    from vision.teach import HEARINGS, TURNS, _choose_hearing
+    from vision.teachcv import HEARINGS, TURNS, choose_hearing
 
     truth = [("d6", "2")] * 200
     right = [(("d6", "2"), 0.5 + i / 1000) for i in range(199)]
@@ -803,7 +805,7 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
         wrong_score = 0.99 if hearing.shipped else 0.1
         reads = [(("d6", "3"), wrong_score), *right]
         heard[hearing] = {1: reads, TURNS: reads}
-    hearing, _reads, photo, camera = _choose_hearing(heard, truth, 0.005, 0.05)
+    hearing, _reads, photo, camera = choose_hearing(heard, truth, 0.005, 0.05)
     # the first of those that read all 199 right dice: pips and turns heard, not the network
     assert hearing == Hearing(pips=True, shipped=False, turns=True)
     assert photo.read == 199 and photo.wrong == 0 and 0.1 < photo.threshold <= 0.5
@@ -815,7 +817,7 @@ def test_teaching_chooses_how_the_head_scores_by_the_dice_it_reads_right():
             reads = [(("d6", "2"), 0.5 + i / 1000) for i in range(200)]
             reads[wrong_at] = (("d6", "3"), reads[wrong_at][1])
             heard[hearing] = {1: reads, TURNS: reads}
-        hearing, _reads, photo, _camera = _choose_hearing(heard, truth, 0.005, 0.05)
+        hearing, _reads, photo, _camera = choose_hearing(heard, truth, 0.005, 0.05)
         assert hearing == (Hearing(turns=False) if gain > 4 else Hearing())
         assert photo.read - photo.wrong == 99 + (gain if gain > 4 else 0)
 
@@ -827,7 +829,7 @@ def test_teaching_pulls_the_head_as_hard_as_the_held_out_dice_say():
     ``PULL_TEST``)."""
     from vision.risk import Choice
     from vision.risk import sign_test as _sign_test
-    from vision.teach import PULL_TEST, PULLS, TURNS, _choose_pull
+    from vision.teachcv import PULL_TEST, PULLS, TURNS, choose_pull
 
     truth = [("d6", "5")] * 100
 
@@ -839,18 +841,18 @@ def test_teaching_pulls_the_head_as_hard_as_the_held_out_dice_say():
 
     strong = head(range(80))
     # two dice more, none fewer: a coin does that a quarter of the time
-    assert _choose_pull([(PULLS[0], strong), (PULLS[1], head(range(82)))], truth)[0] == PULLS[0]
+    assert choose_pull([(PULLS[0], strong), (PULLS[1], head(range(82)))], truth)[0] == PULLS[0]
     # seven more: under 1% of the time
     assert _sign_test(7, 0) <= PULL_TEST < _sign_test(2, 0)
-    assert _choose_pull([(PULLS[0], strong), (PULLS[1], head(range(87)))], truth)[0] == PULLS[1]
+    assert choose_pull([(PULLS[0], strong), (PULLS[1], head(range(87)))], truth)[0] == PULLS[1]
     # seven more but six others fewer: chance again
     other = head(range(6, 93))
-    assert _choose_pull([(PULLS[0], strong), (PULLS[1], other)], truth)[0] == PULLS[0]
+    assert choose_pull([(PULLS[0], strong), (PULLS[1], other)], truth)[0] == PULLS[0]
     # of two that pass, the one that reads most; a tie keeps the stronger pull
     tried = [(PULLS[0], strong), (PULLS[1], head(range(90))), (PULLS[2], head(range(95)))]
-    assert _choose_pull(tried, truth)[0] == PULLS[2]
+    assert choose_pull(tried, truth)[0] == PULLS[2]
     tried[2] = (PULLS[2], head(range(90)))
-    assert _choose_pull(tried, truth)[0] == PULLS[1]
+    assert choose_pull(tried, truth)[0] == PULLS[1]
 
 
 def test_teaching_zooms_in_only_where_the_held_out_dice_read_more():
@@ -859,7 +861,7 @@ def test_teaching_zooms_in_only_where_the_held_out_dice_read_more():
     ``SWITCH_GAIN`` of the dice; then the pull is chosen among them as before, a weaker one
     tested against the strongest plain head."""
     from vision.risk import Choice
-    from vision.teach import PULLS, SWITCH_GAIN, TURNS, VIEWS, _choose_view
+    from vision.teachcv import PULLS, SWITCH_GAIN, TURNS, VIEWS, choose_view
 
     truth = [("rollers", "3")] * 100
     assert VIEWS[: len(PULLS)] == tuple((p, False) for p in PULLS)
@@ -870,7 +872,7 @@ def test_teaching_zooms_in_only_where_the_held_out_dice_read_more():
         return ("hearing", {1: reads, TURNS: reads}, Choice(0.6, 0.03, 0.05, 100, right, 0), "cam")
 
     def chosen(plain: list[int], zoomed: list[int]):
-        return _choose_view(list(zip(VIEWS, map(head, plain + zoomed), strict=True)), truth)[0]
+        return choose_view(list(zip(VIEWS, map(head, plain + zoomed), strict=True)), truth)[0]
 
     assert SWITCH_GAIN * 100 == 2
     assert chosen([90, 90, 90], [91, 91, 91]) == (1.0, False)  # one die: chance
@@ -947,12 +949,12 @@ def test_no_taught_read_is_taken_below_one_half_however_few_dice_were_wrong():
     """80 dice, none read wrong: the bound they can show (3.7%) would let the threshold fall
     to the least sure of them, but a score under one half is a read the head itself finds
     likelier wrong than right: it is asked about."""
-    from vision.teach import FLOOR, HEARINGS, TURNS, _choose_hearing
+    from vision.teachcv import FLOOR, HEARINGS, TURNS, choose_hearing
 
     truth = [("d6", "4")] * 80
     reads = [(("d6", "4"), 0.1 + 0.011 * i) for i in range(80)]
     heard = {hearing: {1: reads, TURNS: reads} for hearing in HEARINGS}
-    _hearing, _reads, photo, camera = _choose_hearing(heard, truth, 0.005, 0.05)
+    _hearing, _reads, photo, camera = choose_hearing(heard, truth, 0.005, 0.05)
     assert FLOOR == 0.5
     assert photo.threshold >= 0.5 and camera.threshold >= 0.5
     assert photo.read == sum(sc >= 0.5 for _, sc in reads) == camera.read
@@ -963,13 +965,13 @@ def test_a_taught_threshold_goes_halfway_down_to_the_surest_die_it_leaves_unread
     holds the bound. The least sure right read above it scores 0.80, and every threshold
     from just above 0.70 up to 0.80 reads the same held-out dice, so teaching takes one
     halfway down: a new die scoring 0.76 is read, not asked about."""
-    from vision.teach import HEARINGS, TURNS, _choose_hearing
+    from vision.teachcv import HEARINGS, TURNS, choose_hearing
 
     truth = [("d6", "4")] * 80
     scores = [0.98 - 0.002 * i for i in range(10)] + [0.80] + [0.70 - 0.002 * i for i in range(69)]
     reads = [(("d6", "3" if sc == 0.70 else "4"), sc) for sc in scores]
     heard = {hearing: {1: reads, TURNS: reads} for hearing in HEARINGS}
-    _hearing, _reads, photo, camera = _choose_hearing(heard, truth, 0.005, 0.05)
+    _hearing, _reads, photo, camera = choose_hearing(heard, truth, 0.005, 0.05)
     for chosen in (photo, camera):
         assert chosen.threshold == 0.75
         assert chosen.read == 11 and chosen.wrong == 0
@@ -1120,21 +1122,21 @@ def test_two_dice_whose_boxes_overlap_are_each_judged_on_their_own_box():
 def test_the_shipped_models_back_a_head_only_when_they_read_no_teaching_die_wrong():
     """A die the head does not read is taken from the shipped models (once, then at four
     turns on the camera path) only when, on the teaching photos' dice, they read none wrong."""
-    from vision.teach import TURNS, _backing
+    from vision.teachcv import TURNS, backing
 
     a, b, c = ("d6", "1"), ("d6", "2"), ("d6", "3")
     truth = [a, b, c]
     # the head: sure of die 0, unsure of dice 1 and 2 (once and at four turns)
     reads = {1: [(a, 0.99), (b, 0.2), (c, 0.3)], TURNS: [(a, 0.99), (b, 0.4), (c, 0.2)]}
     right = {1: [a, b, None], TURNS: [a, b, c], "camera": [a, b, c], "no_die": [False] * 3}
-    backs, answers = _backing(reads, 0.9, 0.9, right, truth)
+    backs, answers = backing(reads, 0.9, 0.9, right, truth)
     assert backs and answers == {"photo": [a, b, c], "camera": [a, b, c]}
     # called "no die" once: the camera loop reads it no more, the head's doubt stands
     no_die = {**right, "no_die": [False, False, True]}
-    assert _backing(reads, 0.9, 0.9, no_die, truth)[1]["camera"] == [a, b, None]
+    assert backing(reads, 0.9, 0.9, no_die, truth)[1]["camera"] == [a, b, None]
     # one die read wrong for sure by the shipped models: they back nothing
     wrong = {**right, TURNS: [b, b, c]}
-    backs, answers = _backing(reads, 0.9, 0.9, wrong, truth)
+    backs, answers = backing(reads, 0.9, 0.9, wrong, truth)
     assert not backs and answers == {"photo": [a, None, None], "camera": [a, None, None]}
 
 
