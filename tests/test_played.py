@@ -272,7 +272,7 @@ def test_teaching_is_not_offered_while_a_face_shows_on_fewer_dice_than_teaching_
     assert played.teach_offer() is None
     hint = played.teach_hint()
     assert "10 corrected rolls (50 dice)" in hint and "'zap' on 1" in hint
-    assert "dicetray teach" not in hint
+    assert "hold 40 dice" not in hint and "dicetray teach" not in hint
     played.keep(frame, [(box, "black:zap")])
     assert played.thin_faces() == {}
     assert played.teach_offer() == "Teach the tray your dice (11 kept rolls)"

@@ -120,15 +120,16 @@ class PlayedRolls:
             return None
         n, photos = len(self.folder.rows), self.folder.photos
         kept = f"{photos} corrected roll{'s' * (photos != 1)} ({n} dice) kept in {self.path}"
-        if thin := self.thin_faces():
+        waits = [f"hold {TEACH_DICE} dice"] if n < TEACH_DICE else []
+        if thin := self.thin_faces():  # teaching would refuse them: no command to offer
             shown = ", ".join(f"{f!r} on {k}" for f, k in thin.items())
-            return (
-                f"{kept}; teaching waits for every face of the set on {PER_FACE} dice at least "
-                f"(so far {shown})"
-            )
+            waits.append(f"show every face of the set on {PER_FACE} dice (so far {shown})")
+            until = " and ".join(waits)
+            return f"{kept}; the start screen offers to teach from them once they {until}"
+        when = f" once they {waits[0]}" if waits else ""
         return (
-            f"{kept}; teach the tray from them on the start screen once they hold {TEACH_DICE} "
-            f"dice, or: dicetray teach {self.path} --dice-set {self.diceset.id} --out {self.taught}"
+            f"{kept}; teach the tray from them on the start screen{when}, or: dicetray teach "
+            f"{self.path} --dice-set {self.diceset.id} --out {self.taught}"
         )
 
     def keep(self, frame, dice) -> str | None:
