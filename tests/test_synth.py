@@ -302,6 +302,7 @@ def test_a_workers_pool_ends_though_its_parent_ran_pygame():
     ``with`` block (waiting for a lock the closing pool holds): a test process that had drawn
     a screen before it trained hung for good. So the workers start with the default SIGTERM
     action; seen in the kernel's own mask of the signals each process catches (Linux)."""
+    import os
     import subprocess
     import sys
 
@@ -317,9 +318,11 @@ def test_a_workers_pool_ends_though_its_parent_ran_pygame():
         "with worker_pool(2) as pool:\n"
         "    print(caught(), pool.map(caught, range(4)))\n"
     )
+    env = dict(os.environ)
+    env.pop("SDL_NO_SIGNAL_HANDLERS", None)  # (set by a demo run before in this process)
     try:
         done = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
         )
     except subprocess.TimeoutExpired:
         raise AssertionError("the pool's workers outlived it: the process hung") from None
