@@ -126,7 +126,8 @@ def run(
 
 
 def _run(set_id: str, frames: int, seed: int, ref: dict | None, taught=None) -> dict:
-    from hardware.sim.render import random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import random_style
     from vision.classify import TURNS
     from vision.pipeline import Recognizer
 

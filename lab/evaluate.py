@@ -176,19 +176,19 @@ def eval_rendered(
 ) -> dict:
     """Figures on rendered held-out scenes, each read as one camera frame, or (``fine``) as
     ``dicetray recognize`` reads a photo (tile search, four turns). ``other``: the scenes are
-    drawn in the held-out other style (``hardware.sim.render.other_style``: a look, light,
+    drawn in the held-out other style (``hardware.sim.styles.other_style``: a look, light,
     palette and floor never used in training; Rollers with digits for 1-5). ``warmth``: classic
     scenes under a light that far from the camera's white balance (``FAR_LIGHT_ROWS``). ``odd``:
-    classic scenes on trays unlike the named floors (``hardware.sim.render.ODD_FLOORS``: a
+    classic scenes on trays unlike the named floors (``hardware.sim.styles.ODD_FLOORS``: a
     grain as fine as pips, a printed board, speckle). ``dark``: classic scenes of dark dice
     with coloured marks on a white tray (:func:`dark_dice`)."""
-    from hardware.sim.render import (
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import (
         FLOORS,
         far_light_style,
         odd_floor_style,
         other_style,
         random_style,
-        render_scene,
     )
     from vision.pipeline import Recognizer
 
@@ -262,7 +262,8 @@ def eval_large_photos(set_id: str, per_band: int) -> dict:
     ``per_band`` photos for each band of die sizes (``PHOTO_BANDS``): {band: figures}."""
     import tempfile
 
-    from hardware.sim.render import random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import random_style
     from vision.cli import read_photo
     from vision.pipeline import Recognizer
     from vision.types import DieReading

@@ -61,7 +61,8 @@ def measure(scenes: int, seed: int = 5, dice: int = 4, fine: bool = True) -> dic
     """{colourway: figures (``lab.evaluate.Tally.figures``)} of ``scenes`` scenes each, read
     as photos (``fine``) or as camera frames (``lab.evaluate.read_photos``)."""
     from hardware.sim.looks import Look
-    from hardware.sim.render import FLOORS, random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import FLOORS, random_style
     from vision.pipeline import Recognizer
 
     out = {}

@@ -24,7 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.sim.render import Style, compose, place_dice, random_hand, random_style, render_throw
+from hardware.sim.render import compose, place_dice, random_hand, render_throw
+from hardware.sim.styles import Style, random_style
 from vision.dicesets import load
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "throws"

@@ -84,7 +84,8 @@ def rendered_d6(
     them (1-10 dice a scene) in one of :data:`STYLES`, each box shifted and resized by up to
     ``jitter`` of its side as a detector's box would be."""
     from hardware.sim.looks import FAR_LIGHTS, digit_share, recoloured
-    from hardware.sim.render import other_style, random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import other_style, random_style
     from lab.evaluate import _random_dice
     from vision.crops import cut_crop
     from vision.dicesets import load

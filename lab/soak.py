@@ -76,13 +76,13 @@ class SoakTray:
     hand when that fault is on) and held until picked up. ``truth`` as SimulatedTray's."""
 
     def __init__(self, diceset, rng, np_rng, truth_log, journal_of):
-        from hardware.sim import render
+        from hardware.sim import render, styles
 
         self.render = render
         self.diceset = diceset
         self.rng = rng  # random.Random: faults
         self.np_rng = np_rng  # numpy Generator: the pictures
-        self.style = render.random_style(np_rng, (40.0, 70.0))
+        self.style = styles.random_style(np_rng, (40.0, 70.0))
         self.truth_log = truth_log
         self.journal_of = journal_of  # () -> the Journal thrown for
         self.empty, _ = render.render_scene(diceset, [], np_rng, style=self.style)

@@ -97,7 +97,8 @@ def rollers_digit_photos(folder: Path, n: int, seed: int, rolled: bool = False) 
     written as a labelled folder with the die column. The dice are 44-60 px across, as the
     tray's camera should see them (hardware/PI.md); the style's own random size
     would make them 19-26 px, too small to read for sure (``vision.pipeline.SMALL_PX``)."""
-    from hardware.sim.render import other_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import other_style
 
     ds = load("rollers")
     style = other_style(np.random.default_rng(5), die_px=(44.0, 60.0), digits=True)
@@ -146,7 +147,8 @@ def phone_photos(folder: Path, n: int, seed: int) -> None:
     as an owner's photos of their own set are often taken (blue see-through dice with a
     symbol on the 6, top-down 12 MP phone photos, 14 taught and 6 to score)."""
     from hardware.sim.looks import Look
-    from hardware.sim.render import FLOORS, random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import FLOORS, random_style
 
     setup = replace(
         random_style(np.random.default_rng(22), (150.0, 190.0)),
@@ -185,7 +187,8 @@ def mixed_photos(folder: Path, n: int, seed: int) -> None:
     25-50 px across, as the camera of a tray sees a collection a family owns; labelled as the
     d6 set (the taught set: one die kind, many looks)."""
     from hardware.sim.looks import Look
-    from hardware.sim.render import FLOORS, random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import FLOORS, random_style
     from lab.everyday import COLOURWAYS
 
     looks = parse(

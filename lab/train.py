@@ -184,7 +184,8 @@ def mined_negatives(
     cuts a crop of every box that holds no labelled die centre and whose centre is not within a
     die's side of a labelled die's centre. Returns an N x size x size x 3 array (possibly empty).
     """
-    from hardware.sim.render import random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import random_style
     from lab.evaluate import _random_dice
     from vision.detect import Detector
 

@@ -4,7 +4,7 @@ Needs the training extra (torch). Training images:
 - rendered trays (``hardware.sim.render``) of all four dice sets, 0-10 dice of 20-120 px, many
   floors and lights, some with a hand reaching in (its mask is the hand target); some with
   11-30 dice of 20-56 px, as in photos of a dice collection; and a share on
-  trays unlike the named floors (``hardware.sim.render.ODD_FLOORS``: grain, board, speckle);
+  trays unlike the named floors (``hardware.sim.styles.ODD_FLOORS``: grain, board, speckle);
 - the real photos of ``--realdice`` (not shipped; training splits only): matteop65_webcam (MIT,
   (c) 2021 Matteo A. Penlington; boxes there cover the pip pattern, so the die box is taken as
   2.2x that, 50 px for a single pip) and rune55_gray (Roboflow "rune55" v3, CC BY 4.0, via
@@ -33,7 +33,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 REPO_REALDICE = Path(__file__).resolve().parent.parent.parent / "shared" / "realdice"
 OUT_W, OUT_H = NET_W // STRIDE, NET_H // STRIDE
 CROWD_SHARE = 0.15  # rendered trays with 11-30 small dice, many touching (photos of collections)
-ODD_FLOOR_SHARE = 0.3  # ... on a tray unlike the named floors (hardware.sim.render.ODD_FLOORS): a
+ODD_FLOOR_SHARE = 0.3  # ... on a tray unlike the named floors (hardware.sim.styles.ODD_FLOORS): a
 # wood grain as fine as pips hid dice from a net trained without them
 
 
@@ -70,7 +70,7 @@ def targets(boxes, hand: np.ndarray | None, frame_w: int, frame_h: int):
 
 
 def _rendered_chunk(args):
-    from hardware.sim import render
+    from hardware.sim import render, styles
 
     seed, n = args
     rng = np.random.default_rng(seed)
@@ -84,14 +84,14 @@ def _rendered_chunk(args):
         if rng.random() < CROWD_SHARE:  # a photo of a dice collection: many small dice
             k = int(rng.integers(11, 31))
             lo = float(rng.uniform(20, 40))
-            style = render.random_style(
+            style = styles.random_style(
                 rng, die_px=(lo, lo * float(rng.uniform(1.1, 1.4))), wide=True
             )
         else:
             k = 0 if rng.random() < 0.08 else int(rng.integers(1, 11))
-            style = render.random_style(rng, wide=True)
+            style = styles.random_style(rng, wide=True)
         if rng.random() < ODD_FLOOR_SHARE:
-            style = render.odd_floor_style(style, rng)
+            style = styles.odd_floor_style(style, rng)
         dice = [
             (d.id, d.faces[int(rng.integers(0, 6))])
             for d in (pool[int(i)] for i in rng.integers(0, len(pool), k))

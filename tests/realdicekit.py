@@ -9,7 +9,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.sim.render import random_style, render_scene
+from hardware.sim.render import render_scene
+from hardware.sim.styles import random_style
 from vision.dicesets import load
 
 MATTEOP65 = [("train_dice_1.jpg", "train"), ("train_dice_2.jpg", "train")] + [

@@ -184,7 +184,8 @@ def test_a_cup_left_in_the_tray_is_said_on_screen_and_play_goes_on_once_it_is_ou
     something that is not a die in every frame, and no roll can be taken; after BLOCKED_S
     seconds the screen says so, and the message goes as soon as the tray is clear. The throw
     after it gives its roll."""
-    from hardware.sim.render import compose, place_dice, random_style
+    from hardware.sim.render import compose, place_dice
+    from hardware.sim.styles import random_style
     from tray.table.moments import BLOCKED_S, BLOCKED_TEXT
     from vision.dicesets import load
     from vision.pipeline import Recognizer
@@ -215,7 +216,8 @@ def test_a_tray_unlike_the_calibration_is_said_once_and_its_dice_are_still_read(
     first light, as without a calibration, and the screen says once that the tray is unlike
     the calibration's, how to set it again, and the log keeps it. A calibrated tray says
     nothing."""
-    from hardware.sim.render import compose, place_dice, random_style
+    from hardware.sim.render import compose, place_dice
+    from hardware.sim.styles import random_style
     from tray.table.moments import UNLIKE_TEXT
     from vision.dicesets import load
     from vision.pipeline import Recognizer, tray_level

@@ -462,7 +462,8 @@ def test_rollers_printed_with_digits_are_read_untaught_and_never_wrong():
     # The held-out other style (font, light, floor never trained on) with digits for 1-5:
     # the shipped network reads 97 of these 119 for sure (earlier networks 83, 73, which
     # fails the 65% below, and 38), and none wrong; the rest are asked about.
-    from hardware.sim.render import other_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import other_style
 
     ds = load("rollers")
     clf = FaceClassifier(ds)
@@ -490,7 +491,8 @@ def test_tally_up_under_a_lamp_far_from_the_white_balance_is_never_read_wrong(wa
     read a purple die as red for sure (21 of 324 dice in 60 scenes at warmth 3) and one as
     blue at -3; the shipped one, trained with a quarter of its lights that far off
     (``hardware.sim.looks.FAR_LIGHTS``), reads none wrong and most right."""
-    from hardware.sim.render import far_light_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import far_light_style
 
     ds = load("tally-up")
     clf = FaceClassifier(ds)

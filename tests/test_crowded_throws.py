@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.sim.render import PACK_MIN_PX, Style, _apart, place_dice, random_style
+from hardware.sim.render import PACK_MIN_PX, _apart, place_dice
+from hardware.sim.styles import Style, random_style
 from hardware.sim.tray import SimulatedTray
 from tray.rules import games
 from vision.dicesets import load

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from hardware.sim.render import compose, place_dice, random_style
+from hardware.sim.render import compose, place_dice
+from hardware.sim.styles import random_style
 from vision.detect import Detector, _iou, decode, motion
 from vision.dicesets import load
 

@@ -7,7 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.sim.render import compose, place_dice, random_hand, random_style, render_scene
+from hardware.sim.render import compose, place_dice, random_hand, render_scene
+from hardware.sim.styles import random_style
 from lab.evaluate import match
 from vision.dicesets import SET_IDS, load
 

@@ -22,7 +22,8 @@ onnx_path, meta_path = model_paths("d6")
 
 
 def _crops(n: int = 24) -> np.ndarray:
-    from hardware.sim.render import random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import random_style
     from vision.crops import cut_crop
     from vision.dicesets import load
 

@@ -36,7 +36,8 @@ def test_dice_not_read_come_with_the_face_they_most_likely_show(tmp_path, capsys
     import cv2
     import numpy as np
 
-    from hardware.sim.render import random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import random_style
     from vision.dicesets import load
 
     rng = np.random.default_rng(3)

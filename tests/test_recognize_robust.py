@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.sim.render import random_style, render_scene
+from hardware.sim.render import render_scene
+from hardware.sim.styles import random_style
 from tray.cli import main
 from vision import cli as vcli
 from vision.dicesets import DiceSetError, load

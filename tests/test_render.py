@@ -5,7 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from hardware.sim.render import Style, compose, place_dice, random_style, render_scene, render_throw
+from hardware.sim.render import compose, place_dice, render_scene, render_throw
+from hardware.sim.styles import Style, random_style
 from vision.dicesets import SET_IDS, load
 
 
@@ -106,12 +107,12 @@ def test_throw_without_hand_ends_at_rest():
 
 
 def test_odd_floors_are_drawn_only_when_asked_for():
-    """The detector's training puts some trays on odd floors (hardware.sim.render.ODD_FLOORS: a
+    """The detector's training puts some trays on odd floors (hardware.sim.styles.ODD_FLOORS: a
     grain as fine as pips, a printed board, speckle); no seeded style draws them, so the held-out
     scenes of ``dicetray eval`` keep their frames, and each odd floor has a pattern of its own."""
     from dataclasses import replace
 
-    from hardware.sim.render import ODD_FLOORS, Style, _floor, odd_floor_style, random_style
+    from hardware.sim.styles import ODD_FLOORS, Style, odd_floor_style, random_style, tray_floor
 
     rng = np.random.default_rng(0)
     assert not {random_style(rng, wide=w).floor for w in (True, False) for _ in range(300)} & set(
@@ -119,7 +120,7 @@ def test_odd_floors_are_drawn_only_when_asked_for():
     )
 
     def texture(style):  # the floor's spread of levels against its level, per colour
-        f = _floor(replace(style, rim=0, gradient=(0.0, 0.0)), 320, 240)
+        f = tray_floor(replace(style, rim=0, gradient=(0.0, 0.0)), 320, 240)
         return float((f.std(axis=(0, 1)) / f.mean(axis=(0, 1))).mean())
 
     plain = texture(Style())

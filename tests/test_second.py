@@ -13,7 +13,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from hardware.sim.render import random_style, render_scene
+from hardware.sim.render import render_scene
+from hardware.sim.styles import random_style
 from lab import train
 from lab.loso import with_second
 from vision.classify import TURNS, FaceClassifier, model_paths, second_path

@@ -19,7 +19,8 @@ from hardware.sim.looks import (
     random_look,
     ttf_fonts,
 )
-from hardware.sim.render import OTHER_LIGHT, other_style, random_style, render_scene
+from hardware.sim.render import render_scene
+from hardware.sim.styles import OTHER_LIGHT, other_style, random_style
 from lab import labels, photos, synth
 from lab.synth import DieStyle, SyntheticDice
 from vision.dicesets import load

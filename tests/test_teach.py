@@ -513,7 +513,8 @@ def test_a_die_shrunk_is_cut_as_the_whole_photo_shrunk_would_be():
     """``shrunk_crop`` scales only the photo round the die, and maps the box with it: its crop
     is the crop of the same die in the whole photo scaled down (but for the JPEG it is
     stored as), and a die no larger than asked is cut as it is."""
-    from hardware.sim.render import compose, place_dice, random_style
+    from hardware.sim.render import compose, place_dice
+    from hardware.sim.styles import random_style
     from vision.classify import FaceClassifier
     from vision.teachcrops import shrunk_crop
 
@@ -593,7 +594,8 @@ def test_a_teaching_stopped_part_way_leaves_the_taught_folder_as_it_was(
 def test_a_large_photo_is_taught_from_the_pixels_the_table_reads(tmp_path):
     """A 12 MP phone photo is decoded at half size, as ``dicetray recognize`` reads it, and
     its labelled boxes follow: a die cut from it is the same die at the same place."""
-    from hardware.sim.render import random_style, render_scene
+    from hardware.sim.render import render_scene
+    from hardware.sim.styles import random_style
     from vision.labelled import read_folder
 
     rng = np.random.default_rng(4)

@@ -8,7 +8,8 @@ import shutil
 import numpy as np
 import pytest
 
-from hardware.sim.render import random_style, render_scene
+from hardware.sim.render import render_scene
+from hardware.sim.styles import random_style
 from lab import train
 from vision.classify import TURNS, FaceClassifier, model_paths
 from vision.dicesets import load

@@ -7,7 +7,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.sim.render import random_style, render_scene
+from hardware.sim.render import render_scene
+from hardware.sim.styles import random_style
 from tray.cli import main
 from vision.dicesets import load
 

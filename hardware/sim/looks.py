@@ -585,7 +585,7 @@ def light_cast(
     network trained on moderate lights only read 21 of 324 dice wrong for sure at warmth
     3, purple as red. With ``far`` 0 only moderate lights are drawn, the same draws as with
     no far share (the held-out scenes keep their seeds). Lights off that axis (a green
-    fluorescent tint) are kept out of training (hardware.sim.render.OTHER_LIGHT).
+    fluorescent tint) are kept out of training (hardware.sim.styles.OTHER_LIGHT).
 
     >>> import numpy as np
     >>> light_cast(np.random.default_rng(0), warmth=1.0).round(2).tolist()[0] < 0.9
