@@ -116,7 +116,7 @@ def model_facts(models_dir: Path = MODELS) -> dict:
             "calibration": meta.get("calibration"),
         }
         small = meta.get("small")
-        if small:  # the threshold of small dice (lab.train.choose_small)
+        if small:  # the threshold of small dice (lab.calibrate.choose_small)
             out[path.stem]["small"] = {
                 "px": small["px"],
                 **{
@@ -470,7 +470,7 @@ def render_thresholds(fig: dict) -> list[str]:
                 px = f"{small['px'][0]}-{small['px'][1] - 1} px"
                 both = [
                     ("", max(js["threshold"], joint["threshold"]), js.get("bound")),
-                    # lab.train.choose_small_pips
+                    # lab.calibrate.choose_small_pips
                     (
                         ", the pips agreeing",
                         js.get("pip_agree_threshold"),

@@ -7,7 +7,7 @@
    (``base``: trained once on synthetic and rendered crops only, kept in the cache folder) is
    fine-tuned on the ``train`` photos of every other source, with rendered and synthetic
    crops replayed beside them (``--epochs``, ``--real-copies``, ``--replay``);
-2. its thresholds are set by the rule the shipped model's are (``lab.train.calibrate_file``:
+2. its thresholds are set by the rule the shipped model's are (``lab.calibrate.calibrate_file``:
    ``vision.risk.choose`` at 0.5%, 95%) on held-out rendered dice and the ``calibrate``
    photos of the other sources only (``--unseen``: over floors set on the other sources'
    unseen dice, as the shipped thresholds are, ``lab.unseen``);
@@ -22,10 +22,11 @@ every source, S among them: "found" is not a left-out figure (retraining the det
 fold costs hours here). Its answers are kept in the cache folder, so a second run (another
 recipe) reads no photo through it again.
 
-``--recipe camera`` adds camera faults to the real training crops (``lab.train.camera_spoil``: lost
-resolution, light, saturation, gamma, blur, noise, JPEG, glare, a slight tilt); ``--balance``
-gives each training source the same weight. ``--train-all DIR`` trains the same recipe on
-every source's ``train`` photos and calibrates it on every ``calibrate`` photo: a candidate
+``--recipe camera`` adds camera faults to the real training crops
+(``lab.trainset.camera_spoil``: lost resolution, light, saturation, gamma, blur, noise, JPEG,
+glare, a slight tilt); ``--balance`` gives each training source the same weight.
+``--train-all DIR`` trains the same recipe on every source's ``train`` photos and calibrates
+it on every ``calibrate`` photo: a candidate
 for the shipped classifier.
 
     python -m lab.loso --threads 1 --epochs 2
@@ -51,7 +52,7 @@ import numpy as np
 from lab.labels import REALDICE_DIR, matteop65_die_side
 from lab.photos import read_chase
 from lab.splits import SOURCES, entries
-from lab.train import camera_spoil
+from lab.trainset import camera_spoil
 
 SET_ID = "d6"
 SIZE = 64
@@ -281,15 +282,8 @@ class Base:
         scenes and the detector's false boxes on rendered scenes; no real photo at all)."""
         import torch
 
-        from lab.train import (
-            build_model,
-            card,
-            export,
-            fit,
-            make_rendered,
-            make_synthetic,
-            mined_negatives,
-        )
+        from lab.train import build_model, card, export, fit
+        from lab.trainset import make_rendered, make_synthetic, mined_negatives
 
         if self.checkpoint.is_file() and self.data.is_file():
             info = json.loads((self.folder / "base.json").read_text(encoding="utf-8"))
@@ -342,7 +336,7 @@ class Trainer:
     def real(self):
         """The real training crops of every source (made once per recipe, kept on disk)."""
         if self._real is None:
-            from lab.train import real_d6
+            from lab.trainset import real_d6
 
             r = self.recipe
             path = self.cache / f"real-{r.name}-c{r.real_copies}-s{r.seed}.npz"
@@ -394,7 +388,7 @@ class Trainer:
         yf = np.concatenate([pf, ry])
         if r.net == "lite0":  # from ImageNet weights, not from the base network
             from lab import pretrained
-            from lab.train import class_lists
+            from lab.trainset import class_lists
             from vision.dicesets import load
 
             dice, faces = class_lists(load(SET_ID))
@@ -440,9 +434,9 @@ def calibration(
     workers,
     boxes: str = "",
 ):
-    """The calibration crops of every source (``lab.train.Calibration``), kept on disk
+    """The calibration crops of every source (``lab.calibrate.Calibration``), kept on disk
     (``boxes``: what the detector's boxes were made by, in the file's name)."""
-    from lab.train import calibration_data
+    from lab.calibrate import calibration_data
 
     name = f"calibration-h{holdout}-s{scenes}-{seed}" + (f"-{boxes}" if boxes else "")
     path = None if cache is None else cache / f"{name}.pkl"
@@ -518,11 +512,11 @@ def run(
     with ``trainer(kept sources, folder)`` (it writes ``classifier-d6.onnx`` and its card;
     ``reuse``: a fold whose folder already holds a network of this recipe is not trained
     again, only calibrated and scored afresh),
-    set its thresholds on ``calibration_data`` without S (``lab.train.calibrate_file``; over
+    set its thresholds on ``calibration_data`` without S (``lab.calibrate.calibrate_file``; over
     the floors ``floors_for(S)`` gives, see ``lab.unseen``), and score every photo of S
     (:func:`score_source`). Returns {"folds": {S: {...}}, "all":
     pooled figures, "seconds": wall time}."""
-    from lab.train import calibrate_file
+    from lab.calibrate import calibrate_file
 
     t0 = time.time()
     every = present_sources(realdice)
@@ -636,7 +630,7 @@ def _unseen(realdice: Path, detector, folds: Path, cal, tag: str, write, log, ca
     (``lab.unseen``), as a function of the source left out. ``--unseen-write DIR``: the
     floors of every source printed and DIR's d6 classifier calibrated over them (None).
     ``cap``: at most this many unseen dice of each source (None: ``PER_SOURCE``; 0: all)."""
-    from lab.train import calibrate_file
+    from lab.calibrate import calibrate_file
     from lab.unseen import PARTS, PER_SOURCE, floors, fold_answers, format_floors, unseen_crops
 
     crops = unseen_crops(realdice, detector)
@@ -824,7 +818,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     trainer = Trainer(base, recipe, realdice, cache, log)
     if args.train_all:
-        from lab.train import calibrate_file
+        from lab.calibrate import calibrate_file
 
         out_dir = Path(args.train_all)
         trainer(present_sources(realdice), out_dir)

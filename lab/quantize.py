@@ -88,7 +88,7 @@ def quantize(
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    from lab.train import make_rendered, make_synthetic
+    from lab.trainset import make_rendered, make_synthetic
     from vision.onnx import open_session
 
     onnx_path, meta_path = model_paths(set_id, models_dir)

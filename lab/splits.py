@@ -3,7 +3,7 @@
 The real photo sets of ../shared/realdice (see lab.photos) are cut into three disjoint parts:
 
 - ``train``: photos a network learns from (the detector and the d6 classifier);
-- ``calibrate``: photos that set abstention thresholds (``lab.train.calibrate_file``), never
+- ``calibrate``: photos that set abstention thresholds (``lab.calibrate.calibrate_file``), never
   scored;
 - ``judge``: photos that are scored (``dicetray eval``), never trained on and never used to
   set a threshold.

@@ -9,7 +9,7 @@ on *unseen* dice: the ``train`` and ``calibrate`` photos of each real source (ne
 ``judge`` photo) read by the networks of that source's leave-one-source-out fold, which never
 saw a photo of it, each source weighing alike (``PER_SOURCE``). The least threshold at
 which the bound holds on them is a floor under the
-threshold calibration sets (``lab.train.calibrate_file``'s ``unseen``), one for each way the
+threshold calibration sets (``lab.calibrate.calibrate_file``'s ``unseen``), one for each way the
 table reads a d6:
 
 - ``once``: one read by the first network (the camera's read of a frame);
@@ -20,7 +20,7 @@ table reads a d6:
   first network alone (the card's ``small`` thresholds: the camera's);
 - ``small_joint``: such dice read at four turns by both (the card's joint ``small``: photos).
 
-Each floor is set through the table's decision code (``lab.train.decisions``, the pips counted
+Each floor is set through the table's decision code (``lab.calibrate.decisions``, the pips counted
 heard as the table hears them), every best guess a candidate read.
 
 The folds are ``lab.loso``'s, and so is the command:
@@ -43,17 +43,17 @@ from pathlib import Path
 
 import numpy as np
 
-from lab.train import (
+from lab.calibrate import (
     LEAST_THRESHOLD,
-    Crops,
-    _pool_name,
-    _readable,
-    _small_dice,
-    _wrong,
     counted_pips,
     decisions,
+    pool_name,
+    readable,
+    small_dice,
     turn_outputs,
+    wrong_reads,
 )
+from lab.trainset import Crops
 from vision.risk import ALPHA, DELTA, choose
 
 SET_ID = "d6"
@@ -71,7 +71,7 @@ class Answers:
     are) and each one's answers from its own source's fold: ``first`` the first network's at
     four turns (turns x N x dice, turns x N x faces+none), ``joint`` the two networks' mean
     (None without a second network in the folds); ``pips``: the pips counted on each crop
-    (``lab.train.counted_pips``: at the counter's first look, and looking again)."""
+    (``lab.calibrate.counted_pips``: at the counter's first look, and looking again)."""
 
     crops: Crops
     first: tuple[np.ndarray, np.ndarray]
@@ -106,8 +106,8 @@ class Answers:
 
 def unseen_crops(realdice: Path, detector, size: int = 64) -> dict[str, Crops | None]:
     """Every source's ``train`` and ``calibrate`` dice, cut as each path cuts them
-    (``lab.train.real_calibration`` over those parts)."""
-    from lab.train import real_calibration
+    (``lab.trainset.real_calibration`` over those parts)."""
+    from lab.trainset import real_calibration
 
     return real_calibration(Path(realdice), size, detector=detector, parts=PARTS)
 
@@ -154,8 +154,8 @@ def _read(clf, answers: tuple[np.ndarray, np.ndarray], turns: int, crops: Crops,
 
     got = decisions(clf, answers[0][:turns], answers[1][:turns], turns, counts)
     drop = NOT_A_DIE_CAMERA if turns == 1 else NOT_A_DIE_PHOTO
-    read, kept = _readable(got, crops.side, drop, 0.0)
-    wrong = _wrong(got, crops.die, crops.face, list(clf.dice), list(clf.faces))
+    read, kept = readable(got, crops.side, drop, 0.0)
+    wrong = wrong_reads(got, crops.die, crops.face, list(clf.dice), list(clf.faces))
     conf = np.array([r.confidence for r in got])
     return conf, read, wrong, kept
 
@@ -185,7 +185,7 @@ def floors(
             reads.append(("joint", ans.joint, TURNS))
         for key, answers, turns in reads:
             conf, read, wrong, kept = _read(clf, answers, turns, ans.crops, ans.pips)
-            small = _small_dice(ans.crops, kept)
+            small = small_dice(ans.crops, kept)
             general = (ans.crops.die >= 0) & kept & ~small
             for name, m in ((key, general), (f"small_{key}", small)):
                 if name not in KEYS:
@@ -196,7 +196,7 @@ def floors(
                 out[name] = {
                     "threshold": float(c.threshold),
                     "bound": c.to_json(),
-                    "set_on": _pool_name(ans.crops.take(m)),
+                    "set_on": pool_name(ans.crops.take(m)),
                 }
     return out
 

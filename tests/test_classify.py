@@ -257,7 +257,8 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
     import onnxruntime as ort
     import torch
 
-    from lab.train import _onnx_start, class_lists
+    from lab.train import _onnx_start
+    from lab.trainset import class_lists
     from vision.classify import model_paths
 
     ds = load("tally-up")

@@ -12,7 +12,7 @@ import pytest
 import realdicekit
 
 from lab import loso
-from lab.train import calibration_data
+from lab.calibrate import calibration_data
 from vision.classify import model_paths
 from vision.detect import Detector
 

@@ -9,7 +9,8 @@ import pytest
 torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
 
 from lab import pretrained  # noqa: E402
-from lab.train import card, class_lists, export  # noqa: E402
+from lab.train import card, export  # noqa: E402
+from lab.trainset import class_lists  # noqa: E402
 from vision.classify import FaceClassifier  # noqa: E402
 from vision.dicesets import load  # noqa: E402
 

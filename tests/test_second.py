@@ -1,6 +1,6 @@
 """A second network on reads at four turns: each turn's answers are the mean of the two
 networks' (``FaceClassifier.use_second``), the card's ``joint`` part holds the thresholds set on
-that mean (``lab.train.calibrate_joint``), and the table hears it only when the card vouches for
+that mean (``lab.calibrate.calibrate_joint``), and the table hears it only when the card vouches for
 that very file."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 
 from hardware.sim.render import render_scene
 from hardware.sim.styles import random_style
-from lab import train
+from lab import calibrate, trainset
 from lab.loso import with_second
 from vision.classify import TURNS, FaceClassifier, model_paths, second_path
 from vision.dicesets import load
@@ -142,11 +142,11 @@ def test_a_second_network_like_the_first_sets_the_thresholds_the_first_sets(mode
     """Calibrated with a copy of itself as the second network, the mean is the network's own
     answer: the card's ``joint`` threshold is its four-turn one, with the same bound."""
     x, die, face = _crops(6)
-    data = train.Calibration(train.Crops.of(x, die, face, "rendered"), None, {})
-    card = train.calibrate_file("d6", models, data, log=lambda *_: None)
+    data = calibrate.Calibration(trainset.Crops.of(x, die, face, "rendered"), None, {})
+    card = calibrate.calibrate_file("d6", models, data, log=lambda *_: None)
     assert "joint" not in card
     shutil.copy(model_paths("d6", models)[0], second_path("d6", models))
-    card = train.calibrate_file("d6", models, data, log=lambda *_: None)
+    card = calibrate.calibrate_file("d6", models, data, log=lambda *_: None)
     joint = card["joint"]
     assert joint["network"] == "classifier-d6-second.onnx"
     assert joint["sha256"] == file_sha256(second_path("d6", models))
@@ -158,31 +158,35 @@ def test_a_second_network_like_the_first_sets_the_thresholds_the_first_sets(mode
     assert FaceClassifier("d6", models_dir=models).small_joint
     # the same dice taken for small ones (30 px): a floor set on unseen dice (lab.unseen's
     # ``small_joint``) over the threshold they set lifts it
-    small = train.Crops(x, die, face, ["rendered"] * len(x), np.full(len(x), 30.0), [""] * len(x))
-    small_data = train.Calibration(small, None, {})
-    low = train.calibrate_file("d6", models, small_data, log=lambda *_: None, unseen={})
+    small = trainset.Crops(
+        x, die, face, ["rendered"] * len(x), np.full(len(x), 30.0), [""] * len(x)
+    )
+    small_data = calibrate.Calibration(small, None, {})
+    low = calibrate.calibrate_file("d6", models, small_data, log=lambda *_: None, unseen={})
     assert low["joint"]["small"]["threshold"] < 0.99 and "floor" not in low["joint"]["small"]
     floors = {"small_joint": {"threshold": 0.99}}
-    high = train.calibrate_file("d6", models, small_data, log=lambda *_: None, unseen=floors)
+    high = calibrate.calibrate_file("d6", models, small_data, log=lambda *_: None, unseen=floors)
     assert high["joint"]["small"]["threshold"] == high["joint"]["small"]["floor"] == 0.99
     assert FaceClassifier("d6", models_dir=models).second
     # how the second network was made stays on the card while it is the same file
     path = model_paths("d6", models)[1]
     card["joint"]["trained"] = {"init": "a copy of the first"}
     path.write_text(json.dumps(card), encoding="utf-8")
-    again = train.calibrate_file("d6", models, data, log=lambda *_: None)
+    again = calibrate.calibrate_file("d6", models, data, log=lambda *_: None)
     assert again["joint"]["trained"] == {"init": "a copy of the first"}
     _always(second_path("d6", models), face=2)
-    assert "trained" not in train.calibrate_file("d6", models, data, log=lambda *_: None)["joint"]
+    assert (
+        "trained" not in calibrate.calibrate_file("d6", models, data, log=lambda *_: None)["joint"]
+    )
 
 
 def test_a_second_network_sure_of_the_wrong_face_is_not_trusted(models):
     """A second network that calls every die a 3 at 0.99: the thresholds of the mean read no
     die wrong beyond the bound, so the calibration dice that are no 3 are not read as 3s."""
     x, die, face = _crops(6)
-    data = train.Calibration(train.Crops.of(x, die, face, "rendered"), None, {})
+    data = calibrate.Calibration(trainset.Crops.of(x, die, face, "rendered"), None, {})
     _always(second_path("d6", models), face=2, p=0.99)
-    joint = train.calibrate_file("d6", models, data, log=lambda *_: None)["joint"]
+    joint = calibrate.calibrate_file("d6", models, data, log=lambda *_: None)["joint"]
     assert joint["bound"]["read_wrong"] == 0  # (too few dice to spend a wrong read on)
     clf = FaceClassifier("d6", models_dir=models)
     assert clf.second
@@ -292,7 +296,7 @@ def test_dice_under_small_px_are_read_by_the_first_network_alone(models):
 
 def test_a_photos_small_dice_hear_both_networks_where_the_card_set_their_threshold_so(models):
     """A card whose ``joint`` part sets a threshold of small dice on the two networks' mean
-    (``lab.train.calibrate_joint``): a photo's dice under SMALL_PX are read by both at four
+    (``lab.calibrate.calibrate_joint``): a photo's dice under SMALL_PX are read by both at four
     turns, at that threshold (here a first network that takes every crop for a 5 at 0.6, a
     second sure of a 3: their mean reads the 3s shown at about 0.53); the camera's frames
     still read them by the first network alone (not sure of its 5)."""
@@ -323,7 +327,7 @@ def test_a_photos_small_dice_hear_both_networks_where_the_card_set_their_thresho
 
 def test_a_photos_small_dice_the_pips_agree_with_are_read_under_their_threshold(models):
     """A card whose ``joint`` ``small`` part sets a threshold for small dice the pips agree
-    with (``lab.train.choose_small_pips``): a photo's die under SMALL_PX read by the two
+    with (``lab.calibrate.choose_small_pips``): a photo's die under SMALL_PX read by the two
     networks under the threshold of small dice is read when the pips counted on it agree
     with its face and its confidence reaches that threshold. The networks here read every
     crop as a 3 at about 0.53: shown 3s, the pips agree; shown 5s, they do not."""

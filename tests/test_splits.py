@@ -95,9 +95,10 @@ def test_the_real_sets_split_as_the_model_card_says():
 
 
 def test_thresholds_are_set_on_calibrate_photos_only(realdice, tmp_path):
-    """lab.train.real_calibration reads the calibrate photos alone (at the detector's
+    """lab.trainset.real_calibration reads the calibrate photos alone (at the detector's
     boxes), and calibrate_file refuses crops of any other photo before it writes a card."""
-    from lab.train import Calibration, Crops, calibrate_file, real_calibration
+    from lab.calibrate import Calibration, calibrate_file
+    from lab.trainset import Crops, real_calibration
     from vision.classify import model_paths
 
     root, _ = realdice

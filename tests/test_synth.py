@@ -250,12 +250,12 @@ def test_a_forked_training_worker_opens_the_fonts_again(monkeypatch):
 
 
 def test_mining_not_a_die_crops_goes_on_past_a_scene_whose_dice_do_not_fit(monkeypatch):
-    """``lab.train.mined_negatives`` draws scenes of 1-6 dice; a tray too small for them
+    """``lab.trainset.mined_negatives`` draws scenes of 1-6 dice; a tray too small for them
     (``render_scene`` raises ValueError) is skipped for the next scene, as the other scene
     loops skip it (seen: a training run at seed 15 stopped there, "6 dice of 123 px do not
     fit the tray")."""
     import hardware.sim.render
-    from lab.train import mined_negatives
+    from lab.trainset import mined_negatives
 
     real, calls = hardware.sim.render.render_scene, []
 

@@ -10,7 +10,7 @@ import pytest
 
 from hardware.sim.render import render_scene
 from hardware.sim.styles import random_style
-from lab import train
+from lab import calibrate, trainset
 from vision.classify import TURNS, FaceClassifier, model_paths
 from vision.dicesets import load
 from vision.risk import NEVER
@@ -34,11 +34,11 @@ def test_stored_answers_give_what_the_classifier_reads(clf):
         frame, labels = render_scene(load("d6"), dice, rng, style=random_style(rng))
         crops += [clf.crop(frame, (b["x"], b["y"], b["w"], b["h"])) for b in labels]
     crops = np.stack(crops)
-    die_t, face_t = train.turn_outputs(clf, crops)
+    die_t, face_t = calibrate.turn_outputs(clf, crops)
     assert die_t.shape[:2] == face_t.shape[:2] == (TURNS, len(crops))
     for turns in (1, TURNS):
         want = clf.classify(crops, turns)
-        got = train.decisions(clf, die_t, face_t, turns)
+        got = calibrate.decisions(clf, die_t, face_t, turns)
         assert [(r.die, r.face) for r in got] == [(r.die, r.face) for r in want]
         assert np.allclose([r.confidence for r in got], [r.confidence for r in want], atol=1e-5)
     assert "_turned" not in vars(clf)  # the classifier is left as it was
@@ -60,8 +60,8 @@ def _answers(reads, monkeypatch, groups=None):
         face_t[:, i, 6] += none
     x = np.zeros((n, 1, 1, 3), np.uint8)
     ANSWERS[id(x)] = (x, die_t, face_t)  # (x kept: its id stays its own)
-    monkeypatch.setattr(train, "turn_outputs", lambda clf, crops, **_: ANSWERS[id(crops)][1:])
-    return train.Crops(
+    monkeypatch.setattr(calibrate, "turn_outputs", lambda clf, crops, **_: ANSWERS[id(crops)][1:])
+    return trainset.Crops(
         x,
         np.array([r[6] for r in reads], np.int64),
         np.array([r[0] for r in reads], np.int64),
@@ -84,7 +84,7 @@ def test_one_wrong_read_in_a_thousand_is_spent_three_are_not(clf, monkeypatch):
         reads = [_die(i % 6, 0.99) for i in range(1000)]
         reads += [_die(i % 6, 0.95, wrong=i < k) for i in range(50)]
         crops = _answers(reads, monkeypatch)
-        out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+        out = calibrate.choose_thresholds(clf, crops, crops, log=lambda *_: None)
         assert out["once"]["threshold"] == pytest.approx(want, abs=1e-6)
         assert out["once"]["bound"]["read_wrong"] == (1 if k == 1 else 0)
         assert out["once"]["bound"]["wrong_rate_bound"] == 0.005
@@ -100,13 +100,13 @@ def test_a_not_a_die_the_table_keeps_holds_the_threshold_above_it(clf, monkeypat
     # a crumb read as a 2 at 0.97: no threshold lets it pass
     crumb = (0, 1, 0.97, 1, 0.97, 0.0, -1, 0.0)
     crops = _answers([*reads, crumb], monkeypatch)
-    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    out = calibrate.choose_thresholds(clf, crops, crops, log=lambda *_: None)
     assert out["once"]["threshold"] > 0.97 and out["once"]["not_a_die_passed"] == 0
     assert out["turned"]["threshold"] > 0.97 and out["turned"]["not_a_die_passed"] == 0
     # one the table drops anyway (the classifier sure it is no die): no matter
     crumb = (0, 1, 0.97, 1, 0.97, 0.95, -1, 0.0)
     crops = _answers([*reads, crumb], monkeypatch)
-    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    out = calibrate.choose_thresholds(clf, crops, crops, log=lambda *_: None)
     assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
 
 
@@ -120,7 +120,7 @@ def test_small_dice_get_a_threshold_bounded_on_them_alone(clf, monkeypatch):
         small = [_die(i % 6, 0.99, side=30.0) for i in range(1050)]
         small += [_die(i % 6, 0.95, wrong=i < k, side=30.0) for i in range(50)]
         crops = _answers(reads + small, monkeypatch)
-        out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+        out = calibrate.choose_thresholds(clf, crops, crops, log=lambda *_: None)
         assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
         for key in ("once", "turned"):
             part = out["small"][key]
@@ -131,13 +131,13 @@ def test_small_dice_get_a_threshold_bounded_on_them_alone(clf, monkeypatch):
             assert f["read_right"] == pytest.approx((2149 if k == 1 else 2100) / 2150, abs=1e-4)
     few = [_die(i % 6, 0.999, side=30.0) for i in range(20)]
     crops = _answers(reads + few, monkeypatch)
-    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    out = calibrate.choose_thresholds(clf, crops, crops, log=lambda *_: None)
     bound = out["small"]["once"]["bound"]
     assert bound["calibration_dice"] == 20 and bound["wrong_rate_bound"] > 0.1
     # a die under MIN_READ_PX is never read, however sure
     tiny = [_die(i % 6, 0.999, side=20.0) for i in range(6)]
     crops = _answers(reads + tiny, monkeypatch)
-    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    out = calibrate.choose_thresholds(clf, crops, crops, log=lambda *_: None)
     assert out["once"]["figures"]["rendered"]["asked"] == pytest.approx(6 / 1056, abs=1e-4)
 
 
@@ -148,15 +148,15 @@ def test_the_scenes_of_small_dice_set_only_the_threshold_of_small_dice(clf, monk
     small = [_die(i % 6, 0.99, side=30.0) for i in range(1050)]
     small += [_die(i % 6, 0.95, wrong=i < 3, side=30.0) for i in range(50)]
     larger = [_die(i % 6, 0.95, wrong=True, side=44.0) for i in range(5)]
-    groups = ["rendered"] * len(reads) + [train.SMALL_SCENES] * (len(small) + len(larger))
+    groups = ["rendered"] * len(reads) + [calibrate.SMALL_SCENES] * (len(small) + len(larger))
     crops = _answers(reads + small + larger, monkeypatch, groups)
-    out = train.choose_thresholds(clf, crops, crops, log=lambda *_: None)
+    out = calibrate.choose_thresholds(clf, crops, crops, log=lambda *_: None)
     assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
     assert out["once"]["set_on"] == {"rendered": 1050}
     assert out["small"]["once"]["threshold"] == pytest.approx(0.99, abs=1e-6)
-    assert out["small"]["once"]["set_on"] == {train.SMALL_SCENES: 1100}
+    assert out["small"]["once"]["set_on"] == {calibrate.SMALL_SCENES: 1100}
     # measured, not set on: the larger dice read wrong show in its figures
-    assert out["once"]["figures"][train.SMALL_SCENES]["wrong_count"] == 5
+    assert out["once"]["figures"][calibrate.SMALL_SCENES]["wrong_count"] == 5
 
 
 def test_upright_reads_taken_alone_count_against_the_four_turn_threshold(clf, monkeypatch):
@@ -168,13 +168,13 @@ def test_upright_reads_taken_alone_count_against_the_four_turn_threshold(clf, mo
     # cut as photos are: upright sure (0.999) of a wrong face, the other turns unsure (0.3)
     odd = [(f, (f + 1) % 6, 0.999, (f + 1) % 6, 0.3, 0.0, 0, 0.0) for f in range(3)]
     photo = _answers(reads + odd, monkeypatch)
-    out = train.choose_thresholds(clf, camera, photo, log=lambda *_: None)
+    out = calibrate.choose_thresholds(clf, camera, photo, log=lambda *_: None)
     assert out["once"]["threshold"] == pytest.approx(0.95, abs=1e-6)
     assert out["turned"]["threshold"] == NEVER and not out["upright_alone"]
     f = out["turned"]["figures"]["rendered"]
     assert f["wrong_count"] == 0 and f["read_right"] == 0.0
     # without them the four-turn read reads (and may take upright reads alone)
-    out = train.choose_thresholds(clf, camera, camera, log=lambda *_: None)
+    out = calibrate.choose_thresholds(clf, camera, camera, log=lambda *_: None)
     assert out["turned"]["threshold"] <= 1.0 and out["upright_alone"]
     assert out["turned"]["figures"]["rendered"]["read_right"] == 1.0
 
@@ -182,7 +182,7 @@ def test_upright_reads_taken_alone_count_against_the_four_turn_threshold(clf, mo
 def _pips_count(clf, reads, monkeypatch):
     """vision.pips.read_many counting, on each crop of ``reads``, the pips of the face it
     is read as: on all the crops at once (as choose_pip_agree asks), or on the crops of
-    the indices the table's decision code is handed (lab.train.decisions)."""
+    the indices the table's decision code is handed (lab.calibrate.decisions)."""
     from types import SimpleNamespace
 
     from vision import classify, pips
@@ -207,13 +207,13 @@ def test_a_best_guess_the_pips_agree_with_is_read_from_a_lower_threshold(clf, mo
     crops = _answers(reads, monkeypatch)
     _pips_count(clf, reads, monkeypatch)
     clf.use_thresholds(1, 0.95)
-    die_t, face_t = train.turn_outputs(clf, crops.x)
-    out = train.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5, 0.0)
+    die_t, face_t = calibrate.turn_outputs(clf, crops.x)
+    out = calibrate.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5, 0.0)
     assert out["pip_agree_threshold"] == pytest.approx(0.6, abs=1e-6)
     assert out["pip_agree_bound"]["read"] == 1300 and out["pip_agree_bound"]["read_wrong"] == 0
     # read at the table with that card: the 300 are read, and right
     clf._pip_agree[1] = out["pip_agree_threshold"]
-    got = train.decisions(clf, die_t, face_t, 1)
+    got = calibrate.decisions(clf, die_t, face_t, 1)
     assert all(r.face == clf.faces[i % 6] for i, r in enumerate(got[1000:]))
     clf._pip_agree[1] = None
 
@@ -223,8 +223,8 @@ def test_a_best_guess_the_pips_agree_with_is_read_from_a_lower_threshold(clf, mo
     reads += [_die(i % 6, 0.6, wrong=i < 20) for i in range(300)]
     crops = _answers(reads, monkeypatch)
     _pips_count(clf, reads, monkeypatch)
-    die_t, face_t = train.turn_outputs(clf, crops.x)
-    out = train.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5, 0.0)
+    die_t, face_t = calibrate.turn_outputs(clf, crops.x)
+    out = calibrate.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5, 0.0)
     assert out["pip_agree_threshold"] is None
     assert "pip_counts" not in vars(clf) and clf._pip_agree[1] is None  # left as it was
 
@@ -235,8 +235,8 @@ def test_pips_agreeing_on_a_crumb_hold_the_pip_threshold_above_it(clf, monkeypat
     crops = _answers([*reads, crumb], monkeypatch)
     _pips_count(clf, [*reads, crumb], monkeypatch)
     clf.use_thresholds(1, 0.95)
-    die_t, face_t = train.turn_outputs(clf, crops.x)
-    out = train.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5, 0.0)
+    die_t, face_t = calibrate.turn_outputs(clf, crops.x)
+    out = calibrate.choose_pip_agree(clf, crops, die_t, face_t, 1, 0.5, 0.0)
     assert out["pip_agree_threshold"] is None or out["pip_agree_threshold"] > 0.7
 
 
@@ -253,8 +253,8 @@ def test_small_dice_the_pips_agree_with_are_read_under_the_small_threshold(clf, 
         crops = _answers(reads, monkeypatch)
         _pips_count(clf, reads, monkeypatch)
         clf.use_thresholds(1, 0.95)
-        die_t, face_t = train.turn_outputs(clf, crops.x)
-        out = train.choose_small_pips(clf, crops, die_t, face_t, 1, 0.95, 0.5)
+        die_t, face_t = calibrate.turn_outputs(clf, crops.x)
+        out = calibrate.choose_small_pips(clf, crops, die_t, face_t, 1, 0.95, 0.5)
         got = out["pip_agree_threshold"]
         assert got == want if want is None else got == pytest.approx(want, abs=1e-6)
         assert out["pip_agree_bound"]["calibration_dice"] == 1300  # the small dice alone

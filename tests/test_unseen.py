@@ -12,7 +12,9 @@ import pytest
 import realdicekit
 
 from lab import splits
-from lab.train import Calibration, Crops, calibrate_file, kept_floors
+from lab.calibrate import Calibration, calibrate_file
+from lab.train import kept_floors
+from lab.trainset import Crops
 from lab.unseen import KEYS, PARTS, Answers, floors, fold_answers, unseen_crops
 from vision.classify import TURNS, model_paths, second_path
 
@@ -107,7 +109,7 @@ def test_unseen_dice_come_from_train_and_calibrate_photos_read_by_their_own_fold
 
 
 def test_a_card_keeps_its_floors_and_its_thresholds_sit_on_them(realdice, tmp_path):
-    from lab.train import real_calibration
+    from lab.trainset import real_calibration
 
     onnx, card_path = model_paths("d6")
     for f in (onnx, card_path, second_path("d6")):
@@ -136,7 +138,7 @@ def test_loso_sets_each_folds_floors_without_it_and_writes_a_card_over_all(reald
     """lab.loso --unseen: a fold's floors rest on the other sources' unseen dice only;
     --unseen-write: the floors of every source go under a card's thresholds and into it."""
     from lab.loso import CachedDetector, _unseen
-    from lab.train import real_calibration
+    from lab.trainset import real_calibration
     from vision.detect import Detector
 
     onnx, card_path = model_paths("d6")

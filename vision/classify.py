@@ -191,7 +191,7 @@ class FaceClassifier:
         self.faces: tuple[str, ...] = tuple(f for f in self.meta["faces"] if f != NONE_CLASS)
         self.input_size = int(self.meta.get("input_size", INPUT_SIZE))
         self.margin = float(self.meta.get("crop_margin", CROP_MARGIN))
-        # thresholds set on held-out crops (lab.train.calibrate): the set's, and lower ones
+        # thresholds set on held-out crops (lab.calibrate): the set's, and lower ones
         # for dice shown safe lower down; one set for crops read once, one for crops read at
         # TURNS turns. A threshold given here overrides them all.
         self._cuts: dict[int, tuple[float, dict[str, float]]] = {}
@@ -312,7 +312,7 @@ class FaceClassifier:
                 if (shipped.input_size, shipped.margin) == (self.input_size, self.margin):
                     self._shipped = shipped
         # the shipped card's "joint": a second network read with this one at four turns, and
-        # the thresholds set on the two networks' mean answers (lab.train.calibrate_file)
+        # the thresholds set on the two networks' mean answers (lab.calibrate.calibrate_file)
         self._second = None
         self.small_joint = False  # whether dice under the small size are read by the two too
         self._small_pips: float | None = None  # ... and from this when the pips agree

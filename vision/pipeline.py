@@ -48,7 +48,7 @@ NOT_A_DIE_PHOTO = 0.5
 MIN_READ_PX = 24
 # A die under SMALL_PX across is read for sure only at the card's threshold of small dice
 # (``small``), set by the same bound as the others on small calibration dice alone
-# (lab.train.choose_small): far, blurred dice are read wrong more often than near ones (held-out
+# (lab.calibrate.choose_small): far, blurred dice are read wrong more often than near ones (held-out
 # real photos once showed 2 wrong in 31 sure reads of 24-40 px dice under 0.98). SMALL_SURE
 # stands in when no such threshold was set on what reads (a card without one, a folder taught
 # before teaching set one), and holds a box the photo read takes for one huge die
