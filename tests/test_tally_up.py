@@ -90,7 +90,7 @@ def test_player_count_and_options_refused_with_message():
     with pytest.raises(RuleError, match="2 to 10 players"):
         T.new_game([f"P{i}" for i in range(11)], LAYOUT)
     T.new_game([f"P{i}" for i in range(10)], LAYOUT)
-    with pytest.raises(RuleError, match="unknown Tally Up! option 'goal'"):
+    with pytest.raises(RuleError, match="Tally Up! has no option 'goal'"):
         T.new_game(["Ana", "Ben"], LAYOUT, {"goal": 3})
     with pytest.raises(RuleError, match="target"):
         T.new_game(["Ana", "Ben"], LAYOUT, {"target": 0})

@@ -80,7 +80,7 @@ def test_new_game_state_and_option_checks():
         assert key in s
     with pytest.raises(RuleError, match="2 to 6 players"):
         U.new_game([f"P{i}" for i in range(7)], LAYOUT)
-    with pytest.raises(RuleError, match="unknown Toss Up! option 'target'"):
+    with pytest.raises(RuleError, match="Toss Up! has no option 'target'"):
         game(2, target=50)
     with pytest.raises(RuleError, match="tie_break must be true or false"):
         game(2, tie_break="yes")

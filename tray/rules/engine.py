@@ -351,6 +351,61 @@ def _names(ids) -> str:
     return ", ".join(ids[:-1]) + " and " + ids[-1]
 
 
+def check_players(players, title: str, lowest: int, highest: int) -> list[str]:
+    """The players' names in turn order, as a new list: ``lowest`` to ``highest`` names,
+    none blank, no two alike; RuleError saying what to change otherwise.
+
+    >>> check_players(("Ann", "Ben"), "Bank", 2, 10)
+    ['Ann', 'Ben']
+    >>> check_players(["Ann"], "Bank", 2, 10)
+    Traceback (most recent call last):
+    ...
+    tray.rules.engine.RuleError: Bank needs 2 to 10 players, not 1: add or remove a player
+    """
+    if not isinstance(players, (list, tuple)) or not all(
+        isinstance(p, str) and p.strip() for p in players
+    ):
+        raise RuleError("players must be a list of names, none of them blank")
+    if not lowest <= len(players) <= highest:
+        raise RuleError(
+            f"{title} needs {lowest} to {highest} players, not {len(players)}: "
+            "add or remove a player"
+        )
+    if len(set(players)) != len(players):
+        raise RuleError("two players have the same name: give every player a different name")
+    return list(players)
+
+
+def with_options(defaults: dict, options, title: str) -> dict:
+    """A game's options: ``defaults`` (lists copied) with the ``options`` given in their
+    place; RuleError for options that are not a table or name an option the game has not.
+    Each game checks the values itself.
+
+    >>> with_options({"rounds": 20, "circled": [2, 12]}, {"rounds": 10}, "Bank")
+    {'rounds': 10, 'circled': [2, 12]}
+    >>> with_options({"rounds": 20}, {"round": 10}, "Bank")
+    Traceback (most recent call last):
+    ...
+    tray.rules.engine.RuleError: Bank has no option 'round': the options are rounds
+    """
+    opts = {k: (list(v) if isinstance(v, list) else v) for k, v in defaults.items()}
+    if options is None:
+        return opts
+    if not isinstance(options, dict):
+        raise RuleError(
+            f"{title} options must be a table of settings, like "
+            f"{{{next(iter(defaults))!r}: {next(iter(defaults.values()))!r}}}"
+        )
+    unknown = [key for key in options if key not in defaults]
+    if unknown:
+        raise RuleError(
+            f"{title} has no option {', '.join(map(repr, unknown))}: "
+            f"the options are {', '.join(defaults)}"
+        )
+    opts.update(options)
+    return opts
+
+
 def base_state(
     game_id: str, players: list[str], layout: dict, options: dict, last: dict | None = None
 ) -> dict:

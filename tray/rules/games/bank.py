@@ -51,12 +51,14 @@ from tray.rules.engine import (
     action,
     base_state,
     check_event,
+    check_players,
     check_roll,
     copy_state,
     last_move,
     roll_dice,
     summary_base,
     winners,
+    with_options,
 )
 
 GAME_ID = "bank"
@@ -79,18 +81,7 @@ DIE = "d6"
 
 
 def _check_options(options: dict | None) -> dict:
-    opts = dict(OPTIONS)
-    if options is None:
-        return opts
-    if not isinstance(options, dict):
-        raise RuleError('Bank options must be a table of settings, like {"rounds": 10}')
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise RuleError(
-            f"Bank has no option {', '.join(map(repr, unknown))}: "
-            f"the options are {', '.join(OPTIONS)}"
-        )
-    opts.update(options)
+    opts = with_options(OPTIONS, options, TITLE)
     if type(opts["rounds"]) is not int or opts["rounds"] not in ROUND_CHOICES:
         raise RuleError(
             f"Bank is played over 10, 15 or 20 rounds, not {opts['rounds']!r}: choose one of those"
@@ -131,18 +122,9 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     >>> s["round"], s["options"]["rounds"], s["active"], s["total"]
     (1, 20, 0, 0)
     """
-    if not isinstance(players, (list, tuple)) or not all(
-        isinstance(p, str) and p.strip() for p in players
-    ):
-        raise RuleError("players must be a list of names")
-    players = [p.strip() for p in players]
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleError(
-            f"Bank is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}: "
-            "add or remove a player"
-        )
-    if len(set(players)) != len(players):
-        raise RuleError("two players have the same name: give every player a different name")
+    if isinstance(players, (list, tuple)):
+        players = [p.strip() if isinstance(p, str) else p for p in players]
+    players = check_players(players, TITLE, MIN_PLAYERS, MAX_PLAYERS)
     opts = _check_options(options)
     n = len(players)
     return {

@@ -50,12 +50,14 @@ from tray.rules.engine import (
     RuleError,
     base_state,
     check_event,
+    check_players,
     check_roll,
     copy_state,
     last_move,
     roll_dice,
     summary_base,
     winners,
+    with_options,
 )
 
 GAME_ID = "diced-out"
@@ -82,13 +84,7 @@ FACES = ("1", "2", "3", "4", "5", "6")
 
 
 def _options(options: dict | None) -> dict:
-    opts = {k: (list(v) if isinstance(v, list) else v) for k, v in OPTIONS.items()}
-    for key, value in (options or {}).items():
-        if key not in OPTIONS:
-            raise RuleError(
-                f"DICEDOUT! has no option {key!r}: the options are {', '.join(OPTIONS)}"
-            )
-        opts[key] = value
+    opts = with_options(OPTIONS, options, TITLE)
     circled = opts["circled"]
     if (
         not isinstance(circled, (list, tuple))
@@ -102,20 +98,6 @@ def _options(options: dict | None) -> dict:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise RuleError(f"{key} must be a whole number from {low} to {high}, not {value!r}")
     return opts
-
-
-def _check_players(players: list[str]) -> list[str]:
-    if not isinstance(players, (list, tuple)) or not all(
-        isinstance(p, str) and p.strip() for p in players
-    ):
-        raise RuleError("players must be a list of names")
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleError(
-            f"DICEDOUT! needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}"
-        )
-    if len(set(players)) != len(players):
-        raise RuleError("two players have the same name: give every player a different name")
-    return list(players)
 
 
 def _check_layout(layout: dict) -> dict:
@@ -138,7 +120,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     >>> s["phase"], s["active"], s["options"]["rounds"]
     ('start', 0, 2)
     """
-    players = _check_players(players)
+    players = check_players(players, TITLE, MIN_PLAYERS, MAX_PLAYERS)
     opts = _options(options)
     n = len(players)
     return {

@@ -83,11 +83,13 @@ from tray.rules.engine import (
     RuleError,
     base_state,
     check_event,
+    check_players,
     check_roll,
     copy_state,
     last_move,
     roll_dice,
     summary_base,
+    with_options,
 )
 
 GAME_ID = "rollers"
@@ -109,27 +111,11 @@ STAR, ZAP = "star", "zap"
 
 
 def _options(options: dict | None) -> dict:
-    opts = dict(OPTIONS)
-    for key, value in (options or {}).items():
-        if key not in OPTIONS:
-            raise RuleError(f"Rollers has no option {key!r}: the options are {', '.join(OPTIONS)}")
-        opts[key] = value
+    opts = with_options(OPTIONS, options, TITLE)
     target = opts["target"]
     if isinstance(target, bool) or not isinstance(target, int) or not 3 <= target <= 5:
         raise RuleError(f"target must be 3, 4 or 5 points, not {target!r}")
     return opts
-
-
-def _check_players(players: list[str]) -> list[str]:
-    if not isinstance(players, (list, tuple)) or not all(
-        isinstance(p, str) and p.strip() for p in players
-    ):
-        raise RuleError("players must be a list of names")
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleError(f"Rollers needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
-    if len(set(players)) != len(players):
-        raise RuleError("two players have the same name: give every player a different name")
-    return list(players)
 
 
 def _check_layout(layout: dict) -> dict:
@@ -161,7 +147,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     >>> s["chips"], s["boards"][0]
     ([55, 55, 55], ['empty', 'empty', 'empty', 'empty', 'empty'])
     """
-    players = _check_players(players)
+    players = check_players(players, TITLE, MIN_PLAYERS, MAX_PLAYERS)
     opts = _options(options)
     n = len(players)
     return {

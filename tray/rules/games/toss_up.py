@@ -37,10 +37,12 @@ from tray.rules.engine import (
     apply_event,
     base_state,
     check_event,
+    check_players,
     last_move,
     parse_die,
     summary_base,
     winners,
+    with_options,
 )
 
 GAME_ID = "toss-up"
@@ -90,20 +92,8 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     >>> s["left"], s["options"]
     (10, {'tie_break': True})
     """
-    players = list(players)
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise RuleError(
-            f"Toss Up! needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}"
-        )
-    if any(not isinstance(p, str) or not p.strip() for p in players):
-        raise RuleError("every player needs a name")
-    if len(set(players)) != len(players):
-        raise RuleError("two players have the same name: give each player a different name")
-    opts = dict(OPTIONS)
-    for key, value in (options or {}).items():
-        if key not in OPTIONS:
-            raise RuleError(f"unknown Toss Up! option {key!r}: choose from {', '.join(OPTIONS)}")
-        opts[key] = value
+    players = check_players(players, TITLE, MIN_PLAYERS, MAX_PLAYERS)
+    opts = with_options(OPTIONS, options, TITLE)
     if not isinstance(opts["tie_break"], bool):
         raise RuleError("option tie_break must be true or false")
     layout = {str(d): list(f) for d, f in layout.items()} if isinstance(layout, dict) else layout
