@@ -308,8 +308,8 @@ def _doubt_overlapping(dice: list[DieReading]) -> list[DieReading]:
     """The camera, from above: two dice lying in the tray have centres at least a die's side
     apart. When two boxes' centres are closer than ``OVERLAP`` times the smaller box's side
     and one box is over ``ACROSS`` times the other's side, the larger one lies across the
-    other die and a die beside it: it is found but not read for sure (asked about). Session
-    17: a rendered d6 1 touching a 4 under a warm lamp, boxed with much of the 4, was read as
+    other die and a die beside it: it is found but not read for sure (asked about). Measured:
+    a rendered d6 1 touching a 4 under a warm lamp, boxed with much of the 4, was read as
     a 4 at 0.993. Two boxes of about one size on one die are left alone: the roll then has a
     die too many, which the table asks about (without the size rule 2 rendered dice in 450 and
     3 real ones in 350 were asked about, all of them read right).
