@@ -15,11 +15,10 @@ import json
 import math
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.classify import FaceClassifier, model_paths
-from vision.crops import crop_matrix, to_input
+from vision.crops import to_input
 from vision.detect import (
     NET_H,
     NET_W,
@@ -28,6 +27,7 @@ from vision.detect import (
 )
 from vision.onnx import file_sha256
 from vision.teach import TeachError
+from vision.teachcrops import cut_at, no_dice_crops, spoiled
 from vision.teachdet import cell_targets
 
 COPIES = 48  # augmented crops per labelled die (Rollers with digits, fresh dice
@@ -60,30 +60,6 @@ def copies_for(n_dice: int) -> int:
     return min(COPIES, max(MIN_COPIES, CROP_BUDGET // max(n_dice, 1)))
 
 
-def _cut(
-    img: np.ndarray, cx: float, cy: float, side: float, size: int, angle: float = 0.0
-) -> np.ndarray:
-    return cv2.warpAffine(
-        img,
-        crop_matrix(cx, cy, side, size, angle),
-        (size, size),
-        flags=cv2.INTER_AREA if side > size else cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
-
-
-def _spoil(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Mild light, colour and focus changes: the same die under another moment's light."""
-    out = crop.astype(np.float32)
-    out = out * rng.uniform(0.8, 1.2) + rng.uniform(-18, 18)
-    out *= rng.uniform(0.93, 1.07, 3)[None, None, :]
-    if rng.random() < 0.3:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 1.3))
-    if rng.random() < 0.3:
-        out += rng.normal(0, rng.uniform(2, 7), out.shape)
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
 def _die_crops(img, lab, clf: FaceClassifier, rng, copies: int):
     """``copies`` crops of one labelled die: the first straight as the table cuts it, the rest
     turned, shifted, resized and spoiled."""
@@ -93,8 +69,8 @@ def _die_crops(img, lab, clf: FaceClassifier, rng, copies: int):
     for _ in range(copies - 1):
         s = side * rng.uniform(0.88, 1.14)
         out.append(
-            _spoil(
-                _cut(
+            spoiled(
+                cut_at(
                     img,
                     cx + rng.uniform(-0.08, 0.08) * side,
                     cy + rng.uniform(-0.08, 0.08) * side,
@@ -106,43 +82,6 @@ def _die_crops(img, lab, clf: FaceClassifier, rng, copies: int):
             )
         )
     return out
-
-
-def _negative_crops(img, labels, clf: FaceClassifier, det_boxes, rng, n: int):
-    """``n`` "not a die" crops of one photo: detector finds on no labelled die, the tray away
-    from the dice, and corners of dice (one pip of a 4 is not a 1)."""
-    if not labels:
-        return []
-    h, w = img.shape[:2]
-    med = float(np.median([max(lab.w, lab.h) for lab in labels]))
-    centres = np.array([(lab.x + lab.w / 2, lab.y + lab.h / 2) for lab in labels])
-    out = []
-    for bx, by, bw, bh in det_boxes:  # false finds of the base detector
-        c = np.array([bx + bw / 2, by + bh / 2])
-        if np.min(np.hypot(*(centres - c).T)) > 0.6 * med:
-            out.append(clf.crop(img, (bx, by, bw, bh)))
-    tries = 0
-    while len(out) < n and tries < 40 * n:
-        tries += 1
-        kind = rng.random()
-        if kind < 0.55:  # the tray, away from every die
-            s = med * rng.uniform(0.7, 1.4)
-            c = np.array([rng.uniform(0, w), rng.uniform(0, h)])
-            if np.min(np.hypot(*(centres - c).T)) < 0.9 * (med + s) / 2:
-                continue
-        else:  # a corner or an edge of a die
-            lab = labels[int(rng.integers(len(labels)))]
-            side = max(lab.w, lab.h)
-            s = side * rng.uniform(0.35, 0.6)
-            a = rng.uniform(0, 2 * math.pi)
-            off = side * rng.uniform(0.45, 0.7)
-            c = np.array(
-                [lab.x + lab.w / 2 + off * math.cos(a), lab.y + lab.h / 2 + off * math.sin(a)]
-            )
-        out.append(
-            _spoil(_cut(img, c[0], c[1], s * clf.margin, clf.input_size, rng.uniform(0, 360)), rng)
-        )
-    return out[: max(n, 0) + len(det_boxes)]
 
 
 def _passes(img: np.ndarray):
@@ -180,7 +119,7 @@ def crop_set(photos, images, clf: FaceClassifier, finds, rng, copies: int):
             crops += got
             face_y += [clf.faces.index(lab.face)] * len(got)
             die_y += [clf.dice.index(lab.die)] * len(got)
-        neg = _negative_crops(
+        neg = no_dice_crops(
             img, photo.labels, clf, found, rng, int(NEG_SHARE * copies * len(photo.labels))
         )
         crops += neg

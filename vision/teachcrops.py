@@ -47,7 +47,9 @@ def copies_for(n_dice: int) -> int:
     return min(COPIES, max(MIN_COPIES, CROP_BUDGET // max(n_dice, 1)))
 
 
-def _cut(img, cx: float, cy: float, side: float, size: int, angle: float = 0.0) -> np.ndarray:
+def cut_at(img, cx: float, cy: float, side: float, size: int, angle: float = 0.0) -> np.ndarray:
+    """A ``size`` px square of ``img`` round (``cx``, ``cy``), ``side`` px across, turned by
+    ``angle`` degrees (the photo's edge repeated beyond it)."""
     return cv2.warpAffine(
         img,
         crop_matrix(cx, cy, side, size, angle),
@@ -57,7 +59,7 @@ def _cut(img, cx: float, cy: float, side: float, size: int, angle: float = 0.0) 
     )
 
 
-def _spoil(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def spoiled(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Mild light, colour and focus changes: the same die under another moment's light."""
     out = crop.astype(np.float32)
     out = out * rng.uniform(0.75, 1.25) + rng.uniform(-20, 20)
@@ -88,8 +90,8 @@ def _die_copies(img, lab, clf: FaceClassifier, rng, copies: int) -> list[np.ndar
         )
         shift = 0.04 if i < tight else 0.08
         out.append(
-            _spoil(
-                _cut(
+            spoiled(
+                cut_at(
                     img,
                     cx + rng.uniform(-shift, shift) * side,
                     cy + rng.uniform(-shift, shift) * side,
@@ -132,7 +134,7 @@ def shrunk_crop(img, box, clf: FaceClassifier, side: float) -> np.ndarray:
     return clf.crop(small, ((x - x0) * scale, (y - y0) * scale, w * scale, h * scale))
 
 
-def _no_dice(img, labels, clf: FaceClassifier, det_boxes, rng, n: int) -> list[np.ndarray]:
+def no_dice_crops(img, labels, clf: FaceClassifier, det_boxes, rng, n: int) -> list[np.ndarray]:
     """``n`` "no die" crops of one photo: detector finds on no labelled die, the tray away
     from the dice, and corners of dice (one pip of a 4 is not a 1)."""
     if not labels or n <= 0:
@@ -163,7 +165,9 @@ def _no_dice(img, labels, clf: FaceClassifier, det_boxes, rng, n: int) -> list[n
                 [lab.x + lab.w / 2 + off * math.cos(a), lab.y + lab.h / 2 + off * math.sin(a)]
             )
         out.append(
-            _spoil(_cut(img, c[0], c[1], s * clf.margin, clf.input_size, rng.uniform(0, 360)), rng)
+            spoiled(
+                cut_at(img, c[0], c[1], s * clf.margin, clf.input_size, rng.uniform(0, 360)), rng
+            )
         )
     return out[: n + len(det_boxes)]
 
@@ -284,7 +288,7 @@ def read_photos(
             for c in _die_copies(own, moved, clf, rng, copies):
                 pending.append((c, i, fy, dy, d, -1))
         n_neg = round(NEG_SHARE * (copies + TURNS) * len(photo.labels)) if det else 0
-        for c in _no_dice(img, photo.labels, clf, boxes, rng, n_neg):
+        for c in no_dice_crops(img, photo.labels, clf, boxes, rng, n_neg):
             pending.append((c, i, none, -1, -1, -1))
         if len(pending) >= 4 * BATCH:
             flush()
