@@ -15,8 +15,10 @@ torch and onnx; the table itself never needs them):
 2. its thresholds come from cross-validation: the photos are split in 4 folds, the
    classifier is taught once per fold on the other three, and every die is read, as the
    table reads it (backed by the shipped network), by a model that never saw its photo. Two
-   thresholds are chosen on those reads, those under which none of them is wrong and the
-   most are right (of equals, the higher): one for the taught network alone (``threshold``),
+   thresholds are chosen on those reads, those that read the most right while the rate of
+   wrong reads is bounded, at 95% confidence, by 0.5% (``vision.risk``; with too few dice to
+   show that, by the least rate they can show, and then none of them may be read wrong; of
+   equals, the higher): one for the taught network alone (``threshold``),
    and one for when the shipped network's best guess is the same face (``agree_threshold``,
    lower, or none: two networks agree); each has a floor that rises when the photos hold few
    dice, and under 40 dice (or when the taught network's best guess is often wrong) the
@@ -61,6 +63,7 @@ from lab.finetune import (
     torch_parts,
     write_models,
 )
+from vision import risk
 from vision.classify import TURNS, FaceClassifier, model_paths
 from vision.detect import (
     NET_H,
@@ -188,17 +191,23 @@ def _tally(
 
 
 def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
-    """The thresholds of reads at ``turns`` turns under which no cross-validated die is read
-    wrong and most are read right: ``threshold`` (the taught network alone) at least
-    ``floors[0]``, ``agree_threshold`` (the shipped network's best guess is the same) at least
-    ``floors[1]``, or none (no agreement rule: always tried, and the only choice when
-    ``alone`` is under the agree floor). Ties go to the higher thresholds.
+    """The thresholds of reads at ``turns`` turns that read the most cross-validated dice
+    right while their wrong reads hold a stated bound: ``threshold`` (the taught network
+    alone) at least ``floors[0]``, ``agree_threshold`` (the shipped network's best guess is
+    the same) at least ``floors[1]``, or none (no agreement rule: always tried, and the only
+    choice when ``alone`` is under the agree floor). Ties go to the higher thresholds.
 
-    When every choice reads a die wrong, they are tried again with the shipped network's sure
-    reads no longer standing in (``"shipped_backs": false``, no agreement rule); when those
-    too read a die wrong, the taught network never reads alone (threshold ``NEVER``)."""
+    The bound is ``vision.risk``'s (0.5% at 95% confidence; with too few dice to show that,
+    the least rate they can show, and then no cross-validated die may be read wrong). Every
+    choice tried is tested at the 5% shared among them all (a union bound: picking the best
+    of many cannot flatter the figure), so with few dice the bound is wider than head
+    teaching's, which tests its thresholds in a fixed order. When no choice holds it, they
+    are tried again with the shipped network's sure reads no longer standing in
+    (``"shipped_backs": false``, no agreement rule); when none of those does either, the
+    taught network never reads alone (threshold ``NEVER``). ``bound`` says what the choice
+    holds and on how many dice."""
+    tried = []  # (backed, alone, agree, right, wrong)
     for backed in (True, False):
-        best = None
         for alone in [t for t in GRID if t >= floors[0]] or [floors[0]]:
             # (an ``alone`` under ``floors[1]`` is tried too, with no agree value: without it,
             # Rollers with digits, 100 cross-validated dice, 66 read right at 0.85 and
@@ -206,20 +215,46 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
             agrees = [None] + [t for t in GRID if floors[1] <= t < alone] if backed else [None]
             for agree in agrees:
                 right, wrong, _ = _tally(held, turns, alone, agree, backed)
-                key = (wrong == 0, right, alone, alone if agree is None else agree)
-                if best is None or key > best[0]:
-                    best = (key, alone, agree)
-        if best is not None and best[0][0]:
-            out = {"threshold": best[1], "die_thresholds": {}, "agree_threshold": best[2]}
+                tried.append((backed, alone, agree, right, wrong))
+    shipped_right, shipped_wrong, _ = _tally(held, turns, NEVER, None, True)
+    dice = sum(len(h.truth) for h in held)
+    level = risk.DELTA / (len(tried) + 1)  # the shipped network alone is tested too
+    bound = max(risk.ALPHA, risk.least_bound(dice, level))
+
+    def stated(right: int, wrong: int) -> dict:
+        return {
+            "wrong_rate_bound": round(bound, 6),
+            "confidence": round(1 - risk.DELTA, 6),
+            "calibration_dice": dice,
+            "read": right + wrong,
+            "read_wrong": wrong,
+            "choices_tested": len(tried) + 1,
+        }
+
+    def holds(wrong: int) -> bool:
+        return risk.upper_bound(wrong, dice, level) <= bound + 1e-12
+
+    for backed in (True, False):
+        ok = [c for c in tried if c[0] == backed and holds(c[4])]
+        if ok:
+            _, alone, agree, right, wrong = max(
+                ok, key=lambda c: (c[3], c[1], c[1] if c[2] is None else c[2])
+            )
+            out = {
+                "threshold": alone,
+                "die_thresholds": {},
+                "agree_threshold": agree,
+                "bound": stated(right, wrong),
+            }
             return out if backed else {**out, "shipped_backs": False}
-    # the taught network reads a die wrong even at the top: it never reads alone (from
+    # the taught network reads dice wrong even at the top: it never reads alone (from
     # MAX_THRESHOLD up, Rollers with digits, read once, still had 1 of 100 cross-validated
-    # dice read wrong), and the shipped network stands in only
-    # where its own sure reads were never wrong
+    # dice read wrong), and the shipped network stands in only where its own sure reads
+    # hold the bound
     never = {"threshold": NEVER, "die_thresholds": {}, "agree_threshold": None}
-    if _tally(held, turns, NEVER, None, True)[1] == 0:
-        return never
-    return {**never, "shipped_backs": False}
+    if holds(shipped_wrong):
+        return {**never, "bound": stated(shipped_right, shipped_wrong)}
+    return {**never, "shipped_backs": False, "bound": stated(0, 0)}
 
 
 def _beats_shipped(heldout: dict) -> bool:
@@ -774,6 +809,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{h['abstained']:.1%}, wrong {h['wrong']:.1%} ({h['wrong_count']}); the "
             f"shipped models alone: face right {h['shipped_models']['face_right']:.1%}"
         )
+        bound = ((record["thresholds"]["classifier"] or {}).get("turned") or {}).get("bound")
+        if bound:
+            print(
+                f"  wrong reads bounded by {bound['wrong_rate_bound']:.1%} at "
+                f"{bound['confidence']:.0%} confidence ({bound['calibration_dice']} dice, "
+                f"{bound['choices_tested']} choices of thresholds tested)"
+            )
         cam = h.get("camera_path") or {}
         if "shipped_models" in cam:
             print(
