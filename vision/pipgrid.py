@@ -47,10 +47,12 @@ NODE_TOL = 0.42  # in g: a blob takes a place this close to it
 SIZE_RATIO = 1.9  # largest / smallest pip diameter on one face
 _DIAM_G = (0.3, 1.35)  # pip diameter, in g
 _SKEW = 0.55  # the fitted grid's axes: shorter / longer at least this (an oblique view)
+
 # a 1
 _ONE_OFF = 11.0  # px from the crop centre
 _ONE_DIAM = (3.5, 15.0)  # px
 ONE_CLEAR = 19.0  # px: no other blob this close
+
 # grid places (i, j), i, j in -1..1, numbered k = 3 (i + 1) + (j + 1); pairs are tried as the
 # corners (-1, -1) and (1, 1)
 _NODES = np.array([(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)], np.float64)
