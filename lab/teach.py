@@ -206,19 +206,23 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     (``"shipped_backs": false``, no agreement rule); when none of those does either, the
     taught network never reads alone (threshold ``NEVER``). ``bound`` says what the choice
     holds and on how many dice."""
-    tried = []  # (backed, alone, agree, right, wrong)
-    for backed in (True, False):
-        for alone in [t for t in GRID if t >= floors[0]] or [floors[0]]:
-            # (an ``alone`` under ``floors[1]`` is tried too, with no agree value: without it,
-            # Rollers with digits, 100 cross-validated dice, 66 read right at 0.85 and
-            # none wrong, were given 0.99, reading 60)
-            agrees = [None] + [t for t in GRID if floors[1] <= t < alone] if backed else [None]
-            for agree in agrees:
-                right, wrong, _ = _tally(held, turns, alone, agree, backed)
-                tried.append((backed, alone, agree, right, wrong))
-    shipped_right, shipped_wrong, _ = _tally(held, turns, NEVER, None, True)
+    # every choice that may be tried, counted before any is: the backed ones, then those
+    # without the shipped network standing in, then the shipped network alone
+    alones = [t for t in GRID if t >= floors[0]] or [floors[0]]
+    # (an ``alone`` under ``floors[1]`` is tried too, with no agree value: without it,
+    # Rollers with digits, 100 cross-validated dice, 66 read right at 0.85 and none wrong,
+    # were given 0.99, reading 60)
+    choices = {
+        backed: [
+            (alone, agree)
+            for alone in alones
+            for agree in [None] + ([t for t in GRID if floors[1] <= t < alone] if backed else [])
+        ]
+        for backed in (True, False)
+    }
+    tested = len(choices[True]) + len(choices[False]) + 1
     dice = sum(len(h.truth) for h in held)
-    level = risk.DELTA / (len(tried) + 1)  # the shipped network alone is tested too
+    level = risk.DELTA / tested
     bound = max(risk.ALPHA, risk.least_bound(dice, level))
 
     def stated(right: int, wrong: int) -> dict:
@@ -228,18 +232,20 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
             "calibration_dice": dice,
             "read": right + wrong,
             "read_wrong": wrong,
-            "choices_tested": len(tried) + 1,
+            "choices_tested": tested,
         }
 
     def holds(wrong: int) -> bool:
         return risk.upper_bound(wrong, dice, level) <= bound + 1e-12
 
-    for backed in (True, False):
-        ok = [c for c in tried if c[0] == backed and holds(c[4])]
+    for backed in (True, False):  # the next family is read only when this one holds none
+        ok = []
+        for alone, agree in choices[backed]:
+            right, wrong, _ = _tally(held, turns, alone, agree, backed)
+            if holds(wrong):
+                ok.append((right, alone, alone if agree is None else agree, agree, wrong))
         if ok:
-            _, alone, agree, right, wrong = max(
-                ok, key=lambda c: (c[3], c[1], c[1] if c[2] is None else c[2])
-            )
+            right, alone, _, agree, wrong = max(ok, key=lambda c: c[:3])
             out = {
                 "threshold": alone,
                 "die_thresholds": {},
@@ -252,6 +258,7 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     # dice read wrong), and the shipped network stands in only where its own sure reads
     # hold the bound
     never = {"threshold": NEVER, "die_thresholds": {}, "agree_threshold": None}
+    shipped_right, shipped_wrong, _ = _tally(held, turns, NEVER, None, True)
     if holds(shipped_wrong):
         return {**never, "bound": stated(shipped_right, shipped_wrong)}
     return {**never, "shipped_backs": False, "bound": stated(0, 0)}
