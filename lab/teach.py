@@ -200,8 +200,8 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     The bound is ``vision.risk``'s (0.5% at 95% confidence; with too few dice to show that,
     the least rate they can show, and then no cross-validated die may be read wrong). Every
     choice tried is tested at the 5% shared among them all (a union bound: picking the best
-    of many cannot flatter the figure), so with few dice the bound is wider than head
-    teaching's, which tests its thresholds in a fixed order. When no choice holds it, they
+    of many cannot flatter the figure), as head teaching shares it among its ways of
+    reading (``vision.teach``). When no choice holds it, they
     are tried again with the shipped network's sure reads no longer standing in
     (``"shipped_backs": false``, no agreement rule); when none of those does either, the
     taught network never reads alone (threshold ``NEVER``). ``bound`` says what the choice
