@@ -17,7 +17,6 @@ the headless demo run without sleeping.
 from __future__ import annotations
 
 import json
-import queue
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -25,8 +24,8 @@ from pathlib import Path
 from tray.rules.journal import Journal, find_unfinished
 from tray.screen.odds_view import odds_lines
 from tray.screen.view import SetupView, build_view
+from tray.table.frame_loop import FrameLoop
 from tray.table.memory import MemoryJournal
-from tray.table.moments import watch_blocked, watch_calibration, watch_shaking
 from tray.table.presses import ButtonMapper, handle_key
 from tray.table.table import Table
 
@@ -114,8 +113,9 @@ def parse_options(items: list[str]) -> dict:
     return out
 
 
-class Session:
-    """The loop's state: source, recognizer, settler, table, button queue, display.
+class Session(FrameLoop):
+    """The loop's state: the table, and source, recognizer, settler, button queue, display
+    and the loop's other settings as :class:`tray.table.frame_loop.FrameLoop` takes them.
 
     Call :meth:`step` once per loop with the current time ``t``; it reads one frame (None =
     no frame came: camera dropout), feeds vision and the table, applies the queued button
@@ -132,31 +132,11 @@ class Session:
     [4, 0]
     """
 
-    def __init__(
-        self,
-        table: Table,
-        source,
-        recognizer,
-        settler,
-        events: queue.Queue | None = None,
-        display=None,
-        releases: bool = False,
-        long_s: float = 0.8,
-        read_timeout: float = 1.0,
-        lost_after: float = 2.0,
-    ):
+    def __init__(self, table: Table, source, recognizer, settler, **loop):
+        super().__init__(source, recognizer, settler, **loop)
         self.table = table
-        self.source = source
-        self.recognizer = recognizer
-        self.settler = settler
-        self.events = events if events is not None else queue.Queue()
-        self.display = display
-        self.mapper = ButtonMapper(table, releases=releases, long_s=long_s)
-        self.read_timeout = read_timeout
-        self.lost_after = lost_after
+        self.mapper = ButtonMapper(table, releases=self.releases, long_s=self.long_s)
         self.frames = 0
-        self.last_frame = None
-        self.last_reading = None
         self.setup_view = False
         self.keys = None  # hardware.buttons.KeyboardButtons: keys 1-0 as buttons
         self.on_settled: Callable | None = None
@@ -171,28 +151,14 @@ class Session:
 
     def step(self, t: float, draw: bool = True) -> None:
         """One turn of the loop at time ``t``."""
-        frame = self.source.read(timeout=self.read_timeout) if self.source is not None else None
-        if self.source is not None:
-            self.table.camera(frame is not None, t, lost_after=self.lost_after)
-            why = getattr(self.source, "status", None)  # hardware.guard.Guarded: the fault
-            if frame is None and why and self.table.message and self.table.message.kind == "camera":
-                self.table.message.text = why
+        frame = self.read_frame(self.table, t)
+        why = getattr(self.source, "status", None)  # hardware.guard.Guarded: the fault
+        if frame is None and why and self.table.message and self.table.message.kind == "camera":
+            self.table.message.text = why
         if frame is not None:
             self.frames += 1
-            self.last_frame = frame
-            reading = self.recognizer.read(frame)
-            self.last_reading = reading
-            settled = self.settler.update(reading)
-            change = watch_shaking(self.table, reading, getattr(self.settler, "status", ""), t)
-            if change:
-                self.table._emit(
-                    "camera", "camera shaking" if change == "shaking" else "camera still"
-                )
-            change = watch_blocked(self.table, reading, t)
-            if change:
-                self.table._emit("camera", f"tray {change}")
-            change = watch_calibration(self.table, self.recognizer, t)
-            if change:
+            settled, changes = self.see(frame, self.table, t)
+            for change in changes:
                 self.table._emit("camera", change)
             if settled is not None:
                 if self.on_settled is not None:
@@ -257,14 +223,9 @@ class Session:
         rolls = [i for i, e in enumerate(events) if e.get("type") == "roll"]
         return rolls[-1] + 1 if rolls else None
 
-    def drain(self, t: float | None = None) -> None:
-        """Apply every button event waiting in the queue."""
-        while True:
-            try:
-                ev = self.events.get_nowait()
-            except queue.Empty:
-                return
-            self.mapper.handle(ev)
+    def handle(self, ev) -> None:
+        """A button event, as the table's buttons mean it (:meth:`drain` hands them on)."""
+        self.mapper.handle(ev)
 
     def view(self, t: float):
         """What the screen shows now: the game, or the camera set-up view (key S)."""

@@ -448,6 +448,47 @@ def apply_event(state: dict, event: dict, on_roll, on_action) -> dict:
     return s
 
 
+def awaited(exp: Expect, event: dict, players: list[str], roll_first: str) -> Decision | None:
+    """What ``event`` answers of what a state waits for (``exp``, the game's ``expect(state)``):
+    None for a roll while a roll is awaited, the :class:`Decision` for an action of its player
+    and among its actions; RuleError, in words for the table, for anything else (the game
+    then checks the dice or the action's values itself). ``roll_first`` is what an action
+    while a roll is awaited is told, ``{name}`` standing for the roller.
+
+    >>> spec = RollSpec(roller=0, count=2, dice_set="d6")
+    >>> exp = Expect("Ann: roll both dice", roll=spec)
+    >>> awaited(exp, roll("d6:1", "d6:2"), ["Ann", "Ben"], "{name}, roll both dice") is None
+    True
+    >>> awaited(exp, action(0, "mark", number=3), ["Ann", "Ben"], "{name}, roll both dice")
+    Traceback (most recent call last):
+    ...
+    tray.rules.engine.RuleError: No choice now: Ann, roll both dice
+    >>> exp = Expect("Ben: mark a number", decisions=(Decision(player=1, actions=("mark",)),))
+    >>> awaited(exp, action(0, "mark", number=3), ["Ann", "Ben"], "{name}, roll both dice")
+    Traceback (most recent call last):
+    ...
+    tray.rules.engine.RuleError: It is Ben's choice now
+    """
+    if exp.finished:
+        raise RuleError("The game is over: start a new game")
+    kind = event.get("type")
+    if kind == "roll":
+        if exp.roll is None:
+            who = players[exp.decisions[0].player]
+            raise RuleError(f"No roll now: {who} chooses first ({exp.prompt})")
+        return None
+    if kind != "action":
+        raise RuleError("expected a roll or an action")
+    if not exp.decisions:
+        raise RuleError("No choice now: " + roll_first.format(name=players[exp.roll.roller]))
+    decision = exp.decisions[0]
+    if event.get("player") != decision.player:
+        raise RuleError(f"It is {players[decision.player]}'s choice now")
+    if event.get("action") not in decision.actions:
+        raise RuleError(f"{exp.prompt}: {event.get('action')!r} is not possible now")
+    return decision
+
+
 def summary_base(state: dict, winner) -> dict:
     """The replay keys every game's ``summary`` starts with (``winner`` counts once finished).
 
@@ -481,3 +522,45 @@ def winners(scores: list[int], players: list[str], highest: bool = True) -> str 
     best = max(scores) if highest else min(scores)
     names = [p for p, s in zip(players, scores, strict=True) if s == best]
     return names[0] if len(names) == 1 else names
+
+
+def rolloff(seats) -> dict:
+    """A new roll-off among ``seats`` (who goes first, or who breaks a tie), kept in the state
+    as ``state["rolloff"]``: each seat rolls once in turn, the highest total wins, and the
+    seats tied for it roll again in a new pass.
+
+    >>> rolloff([2, 0])
+    {'players': [2, 0], 'pending': [2, 0], 'totals': {}, 'pass': 1}
+    """
+    return {"players": list(seats), "pending": list(seats), "totals": {}, "pass": 1}
+
+
+def rolloff_roll(s: dict, total: int) -> tuple[int, list[int]]:
+    """Takes ``total`` as the roll of the seat ``s["rolloff"]`` waits for, in the state ``s``
+    (changed in place). Returns that seat and the seats with the highest total: none while
+    others have still to roll (``s["active"]`` is the next of them); two or more when they
+    are tied and roll again (a new pass: ``s["active"]`` is the first of them); one, the
+    winner, when the roll-off is over (``s["rolloff"]`` is None; the game says who is active).
+
+    >>> s = {"rolloff": rolloff([0, 1]), "active": 0}
+    >>> rolloff_roll(s, 9), s["active"]
+    ((0, []), 1)
+    >>> rolloff_roll(s, 9), s["rolloff"]["pass"], s["active"]
+    ((1, [0, 1]), 2, 0)
+    >>> rolloff_roll(s, 4), rolloff_roll(s, 11), s["rolloff"]
+    ((0, []), (1, [1]), None)
+    """
+    ro = s["rolloff"]
+    seat = ro["pending"].pop(0)
+    ro["totals"][str(seat)] = total
+    if ro["pending"]:
+        s["active"] = ro["pending"][0]
+        return seat, []
+    best = max(ro["totals"].values())
+    top = [p for p in ro["players"] if ro["totals"][str(p)] == best]
+    if len(top) > 1:
+        s["rolloff"] = {**rolloff(top), "pass": ro["pass"] + 1}
+        s["active"] = top[0]
+    else:
+        s["rolloff"] = None
+    return seat, top

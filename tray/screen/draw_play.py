@@ -114,29 +114,15 @@ def scoreboard(d, v, x: float, y: float, w: float, h: float) -> None:
             bold=True,
             anchor="midright",
         )
-        room = sr.left / d.k - 10 - (x + 40)
+        name_w = sr.left / d.k - 10 - (x + 40)  # up to the score
+        if not two:  # the status shares the line: the name leaves it room
+            name_w = min(d.width_of(row.name, cap, row.active), name_w * (0.55 if status else 1))
+        nr = d.text(
+            row.name, (x + 40, line1), cap, th.TEXT, bold=row.active, anchor="midleft", max_w=name_w
+        )
         if two:
-            d.text(
-                row.name,
-                (x + 40, line1),
-                cap,
-                th.TEXT,
-                bold=row.active,
-                anchor="midleft",
-                max_w=room,
-            )
             _segments(d, status, x + 40, ry + row_h * 0.74, w - 50, MIN_CAP)
         else:
-            name_w = min(d.width_of(row.name, cap, row.active), room * (0.55 if status else 1))
-            nr = d.text(
-                row.name,
-                (x + 40, line1),
-                cap,
-                th.TEXT,
-                bold=row.active,
-                anchor="midleft",
-                max_w=name_w,
-            )
             _segments(
                 d,
                 status[:1],
@@ -246,7 +232,6 @@ def _sheet(d, sheet, x, y, w) -> float:
 def _dice(d, v, x, y, w, px_max) -> float:
     k = len(v.roll)
     px = min(84.0, (w - 10 * (k - 1)) / k, px_max)
-    pg = d.pg
     for i, die in enumerate(v.roll):
         r = d.R(x + i * (px + 10), y + 4, px, px)
         if die.face is None and die.guess:  # the reader's guess, faint under the "?"
@@ -256,13 +241,7 @@ def _dice(d, v, x, y, w, px_max) -> float:
         else:
             d.image(d.die_image(v.dice_set, die.die, die.face, r.width), r.topleft)
         if die.unsure:
-            pg.draw.rect(
-                d.surface,
-                th.ORANGE,
-                r.inflate(round(6 * d.k), round(6 * d.k)),
-                max(2, round(3 * d.k)),
-                border_radius=r.width // 6,
-            )
+            _frame(d, r, th.ORANGE)
             if die.face is None:
                 d.text(
                     "?",
@@ -273,23 +252,24 @@ def _dice(d, v, x, y, w, px_max) -> float:
                     anchor="center",
                 )
         if die.kept:  # saved: a green frame
-            pg.draw.rect(
-                d.surface,
-                th.GREEN,
-                r.inflate(round(6 * d.k), round(6 * d.k)),
-                max(2, round(3 * d.k)),
-                border_radius=r.width // 6,
-            )
+            _frame(d, r, th.GREEN)
         if die.selected:
-            pg.draw.rect(
-                d.surface,
-                th.GOLD,
-                r.inflate(round(12 * d.k), round(12 * d.k)),
-                max(2, round(4 * d.k)),
-                border_radius=r.width // 5,
-            )
+            _frame(d, r, th.GOLD, grow=12, line=4, corner=5)
         d.hit_area(r, ("die", i))
     return y + px + 12
+
+
+def _frame(d, r, colour, grow: float = 6, line: float = 3, corner: int = 6) -> None:
+    """A frame around the die drawn in ``r``: ``grow`` design pixels wider and higher,
+    ``line`` thick (2 screen pixels at least), its corners rounded by a ``corner``-th of the
+    die's width."""
+    d.pg.draw.rect(
+        d.surface,
+        colour,
+        r.inflate(round(grow * d.k), round(grow * d.k)),
+        max(2, round(line * d.k)),
+        border_radius=r.width // corner,
+    )
 
 
 def _choices(d, v, x, y, w, bottom) -> None:

@@ -33,7 +33,6 @@ This module is the logic only: no pygame, no camera, no clock; every input carri
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Callable
 
 import numpy as np
@@ -41,13 +40,8 @@ import numpy as np
 from tray.table.capture_folder import CaptureFolder
 from tray.table.correction import Correction, reading_slot
 from tray.table.dice_words import spec_words
-from tray.table.moments import (
-    Message,
-    watch_blocked,
-    watch_calibration,
-    watch_camera,
-    watch_shaking,
-)
+from tray.table.frame_loop import FrameLoop
+from tray.table.moments import Message, watch_camera
 from tray.table.presses import press_length
 
 MENU = ("keep throwing", "finish and teach")
@@ -377,8 +371,10 @@ class Buttons:
         return None if long is None else self.press(long, ev.time)
 
 
-class CaptureSession:
-    """The capture loop's state: source, recognizer, settler, button queue, display.
+class CaptureSession(FrameLoop):
+    """The capture loop's state: the capture, and source, recognizer, settler, button queue,
+    display and the loop's other settings as :class:`tray.table.frame_loop.FrameLoop` takes
+    them.
 
     :meth:`step` reads one frame (None: a camera dropout), feeds vision and the capture,
     applies queued button events and draws.
@@ -388,30 +384,11 @@ class CaptureSession:
     """
 
     def __init__(
-        self,
-        capture: Capture,
-        source,
-        recognizer,
-        settler,
-        events: queue.Queue | None = None,
-        display=None,
-        releases: bool = False,
-        long_s: float = 0.8,
-        read_timeout: float = 1.0,
-        lost_after: float = 2.0,
-        drawer: Callable | None = None,
+        self, capture: Capture, source, recognizer, settler, drawer: Callable | None = None, **loop
     ):
+        super().__init__(source, recognizer, settler, **loop)
         self.capture = capture
-        self.source = source
-        self.recognizer = recognizer
-        self.settler = settler
-        self.events = events if events is not None else queue.Queue()
-        self.display = display
-        self.buttons = Buttons(lambda long, t: capture.press(long, t), releases, long_s)
-        self.read_timeout = read_timeout
-        self.lost_after = lost_after
-        self.last_frame: np.ndarray | None = None
-        self.last_reading = None
+        self.buttons = Buttons(lambda long, t: capture.press(long, t), self.releases, self.long_s)
         self.simulated = hasattr(source, "throw") and hasattr(source, "pick_up")
         # draws (capture, frame, reading) on the display: the screen's part, handed in by whoever
         # assembles the loop (capture_cmd), so that the table logic never imports the screen
@@ -419,30 +396,22 @@ class CaptureSession:
 
     def step(self, t: float, draw: bool = True) -> None:
         cap = self.capture
-        frame = self.source.read(timeout=self.read_timeout)
-        cap.camera(frame is not None, t, lost_after=self.lost_after)
+        frame = self.read_frame(cap, t)
         if frame is not None:
-            self.last_frame = frame
-            reading = self.recognizer.read(frame)
-            self.last_reading = reading
-            roll = self.settler.update(reading)
-            watch_shaking(cap, reading, getattr(self.settler, "status", ""), t)
-            watch_blocked(cap, reading, t)
-            watch_calibration(cap, self.recognizer, t)
+            roll, _ = self.see(frame, cap, t)  # the capture's messages say what changed
             if roll is not None:
                 cap.settled(roll, frame, t)
         saved = len(cap.saved)
-        while True:
-            try:
-                ev = self.events.get_nowait()
-            except queue.Empty:
-                break
-            self.buttons.handle(ev)
+        self.drain(t)
         if self.simulated and len(cap.saved) != saved:
             self.source.pick_up()  # the roller takes the dice out
         cap.tick(t)
         if draw and self.display is not None:
             self.draw(t)
+
+    def handle(self, ev) -> None:
+        """A button event, as a press of the capture (:meth:`drain` hands them on)."""
+        self.buttons.handle(ev)
 
     def draw(self, t: float) -> None:
         if self.drawer is not None:

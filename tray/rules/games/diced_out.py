@@ -48,6 +48,7 @@ from tray.rules.engine import (
     Facts,
     RollSpec,
     RuleError,
+    awaited,
     base_state,
     check_event,
     check_players,
@@ -55,6 +56,8 @@ from tray.rules.engine import (
     copy_state,
     last_move,
     roll_dice,
+    rolloff,
+    rolloff_roll,
     summary_base,
     winners,
     with_options,
@@ -128,7 +131,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
         "phase": "start",
         # a roll-off (start or tie for the lowest round score): who is in it, who still rolls
         # in this pass, and the totals rolled in this pass
-        "rolloff": {"players": list(range(n)), "pending": list(range(n)), "totals": {}, "pass": 1},
+        "rolloff": rolloff(range(n)),
         "starter": None,
         "marks": [[] for _ in range(n)],
         "rerolls": [opts["rerolls"]] * n,
@@ -311,16 +314,9 @@ def apply(state: dict, event: dict) -> dict:
     tray.rules.engine.RuleError: No choice now: Ann, roll both dice
     """
     check_event(event, ACTION_KEYS)
-    if not isinstance(event, dict):
-        raise RuleError("expected a roll or an action")
     exp = expect(state)
-    if exp.finished:
-        raise RuleError("The game is over: start a new game")
-    kind = event.get("type")
-    if kind == "roll":
-        if exp.roll is None:
-            seat = exp.decisions[0].player
-            raise RuleError(f"No roll now: {_name(state, seat)} chooses first ({exp.prompt})")
+    decision = awaited(exp, event, state["players"], "{name}, roll both dice")
+    if decision is None:  # a roll
         dice = roll_dice(event)
         if len(dice) != 2:
             raise RuleError(
@@ -334,52 +330,36 @@ def apply(state: dict, event: dict) -> dict:
         else:
             _turn_roll(new, [f"{d}:{f}" for d, f in dice], total)
         return new
-    if kind == "action":
-        if not exp.decisions:
-            raise RuleError(f"No choice now: {_name(state, exp.roll.roller)}, roll both dice")
-        decision = exp.decisions[0]
-        if event.get("player") != decision.player:
-            raise RuleError(f"It is {_name(state, decision.player)}'s choice now")
-        if event.get("action") not in decision.actions:
-            raise RuleError(f"{exp.prompt}: {event.get('action')!r} is not possible now")
-        new = copy_state(state)
-        if event["action"] == "mark":
-            number = event.get("number")
-            if number not in _unmarked(state, decision.player) or isinstance(number, bool):
-                raise RuleError(
-                    f"{number!r} cannot be marked: choose an unmarked number from "
-                    f"{', '.join(map(str, _unmarked(state, decision.player)))}"
-                )
-            _bonus_mark(new, decision.player, number, auto=False)
-        else:
-            target = event.get("target")
-            n = len(state["players"])
-            if (
-                isinstance(target, bool)
-                or not isinstance(target, int)
-                or not 0 <= target < n
-                or target == decision.player
-            ):
-                raise RuleError("Choose another player (not yourself) to lose one reroll")
-            _penalize(new, decision.player, target, auto=False)
-        return new
-    raise RuleError("expected a roll or an action")
+    new = copy_state(state)
+    if event["action"] == "mark":
+        number = event.get("number")
+        if number not in _unmarked(state, decision.player) or isinstance(number, bool):
+            raise RuleError(
+                f"{number!r} cannot be marked: choose an unmarked number from "
+                f"{', '.join(map(str, _unmarked(state, decision.player)))}"
+            )
+        _bonus_mark(new, decision.player, number, auto=False)
+    else:
+        target = event.get("target")
+        n = len(state["players"])
+        if (
+            isinstance(target, bool)
+            or not isinstance(target, int)
+            or not 0 <= target < n
+            or target == decision.player
+        ):
+            raise RuleError("Choose another player (not yourself) to lose one reroll")
+        _penalize(new, decision.player, target, auto=False)
+    return new
 
 
 def _rolloff_roll(s: dict, dice: list[str], total: int) -> None:
-    ro = s["rolloff"]
-    seat = ro["pending"].pop(0)
-    ro["totals"][str(seat)] = total
+    seat, top = rolloff_roll(s, total)
     phase = s["phase"]
     s["last"] = {"kind": f"{phase}_roll", "player": seat, "dice": dice, "total": total}
-    if ro["pending"]:
-        s["active"] = ro["pending"][0]
+    if not top:  # others still roll
         return
-    best = max(ro["totals"].values())
-    top = [p for p in ro["players"] if ro["totals"][str(p)] == best]
     if len(top) > 1:
-        s["rolloff"] = {"players": top, "pending": list(top), "totals": {}, "pass": ro["pass"] + 1}
-        s["active"] = top[0]
         s["last"] = {
             "kind": f"{phase}_tie",
             "player": seat,
@@ -389,7 +369,6 @@ def _rolloff_roll(s: dict, dice: list[str], total: int) -> None:
         }
         return
     winner = top[0]
-    s["rolloff"] = None
     if phase == "start":
         s["last"] = {"kind": "first", "player": seat, "dice": dice, "total": total, "first": winner}
         s["starter"] = winner
@@ -499,7 +478,7 @@ def _end_round(s: dict) -> None:
         return
     if len(lowest) > 1:
         s["phase"] = "tiebreak"
-        s["rolloff"] = {"players": lowest, "pending": list(lowest), "totals": {}, "pass": 1}
+        s["rolloff"] = rolloff(lowest)
         s["active"] = lowest[0]
         return
     _start_penalty(s, lowest[0])

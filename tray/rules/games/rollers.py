@@ -81,6 +81,7 @@ from tray.rules.engine import (
     Facts,
     RollSpec,
     RuleError,
+    awaited,
     base_state,
     check_event,
     check_players,
@@ -88,6 +89,8 @@ from tray.rules.engine import (
     copy_state,
     last_move,
     roll_dice,
+    rolloff,
+    rolloff_roll,
     summary_base,
     with_options,
 )
@@ -153,7 +156,7 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     return {
         **base_state(GAME_ID, players, _check_layout(layout), opts, None),
         "phase": "start",
-        "rolloff": {"players": list(range(n)), "pending": list(range(n)), "totals": {}, "pass": 1},
+        "rolloff": rolloff(range(n)),
         "starter": None,
         "chips": [CHIPS] * n,
         "boards": [["empty"] * 5 for _ in range(n)],
@@ -530,16 +533,9 @@ def apply(state: dict, event: dict) -> dict:
     tray.rules.engine.RuleError: 2 dice seen: roll 1
     """
     check_event(event, ACTION_KEYS)
-    if not isinstance(event, dict):
-        raise RuleError("expected a roll or an action")
     exp = expect(state)
-    if exp.finished:
-        raise RuleError("The game is over: start a new game")
-    kind = event.get("type")
-    if kind == "roll":
-        if exp.roll is None:
-            who = state["players"][exp.decisions[0].player]
-            raise RuleError(f"No roll now: {who} chooses first ({exp.prompt})")
+    decision = awaited(exp, event, state["players"], "{name} rolls first")
+    if decision is None:  # a roll
         dice = roll_dice(event)
         check_roll(exp.roll, dice, state["layout"])
         specs = [f"{d}:{f}" for d, f in dice]
@@ -549,17 +545,7 @@ def apply(state: dict, event: dict) -> dict:
         else:
             _turn_roll(new, specs)
         return new
-    if kind != "action":
-        raise RuleError("expected a roll or an action")
-    if not exp.decisions:
-        raise RuleError(f"No choice now: {state['players'][exp.roll.roller]} rolls first")
-    decision = exp.decisions[0]
-    who = state["players"][decision.player]
-    if event.get("player") != decision.player:
-        raise RuleError(f"It is {who}'s choice now")
-    name = event.get("action")
-    if name not in decision.actions:
-        raise RuleError(f"{exp.prompt}: {name!r} is not possible now")
+    name = event["action"]
     new = copy_state(state)
     turn = new["turn"]
     if name == "stop":
@@ -622,24 +608,16 @@ def _apply_stars(new: dict, stars) -> None:
 
 
 def _rolloff_roll(s: dict, spec: str) -> None:
-    ro = s["rolloff"]
-    seat = ro["pending"].pop(0)
     value = _value(spec)
     total = 6 if value in (STAR, ZAP) else value
-    ro["totals"][str(seat)] = total
+    seat, top = rolloff_roll(s, total)
     s["last"] = {"kind": "start_roll", "player": seat, "dice": [spec], "total": total}
-    if ro["pending"]:
-        s["active"] = ro["pending"][0]
+    if not top:  # others still roll
         return
-    best = max(ro["totals"].values())
-    top = [p for p in ro["players"] if ro["totals"][str(p)] == best]
     if len(top) > 1:
-        s["rolloff"] = {"players": top, "pending": list(top), "totals": {}, "pass": ro["pass"] + 1}
-        s["active"] = top[0]
         s["last"]["kind"] = "start_tie"
         s["last"]["tied"] = top
         return
-    s["rolloff"] = None
     s["phase"] = "turn"
     s["starter"] = s["active"] = top[0]
     s["turn"] = _fresh_turn()
