@@ -329,7 +329,7 @@ def check_roll(spec: RollSpec, dice: list[tuple[str, str]], layout: dict[str, li
     if spec.dice is not None:
         if sorted(ids) != sorted(spec.dice):
             raise RuleError(
-                f"Roll the {_names(spec.dice)}: {len(ids)} dice seen ({_names(ids) or 'none'})"
+                f"Roll the {and_list(spec.dice)}: {len(ids)} dice seen ({and_list(ids) or 'none'})"
             )
         return
     if len(ids) != spec.count:
@@ -338,17 +338,22 @@ def check_roll(spec: RollSpec, dice: list[tuple[str, str]], layout: dict[str, li
         if any(d not in spec.choose_from for d in ids):
             bad = [d for d in ids if d not in spec.choose_from]
             raise RuleError(
-                f"{_names(bad)} cannot be rolled now: choose from {_names(spec.choose_from)}"
+                f"{and_list(bad)} cannot be rolled now: choose from {and_list(spec.choose_from)}"
             )
         if len(set(ids)) != len(ids):
             raise RuleError("each die can be rolled only once: use different dice")
 
 
-def _names(ids) -> str:
-    ids = list(ids)
-    if len(ids) <= 1:
-        return "".join(ids)
-    return ", ".join(ids[:-1]) + " and " + ids[-1]
+def and_list(items) -> str:
+    """``items`` as a sentence says them.
+
+    >>> and_list(["Ana", "Ben", "Cy"]), and_list(["Ana", "Ben"]), and_list([3]), and_list([])
+    ('Ana, Ben and Cy', 'Ana and Ben', '3', '')
+    """
+    items = [str(i) for i in items]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def check_players(players, title: str, lowest: int, highest: int) -> list[str]:

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass, field
 
 from tray.rules import games
-from tray.rules.engine import Facts
+from tray.rules.engine import Facts, and_list
 from tray.screen.howto import how_to
 from tray.screen.story import story_of
 from tray.table.choices import choice_label, classify_decision
@@ -398,7 +398,7 @@ def _loss_caption(story, players: list[str]) -> str:
     if not lost:
         return f"{what}: nothing was at stake"
     if len(amounts) == 1 and len(lost) > 1:
-        return f"{what}: " + _names([players[p] for p in lost]) + f" lost {amounts.pop()} each"
+        return f"{what}: " + and_list([players[p] for p in lost]) + f" lost {amounts.pop()} each"
     return f"{what}: " + ", ".join(f"{players[p]} lost {n}" for p, n in lost.items())
 
 
@@ -560,11 +560,6 @@ def _correction_help(table: Table, players: list[str], e) -> str:
             "(keys: arrows, Enter)"
         )
     return "Tap a die or press Left/Right to pick it, Up/Down for its face, Enter to save"
-
-
-def _names(names: list[str]) -> str:
-    """ "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _history(rounds: list, n: int) -> list[tuple[str, list[str]]]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from tray.rules.engine import and_list
+
 #: dice whose id is not how people call them: (one, many)
 _NAMES = {"up": ("Up Die", "Up Dice"), "d6": ("die", "dice"), "toss": ("die", "dice")}
 #: the dice of a set of one kind: the face says it all ("3", "green")
@@ -56,15 +58,11 @@ def dice_words(ids) -> str:
     if not counts:
         return "no dice"
     if len(counts) > 1 and all(n == 1 and d not in _NAMES for d, n in counts.items()):
-        return _and(list(counts)) + " dice"  # colours: "red, yellow and blue dice"
+        return and_list(list(counts)) + " dice"  # colours: "red, yellow and blue dice"
     parts = [
         (die_name(d) if i == 0 else f"the {die_name(d)}")  # "3 wild dice and the black die"
         if n == 1
         else f"{n} {die_name(d, many=True)}"
         for i, (d, n) in enumerate(counts.items())
     ]
-    return _and(parts)
-
-
-def _and(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return and_list(parts)

@@ -48,6 +48,7 @@ from tray.rules.engine import (
     Facts,
     RollSpec,
     RuleError,
+    and_list,
     awaited,
     base_state,
     check_event,
@@ -175,12 +176,6 @@ def _name(state: dict, seat: int) -> str:
     return state["players"][seat]
 
 
-def _names(names: list[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
 # ----------------------------------------------------------------------------------- expect
 
 
@@ -197,7 +192,7 @@ def expect(state: dict) -> Expect:
         win = winners(state["scores"], state["players"], highest=False)
         best = min(state["scores"])
         if isinstance(win, list):
-            prompt = f"Game over: {_names(win)} share the win with {best}"
+            prompt = f"Game over: {and_list(win)} share the win with {best}"
         else:
             prompt = f"Game over: {win} wins with {best}"
         return Expect(prompt=prompt, finished=True, detail=detail)

@@ -81,6 +81,7 @@ from tray.rules.engine import (
     Facts,
     RollSpec,
     RuleError,
+    and_list,
     awaited,
     base_state,
     check_event,
@@ -397,7 +398,7 @@ def expect(state: dict) -> Expect:
     if state["finished"]:
         win = state["winner"]
         if isinstance(win, list):
-            prompt = f"Game over: {_names(win)} share the win"
+            prompt = f"Game over: {and_list(win)} share the win"
         else:
             prompt = f"Game over: {win} wins"
         return Expect(prompt=prompt, finished=True, detail=detail)
@@ -510,12 +511,6 @@ def _detail(state: dict) -> dict:
     }
 
 
-def _names(names: list[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
 # ----------------------------------------------------------------------------------- apply
 
 
@@ -562,49 +557,47 @@ def _save(new: dict, player: int, indices) -> None:
     """Saves the dice of the last roll at ``indices`` (checked) and waits for the rest to be
     rolled."""
     turn = new["turn"]
-    if True:
-        roll = turn["last_roll"]
-        if (
-            not isinstance(indices, list)
-            or any(isinstance(i, bool) or not isinstance(i, int) for i in indices)
-            or any(not 0 <= i < len(roll) for i in indices)
-            or len(set(indices)) != len(indices)
-        ):
-            raise RuleError(
-                f"Choose the dice to save by their places in the last roll, 0 to {len(roll) - 1}"
-            )
-        if turn["zapped"] and indices:
-            raise RuleError("ZAP: no die of that roll can be saved. Roll them again or stop")
-        if len(indices) == len(roll):  # not a save expect() offers: nothing left to roll
-            raise RuleError("Saving every die is stopping: choose stop to apply the dice")
-        saved = [roll[i] for i in sorted(indices)]
-        turn["saved"] += saved
-        new["last"] = {
-            "kind": "save",
-            "player": player,
-            "saved": saved,
-            "rolls": turn["rolls"],
-        }
-        turn["last_roll"] = []
-        turn["zapped"] = False
-        turn["step"] = "roll"
+    roll = turn["last_roll"]
+    if (
+        not isinstance(indices, list)
+        or any(isinstance(i, bool) or not isinstance(i, int) for i in indices)
+        or any(not 0 <= i < len(roll) for i in indices)
+        or len(set(indices)) != len(indices)
+    ):
+        raise RuleError(
+            f"Choose the dice to save by their places in the last roll, 0 to {len(roll) - 1}"
+        )
+    if turn["zapped"] and indices:
+        raise RuleError("ZAP: no die of that roll can be saved. Roll them again or stop")
+    if len(indices) == len(roll):  # not a save expect() offers: nothing left to roll
+        raise RuleError("Saving every die is stopping: choose stop to apply the dice")
+    saved = [roll[i] for i in sorted(indices)]
+    turn["saved"] += saved
+    new["last"] = {
+        "kind": "save",
+        "player": player,
+        "saved": saved,
+        "rolls": turn["rolls"],
+    }
+    turn["last_roll"] = []
+    turn["zapped"] = False
+    turn["step"] = "roll"
 
 
 def _apply_stars(new: dict, stars) -> None:
     """Applies the usable dice with the STARs valued ``stars`` (checked)."""
-    if True:
-        usable = _usable(new["turn"])
-        n_stars = sum(1 for s in usable if _value(s) == STAR)
-        if (
-            not isinstance(stars, list)
-            or len(stars) != n_stars
-            or any(isinstance(v, bool) or v not in SECTIONS for v in stars)
-        ):
-            raise RuleError(
-                f"Give each STAR a value from 1 to 5: {n_stars} STAR"
-                f"{'s' if n_stars != 1 else ''} to value"
-            )
-        _apply_dice(new, sorted(stars), chosen=True)
+    usable = _usable(new["turn"])
+    n_stars = sum(1 for s in usable if _value(s) == STAR)
+    if (
+        not isinstance(stars, list)
+        or len(stars) != n_stars
+        or any(isinstance(v, bool) or v not in SECTIONS for v in stars)
+    ):
+        raise RuleError(
+            f"Give each STAR a value from 1 to 5: {n_stars} STAR"
+            f"{'s' if n_stars != 1 else ''} to value"
+        )
+    _apply_dice(new, sorted(stars), chosen=True)
 
 
 def _rolloff_roll(s: dict, spec: str) -> None:

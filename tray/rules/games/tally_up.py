@@ -51,6 +51,7 @@ from tray.rules.engine import (
     RollSpec,
     RuleError,
     action,
+    and_list,
     apply_event,
     base_state,
     check_event,
@@ -154,13 +155,6 @@ def dice_roles(layout: dict[str, list[str]]) -> tuple[list[str], str]:
     if len(tally) < MAIN_DICE:
         raise RuleError(f"the layout needs at least {MAIN_DICE} Tally Dice, it has {len(tally)}")
     return tally, ups[0]
-
-
-def _names(items) -> str:
-    items = [str(i) for i in items]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _score_dice(dice: list[tuple[str, str]]) -> tuple[int, int, bool]:
@@ -288,7 +282,7 @@ def expect(state: dict) -> Expect:
     if phase == OVER:
         w = state["winner"]
         if isinstance(w, list):
-            text = f"Game over: {_names(w)} share the win with {max(state['scores'])} points"
+            text = f"Game over: {and_list(w)} share the win with {max(state['scores'])} points"
         else:
             text = f"Game over: {w} wins with {max(state['scores'])} points"
         return Expect(prompt=text, finished=True, detail=detail)
@@ -299,7 +293,7 @@ def expect(state: dict) -> Expect:
             prompt = f"{who}: roll three Tally Dice"
         else:
             spec = RollSpec(a, MAIN_DICE, DICE_SET, dice=tuple(state["locked"]), purpose="main")
-            prompt = f"{who}: roll the {_names(state['locked'])} dice"
+            prompt = f"{who}: roll the {and_list(state['locked'])} dice"
         if state["tie"]:
             prompt += " (tie for the lead: one more round)"
         return Expect(prompt=prompt, roll=spec, detail=detail)
@@ -312,9 +306,9 @@ def expect(state: dict) -> Expect:
         n = state["bonus"]
         spec = RollSpec(a, n, DICE_SET, choose_from=tuple(spare), purpose="bonus")
         if n == len(spare):
-            prompt = f"{who}: Bonus Roll: roll the {_names(spare)} dice"
+            prompt = f"{who}: Bonus Roll: roll the {and_list(spare)} dice"
         else:
-            prompt = f"{who}: Bonus Roll: roll {n} of the {_names(spare)} dice"
+            prompt = f"{who}: Bonus Roll: roll {n} of the {and_list(spare)} dice"
         return Expect(prompt=prompt, roll=spec, detail=detail)
     if phase == CHOOSE:
         waiting = _awaiting(state)
@@ -329,7 +323,7 @@ def expect(state: dict) -> Expect:
             for p in waiting
         )
         everyone = waiting == [p for p in range(len(players)) if state["in"][p]]
-        lead = "Everyone IN" if everyone else _names(players[p] for p in waiting)
+        lead = "Everyone IN" if everyone else and_list(players[p] for p in waiting)
         before = " before the Up Die" if state["after_reveal"] == UP else ""
         prompt = f"{lead}: choose IN or OUT{before} (running total {state['running']})"
         return Expect(prompt=prompt, decisions=decisions, detail=detail)
@@ -384,14 +378,14 @@ def _read_dice(s: dict, event: dict) -> list[tuple[str, str]]:
 
 
 def _seen(ids: list[str]) -> str:
-    return f"{len(ids)} dice seen ({_names(ids) or 'none'})"
+    return f"{len(ids)} dice seen ({and_list(ids) or 'none'})"
 
 
 def _apply_roll(s: dict, event: dict) -> None:
     phase = s["phase"]
     if phase == CHOOSE:
         waiting = [s["players"][p] for p in _awaiting(s)]
-        raise RuleError(f"Not yet: {_names(waiting)} must choose IN or OUT before the next roll")
+        raise RuleError(f"Not yet: {and_list(waiting)} must choose IN or OUT before the next roll")
     if phase == TALLY:
         raise RuleError(
             "Tally Up! was rolled: press your button first (or wait for the window to close)"
@@ -408,7 +402,7 @@ def _apply_roll(s: dict, event: dict) -> None:
             if len(set(ids)) != len(ids):
                 raise RuleError("Roll three different Tally Dice: each colour only once")
         elif sorted(ids) != sorted(s["locked"]):
-            locked = _names(s["locked"])
+            locked = and_list(s["locked"])
             raise RuleError(
                 f"Roll the {locked} dice: those are locked for this round. {_seen(ids)}."
             )
@@ -423,10 +417,11 @@ def _apply_roll(s: dict, event: dict) -> None:
         bad = [d for d in ids if d not in spare]
         if bad:
             raise RuleError(
-                f"{_names(bad)} cannot be in the Bonus Roll: roll {n} of the {_names(spare)} dice"
+                f"{and_list(bad)} cannot be in the Bonus Roll: roll {n} of the "
+                f"{and_list(spare)} dice"
             )
         if len(ids) != n or len(set(ids)) != len(ids):
-            raise RuleError(f"{_seen(ids)}: the Bonus Roll is {n} of the {_names(spare)} dice")
+            raise RuleError(f"{_seen(ids)}: the Bonus Roll is {n} of the {and_list(spare)} dice")
         _resolve_bonus(s, dice)
     else:
         raise RuleError("no roll is expected now")

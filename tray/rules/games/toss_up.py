@@ -34,6 +34,7 @@ from tray.rules.engine import (
     RollSpec,
     RuleError,
     action,
+    and_list,
     apply_event,
     base_state,
     check_event,
@@ -110,13 +111,6 @@ def new_game(players: list[str], layout: dict[str, list[str]], options: dict | N
     }
 
 
-def _names(items) -> str:
-    items = [str(i) for i in items]
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _suggest_stop(state: dict) -> bool:
     a = state["active"]
     mine = state["scores"][a] + state["turn_points"]
@@ -159,7 +153,7 @@ def expect(state: dict) -> Expect:
         best = max(state["scores"])
         if isinstance(w, list):
             return Expect(
-                prompt=f"Game over: {_names(w)} share the win with {best} points",
+                prompt=f"Game over: {and_list(w)} share the win with {best} points",
                 finished=True,
                 detail=detail,
             )
