@@ -594,13 +594,14 @@ def calibrate_file(
     """Set the thresholds of the ONNX classifier in ``models_dir`` (:func:`choose_thresholds`)
     on ``data`` and write them into its JSON card, with the bound each holds, the dice that
     set it, and (``realdice``) which photos of each real source train, calibrate and judge.
-    With a second network beside it (``vision.classify.second_path``), the thresholds of
+    With a second network beside it (``vision.classcard.second_path``), the thresholds of
     reads at four turns heard from both are set too (the card's ``joint``,
     :func:`calibrate_joint`). Refuses calibration crops from any photo that is not a
     calibrate photo. ``unseen``: floors under the thresholds, set on dice of sources the
     networks never saw (``lab.unseen.floors``; None: the card's own, kept from its last
     calibration; {}: none), kept in the card."""
-    from vision.classify import FaceClassifier, model_paths, second_path
+    from vision.classcard import model_paths, second_path
+    from vision.classify import FaceClassifier
     from vision.pipeline import MIN_READ_PX, NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO, SMALL_PX
 
     if realdice is not None:

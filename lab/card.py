@@ -136,7 +136,7 @@ def model_facts(models_dir: Path = MODELS) -> dict:
                 },
             }
         joint = meta.get("joint")
-        if joint:  # a second network heard at four turns (vision.classify.second_path)
+        if joint:  # a second network heard at four turns (vision.classcard.second_path)
             out[path.stem]["joint"] = {
                 "network": joint["network"],
                 "sha256": _sha256(models_dir / joint["network"]),

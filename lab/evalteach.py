@@ -45,7 +45,8 @@ import cv2
 from lab.evaluate import Tally, read_photos
 from lab.labels import matteop65_die_side, read_label_rows, rune55_base, rune55_split
 from lab.loso import CACHE, hears_second
-from vision.classify import TURNS, FaceClassifier, second_path
+from vision.classcard import second_path
+from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import DiceSet, load
 from vision.onnx import MODELS_DIR, MODELS_ENV
 

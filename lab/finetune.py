@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import FaceClassifier, model_paths
+from vision.classcard import model_paths
+from vision.classify import FaceClassifier
 from vision.crops import to_input
 from vision.detect import (
     NET_H,

@@ -453,12 +453,12 @@ def calibration(
 
 def with_second(first: Path, second: Path, out: Path) -> Path:
     """``out``: for each fold of ``first`` (a folder per left-out source), its network and
-    card, and as its second network (``vision.classify.second_path``) the same fold's network
+    card, and as its second network (``vision.classcard.second_path``) the same fold's network
     of ``second``. A card ``out`` already holds is kept when it was calibrated with these two
     networks (its ``joint`` names the second's SHA-256 and the first is unchanged): ``--unseen``
     calibrates a copy of ``out``, and ``lab.evalteach --left-out`` reads ``out`` as the table
     would, with both. FileNotFoundError when ``second`` lacks a fold ``first`` has."""
-    from vision.classify import model_paths, second_path
+    from vision.classcard import model_paths, second_path
 
     for fold in sorted(p for p in first.iterdir() if p.is_dir()):
         onnx, card = model_paths(SET_ID, fold)
@@ -480,9 +480,9 @@ def with_second(first: Path, second: Path, out: Path) -> Path:
 
 def hears_second(fold: Path) -> bool:
     """Whether the card in ``fold`` was calibrated with the second network lying beside its
-    first (its ``joint`` names that file's SHA-256: ``vision.classify.shipped_second``), so
+    first (its ``joint`` names that file's SHA-256: ``vision.classcard.shipped_second``), so
     that the table would hear it."""
-    from vision.classify import model_paths, shipped_second
+    from vision.classcard import model_paths, shipped_second
 
     try:
         meta = json.loads(model_paths(SET_ID, fold)[1].read_text(encoding="utf-8"))

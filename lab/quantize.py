@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import MODELS_DIR, model_paths
+from vision.classcard import model_paths
 from vision.crops import to_input
 from vision.dicesets import SET_IDS
-from vision.onnx import file_sha256
+from vision.onnx import MODELS_DIR, file_sha256
 
 SEED = 404  # the rendered scenes whose crops set the activations' ranges
 SCENES = 600

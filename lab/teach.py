@@ -64,7 +64,8 @@ from lab.finetune import (
     write_models,
 )
 from vision import risk
-from vision.classify import TURNS, FaceClassifier, model_paths
+from vision.classcard import model_paths
+from vision.classify import TURNS, FaceClassifier
 from vision.detect import (
     NET_H,
     NET_W,

@@ -115,8 +115,9 @@ def unseen_crops(realdice: Path, detector, size: int = 64) -> dict[str, Crops | 
 def fold_answers(folds: Path, crops: Crops, log=print) -> Answers:
     """``crops`` (a real source's dice in each group) read by the networks of that source's
     fold in ``folds`` (``folds/<source>``: the first network and, when it lies there, the
-    second, ``vision.classify.second_path``)."""
-    from vision.classify import TURNS, FaceClassifier, second_path
+    second, ``vision.classcard.second_path``)."""
+    from vision.classcard import second_path
+    from vision.classify import TURNS, FaceClassifier
     from vision.dicesets import load
 
     groups = np.array(crops.group)

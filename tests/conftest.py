@@ -17,7 +17,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 def _taught_copy(folder: Path, **card) -> Path:
     """A taught folder holding the shipped d6 classifier with its card changed by ``card``
     (a stand-in for a fine-tuned network: its weights are the shipped ones)."""
-    from vision.classify import MODELS_DIR, model_paths
+    from vision.classcard import model_paths
+    from vision.onnx import MODELS_DIR
 
     onnx_path, meta_path = model_paths("d6", MODELS_DIR)
     folder.mkdir()

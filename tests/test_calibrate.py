@@ -406,7 +406,7 @@ def test_a_stale_taught_folder_is_said_when_the_dice_check_opens(tmp_path, capsy
     (dicetray updated since it was taught) reads alone; ``calibrate`` says so on stderr, as
     ``recognize``, ``play``, ``demo`` and the guided capture do (``say_stale``). A folder
     taught beside the installed network says nothing."""
-    from vision.classify import model_paths
+    from vision.classcard import model_paths
     from vision.dicesets import load
     from vision.onnx import file_sha256
 

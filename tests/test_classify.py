@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from lab.synth import SyntheticDice, negative_crop
-from vision.classify import MODELS_DIR, TURNS, FaceClassifier, ModelError, model_paths
+from vision.classcard import ModelError, model_paths
+from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import SET_IDS, load
 from vision.faceart import draw_face
+from vision.onnx import MODELS_DIR
 
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
 # the test still runs and reports xfail with the figure instead of hiding the shortfall.
@@ -259,7 +261,7 @@ def test_training_can_go_on_from_a_shipped_onnx_network_of_any_architecture(tmp_
 
     from lab.train import _onnx_start
     from lab.trainset import class_lists
-    from vision.classify import model_paths
+    from vision.classcard import model_paths
 
     ds = load("tally-up")
     dice, faces = class_lists(ds)
@@ -298,7 +300,7 @@ def test_fine_tuning_can_teach_away_an_answer_the_network_is_sure_of():
     import torch
 
     from lab.onnxtorch import OnnxModule
-    from vision.classify import model_paths
+    from vision.classcard import model_paths
 
     net = OnnxModule(onnx.load(str(model_paths("d6", MODELS_DIR)[0])))
     x = torch.zeros(1, 3, 64, 64)

@@ -13,7 +13,7 @@ import realdicekit
 
 from lab import loso
 from lab.calibrate import calibration_data
-from vision.classify import model_paths
+from vision.classcard import model_paths
 from vision.detect import Detector
 
 

@@ -374,7 +374,7 @@ def test_a_taught_head_reads_a_small_die_as_large_as_its_teaching_dice_at_its_th
         (object(), max(sides) + 1, above, False),  # ... or does not
         (object(), None, {}, False),  # taught before the size was recorded
     ):
-        monkeypatch.setattr(rec.classifier, "_head", head)
+        monkeypatch.setattr(rec.classifier, "_reader", head)
         monkeypatch.setattr(rec._whole, "_small", small)
         rec.taught = SimpleNamespace(small_die_px=taught_px)
         rec.reset()

@@ -15,7 +15,7 @@ import torch
 
 from lab import quantize
 from lab.onnxtorch import OnnxModule, export
-from vision.classify import model_paths
+from vision.classcard import model_paths
 from vision.crops import to_input
 
 onnx_path, meta_path = model_paths("d6")

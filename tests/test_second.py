@@ -17,7 +17,8 @@ from hardware.sim.render import render_scene
 from hardware.sim.styles import random_style
 from lab import calibrate, trainset
 from lab.loso import with_second
-from vision.classify import TURNS, FaceClassifier, model_paths, second_path
+from vision.classcard import model_paths, second_path
+from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import load
 from vision.onnx import file_sha256
 

@@ -10,7 +10,7 @@ import pytest
 import realdicekit
 
 from lab import smalldice
-from vision.classify import model_paths, second_path
+from vision.classcard import model_paths, second_path
 
 
 def test_shrunk_sets_the_median_die_and_keeps_the_frame():

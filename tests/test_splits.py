@@ -99,7 +99,7 @@ def test_thresholds_are_set_on_calibrate_photos_only(realdice, tmp_path):
     boxes), and calibrate_file refuses crops of any other photo before it writes a card."""
     from lab.calibrate import Calibration, calibrate_file
     from lab.trainset import Crops, real_calibration
-    from vision.classify import model_paths
+    from vision.classcard import model_paths
 
     root, _ = realdice
     parts = {f"{k[0]}/{k[1]}": e.part for k, e in splits.entries(root).items()}

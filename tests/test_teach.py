@@ -62,7 +62,7 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
     # ... and the head of its second opinion, on the card's second network (by its SHA-256)
     assert model.second_head == root / "taught" / "head-d6-second.npz"
     assert saved["models"] == ["head-d6.npz", "head-d6-second.npz"]
-    from vision.classify import second_path
+    from vision.classcard import second_path
     from vision.onnx import file_sha256
 
     opinion = saved["thresholds"]["classifier"]["second_opinion"]
@@ -82,7 +82,7 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
         assert cut["wrong_rate_bound"] == pytest.approx(1 - (0.05 / 48) ** (1 / 48), abs=1e-5)
         assert cut["read_wrong"] == 0 and 0 < cut["threshold"] <= 1
     # the shipped network whose features the head reads, by its SHA-256
-    from vision.classify import model_paths
+    from vision.classcard import model_paths
 
     assert saved["base_models"]["classifier"] == file_sha256(model_paths("d6")[0])
 
@@ -365,7 +365,7 @@ def test_teaching_is_also_measured_with_networks_that_never_saw_the_set(tmp_path
     import sys
 
     from lab.evalteach import left_out_models
-    from vision.classify import MODELS_DIR
+    from vision.onnx import MODELS_DIR
 
     fold = tmp_path / "fold"
     fold.mkdir()
@@ -399,7 +399,7 @@ def test_a_left_out_set_that_cannot_be_measured_says_why_in_one_line(tmp_path):
     """A set whose left-out run fails (here its photos are missing) gets one line saying
     why; a set without a fold is left out; neither stops the others."""
     from lab import evalteach
-    from vision.classify import MODELS_DIR
+    from vision.onnx import MODELS_DIR
 
     real = tmp_path / "realdice" / "rune55_gray"
     real.mkdir(parents=True)
@@ -427,7 +427,8 @@ def test_a_left_out_fold_whose_second_network_would_not_be_heard_is_not_measured
     another reader than the table's: the set is not measured and its line says why. A fold
     whose card names that network, or with no second network, is not refused."""
     from lab import evalteach
-    from vision.classify import MODELS_DIR, second_path
+    from vision.classcard import second_path
+    from vision.onnx import MODELS_DIR
 
     fold = tmp_path / "numeric_tube"
     fold.mkdir()
@@ -918,10 +919,10 @@ def test_a_zoomed_head_is_read_at_the_table_on_the_embedding_teaching_fitted(tau
     head.save(folder / "head-d6.npz")
     assert Head.load(folder / "head-d6.npz").zoom is True
     table = FaceClassifier("d6", taught=folder)
-    assert table._head.zoom is True
+    assert table._reader.head.zoom is True
     seen = []
-    proba = table._head.proba_embedded
-    table._head.proba_embedded = lambda e, d, f: (seen.append(e), proba(e, d, f))[1]
+    proba = table._reader.head.proba_embedded
+    table._reader.head.proba_embedded = lambda e, d, f: (seen.append(e), proba(e, d, f))[1]
     table.classify(crops, 1)
     assert np.allclose(seen[0], emb, atol=1e-4)
     # a head file from before the choice: no zoom field, the crop alone
@@ -1041,7 +1042,7 @@ def test_a_head_taught_not_to_doubt_the_turns_reads_the_mean_of_them(taught, tmp
         )
         if crops is None:
             crops, faces = _fresh_crops(clf, tmp_path / "fresh", 3, seed=97)
-        proba, one, n = clf._head.proba_embedded, clf.faces.index("1"), len(crops)
+        proba, one, n = clf._reader.head.proba_embedded, clf.faces.index("1"), len(crops)
 
         def turns_a_one(emb, die_p, face_p, proba=proba, one=one, n=n, k=ones):
             die, face = proba(emb, die_p, face_p)
@@ -1049,7 +1050,7 @@ def test_a_head_taught_not_to_doubt_the_turns_reads_the_mean_of_them(taught, tmp
             face[n : (1 + k) * n, one] += 0.9
             return die, face
 
-        clf._head.proba_embedded = turns_a_one
+        clf._reader.head.proba_embedded = turns_a_one
         read[doubt, ones] = clf.classify(crops, TURNS)
     not_ones = [i for i, f in enumerate(faces) if f != "1"]
     assert len(not_ones) >= 5
@@ -1194,7 +1195,8 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
     the second reads as another face is not read, unless the shipped network names that
     face too, when the die is read as the two name it, at the lesser of their sureness
     (``vision.head.second_opinion``)."""
-    from vision.classify import TURNS, FaceClassifier, second_path
+    from vision.classcard import second_path
+    from vision.classify import TURNS, FaceClassifier
     from vision.crops import to_input
     from vision.head import Head, joint_best, pooled
     from vision.onnx import open_session
@@ -1226,7 +1228,7 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
         ks, qs = joint_best(die_s[:, i].mean(0), face_s[:, i].mean(0), heard.pairs)
         if name(k) == best[i]:
             kind, want, face = "agree", min(a.confidence, q), a.face
-        elif heard._hearing.shipped and ks == k:
+        elif heard._reader.hearing.shipped and ks == k:
             kind, want, face = "two of three", min(q, qs), name(k)[1]
         else:
             kind, want, face = "not read", 0.0, None
@@ -1285,9 +1287,9 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
     n_faces = len(clf.faces) + 1  # (and "no die")
     shipped = [int(clf.pairs[1][k]) for k, _q in named]
     first = [(f + 1) % len(clf.faces) for f in shipped]
-    clf._head = _Says(first, 0.9, n_faces)
-    session, name, _head2 = clf._opinion
-    clf._opinion = (session, name, _Says(shipped, 0.8, n_faces))
+    clf._reader.head = _Says(first, 0.9, n_faces)
+    session, name, _head2 = clf._reader.opinion
+    clf._reader.opinion = (session, name, _Says(shipped, 0.8, n_faces))
     # (the pips counted on each crop: the first head's face, a number the others' is not;
     # or the second head's)
     counted = shipped if hearing == "pips with the second" else first
@@ -1299,10 +1301,10 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
     for r, (_k, q), f in zip(clf.classify(crops, TURNS), named, shipped, strict=True):
         if hearing == "shipped heard":
             assert r.confidence == pytest.approx(min(0.8, q), abs=1e-4)
-            assert r.face == (clf.faces[f] if r.confidence >= clf._head_cuts[TURNS] else None)
+            assert r.face == (clf.faces[f] if r.confidence >= clf._reader.cuts[TURNS] else None)
         elif hearing == "pips with the second":
             assert r.confidence == pytest.approx(0.9, abs=1e-4)
-            assert r.face == (clf.faces[f] if 0.9 >= clf._head_cuts[TURNS] else None)
+            assert r.face == (clf.faces[f] if 0.9 >= clf._reader.cuts[TURNS] else None)
         else:
             assert r.confidence == 0.0 and r.face is None
     if hearing in ("shipped heard", "pips with the second"):
@@ -1326,7 +1328,7 @@ def test_the_shipped_network_backs_a_taught_head_only_where_the_second_network_a
     crops, _faces = _fresh_crops(backed, tmp_path / "fresh", 3, seed=96)
     n_faces = len(backed.faces) + 1
     for clf in (backed, alone):  # (a first head that reads no die: the shipped network reads)
-        clf._head = _Says([0] * len(crops), 0.2, n_faces)
+        clf._reader.head = _Says([0] * len(crops), 0.2, n_faces)
 
     class Rolled:
         """The second network, its face answers moved one face on for every other crop."""
@@ -1341,10 +1343,10 @@ def test_the_shipped_network_backs_a_taught_head_only_where_the_second_network_a
             face[odd, :-1] = np.roll(face[odd, :-1], 1, axis=1)
             return die, face, feats
 
-    session, name, head2 = backed._opinion
-    backed._opinion = (Rolled(session), name, head2)
+    session, name, head2 = backed._reader.opinion
+    backed._reader.opinion = (Rolled(session), name, head2)
     x = np.concatenate([np.rot90(to_input(crops), k, (2, 3)) for k in range(TURNS)])
-    _d, face_2, _f = backed._opinion[0].run(["die_prob", "face_prob", "features"], {name: x})
+    _d, face_2, _f = backed._reader.opinion[0].run(["die_prob", "face_prob", "features"], {name: x})
     own = face_2.reshape(TURNS, len(crops), -1).mean(0)[:, :-1].argmax(1)
     kinds = set()
     reads = zip(backed.classify(crops, TURNS), alone.classify(crops, TURNS), strict=True)

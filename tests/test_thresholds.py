@@ -11,7 +11,8 @@ import pytest
 from hardware.sim.render import render_scene
 from hardware.sim.styles import random_style
 from lab import calibrate, trainset
-from vision.classify import TURNS, FaceClassifier, model_paths
+from vision.classcard import model_paths
+from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import load
 from vision.risk import NEVER
 

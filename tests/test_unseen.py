@@ -16,7 +16,8 @@ from lab.calibrate import Calibration, calibrate_file
 from lab.train import kept_floors
 from lab.trainset import Crops
 from lab.unseen import KEYS, PARTS, Answers, floors, fold_answers, unseen_crops
-from vision.classify import TURNS, model_paths, second_path
+from vision.classcard import model_paths, second_path
+from vision.classify import TURNS
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,13 @@
 """Read a die's identity (body colour) and top face from its crop, with a small ONNX model.
 
-One model per dice set, ``models/classifier-<set>.onnx`` with ``models/classifier-<set>.json``
-beside it (class lists, input size, abstention threshold). The model has two heads: which
-die of the set (its body colour) and which face mark (plus ``none``: not a readable die).
-A reading combines them over the (die, face) pairs the dice-set file allows, so a changed
-layout only needs the file edited, as long as every face id and die id is one the model knows
-(otherwise ``dicetray train`` retrains it from the data file).
+One model per dice set, ``models/classifier-<set>.onnx`` with its card
+``models/classifier-<set>.json`` beside it (class lists, input size, abstention thresholds;
+:mod:`vision.classcard` finds and reads them). The model has two heads: which die of the
+set (its body colour) and which face mark (plus ``none``: not a readable die). A reading
+combines them over the (die, face) pairs the dice-set file allows, so a changed layout only
+needs the file edited, as long as every face id and die id is one the model knows
+(otherwise ``dicetray train`` retrains it from the data file). A taught head reads from the
+model's own features instead (:mod:`vision.headread`).
 
 >>> import numpy as np
 >>> from vision.classify import FaceClassifier
@@ -21,30 +23,28 @@ layout only needs the file edited, as long as every face id and die id is one th
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, alone, cut_crop, to_input
-from vision.dicesets import DiceSet, load
-from vision.head import (
-    Head,
-    Hearing,
-    best_pair,
-    decide,
-    embed,
-    hear_pips,
-    pooled,
-    second_opinion,
-    zoomed,
+from vision.classcard import (
+    TURNS,
+    load_meta,
+    model_paths,
+    read_card,
+    read_joint,
+    shipped_second,
 )
-from vision.onnx import MODELS_DIR, file_sha256, open_session
+from vision.crops import alone, cut_crop, to_input
+from vision.dicesets import DiceSet, load
+from vision.head import embed, zoomed
+from vision.headread import HeadReader, load_head
+from vision.onnx import file_sha256, open_session
 from vision.pips import read_many
-from vision.taught import TaughtError, resolve
+from vision.taught import resolve
+from vision.types import CropReading
 
-TURNS = 4  # a crop read at 0, 90, 180 and 270 degrees (photos, and dice in doubt)
 # a face read at four turns is withdrawn when one turn alone is this sure of another
 TURN_DOUBT = 0.5
 # Every die read at four turns (photos, and a still tray's dice read again) is read again on
@@ -61,25 +61,6 @@ TURN_DOUBT = 0.5
 # 1.1, one of two touching Rollers dice read wrong stayed wrong.
 TOUCH = 1.0
 TIGHT = 1.2
-
-
-class ModelError(RuntimeError):
-    """A model file that is missing or does not fit the dice-set file; says how to fix it."""
-
-
-@dataclass(frozen=True)
-class CropReading:
-    """What the classifier says about one crop. ``die``/``face`` None where it abstains."""
-
-    die: str | None
-    face: str | None
-    confidence: float
-    face_confidence: float = 0.0
-    die_confidence: float = 0.0
-    not_a_die: float = 0.0  # the face head's weight on "none": not a die at all
-    # where the face is None: the face it most likely shows (a hint to whoever sets it by
-    # hand, never read as the face); None where it is read, or not a die
-    guess: str | None = None
 
 
 def _doubt(r: CropReading) -> CropReading:
@@ -124,28 +105,6 @@ def touching(boxes) -> set[int]:
     return {int(i) for i in np.flatnonzero(near.any(axis=1))}
 
 
-def model_paths(set_id: str, models_dir: Path | str | None = None) -> tuple[Path, Path]:
-    """The ONNX file and its JSON metadata for a dice set id."""
-    base = Path(models_dir) if models_dir else MODELS_DIR
-    return base / f"classifier-{set_id}.onnx", base / f"classifier-{set_id}.json"
-
-
-def second_path(set_id: str, models_dir: Path | str | None = None) -> Path:
-    """Where a dice set's second network lies (``classifier-<set>-second.onnx``): a larger
-    network whose answers are averaged with the first one's on reads at four turns."""
-    return model_paths(set_id, models_dir)[0].with_name(f"classifier-{set_id}-second.onnx")
-
-
-def shipped_second(set_id: str, meta: dict, models_dir: Path | str | None = None) -> Path | None:
-    """The second network of a dice set's card (``meta``, its ``joint`` part) when it lies
-    beside the first and is the one the card's thresholds were set with, else None."""
-    joint = meta.get("joint")
-    path = second_path(set_id, models_dir)
-    if isinstance(joint, dict) and path.is_file() and joint.get("sha256") == file_sha256(path):
-        return path
-    return None
-
-
 class FaceClassifier:
     """Die identity + face of die crops of one dice set, abstaining below a threshold.
 
@@ -180,80 +139,22 @@ class FaceClassifier:
         shipped_dir = models_dir
         if self.taught is not None and self.taught.classifier_dir is not None:
             models_dir = self.taught.classifier_dir
-        onnx_path, meta_path = model_paths(self.dice_set.id, models_dir)
-        if not onnx_path.exists() or not meta_path.exists():
-            raise ModelError(
-                f"no classifier model for dice set {self.dice_set.id!r} in {onnx_path.parent}: "
-                "run `dicetray train` (needs pip install -e '.[train]')"
-            )
-        self.meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        self.dice: tuple[str, ...] = tuple(self.meta["dice"])
-        self.faces: tuple[str, ...] = tuple(f for f in self.meta["faces"] if f != NONE_CLASS)
-        self.input_size = int(self.meta.get("input_size", INPUT_SIZE))
-        self.margin = float(self.meta.get("crop_margin", CROP_MARGIN))
-        # thresholds set on held-out crops (lab.calibrate): the set's, and lower ones
-        # for dice shown safe lower down; one set for crops read once, one for crops read at
-        # TURNS turns. A threshold given here overrides them all.
-        self._cuts: dict[int, tuple[float, dict[str, float]]] = {}
-        self._agree: dict[int, float | None] = {}
-        self._backed: dict[int, bool] = {}
-        self._pip_agree: dict[int, float | None] = {}
-        for turns, part in ((1, self.meta), (TURNS, self.meta.get("turned", self.meta))):
-            cut = float(part.get("threshold", 0.9) if threshold is None else threshold)
-            per_die = (
-                {}
-                if threshold is not None
-                else {str(k): float(v) for k, v in part.get("die_thresholds", {}).items()}
-            )
-            self._cuts[turns] = (cut, per_die)
-            # a taught card's "agree_threshold": the least confidence at which the taught
-            # network's reading is taken when the shipped network's best guess is the same
-            # face (two networks agreeing; set by teaching's cross-validation)
-            agree = part.get("agree_threshold") if threshold is None else None
-            self._agree[turns] = float(agree) if agree is not None else None
-            # a taught card's "shipped_backs": false for reads at these turns: teaching's
-            # cross-validation saw the shipped network sure and wrong there, so its sure reads
-            # do not stand in for the taught network's (lab.teach._choose)
-            self._backed[turns] = bool(part.get("shipped_backs", True))
-            # the least confidence of the best guess read when the pips counted agree with
-            # it (calibrated like the other thresholds; none: no such reads)
-            pip_cut = part.get("pip_agree_threshold") if threshold is None else None
-            self._pip_agree[turns] = float(pip_cut) if pip_cut is not None else None
+        onnx_path, self.meta = load_meta(self.dice_set.id, models_dir)
+        card = read_card(self.meta, self.dice_set, threshold, taught=self.taught is not None)
+        self.dice: tuple[str, ...] = card.dice
+        self.faces: tuple[str, ...] = card.faces
+        self.input_size = card.input_size
+        self.margin = card.margin
+        # the card's thresholds (``vision.classcard``), this classifier's own to change
+        # (:meth:`use_thresholds`; a second network's replace those of four turns, below)
+        self._cuts = dict(card.cuts)
+        self._agree = dict(card.agree)
+        self._backed = dict(card.backed)
+        self._pip_agree = dict(card.pip_agree)
         self.threshold = self._cuts[1][0]
-        # the card's thresholds of small dice (``small``: bounded on small calibration dice
-        # alone), heard only when the shipped network reads at its own thresholds
-        small = self.meta.get("small") if self.taught is None and threshold is None else None
-        self._small = {
-            turns: float(small[key]["threshold"])
-            for turns, key in ((1, "once"), (TURNS, "turned"))
-            if isinstance(small, dict) and isinstance(small.get(key), dict)
-        }
-        # a taught card whose network never reads alone at four turns (teaching found its
-        # best guess there weak) but does read once: photos are read as the camera reads
-        # them, once, at the thresholds the cross-validation set for that (measured:
-        # chase_casino_crops taught, 121 fresh casino dice read 99.2% right once, 87.6% at
-        # four turns where only the shipped network read)
-        self.photos_once = bool(
-            self.taught is not None
-            and threshold is None
-            and "turned" in self.meta
-            and self._cuts[TURNS][0] > 1.0 >= self._cuts[1][0]
-        )
-        # a four-turn read may take the upright read alone when that is sure (see classify);
-        # a taught model whose thresholds rest on few held-out dice says no
-        self.upright_alone = bool(self.meta.get("upright_alone", True))
-        unknown = [
-            f"{d.id}:{f}"
-            for d in self.dice_set.dice
-            for f in d.faces
-            if d.id not in self.dice or f not in self.faces
-        ]
-        if unknown:
-            raise ModelError(
-                f"the {self.dice_set.id} model does not know {', '.join(sorted(set(unknown)))} "
-                f"(the dice-set file names dice or faces it was not trained on): "
-                "run `dicetray train --sets " + self.dice_set.id + "` to retrain it"
-            )
+        self._small = dict(card.small)
+        self.photos_once = card.photos_once
+        self.upright_alone = card.upright_alone
         self._path = onnx_path
         self._session = open_session(onnx_path)
         self._input = self._session.get_inputs()[0].name
@@ -274,16 +175,14 @@ class FaceClassifier:
         self.pip_faces = {f.id: f.count for f in self.dice_set.faces.values() if f.mark == "pips"}
         self._pip_face = {n: f for f, n in reversed(self.pip_faces.items())}  # pips -> a face
         # a taught head (``dicetray teach``) reads from this network's own features
-        self._head: Head | None = None
-        self._head_cuts: dict[int, float] = {}
-        self._hearing = Hearing()
-        self._head_backed = False
-        # ... and the second opinion teaching heard with it: a head on the card's second
-        # network's features that must agree (``vision.head.second_opinion``): (the
-        # network's session, its input's name, the head)
-        self._opinion: tuple | None = None
+        # (``vision.headread``); its thresholds of small dice replace the card's
+        self._reader: HeadReader | None = None
         if self.taught is not None and self.taught.head is not None and threshold is None:
-            self._load_head(onnx_path)
+            self._reader, small, self.stale = load_head(
+                self.taught, self.dice_set.id, self.meta, onnx_path
+            )
+            if small is not None:
+                self._small = small
         # A taught network is backed by the shipped one (with its own thresholds): a die the
         # taught one is not sure of is taken from the shipped one when that is sure, and a die
         # both are sure of as different faces is in doubt. Teaching then never reads fewer
@@ -316,26 +215,20 @@ class FaceClassifier:
         self._second = None
         self.small_joint = False  # whether dice under the small size are read by the two too
         self._small_pips: float | None = None  # ... and from this when the pips agree
-        joint = self.meta.get("joint")
-        untaught = self._head is None and models_dir == shipped_dir
+        untaught = self._reader is None and models_dir == shipped_dir
         if second and untaught and threshold is None:
             # a second network other than the one the thresholds were set with is not heard
             path = shipped_second(self.dice_set.id, self.meta, models_dir)
             if path is not None:
                 self.use_second(path)
-                pip_cut = joint.get("pip_agree_threshold")
-                self._cuts[TURNS] = (float(joint["threshold"]), {})
-                self._pip_agree[TURNS] = float(pip_cut) if pip_cut is not None else None
-                self.upright_alone = bool(joint.get("upright_alone", True))
-                # dice under the small size read by the two as well, at a threshold set on
-                # their mean (a card calibrated before has none: the first network reads them)
-                small = joint.get("small")
-                if isinstance(small, dict) and "threshold" in small:
-                    self._small[TURNS] = float(small["threshold"])
+                joint = read_joint(self.meta["joint"])
+                self._cuts[TURNS] = (joint.threshold, {})
+                self._pip_agree[TURNS] = joint.pip_agree
+                self.upright_alone = joint.upright_alone
+                if joint.small is not None:
+                    self._small[TURNS] = joint.small
                     self.small_joint = True
-                    # ... and from a lower one when the pips counted agree with the face
-                    if small.get("pip_agree_threshold") is not None:
-                        self._small_pips = float(small["pip_agree_threshold"])
+                    self._small_pips = joint.small_pips
 
     def small_pip_threshold(self) -> float | None:
         """The least confidence at which a photo's die under the small size read by both
@@ -351,68 +244,15 @@ class FaceClassifier:
         taught head's are its own, set on its teaching dice shrunk (``vision.teach``)."""
         return self._small.get(turns)
 
-    def _load_head(self, onnx_path: Path) -> None:
-        """Take the taught folder's head and its thresholds; a head fitted on another shipped
-        network's features (dicetray updated since) is set aside, and ``stale`` says so."""
-        record = self.taught.meta
-        if record.get("base_models", {}).get("classifier") != file_sha256(onnx_path):
-            self.stale = (
-                f"the shipped {self.dice_set.id} classifier has changed since "
-                f"{self.taught.folder} was taught: its taught head no longer fits it, so the "
-                "shipped models read alone; teach again (`dicetray teach`)"
-            )
-            return
-        try:
-            cuts = record["thresholds"]["classifier"]
-            self._head_cuts = {
-                1: float(cuts["camera"]["threshold"]),
-                TURNS: float(cuts["photo"]["threshold"]),
-            }
-            head = Head.load(self.taught.head)
-            self._hearing = Hearing.from_cuts(cuts)
-            # dice smaller than the teaching dice: the thresholds teaching set on its dice
-            # shrunk to that size (a folder taught before has none: SMALL_SURE then)
-            small = cuts.get("small")
-            if small is not None:
-                self._small = {
-                    1: float(small["camera"]["threshold"]),
-                    TURNS: float(small["photo"]["threshold"]),
-                }
-            self._head_backed = cuts.get("shipped_backs", False)
-            if not isinstance(self._head_backed, bool):
-                raise ValueError("shipped_backs must be true or false")
-            heard = cuts.get("second_opinion")
-            if heard is not None:
-                # its thresholds were set with the second opinion heard: without the network
-                # it was taught beside, the head does not read at all
-                # (shipped_second checked the file against the card's hash: not hashed again)
-                path = shipped_second(self.dice_set.id, self.meta)
-                if path is None or self.meta["joint"]["sha256"] != heard["sha256"]:
-                    self.stale = (
-                        f"the shipped {self.dice_set.id} second network has changed since "
-                        f"{self.taught.folder} was taught: its taught heads no longer fit "
-                        "it, so the shipped models read alone; teach again (`dicetray teach`)"
-                    )
-                    return
-                if self.taught.second_head is None:
-                    raise ValueError("its second opinion's head is missing")
-                session = open_session(path)
-                self._opinion = (
-                    session,
-                    session.get_inputs()[0].name,
-                    Head.load(self.taught.second_head),
-                )
-            self._head = head
-        except (KeyError, TypeError, ValueError) as exc:
-            raise TaughtError(
-                f"{self.taught.folder}: its head or thresholds are damaged ({exc}): teach it "
-                "again with `dicetray teach`"
-            ) from None
-
     @property
     def taught_head(self) -> bool:
         """Whether a taught head reads the dice (else the shipped network's own answers)."""
-        return self._head is not None
+        return self._reader is not None
+
+    @property
+    def _opinion(self) -> tuple | None:
+        """The second opinion a taught head must hear (``vision.headread``), or None."""
+        return None if self._reader is None else self._reader.opinion
 
     def use_second(self, path: Path | str) -> None:
         """From now on read crops at four turns with the network in ``path`` too: each turn's
@@ -570,8 +410,8 @@ class FaceClassifier:
             return [], []
         if self.photos_once:
             turns = 1
-        if self._head is not None:
-            out, best = self._head_classify(crops, turns, quick)
+        if self._reader is not None:
+            out, best = self._reader.read(self, crops, turns, quick)
             return _guessed(out, best), best
         die_t, face_t = self._turned(crops, turns)
         out, best, split = self._decide(die_t, face_t, turns)
@@ -657,127 +497,6 @@ class FaceClassifier:
             return None if want is None else counted == want
 
         return agree
-
-    def _head_classify(self, crops, turns: int, quick: bool = False):
-        """Readings by the taught head: one call of the shipped network (answers and features
-        at each turn), the head's probabilities, and ``vision.head.decide``'s score against
-        the taught threshold of reads at ``turns`` turns; with the second opinion's, unless
-        ``quick`` (then no face is taken on the head's word). A die the head does not read is
-        read as the shipped network reads it where teaching chose so (``shipped_backs``), and
-        where there is a second network only when its own answer names the same pair."""
-        x = to_input(crops)
-        n = len(x)
-        if turns > 1:
-            x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(turns)])
-        die_s, face_s, feats = self._session.run(
-            ["die_prob", "face_prob", "features"], {self._input: np.ascontiguousarray(x)}
-        )
-        emb = self._embedded(x, feats, self._head.zoom)
-        die_t, face_t = self._head.proba_embedded(emb, die_s, face_s)
-        die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
-        die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
-        opinion = None
-        # the second network's own best pair of each crop, which a backed read must be (where
-        # there is a second network; a quick read has none, and takes no backed read either)
-        second_names: list = [None] * n
-        if self._opinion is not None and not quick:
-            session, name, head2 = self._opinion
-            die_2, face_2, feats_2 = session.run(
-                ["die_prob", "face_prob", "features"], {name: np.ascontiguousarray(x)}
-            )
-            second_names = [
-                best_pair(d, f, self.pairs)[0]
-                for d, f in zip(
-                    die_2.reshape(turns, n, -1).mean(0),
-                    face_2.reshape(turns, n, -1).mean(0),
-                    strict=True,
-                )
-            ]
-            die_2, face_2 = head2.proba_embedded(pooled(feats_2), die_2, face_2)
-            opinion = (die_2.reshape(turns, n, -1).mean(0), face_2.reshape(turns, n, -1).mean(0))
-        cut = self._head_cuts.get(turns, self._head_cuts[TURNS])
-        decided = [
-            decide(
-                die_t[:, i],
-                face_t[:, i],
-                die_s[:, i],
-                face_s[:, i],
-                self.pairs,
-                heed=self._hearing.shipped,
-                doubt_turns=self._hearing.turns,
-            )
-            for i in range(n)
-        ]
-        pairs = [pair for pair, _ in decided]
-        # the shipped network's own reading, by its own thresholds and pip rules: under
-        # "shipped_backs" it reads a die the head does not (teaching saw it read none of the
-        # teaching dice wrong)
-        shipped, shipped_best = [None] * n, pairs
-        asked: list[tuple] = [() for _ in range(n)]
-        if self._head_backed:
-            shipped, shipped_best, _ = self._decide(die_s, face_s, turns)
-            asked = self._pips_asked(shipped, shipped_best, turns)
-        # the pips counted on the upright crop, heard as teaching heard them when it set the
-        # thresholds (``vision.teach``): agreeing, they halve the doubt; counting another
-        # number, no read. Counted only on crops whose best guess (the head's, or the second
-        # opinion's, which may be read: ``second_opinion``) is a pip face.
-        counts: list[int | None] = [None] * n
-        if self._hearing.pips or self._head_backed:
-            others = [()] * n
-            if opinion is not None and self._hearing.pips:
-                others = [
-                    (best_pair(dp, fp, self.pairs)[0][1],) for dp, fp in zip(*opinion, strict=True)
-                ]
-            counts = self.pip_counts(
-                crops,
-                [
-                    (face if self._hearing.pips else None, *more, *other)
-                    for (_die, face), more, other in zip(pairs, asked, others, strict=True)
-                ],
-            )
-        if self._head_backed:
-            shipped = self._pips_heard(shipped, shipped_best, counts, turns)
-        out, best = [], []
-        for i in range(n):
-            dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)
-            pair, score = decided[i]
-            pips = self.pip_opinion(counts[i]) if self._hearing.pips else None
-            score = hear_pips(pair, score, pips)
-            if opinion is not None:
-                pair, score = second_opinion(
-                    pair,
-                    score,
-                    opinion[0][i],
-                    opinion[1][i],
-                    self.pairs,
-                    (die_s[:, i].mean(0), face_s[:, i].mean(0)) if self._hearing.shipped else None,
-                    pips,
-                )
-            elif self._opinion is not None:
-                score = 0.0  # (quick: not heard)
-            best.append(pair)
-            die_conf = float(dp[self.dice.index(pair[0])])
-            face_conf = float(fp[self.faces.index(pair[1])])
-            read = score >= cut
-            out.append(
-                CropReading(
-                    pair[0] if read or die_conf >= cut else None,
-                    pair[1] if read else None,
-                    score,
-                    face_conf,
-                    die_conf,
-                    float(fp[-1]),
-                )
-            )
-            backed = shipped[i] is not None and shipped[i].face is not None
-            if backed and self._opinion is not None:
-                # where a second network is heard, the shipped network's read alone is not
-                # enough (it reads dice unlike its training photos surer and wrong more often
-                # than the two together): the second's own answer must name the same pair
-                backed = second_names[i] == (shipped[i].die, shipped[i].face)
-            if not read and backed:
-                out[i] = shipped[i]
-        return out, best
 
     def _decide(self, die_t, face_t, turns: int):
         """Readings and best guesses from the network's answers at each turn (turns x N x
@@ -989,7 +708,7 @@ class FaceClassifier:
         right, against 89.3% with the neighbours' digits left in); none for the shipped
         network, which was trained with them in (real held-out photos read painted out:
         a die or two fewer right a set)."""
-        if self._head is None:
+        if self._reader is None:
             return []
         return [b for k, b in enumerate(boxes) if k != i]
 

@@ -46,7 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from vision import risk
-from vision.classify import TURNS, FaceClassifier, model_paths, shipped_second
+from vision.classcard import model_paths, shipped_second
+from vision.classify import TURNS, FaceClassifier
 from vision.detect import Detector
 from vision.dicesets import DiceSet, DiceSetError, load
 from vision.head import Hearing

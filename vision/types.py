@@ -1,4 +1,4 @@
-"""The data vision hands on: readings of single frames and settled rolls.
+"""The data vision hands on: readings of single crops and frames, and settled rolls.
 
 vision/ knows nothing of games: a reading names a die id and a face id of a dice set
 (vision/dicesets), with a box and a confidence; the app decides what the roll means.
@@ -7,6 +7,21 @@ vision/ knows nothing of games: a reading names a die id and a face id of a dice
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class CropReading:
+    """What the classifier says about one crop. ``die``/``face`` None where it abstains."""
+
+    die: str | None
+    face: str | None
+    confidence: float
+    face_confidence: float = 0.0
+    die_confidence: float = 0.0
+    not_a_die: float = 0.0  # the face head's weight on "none": not a die at all
+    # where the face is None: the face it most likely shows (a hint to whoever sets it by
+    # hand, never read as the face); None where it is read, or not a die
+    guess: str | None = None
 
 
 @dataclass(frozen=True)
