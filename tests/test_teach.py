@@ -647,7 +647,7 @@ def test_a_head_taught_beside_another_shipped_network_is_set_aside(taught, tmp_p
     updated since), it no longer fits, so the shipped models read and the table says why."""
     import shutil
 
-    from vision.classify import FaceClassifier
+    from vision.classify import TURNS, FaceClassifier
 
     root, _ = taught
     folder = tmp_path / "taught"
@@ -658,6 +658,10 @@ def test_a_head_taught_beside_another_shipped_network_is_set_aside(taught, tmp_p
     (folder / "taught.json").write_text(json.dumps(record))
     clf = FaceClassifier("d6", taught=folder)
     assert not clf.taught_head and "teach again" in clf.stale
+    # ... as the shipped models read untaught, small dice too
+    shipped = FaceClassifier("d6")
+    for turns in (1, TURNS):
+        assert clf.small_threshold(turns) == shipped.small_threshold(turns) is not None
 
 
 def test_a_damaged_head_is_one_clear_line(taught, tmp_path):
@@ -1370,10 +1374,15 @@ def test_a_taught_head_whose_second_network_changed_reads_no_more(taught, tmp_pa
     saved = json.loads((tmp_path / "other" / "taught.json").read_text())
     saved["thresholds"]["classifier"]["second_opinion"]["sha256"] = "0" * 64
     (tmp_path / "other" / "taught.json").write_text(json.dumps(saved))
-    from vision.classify import FaceClassifier
+    from vision.classify import TURNS, FaceClassifier
 
     changed = FaceClassifier("d6", taught=tmp_path / "other")
     assert not changed.taught_head and "second network has changed" in changed.stale
+    # ... small dice too: not at the head's thresholds of small dice, which it no longer reads
+    shipped = FaceClassifier("d6")
+    assert other.small_threshold(1) != shipped.small_threshold(1)
+    for turns in (1, TURNS):
+        assert changed.small_threshold(turns) == shipped.small_threshold(turns) is not None
     _taught_as(root, tmp_path / "gone")
     (tmp_path / "gone" / "head-d6-second.npz").unlink()
     with pytest.raises(TaughtError, match=r"head-d6-second\.npz is missing"):

@@ -181,7 +181,10 @@ class FaceClassifier:
             self._reader, small, self.stale = load_head(
                 self.taught, self.dice_set.id, self.meta, onnx_path
             )
-            if small is not None:
+            if self._reader is None and self.taught.classifier_dir is None:
+                # set aside: the shipped models read as shipped, small dice at the card's own
+                self._small = dict(read_card(self.meta, self.dice_set, threshold).small)
+            elif small is not None:
                 self._small = small
         # A taught network is backed by the shipped one (with its own thresholds): a die the
         # taught one is not sure of is taken from the shipped one when that is sure, and a die

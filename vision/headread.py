@@ -170,8 +170,8 @@ def load_head(
     of ``set_id`` whose card is ``meta``: (the reader, its thresholds of small dice, why it
     is set aside). A head fitted on another shipped network's features (dicetray updated
     since) is set aside, and so is one whose second opinion was heard with another second
-    network than the card's: no reader then, and a sentence saying why (in the second case
-    the thresholds of small dice come back all the same). :class:`~vision.taught.TaughtError`
+    network than the card's: no reader then, nor thresholds, and a sentence saying why.
+    :class:`~vision.taught.TaughtError`
     when the folder's head or thresholds are damaged."""
     record = taught.meta
     if record.get("base_models", {}).get("classifier") != file_sha256(onnx_path):
@@ -214,7 +214,7 @@ def load_head(
                     f"{taught.folder} was taught: its taught heads no longer fit "
                     "it, so the shipped models read alone; teach again (`dicetray teach`)"
                 )
-                return None, small_cuts, stale
+                return None, None, stale
             if taught.second_head is None:
                 raise ValueError("its second opinion's head is missing")
             session = open_session(path)
