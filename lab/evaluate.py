@@ -500,9 +500,10 @@ def eval_real_crops(realdice: Path) -> dict:
     """Classifier figures on the judge crops of chase_casino_crops (translucent casino
     dice; the author's test split, ``lab.splits``; no whole photos, so no detection): each crop read
     as the camera loop reads a die (once, a die in doubt again at four turns) and as a photo
-    is read (four turns), with the table's own ``FaceClassifier.read_boxes``."""
+    is read (four turns), with the table's own ``vision.frameread.read_boxes``."""
     from lab.photos import read_chase
     from vision.classify import TURNS, FaceClassifier
+    from vision.frameread import read_boxes
 
     root = realdice / "chase_casino_crops"
     if not (root / "labels.csv").exists():
@@ -516,7 +517,7 @@ def eval_real_crops(realdice: Path) -> dict:
                 continue
             img = cv2.imread(str(root / "images" / rc.file))
             h, w = img.shape[:2]
-            r = clf.read_boxes(img, [(0, 0, w, h)], **kw)[0]
+            r = read_boxes(clf, img, [(0, 0, w, h)], **kw)[0]
             found = SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face, guess=r.guess)
             t.add([{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}], [found])
         out[f"chase_casino_crops (judge: test), {path_name} path"] = t.figures()

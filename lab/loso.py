@@ -182,6 +182,7 @@ def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dic
     from lab.evaluate import Tally
     from vision.classify import TURNS, FaceClassifier
     from vision.dicesets import load
+    from vision.frameread import read_boxes
     from vision.pipeline import Recognizer
 
     ds = load(SET_ID)
@@ -194,7 +195,7 @@ def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dic
             h, w = img.shape[:2]
             truth = [{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}]
             for path, kw in (("photo", {"turns": TURNS}), ("camera", {"retry": True})):
-                r = clf.read_boxes(img, [(0, 0, w, h)], **kw)[0]
+                r = read_boxes(clf, img, [(0, 0, w, h)], **kw)[0]
                 t = Tally()
                 t.add(truth, [SimpleNamespace(x=0, y=0, w=w, h=h, die=r.die, face=r.face)])
                 counts[path].add(_count(t))
@@ -209,7 +210,7 @@ def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dic
             t.add(labels, rec.read(img, fine=fine).dice)
             counts[path].add(_count(t))
         for path, kw in (("boxes_photo", {"turns": TURNS}), ("boxes_camera", {"retry": True})):
-            read = clf.read_boxes(img, boxes, check_small=0.0, check_large=0.0, **kw)
+            read = read_boxes(clf, img, boxes, check_small=0.0, check_large=0.0, **kw)
             t = Tally()
             found = [
                 SimpleNamespace(x=x, y=y, w=w, h=h, die=r.die, face=r.face)

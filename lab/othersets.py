@@ -31,6 +31,7 @@ from lab.evalteach import covering
 from lab.evaluate import Tally, read_photos
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import SET_IDS, load
+from vision.frameread import read_boxes
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 
 KNOWN = ("matteop65_webcam", "rune55_gray", "chase_casino_crops")  # read by lab.evaluate
@@ -95,9 +96,8 @@ def figures(set_id: str, photos: list[Photo], crops: bool, fine: bool = True, ta
     for photo in photos:
         img = photo.image()
         h, w = img.shape[:2]
-        r = clf.read_boxes(img, [(0, 0, w, h)], **({"turns": TURNS} if fine else {"retry": True}))[
-            0
-        ]
+        how = {"turns": TURNS} if fine else {"retry": True}
+        r = read_boxes(clf, img, [(0, 0, w, h)], **how)[0]
         lab = photo.labels[0]
         tally.add(
             [{"x": 0, "y": 0, "w": w, "h": h, "die": lab.die, "face": lab.face}],

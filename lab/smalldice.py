@@ -78,6 +78,7 @@ def score(realdice: Path, source: str, models_dir: Path, die_px: float) -> dict:
     from lab.evaluate import Tally
     from vision.classify import TURNS, FaceClassifier
     from vision.dicesets import load
+    from vision.frameread import read_boxes
     from vision.pipeline import Recognizer
 
     ds = load("d6")
@@ -98,7 +99,7 @@ def score(realdice: Path, source: str, models_dir: Path, die_px: float) -> dict:
             how = {"turns": TURNS, "check_small": 0.0, "check_large": 0.0}
             for name, clf in (("small", first), ("joint", joint)):
                 t = Tally()
-                for lab, r in zip(labels, clf.read_boxes(img, boxes, **how), strict=True):
+                for lab, r in zip(labels, read_boxes(clf, img, boxes, **how), strict=True):
                     if name == "small" and small_cut is not None and r.confidence < small_cut:
                         r = replace(r, face=None)
                     t.add_crop((lab["die"], lab["face"]), r)

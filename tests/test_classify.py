@@ -11,6 +11,7 @@ from vision.classcard import ModelError, model_paths
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import SET_IDS, load
 from vision.faceart import draw_face
+from vision.frameread import read_boxes, touching
 from vision.onnx import MODELS_DIR
 
 # Models that do not yet reach the read rate asked of them (see models/README.md, "Limits"):
@@ -172,8 +173,8 @@ def test_a_die_in_doubt_is_read_again_at_four_turns_with_its_own_threshold(tmp_p
     img[20:80, 20:80] = draw_face(load("d6"), "d6", "3", 60)
     img[20:80, 200:260] = draw_face(load("d6"), "d6", "6", 60)
     boxes = [(20, 20, 60, 60), (200, 20, 60, 60)]
-    assert [r.face for r in clf.read_boxes(img, boxes)] == [None, None]
-    assert [r.face for r in clf.read_boxes(img, boxes, retry=True)] == ["3", "6"]
+    assert [r.face for r in read_boxes(clf, img, boxes)] == [None, None]
+    assert [r.face for r in read_boxes(clf, img, boxes, retry=True)] == ["3", "6"]
     assert [r.face for r in clf.classify([clf.crop(img, b) for b in boxes], turns=4)] == ["3", "6"]
 
 
@@ -568,16 +569,14 @@ def test_every_die_read_at_four_turns_keeps_its_face_only_when_its_tight_crop_ag
     own box, in one more call for all, and keep their faces only when the best guess there
     is the same: a crop holding part of a neighbour, or a face seen small, was read as
     another face for sure, and the tight crop of a die lying apart catches that too."""
-    from vision import classify as classify_module
-
     clf = FaceClassifier("d6")
     img, boxes = _three_dice(load("d6"), "d6", ("3", "6", "2"))
-    assert classify_module.touching(boxes) == {0, 1}
+    assert touching(boxes) == {0, 1}
     calls = _counting(clf, monkeypatch)
-    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == ["3", "6", "2"]
+    assert [r.face for r in read_boxes(clf, img, boxes, turns=4)] == ["3", "6", "2"]
     assert calls == [3, 3]  # the photo's dice, then all three on tight crops
     calls = _counting(clf, monkeypatch, tight_face="1")
-    assert [r.face for r in clf.read_boxes(img, boxes, turns=4)] == [None, None, None]
+    assert [r.face for r in read_boxes(clf, img, boxes, turns=4)] == [None, None, None]
 
 
 def test_a_die_read_once_on_a_still_tray_is_checked_on_its_tight_crop_when_touching(
@@ -588,7 +587,7 @@ def test_a_die_read_once_on_a_still_tray_is_checked_on_its_tight_crop_when_touch
     clf = FaceClassifier("rollers")
     img, boxes = _three_dice(load("rollers"), "wild", ("star", "star", "star"))
     calls = _counting(clf, monkeypatch, tight_face="2")
-    faces = [r.face for r in clf.read_boxes(img, boxes, retry=True)]
+    faces = [r.face for r in read_boxes(clf, img, boxes, retry=True)]
     assert calls == [3, 2]  # the tray's dice, then the two touching ones on tight crops
     assert faces == [None, None, "star"]
 

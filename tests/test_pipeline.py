@@ -190,11 +190,12 @@ def test_two_overlapping_dice_boxed_as_one_in_a_large_photo_are_not_read_as_one_
     assert all(d.face in (None, "4") for d in on_fours)
 
 
-def test_a_pale_square_round_a_small_die_is_not_taken_for_a_huge_1():
+def test_a_pale_square_round_a_small_die_is_not_taken_for_a_huge_1(monkeypatch):
     """A photo pasted small on a darker page, a sheet of paper or a pale tray round one far
     die looks like a huge 1 whose pip is the die (real single-die photos shrunk so their die
     is 32 px: read as 1s at 0.96-1.0 where they showed 2-5). The die found inside, read as a
     die with more pips than a 1, is a die of its own: it keeps its own reading."""
+    from vision import pipeline
     from vision.classify import CropReading
 
     ds = load("d6")
@@ -204,22 +205,25 @@ def test_a_pale_square_round_a_small_die_is_not_taken_for_a_huge_1():
     cx, cy = labels[0]["x"] + labels[0]["w"] / 2, labels[0]["y"] + labels[0]["h"] / 2
     square = (int(cx) - 120, int(cy) - 120, 240, 240)  # the pale square round it
     rec.detector.huge_candidates = lambda _frame: [square]
-    read_boxes = rec._whole.read_boxes
+    read_boxes = pipeline.read_boxes
 
-    def huge_1(frame_bgr, boxes, **kw):  # the square read as a huge 1, as the real ones were
-        if list(boxes) == [square]:
+    def huge_1(clf, frame_bgr, boxes, **kw):  # the square read as a huge 1, as the real ones were
+        if clf is rec._whole and list(boxes) == [square]:
             return [CropReading("d6", "1", 0.99, 0.99, 1.0, 0.0)]
-        return read_boxes(frame_bgr, boxes, **kw)
+        return read_boxes(clf, frame_bgr, boxes, **kw)
 
-    rec._whole.read_boxes = huge_1
+    monkeypatch.setattr(pipeline, "read_boxes", huge_1)
     (die,) = rec.read(frame, fine=True).dice
     assert die.face == "4" and max(die.w, die.h) < 60
 
 
-def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_table():
+def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_table(
+    monkeypatch,
+):
     """Camera path: a found box the classifier gives 0.7 "not a die" is kept as a die it
     cannot read (a real die silently dropped could be scored missing); sure ones (0.95) are
     dropped. Photos drop both (above 0.5)."""
+    from vision import pipeline
     from vision.classify import CropReading
     from vision.pipeline import Recognizer
 
@@ -229,13 +233,13 @@ def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_ta
     assert len(boxes) == 2
 
     def calls(nones):
-        def read_boxes(_frame, bxs, **_kw):
+        def read_boxes(_clf, _frame, bxs, **_kw):
             return [CropReading("d6", None, 0.4, 0.4, 1.0, n) for n in nones][: len(bxs)]
 
         return read_boxes
 
     # (the network that reads a photo's huge-die candidates says the same)
-    rec.classifier.read_boxes = rec._whole.read_boxes = calls([0.7, 0.95])
+    monkeypatch.setattr(pipeline, "read_boxes", calls([0.7, 0.95]))
     rec.reset()
     dice = rec.read(frame).dice
     assert len(dice) == 1 and dice[0].face is None
@@ -243,11 +247,12 @@ def test_a_box_called_not_a_die_without_being_sure_stays_an_unread_die_at_the_ta
     assert rec.read(frame, fine=True).dice == ()
 
 
-def test_a_box_in_doubt_that_covers_more_than_a_die_could_blocks_the_tray():
+def test_a_box_in_doubt_that_covers_more_than_a_die_could_blocks_the_tray(monkeypatch):
     """Camera path: a box the classifier gives 0.7 "not a die" is kept as a die it cannot
     read, but the tray model does not take it for a die: a red cup put down in a learnt
     empty tray (a disk 140 px across) makes the frame one with something foreign in it, so no
     roll is taken; a die in the same doubt is only a die the table asks about."""
+    from vision import pipeline
     from vision.classify import CropReading
     from vision.pipeline import Recognizer
 
@@ -260,10 +265,10 @@ def test_a_box_in_doubt_that_covers_more_than_a_die_could_blocks_the_tray():
     cv2.circle(cup, (200, 300), 52, (30, 30, 120), -1, cv2.LINE_AA)
     rec = Recognizer(ds)
 
-    def read_boxes(_frame, bxs, **_kw):
+    def read_boxes(_clf, _frame, bxs, **_kw):
         return [CropReading("d6", None, 0.3, 0.3, 1.0, 0.7) for _ in bxs]
 
-    rec.classifier.read_boxes = rec._whole.read_boxes = read_boxes
+    monkeypatch.setattr(pipeline, "read_boxes", read_boxes)
     for frame, foreign in ((cup, True), (die, False)):
         rec.reset()
         for _ in range(6):
@@ -295,11 +300,12 @@ def test_a_die_too_small_to_read_is_found_but_never_read_for_sure():
     assert sorted(d.face for d in rec.read(frame, fine=True).dice) == ["3", "5", "6"]
 
 
-def test_a_small_die_is_read_for_sure_only_at_the_cards_small_threshold():
+def test_a_small_die_is_read_for_sure_only_at_the_cards_small_threshold(monkeypatch):
     """Dice of MIN_READ_PX to SMALL_PX across keep the face the classifier gives them only at
     the card's threshold of small dice (``small``, bounded on small calibration dice alone),
     or SMALL_SURE when the card sets none; a die of SMALL_PX or more keeps it at the
     model's own threshold."""
+    from vision import pipeline
     from vision.classify import CropReading
     from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE, Recognizer
 
@@ -307,11 +313,11 @@ def test_a_small_die_is_read_for_sure_only_at_the_cards_small_threshold():
     rec = Recognizer(ds)
     sure = {}
 
-    def read_boxes(_frame, bxs, **_kw):
+    def read_boxes(_clf, _frame, bxs, **_kw):
         return [CropReading("d6", "4", sure["conf"], sure["conf"], 1.0, 0.0) for _ in bxs]
 
     # (dice under SMALL_PX are read by the first network alone: it says the same)
-    rec.classifier.read_boxes = rec._whole.read_boxes = read_boxes
+    monkeypatch.setattr(pipeline, "read_boxes", read_boxes)
     card_cut = rec._whole.small_threshold(1)
     assert card_cut is not None and rec.classifier.meta["small"]["px"] == [MIN_READ_PX, SMALL_PX]
     for small_cuts, cut in (({}, SMALL_SURE), (rec._whole._small, card_cut)):
@@ -348,16 +354,17 @@ def test_a_taught_head_reads_a_small_die_as_large_as_its_teaching_dice_at_its_th
     recorded, at SMALL_SURE."""
     from types import SimpleNamespace
 
+    from vision import pipeline
     from vision.classify import CropReading
     from vision.pipeline import MIN_READ_PX, SMALL_PX, SMALL_SURE, Recognizer
 
     ds = load("d6")
     rec = Recognizer(ds)
 
-    def read_boxes(_frame, bxs, **_kw):
+    def read_boxes(_clf, _frame, bxs, **_kw):
         return [CropReading("d6", "4", SMALL_SURE - 0.2, 0.9, 1.0, 0.0) for _ in bxs]
 
-    rec.classifier.read_boxes = rec._whole.read_boxes = read_boxes
+    monkeypatch.setattr(pipeline, "read_boxes", read_boxes)
     rng = np.random.default_rng(6)
     style = random_style(rng, die_px=(MIN_READ_PX + 2, MIN_READ_PX + 4))
     frame, _ = compose(ds, place_dice(ds, [("d6", "4"), ("d6", "2")], rng, style), rng, style)

@@ -20,6 +20,7 @@ from lab.loso import with_second
 from vision.classcard import model_paths, second_path
 from vision.classify import TURNS, FaceClassifier
 from vision.dicesets import load
+from vision.frameread import read_boxes
 from vision.onnx import file_sha256
 
 
@@ -240,14 +241,14 @@ def test_a_die_in_doubt_on_a_still_tray_is_read_again_only_once(monkeypatch):
 
     monkeypatch.setattr(clf, "classify", counted)
     held: list = []
-    first = clf.read_boxes(frame, boxes, retry=True, held=held)
+    first = read_boxes(clf, frame, boxes, retry=True, held=held)
     assert calls == [(2, 1), (2, TURNS)] and len(held) == 2
     assert sorted(r.face for r in first) == ["3", "5"]
-    again = clf.read_boxes(frame, boxes, retry=True, held=held)
+    again = read_boxes(clf, frame, boxes, retry=True, held=held)
     assert calls[2:] == [(2, 1)] and again == first
     x, y, w, h = boxes[0]
     moved = [(x + w / 2, y, w, h), boxes[1]]
-    clf.read_boxes(frame, moved, retry=True, held=held)
+    read_boxes(clf, frame, moved, retry=True, held=held)
     assert calls[3:] == [(2, 1), (1, TURNS)]
 
 
@@ -259,13 +260,13 @@ def test_with_a_second_network_a_still_tray_is_read_as_a_photo_is(models):
     frame, labels = render_scene(load("d6"), [("d6", "3"), ("d6", "5")], rng)
     boxes = [(b["x"], b["y"], b["w"], b["h"]) for b in labels]
     alone = FaceClassifier("d6", models_dir=models)
-    assert sorted(r.face for r in alone.read_boxes(frame, boxes, retry=True)) == ["3", "5"]
+    assert sorted(r.face for r in read_boxes(alone, frame, boxes, retry=True)) == ["3", "5"]
     _always(second_path("d6", models), face=2, p=0.99)
     _vouch(models, threshold=0.73)
     both = FaceClassifier("d6", models_dir=models)
-    moving = both.read_boxes(frame, boxes)  # a moving frame: the one read, as before
+    moving = read_boxes(both, frame, boxes)  # a moving frame: the one read, as before
     assert sorted(r.face for r in moving) == ["3", "5"]
-    still = both.read_boxes(frame, boxes, retry=True)
+    still = read_boxes(both, frame, boxes, retry=True)
     assert [r.face for r, b in zip(still, labels, strict=True) if b["face"] == "3"] == ["3"]
     assert [r.face for r, b in zip(still, labels, strict=True) if b["face"] == "5"] == [None]
 

@@ -19,6 +19,7 @@ import pytest
 
 from lab.teachbench import owner_photos
 from vision.dicesets import load
+from vision.frameread import read_boxes
 from vision.pipeline import Recognizer
 from vision.taught import TaughtError, TaughtModel
 from vision.teach import TeachError, main, summary, teach
@@ -1173,7 +1174,7 @@ def test_a_backed_head_takes_the_shipped_read_of_a_die_it_does_not_read(
     crops, _faces = _fresh_crops(shipped, tmp_path / "fresh", 3, seed=97)
     for turns in (1, TURNS):
         # the shipped network's reads by its own thresholds, less those the pips contradict
-        own = shipped._decide(*shipped._turned(crops, turns), turns)[0]
+        own = shipped.decide_turns(*shipped._turned(crops, turns), turns)[0]
         counts = shipped.pip_counts(crops, [(r.face,) for r in own])
         want = [
             r.face if r.face is not None and n in (None, shipped.pip_faces[r.face]) else None
@@ -1413,11 +1414,11 @@ def test_a_moving_tray_takes_no_face_on_one_taught_head_and_a_still_one_hears_bo
     for i, labels in enumerate(truth):
         frame = cv2.imread(str(tmp_path / "fresh" / "images" / f"{i:03d}.jpg"))
         boxes = [(lab["x"], lab["y"], lab["w"], lab["h"]) for lab in labels]
-        moving = clf.read_boxes(frame, boxes, check_small=0, check_large=0)
+        moving = read_boxes(clf, frame, boxes, check_small=0, check_large=0)
         assert [r.face for r in moving] == [None] * len(boxes)
         held: list = []
-        still = clf.read_boxes(frame, boxes, check_small=0, check_large=0, retry=True, held=held)
-        as_photo = clf.read_boxes(frame, boxes, check_small=0, check_large=0, turns=TURNS)
+        still = read_boxes(clf, frame, boxes, check_small=0, check_large=0, retry=True, held=held)
+        as_photo = read_boxes(clf, frame, boxes, check_small=0, check_large=0, turns=TURNS)
         assert [(r.face, round(r.confidence, 5)) for r in still] == [
             (r.face, round(r.confidence, 5)) for r in as_photo
         ]
@@ -1491,7 +1492,7 @@ def test_a_taught_head_reads_each_die_alone_its_neighbours_painted_out(taught):
             return read(batch, turns, quick=quick)
 
         clf._classify = spy
-        assert len(clf.read_boxes(frame, boxes, turns=4)) == 2
+        assert len(read_boxes(clf, frame, boxes, turns=4)) == 2
         seen[name] = crops[0]  # the first die's crop
     assert seen["taught"].min() >= 80  # the dark die painted out: only tray and die left
     assert seen["shipped"].min() <= 30

@@ -7,7 +7,8 @@ set (its body colour) and which face mark (plus ``none``: not a readable die). A
 combines them over the (die, face) pairs the dice-set file allows, so a changed layout only
 needs the file edited, as long as every face id and die id is one the model knows
 (otherwise ``dicetray train`` retrains it from the data file). A taught head reads from the
-model's own features instead (:mod:`vision.headread`).
+model's own features instead (:mod:`vision.headread`). A frame's dice are read from their
+boxes, with the checks a whole frame allows, by :mod:`vision.frameread`.
 
 >>> import numpy as np
 >>> from vision.classify import FaceClassifier
@@ -47,25 +48,6 @@ from vision.types import CropReading
 
 # a face read at four turns is withdrawn when one turn alone is this sure of another
 TURN_DOUBT = 0.5
-# Every die read at four turns (photos, and a still tray's dice read again) is read again on
-# a crop of TIGHT times its own box, where a neighbour's marks are mostly cut off, and its
-# face stands only when the best guess there is the same; a die read once on a still tray,
-# when its centre lies within TOUCH of a side (the smaller one) of another box's. Measured
-# with taught heads on fresh rendered photos the model card does not score (twelve folders,
-# 1,602 dice; Rollers with digits, the starred and the phone d6): of 6 dice read wrong for
-# sure, checking touching dice caught 1 (and withdrew 1 read right), checking every die 4
-# (and withdrew 10): a neighbour a little further off, or a face seen larger, still changed
-# the read. Three wrong reads caught for nine more questions: a wrong read costs a game, a
-# question a button press. The shipped models lost no read right to it on the real calibrate
-# photos, and 1-2 dice on four rows of the card (models/README.md), none read wrong more. At
-# 1.1, one of two touching Rollers dice read wrong stayed wrong.
-TOUCH = 1.0
-TIGHT = 1.2
-
-
-def _doubt(r: CropReading) -> CropReading:
-    """The reading with its face withdrawn (two sure reads disagree), kept as its guess."""
-    return replace(r, face=None, guess=r.face if r.face is not None else r.guess)
 
 
 def _guessed(out: list[CropReading], best) -> list[CropReading]:
@@ -75,34 +57,6 @@ def _guessed(out: list[CropReading], best) -> list[CropReading]:
         replace(r, guess=b[1]) if r.face is None and r.guess is None and r.not_a_die <= 0.5 else r
         for r, b in zip(out, best, strict=True)
     ]
-
-
-def _held_at(held: list | None, box) -> CropReading | None:
-    """The reading ``held`` keeps for a box in the same place as ``box`` (centres within a
-    tenth of its side, sides within a tenth), or None."""
-    x, y, w, h = box
-    side = max(w, h)
-    for (hx, hy, hw, hh), r in held or ():
-        near = abs(hx + hw / 2 - x - w / 2) + abs(hy + hh / 2 - y - h / 2) <= 0.1 * side
-        if near and abs(max(hw, hh) - side) <= 0.1 * side:
-            return r
-    return None
-
-
-def touching(boxes) -> set[int]:
-    """The boxes ``(x, y, w, h)`` whose centre lies within ``TOUCH`` times the smaller die's
-    side (its box's longer side) of another's: dice lying against each other, whose crops
-    hold part of the other.
-
-    >>> sorted(touching([(0, 0, 10, 10), (8, 0, 10, 10), (40, 0, 10, 10)]))
-    [0, 1]
-    """
-    c = np.array([(x + w / 2, y + h / 2) for x, y, w, h in boxes], np.float64).reshape(-1, 2)
-    side = np.array([max(w, h) for _x, _y, w, h in boxes], np.float64)
-    gap = np.hypot(c[:, None, 0] - c[None, :, 0], c[:, None, 1] - c[None, :, 1])
-    near = gap < TOUCH * np.minimum(side[:, None], side[None, :])
-    np.fill_diagonal(near, False)
-    return {int(i) for i in np.flatnonzero(near.any(axis=1))}
 
 
 class FaceClassifier:
@@ -253,9 +207,10 @@ class FaceClassifier:
         return self._reader is not None
 
     @property
-    def _opinion(self) -> tuple | None:
-        """The second opinion a taught head must hear (``vision.headread``), or None."""
-        return None if self._reader is None else self._reader.opinion
+    def second_opinion(self) -> bool:
+        """Whether a taught head reads with a second opinion that must agree: a head on the
+        card's second network's features (``vision.headread``)."""
+        return self._reader is not None and self._reader.opinion is not None
 
     def use_second(self, path: Path | str) -> None:
         """From now on read crops at four turns with the network in ``path`` too: each turn's
@@ -288,20 +243,25 @@ class FaceClassifier:
         N x (faces + none), N x embedding of its feature map) (what a head is fitted on);
         ``zoom``: the embedding of each crop's zoomed view follows its own
         (``vision.head.zoomed``)."""
-        x = to_input(crops)
-        die_p, face_p, feats = self._session.run(
-            ["die_prob", "face_prob", "features"], {self._input: x}
-        )
-        return die_p, face_p, self._embedded(x, feats, zoom)
+        return self.answers_embedded(to_input(crops), zoom)
 
-    def _embedded(self, x: np.ndarray, feats: np.ndarray, zoom: bool) -> np.ndarray:
-        """What a head reads of network inputs ``x`` whose feature maps are ``feats``: their
-        embedding, and with ``zoom`` their zoomed views' after it (the network run again)."""
+    def answers_embedded(
+        self, x: np.ndarray, zoom: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The network's answers for network inputs ``x`` (N x 3 x S x S, as
+        ``vision.crops.to_input`` makes them, turned or not) and what a head reads of them:
+        (N x dice, N x (faces + none), N x embedding of its feature map); ``zoom``: the
+        embedding of each input's zoomed view follows its own (the network run again). This
+        network alone, never a second one: a taught head reads from its features
+        (``vision.headread``)."""
+        die_p, face_p, feats = self._session.run(
+            ["die_prob", "face_prob", "features"], {self._input: np.ascontiguousarray(x)}
+        )
         emb = embed(feats)
         if zoom:
             (feats_z,) = self._session.run(["features"], {self._input: zoomed(x)})
             emb = np.concatenate([emb, embed(feats_z)], axis=1)
-        return emb
+        return die_p, face_p, emb
 
     def read_outputs(
         self, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips: int | None = None
@@ -309,8 +269,8 @@ class FaceClassifier:
         """One crop's reading from the network's answers at ``turns`` turns (turns x dice,
         turns x (faces + none); turn 0 upright), by the shipped thresholds and rules; with
         ``pips``, the pips counted on the crop heard as :meth:`classify` hears them."""
-        out, best, _ = self._decide(die_t[:turns, None], face_t[:turns, None], turns)
-        return self._pips_heard(out, best, [pips], turns)[0]
+        out, best, _ = self.decide_turns(die_t[:turns, None], face_t[:turns, None], turns)
+        return self.pips_heard(out, best, [pips], turns)[0]
 
     @property
     def shipped(self) -> FaceClassifier | None:
@@ -348,10 +308,12 @@ class FaceClassifier:
         return self.read_and_guess(crops, turns)[1]
 
     def read_and_guess(
-        self, crops, turns: int = 1
+        self, crops, turns: int = 1, quick: bool = False
     ) -> tuple[list[CropReading], list[tuple[str, str]]]:
-        """:meth:`classify` and :meth:`best_guesses` of the same crops, from one run."""
-        return self._classify(crops, turns)
+        """:meth:`classify` and :meth:`best_guesses` of the same crops, from one run.
+        ``quick``: a taught head whose second opinion must agree reads without it, and takes
+        no face (a moving frame's reads, never scored; ``vision.frameread``)."""
+        return self._classify(crops, turns, quick)
 
     def crop(self, frame_bgr: np.ndarray, box, others=(), margin: float | None = None):
         """The model input crop (uint8 BGR) for a die box ``(x, y, w, h)`` of a frame; with
@@ -395,7 +357,7 @@ class FaceClassifier:
     def classify(self, crops, turns: int = 1) -> list[CropReading]:
         """Read a batch of crops (from :meth:`crop`) in one model call. ``turns`` 4 (``TURNS``)
         reads each crop at four turns and averages: surer and more often right, four times
-        the work (photos; in the camera loop only the dice in doubt, see :meth:`read_boxes`).
+        the work (photos; in the camera loop only the dice in doubt: ``vision.frameread``).
         A die the upright read alone is sure of (by the thresholds of one read) is taken when
         the average abstains; two sure reads of different faces abstain, and so does a die
         that one turn alone reads as another face at ``TURN_DOUBT`` or more.
@@ -417,13 +379,13 @@ class FaceClassifier:
             out, best = self._reader.read(self, crops, turns, quick)
             return _guessed(out, best), best
         die_t, face_t = self._turned(crops, turns)
-        out, best, split = self._decide(die_t, face_t, turns)
+        out, best, split = self.decide_turns(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
             out = self._backed_by_shipped(crops, turns, out, best, split)
         counts = self.pip_counts(
-            crops, self._pips_asked(out, best, turns), self._pips_again(out, turns)
+            crops, self.pips_asked(out, best, turns), self._pips_again(out, turns)
         )
-        return _guessed(self._pips_heard(out, best, counts, turns), best), best
+        return _guessed(self.pips_heard(out, best, counts, turns), best), best
 
     def _may_agree(self, r: CropReading, turns: int) -> bool:
         """Whether a reading not read may be, if the pips counted agree with its best guess
@@ -431,9 +393,10 @@ class FaceClassifier:
         cut = self._pip_agree.get(turns)
         return r.face is None and cut is not None and r.confidence >= cut and r.not_a_die <= 0.5
 
-    def _pips_asked(self, out, best, turns: int) -> list[tuple]:
-        """The faces whose pips matter on each crop: its reading's, and its best guess's when
-        the pips could make that read (the counter runs on no crop it could not change)."""
+    def pips_asked(self, out, best, turns: int) -> list[tuple]:
+        """The faces whose pips matter on each crop read ``out`` with best guesses ``best``
+        at ``turns`` turns: its reading's, and its best guess's when the pips could make that
+        read (the counter runs on no crop it could not change; :meth:`pip_counts`)."""
         return [
             (r.face, b[1]) if self._may_agree(r, turns) else (r.face,)
             for r, b in zip(out, best, strict=True)
@@ -446,8 +409,9 @@ class FaceClassifier:
         frame stays with the dice in doubt."""
         return [turns > 1 or self._may_agree(r, turns) for r in out]
 
-    def _pips_heard(self, out, best, counts, turns: int) -> list[CropReading]:
-        """The readings with the pips counted heard: a read they contradict is withdrawn; a
+    def pips_heard(self, out, best, counts, turns: int) -> list[CropReading]:
+        """The readings ``out`` (best guesses ``best``, read at ``turns`` turns) with the pips
+        ``counts`` counted on their crops heard: a read they contradict is withdrawn; a
         best guess not read that they agree with is read (two opinions, one of them
         geometric, trusted from the lower ``pip_agree_threshold``). A die left unread that
         they counted has the face of that count as its guess."""
@@ -456,7 +420,7 @@ class FaceClassifier:
             if n is None:
                 continue
             if r.face is not None and self.pip_faces.get(r.face, n) != n:
-                out[i] = _doubt(r)
+                out[i] = r.withdrawn()
             elif self._may_agree(r, turns) and self.pip_faces.get(best[i][1]) == n:
                 out[i] = replace(r, die=best[i][0], face=best[i][1])
             if out[i].face is None and n in self._pip_face:
@@ -501,9 +465,11 @@ class FaceClassifier:
 
         return agree
 
-    def _decide(self, die_t, face_t, turns: int):
-        """Readings and best guesses from the network's answers at each turn (turns x N x
-        ...), by the thresholds of reads at ``turns`` turns (no backing network)."""
+    def decide_turns(self, die_t, face_t, turns: int):
+        """Readings, best (die, face) guesses and whether one turn alone reads another pair
+        (``TURN_DOUBT``), from the network's answers at each turn (turns x N x dice, turns x
+        N x (faces + none); turn 0 upright), by the thresholds of reads at ``turns`` turns:
+        no backing network, no pips heard (:meth:`pips_heard`)."""
         die_m, face_m = die_t.mean(axis=0), face_t.mean(axis=0)
         out, best = self._read(die_m, face_m, turns)
         if turns > 1:
@@ -517,7 +483,7 @@ class FaceClassifier:
                     if self.upright_alone:
                         out[i] = f
                 elif (m.die, m.face) != (f.die, f.face):
-                    out[i] = _doubt(m)
+                    out[i] = m.withdrawn()
             # one turn more than even sure of another face: the network does not see the
             # same die from every side (measured: a fat star of Tally Up!'s held-out style
             # read as 100 at 0.986 on average, as a star at 0.59 at one turn; and a Rollers
@@ -525,7 +491,7 @@ class FaceClassifier:
             # on the chase crops and 2.4 on PXL_phone (models/README.md).
             split = self._split(die_t, face_t, best)
             out = [
-                _doubt(r) if s and r.face is not None else r
+                r.withdrawn() if s and r.face is not None else r
                 for r, s in zip(out, split, strict=True)
             ]
         else:
@@ -574,7 +540,7 @@ class FaceClassifier:
                     t.not_a_die,
                 )
             elif (t.die, t.face) != (s.die, s.face):
-                out[i] = _doubt(t)
+                out[i] = t.withdrawn()
         return out
 
     def _split(self, die_t: np.ndarray, face_t: np.ndarray, best) -> list[bool]:
@@ -615,130 +581,3 @@ class FaceClassifier:
             else:
                 out.append(CropReading(die, None, conf, face_conf, die_conf, none))
         return out, best
-
-    def read_boxes(
-        self,
-        frame_bgr: np.ndarray,
-        boxes,
-        check_small: float = 0.8,
-        check_large: float = 1.3,
-        turns: int = 1,
-        retry: bool = False,
-        held: list | None = None,
-    ) -> list[CropReading]:
-        """Crop every box of a frame and classify them in one batch.
-
-        Dice of one set are all about the same size in a frame. A box clearly smaller than the
-        others (under ``check_small`` of their median side) may hold only part of a die (one
-        pip of a 4 looks like a 1); one clearly larger (over ``check_large``) may hold two dice
-        (two 3s look like a 6). Such a box is read a second time at the median size, in the
-        same batch, and its face is kept only when both readings agree. A check given as 0 is
-        not made.
-        ``retry`` (read once, ``turns`` 1): a die of a usual size that the one read abstained
-        on is read again at ``TURNS`` turns, with the thresholds set for that (the camera loop
-        does this on still frames: it costs only the dice in doubt); with a second network
-        (or a taught head's second opinion), every die of a usual size is, and that reading
-        replaces the one read's. ``held``: a list the caller keeps while the dice lie still,
-        of (box, reading) of the dice read again so far: a die in the same place is not read
-        again (reads at four turns cost most, with a second network over ten times a read
-        once); the new ones are added to it.
-        Every die read at ``TURNS`` turns, and a die read once on a still tray (``retry``)
-        that touches another (:func:`touching`), is read again on a tight crop (``TIGHT``) as
-        its reading was made, and its face kept only when both agree.
-        """
-        if not boxes:
-            return []
-        # (the tight check: photos and still trays, ``turns`` over 1 or ``retry``)
-        if turns > 1:
-            near = set(range(len(boxes)))
-        else:
-            near = touching(boxes) if len(boxes) >= 2 and retry else set()
-        crops = [self.crop(frame_bgr, b, self._apart(boxes, i)) for i, b in enumerate(boxes)]
-        sides = [max(b[2], b[3]) for b in boxes]
-        again = []
-        if len(boxes) >= 2 and (check_small or check_large):
-            m = float(np.median(sides))
-            for i, (x, y, w, h) in enumerate(boxes):
-                if (check_small and sides[i] < check_small * m) or (
-                    check_large and sides[i] > check_large * m
-                ):
-                    cx, cy = x + w / 2, y + h / 2
-                    again.append(i)
-                    crops.append(self.crop(frame_bgr, (cx - m / 2, cy - m / 2, m, m)))
-        # a taught head whose second opinion must agree reads a moving frame quickly, without
-        # it (no face taken); a still tray's dice are all read again below, with it
-        quick = turns == 1 and self._opinion is not None
-        read = self._classify(crops, 1, quick=True)[0] if quick else self.classify(crops, turns)
-        out = read[: len(boxes)]
-        for k, i in enumerate(again):
-            first, second = out[i], read[len(boxes) + k]
-            if first.face is not None and (second.die, second.face) != (first.die, first.face):
-                out[i] = replace(_doubt(first), confidence=min(first.confidence, second.confidence))
-        retried: set[int] = set()
-        if retry and turns == 1 and not self.photos_once:  # (photos_once: the same read)
-            # with a second network, a still tray is read as a photo is: every die at four
-            # turns by both networks, whose reading stands (the one read alone is surer and
-            # wrong more often on dice unlike the training photos: docs/vision.md)
-            every = self._second is not None or self._opinion is not None
-            doubt = [
-                i
-                for i, r in enumerate(out)
-                if (every or r.face is None) and r.not_a_die <= 0.5 and i not in again
-            ]
-            known = {i: r for i in doubt if (r := _held_at(held, boxes[i])) is not None}
-            ask = [i for i in doubt if i not in known]
-            again_read = self.classify([crops[i] for i in ask], TURNS) if ask else []
-            again_read = self._tight(frame_bgr, boxes, ask, again_read, set(ask), TURNS)
-            for i, r in zip(ask, again_read, strict=True):
-                known[i] = r
-                if held is not None:
-                    held.append((boxes[i], r))
-            for i, r in known.items():
-                if r.face is not None or every:
-                    out[i] = r
-                    retried.add(i)
-        # (a moving camera frame's reads are never scored: ``near`` is empty then)
-        stay = [i for i in range(len(boxes)) if i not in retried]
-        kept = self._tight(frame_bgr, boxes, stay, [out[i] for i in stay], near, turns)
-        for i, r in zip(stay, kept, strict=True):
-            out[i] = r
-        return out
-
-    def _apart(self, boxes, i: int) -> list:
-        """The boxes painted out of the ``i``-th die's crop: for a taught head, every other
-        (``vision.teach`` teaches it each die alone, its neighbours painted out: measured,
-        Rollers dice with digits taught from 20 rendered photos read 94.2% of fresh dice
-        right, against 89.3% with the neighbours' digits left in); none for the shipped
-        network, which was trained with them in (real held-out photos read painted out:
-        a die or two fewer right a set)."""
-        if self._reader is None:
-            return []
-        return [b for k, b in enumerate(boxes) if k != i]
-
-    def _tight(self, frame_bgr, boxes, idx, readings, near: set, turns: int) -> list:
-        """``readings`` of the boxes ``idx``, each die of ``near`` read for sure withdrawn when
-        the best guess on its tight crop (``TIGHT`` times its box) at ``turns`` turns is
-        another face (a taught head's own best guess; where that differs, for a head with a
-        second opinion, the best guess with the second opinion and the shipped network heard)."""
-        check = [k for k, i in enumerate(idx) if i in near and readings[k].face is not None]
-        if not check:
-            return list(readings)
-        # the network reads a tight crop less surely (it learnt dice at the usual margin): its
-        # best guess is heard, not whether it is sure of it
-        tight_crops = [
-            self.crop(frame_bgr, boxes[idx[k]], self._apart(boxes, idx[k]), TIGHT) for k in check
-        ]
-        tight = self._classify(tight_crops, turns, quick=True)[1]
-        out = list(readings)
-        differ = [j for j, k in enumerate(check) if tight[j] != (out[k].die, out[k].face)]
-        if differ and self._opinion is not None:
-            # a taught head's read may be the second opinion's and the shipped network's pair
-            # (``vision.head.second_opinion``): a tight crop guessed otherwise by the head
-            # alone is read again with both heard
-            again = self._classify([tight_crops[j] for j in differ], turns)[1]
-            for j, best in zip(differ, again, strict=True):
-                tight[j] = best
-        for k, best in zip(check, tight, strict=True):
-            if best != (out[k].die, out[k].face):
-                out[k] = _doubt(out[k])
-        return out

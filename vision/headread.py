@@ -52,10 +52,7 @@ class HeadReader:
         n = len(x)
         if turns > 1:
             x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(turns)])
-        die_s, face_s, feats = clf._session.run(
-            ["die_prob", "face_prob", "features"], {clf._input: np.ascontiguousarray(x)}
-        )
-        emb = clf._embedded(x, feats, self.head.zoom)
+        die_s, face_s, emb = clf.answers_embedded(x, self.head.zoom)
         die_t, face_t = self.head.proba_embedded(emb, die_s, face_s)
         die_t, face_t = die_t.reshape(turns, n, -1), face_t.reshape(turns, n, -1)
         die_s, face_s = die_s.reshape(turns, n, -1), face_s.reshape(turns, n, -1)
@@ -98,8 +95,8 @@ class HeadReader:
         shipped, shipped_best = [None] * n, pairs
         asked: list[tuple] = [() for _ in range(n)]
         if self.backed:
-            shipped, shipped_best, _ = clf._decide(die_s, face_s, turns)
-            asked = clf._pips_asked(shipped, shipped_best, turns)
+            shipped, shipped_best, _ = clf.decide_turns(die_s, face_s, turns)
+            asked = clf.pips_asked(shipped, shipped_best, turns)
         # the pips counted on the upright crop, heard as teaching heard them when it set the
         # thresholds (``vision.teach``): agreeing, they halve the doubt; counting another
         # number, no read. Counted only on crops whose best guess (the head's, or the second
@@ -119,7 +116,7 @@ class HeadReader:
                 ],
             )
         if self.backed:
-            shipped = clf._pips_heard(shipped, shipped_best, counts, turns)
+            shipped = clf.pips_heard(shipped, shipped_best, counts, turns)
         out, best = [], []
         for i in range(n):
             dp, fp = die_t[:, i].mean(0), face_t[:, i].mean(0)

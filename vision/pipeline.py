@@ -30,6 +30,7 @@ from vision.detect import (
     shaken_motion,
 )
 from vision.dicesets import DiceSet, load
+from vision.frameread import read_boxes
 from vision.taught import resolve
 from vision.types import DieReading, FrameReading
 
@@ -183,8 +184,8 @@ class Recognizer:
                 }
             # how the frame's boxes are read, by either network (``held``: the still tray's)
             how = {**checks, "turns": TURNS if fine else 1, "retry": moved < STILL}
-            readings = self.classifier.read_boxes(
-                seen, found.boxes, **how, held=None if fine else self._held
+            readings = read_boxes(
+                self.classifier, seen, found.boxes, **how, held=None if fine else self._held
             )
             tiny = [i for i, b in enumerate(found.boxes) if max(b[2], b[3]) < SMALL_PX]
             # a photo's dice under SMALL_PX are read by both networks at four turns where the
@@ -195,8 +196,8 @@ class Recognizer:
             both_small = fine and self.classifier.small_joint
             by_first = tiny and self._whole is not self.classifier and not both_small
             if by_first and (fine or moved < STILL):
-                alone = self._whole.read_boxes(
-                    seen, found.boxes, **how, held=None if fine else self._held_small
+                alone = read_boxes(
+                    self._whole, seen, found.boxes, **how, held=None if fine else self._held_small
                 )
                 readings = [alone[i] if i in tiny else r for i, r in enumerate(readings)]
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
@@ -273,7 +274,7 @@ class Recognizer:
             )
             if sure and not part:
                 continue
-            r = self._whole.read_boxes(frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
+            r = read_boxes(self._whole, frame_bgr, [box], check_small=0.0, turns=TURNS)[0]
             if r.face is None or r.not_a_die > 0.5 or r.confidence < SMALL_SURE:
                 continue
             if self._die_within(frame_bgr, box, inside, (r.die, r.face)):

@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.classify import TIGHT, TURNS, FaceClassifier
+from vision.classify import TURNS, FaceClassifier
 from vision.crops import alone, crop_matrix, to_input
 from vision.detect import Detector
+from vision.frameread import TIGHT
 from vision.head import pooled
 from vision.labelled import Photo
 from vision.pipeline import MIN_READ_PX, SMALL_PX
@@ -78,7 +79,7 @@ def _turns(crop: np.ndarray) -> list[np.ndarray]:
 def _die_copies(img, lab, clf: FaceClassifier, rng, copies: int) -> list[np.ndarray]:
     """``copies`` crops of one die turned to any angle, shifted, resized and spoiled, as a
     detector's box and another moment's light would cut it; ``TIGHT_SHARE`` of them cut
-    tight, as the table cuts a die to check its read (``vision.classify.TIGHT``) from a box
+    tight, as the table cuts a die to check its read (``vision.frameread.TIGHT``) from a box
     that may be smaller than the die."""
     die = max(lab.w, lab.h)
     cx, cy = lab.x + lab.w / 2, lab.y + lab.h / 2

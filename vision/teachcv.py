@@ -233,7 +233,7 @@ def tally(answers, truth) -> dict:
 
 def _camera_answers(reads, t1: float, t4: float) -> list:
     """What the table's camera loop answers: a die read once, and when that is in doubt on
-    a still frame, read again at four turns (``FaceClassifier.read_boxes(retry=True)``)."""
+    a still frame, read again at four turns (``vision.frameread.read_boxes(retry=True)``)."""
     out = []
     for (p1, s1), (p4, s4) in zip(reads[1], reads[TURNS], strict=True):
         out.append(p1 if s1 >= t1 else p4 if s4 >= t4 else None)

@@ -6,7 +6,7 @@ vision/ knows nothing of games: a reading names a die id and a face id of a dice
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,14 @@ class CropReading:
     # where the face is None: the face it most likely shows (a hint to whoever sets it by
     # hand, never read as the face); None where it is read, or not a die
     guess: str | None = None
+
+    def withdrawn(self) -> CropReading:
+        """This reading with its face withdrawn (two sure reads disagree), kept as its guess.
+
+        >>> CropReading("d6", "4", 0.99).withdrawn().guess
+        '4'
+        """
+        return replace(self, face=None, guess=self.face if self.face is not None else self.guess)
 
 
 @dataclass(frozen=True)
