@@ -207,7 +207,7 @@ class FaceClassifier:
         return self._reader is not None
 
     @property
-    def second_opinion(self) -> bool:
+    def head_has_second(self) -> bool:
         """Whether a taught head reads with a second opinion that must agree: a head on the
         card's second network's features (``vision.headread``)."""
         return self._reader is not None and self._reader.opinion is not None

@@ -96,7 +96,7 @@ def read_boxes(
                 crops.append(clf.crop(frame_bgr, (cx - m / 2, cy - m / 2, m, m)))
     # a taught head whose second opinion must agree reads a moving frame quickly, without
     # it (no face taken); a still tray's dice are all read again below, with it
-    quick = turns == 1 and clf.second_opinion
+    quick = turns == 1 and clf.head_has_second
     read = clf.read_and_guess(crops, 1, quick=True)[0] if quick else clf.classify(crops, turns)
     out = read[: len(boxes)]
     for k, i in enumerate(again):
@@ -108,7 +108,7 @@ def read_boxes(
         # with a second network, a still tray is read as a photo is: every die at four
         # turns by both networks, whose reading stands (the one read alone is surer and
         # wrong more often on dice unlike the training photos: docs/vision.md)
-        every = clf.second or clf.second_opinion
+        every = clf.second or clf.head_has_second
         doubt = [
             i
             for i, r in enumerate(out)
@@ -190,7 +190,7 @@ def _tight(clf: FaceClassifier, frame_bgr, boxes, idx, readings, near: set, turn
     tight = clf.read_and_guess(tight_crops, turns, quick=True)[1]
     out = list(readings)
     differ = [j for j, k in enumerate(check) if tight[j] != (out[k].die, out[k].face)]
-    if differ and clf.second_opinion:
+    if differ and clf.head_has_second:
         # a taught head's read may be the second opinion's and the shipped network's pair
         # (``vision.head.second_opinion``): a tight crop guessed otherwise by the head
         # alone is read again with both heard
