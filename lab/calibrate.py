@@ -373,12 +373,12 @@ def choose_pip_agree(
     counts = counted_pips(crops.x)
     dice, faces = list(clf.dice), list(clf.faces)
     try:
-        clf._pip_agree[turns] = None
+        clf.use_pip_agree(turns, None)
         base = decisions(clf, die_t, face_t, turns, counts)
-        clf._pip_agree[turns] = 0.0
+        clf.use_pip_agree(turns, 0.0)
         every = decisions(clf, die_t, face_t, turns, counts)
     finally:
-        clf._pip_agree[turns] = None
+        clf.use_pip_agree(turns, None)
     read_b, kept = readable(base, crops.side, drop, small)
     read_e, kept_e = readable(every, crops.side, drop, small)
     wrong_e = wrong_reads(every, crops.die, crops.face, dice, faces)
@@ -433,12 +433,11 @@ def choose_small_pips(
 
     counts = counted_pips(crops.x)
     dice, faces = list(clf.dice), list(clf.faces)
-    before = clf._pip_agree.get(turns)
+    before = clf.use_pip_agree(turns, pip_agree)
     try:
-        clf._pip_agree[turns] = pip_agree
         got = decisions(clf, die_t, face_t, turns, counts)
     finally:
-        clf._pip_agree[turns] = before
+        clf.use_pip_agree(turns, before)
     read, kept = readable(got, crops.side, NOT_A_DIE_PHOTO, small)
     wrong = wrong_reads(got, crops.die, crops.face, dice, faces)
     conf = np.array([r.confidence for r in got])

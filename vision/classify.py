@@ -303,6 +303,20 @@ class FaceClassifier:
         self._pip_agree[turns] = pip_agree
         self.photos_once = False
 
+    def use_pip_agree(self, turns: int, pip_agree: float | None) -> float | None:
+        """From now on read, at ``turns`` turns, a best guess the pips counted agree with
+        from ``pip_agree`` up (None: not below the threshold); the other thresholds stay.
+        Returns the value it replaces (calibration tries candidates, then puts it back).
+
+        >>> clf = FaceClassifier("d6")
+        >>> before = clf.use_pip_agree(1, 0.0)
+        >>> clf.use_pip_agree(1, before), clf.use_pip_agree(1, before) == before
+        (0.0, True)
+        """
+        before = self._pip_agree.get(turns)
+        self._pip_agree[turns] = pip_agree
+        return before
+
     def best_guesses(self, crops, turns: int = 1) -> list[tuple[str, str]]:
         """Each crop's best (die, face) pair the dice set allows, before any threshold."""
         return self.read_and_guess(crops, turns)[1]
