@@ -90,13 +90,13 @@ def decisions(clf, die_t: np.ndarray, face_t: np.ndarray, turns: int, pips=None)
             for i, fs, a in zip(idx, faces, again, strict=True)
         ]
 
-    clf._turned = answers
+    before = clf.answer_with(answers)
     if pips is not None:
         clf.pip_counts = counted
     try:
         return clf.classify(np.arange(die_t.shape[1]), turns)
     finally:
-        del clf._turned
+        clf.answer_with(before)
         if pips is not None:
             del clf.pip_counts
 

@@ -142,7 +142,7 @@ def _fold_card(out: Path, clf_net, clf: FaceClassifier) -> None:
 
 
 def _replay(die_t, face_t):
-    """A stand-in for ``FaceClassifier._turned`` giving outputs computed once (turn 0 first,
+    """Answers for ``FaceClassifier.answer_with``: outputs computed once (turn 0 first,
     so the first ``turns`` of them are a read at ``turns`` turns)."""
     return lambda crops, turns: (die_t[:turns], face_t[:turns])
 
@@ -157,8 +157,8 @@ class _Held:
         self.truth = truth
         self.crops = crops
         for net in (self.clf, self.clf.shipped):
-            if net is not None:  # the networks' outputs, computed once (a private hook)
-                net._turned = _replay(*net._turned(crops, TURNS))
+            if net is not None:  # the networks' outputs, computed once
+                net.answer_with(_replay(*net.turn_answers(crops, TURNS)))
 
     def read(self, turns: int, alone: float | None, agree: float | None, backed: bool = True):
         """(right, wrong, abstained) at these thresholds, the shipped network's sure reads

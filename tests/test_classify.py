@@ -193,14 +193,14 @@ def test_a_four_turn_read_takes_a_sure_upright_read_only_when_allowed_and_never_
         return np.ones((4, 1, 1), np.float32), face
 
     crop = [np.zeros((64, 64, 3), np.uint8)]
-    clf._turned = lambda crops, turns: heads(2, 2, 0.5)  # upright sure of '3', mean 0.625
+    clf.answer_with(lambda crops, turns: heads(2, 2, 0.5))  # upright sure of '3', mean 0.625
     assert clf.classify(crop, 4)[0].face == "3"
     clf.upright_alone = False
     assert clf.classify(crop, 4)[0].face is None
     both = FaceClassifier("d6", threshold=0.5)  # both reads sure at 0.5
-    both._turned = lambda crops, turns: heads(2, 4, 1.0)  # upright '3', the mean '5' (0.75)
+    both.answer_with(lambda crops, turns: heads(2, 4, 1.0))  # upright '3', the mean '5' (0.75)
     assert both.classify(crop, 4)[0].face is None
-    both._turned = lambda crops, turns: heads(2, 2, 1.0)  # both '3'
+    both.answer_with(lambda crops, turns: heads(2, 2, 1.0))  # both '3'
     assert both.classify(crop, 4)[0].face == "3"
 
 
@@ -218,13 +218,13 @@ def test_a_die_not_read_keeps_its_best_guess_and_one_that_is_no_die_none():
         return np.ones((1, 1, 1), np.float32), face
 
     crop = [np.zeros((64, 64, 3), np.uint8)]
-    clf._turned = lambda crops, turns: heads({3: 0.6, 4: 0.4})
+    clf.answer_with(lambda crops, turns: heads({3: 0.6, 4: 0.4}))
     r = clf.classify(crop)[0]
     assert (r.face, r.guess) == (None, "4")
-    clf._turned = lambda crops, turns: heads({3: 0.95, 4: 0.05})
+    clf.answer_with(lambda crops, turns: heads({3: 0.95, 4: 0.05}))
     r = clf.classify(crop)[0]
     assert (r.face, r.guess) == ("4", None)
-    clf._turned = lambda crops, turns: heads({3: 0.3, n_faces - 1: 0.7})
+    clf.answer_with(lambda crops, turns: heads({3: 0.3, n_faces - 1: 0.7}))
     assert clf.classify(crop)[0].guess is None
 
 
@@ -244,10 +244,10 @@ def test_a_four_turn_read_is_withdrawn_when_one_turn_is_fairly_sure_of_another_f
         return np.ones((4, 1, 1), np.float32), face
 
     crop = [np.zeros((64, 64, 3), np.uint8)]
-    clf._turned = lambda crops, turns: heads(0.6)  # mean '3' at 0.85
+    clf.answer_with(lambda crops, turns: heads(0.6))  # mean '3' at 0.85
     assert clf.best_guesses(crop, 4) == [("d6", "3")]
     assert clf.classify(crop, 4)[0].face is None
-    clf._turned = lambda crops, turns: heads(TURN_DOUBT - 0.05)
+    clf.answer_with(lambda crops, turns: heads(TURN_DOUBT - 0.05))
     assert clf.classify(crop, 4)[0].face == "3"
 
 

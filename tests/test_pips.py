@@ -178,7 +178,7 @@ def test_a_camera_frame_looks_again_only_where_a_count_could_make_a_read(monkeyp
         (0.999, TURNS, True),
     ):
         asked.clear()
-        clf._turned = answers(p5)
+        clf.answer_with(answers(p5))
         clf.classify([crop], turns)
         assert asked == [[again]], (p5, turns)
 
@@ -314,10 +314,10 @@ def test_a_read_the_pips_contradict_is_withdrawn_and_one_they_confirm_stands():
         face_p[0, 0, clf.faces.index(face_id)] = 1.0
         return lambda crops, turns: (np.ones((1, 1, 1), np.float32), face_p)
 
-    clf._turned = sure_of("3")
+    clf.answer_with(sure_of("3"))
     asked = clf.classify([crop])[0]
     assert asked.face is None and asked.guess == "5"  # the count is the guess offered first
-    clf._turned = sure_of("5")
+    clf.answer_with(sure_of("5"))
     assert clf.classify([crop])[0].face == "5"
 
 
@@ -408,5 +408,5 @@ def test_hidden_pips_withdraw_any_pip_face_read():
         return lambda crops, turns: (np.ones((1, 1, 1), np.float32), face_p)
 
     for face_id in ("5", "4"):
-        clf._turned = sure_of(face_id)
+        clf.answer_with(sure_of(face_id))
         assert clf.classify([crop])[0].face is None

@@ -1174,7 +1174,7 @@ def test_a_backed_head_takes_the_shipped_read_of_a_die_it_does_not_read(
     crops, _faces = _fresh_crops(shipped, tmp_path / "fresh", 3, seed=97)
     for turns in (1, TURNS):
         # the shipped network's reads by its own thresholds, less those the pips contradict
-        own = shipped.decide_turns(*shipped._turned(crops, turns), turns)[0]
+        own = shipped.decide_turns(*shipped.turn_answers(crops, turns), turns)[0]
         counts = shipped.pip_counts(crops, [(r.face,) for r in own])
         want = [
             r.face if r.face is not None and n in (None, shipped.pip_faces[r.face]) else None
@@ -1223,7 +1223,7 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
     )
     die_2, face_2 = die_2.reshape(TURNS, len(crops), -1), face_2.reshape(TURNS, len(crops), -1)
     # ... and the shipped network's mean answer, heard when the taught folder hears it
-    die_s, face_s = FaceClassifier("d6", second=False)._turned(crops, TURNS)
+    die_s, face_s = FaceClassifier("d6", second=False).turn_answers(crops, TURNS)
     kinds = set()
     reads = zip(heard.classify(crops, TURNS), alone.classify(crops, TURNS), strict=True)
     best = alone.best_guesses(crops, TURNS)
@@ -1285,7 +1285,7 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
         shipped_heard=heard,
     )
     crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 2, seed=97)
-    die_s, face_s = FaceClassifier("d6", second=False)._turned(crops, TURNS)
+    die_s, face_s = FaceClassifier("d6", second=False).turn_answers(crops, TURNS)
     named = [
         joint_best(die_s[:, i].mean(0), face_s[:, i].mean(0), clf.pairs) for i in range(len(crops))
     ]
