@@ -64,23 +64,37 @@ def die_colours(rng: np.random.Generator, low_contrast: float = 0.25):
     return body, contrast_ink(rng, body, low=rng.random() < low_contrast)
 
 
+def _lum(bgr) -> float:
+    """The lightness of a BGR colour (Rec. 601 weights), 0..255."""
+    return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
+
+
 def set_colours(rng: np.random.Generator, body, ink):
     """A die of a set's own colours as another printing of it would be: hue within a few
     degrees, saturation and lightness within about 15% (red, orange and yellow stay apart),
     and now and then another ink: white, greys, black, or a tinted one (gold, cream, pastel
-    for a light ink; navy, brown, dark green for a dark one)."""
+    for an ink lighter than the body; navy, brown, dark green for a darker one). Another
+    printing keeps the marks readable: red pips on a black body are lighter than it, so
+    their other inks are light ones too, never black on black.
+
+    >>> black, red = (21, 21, 21), (32, 32, 208)  # BGR: a black die with red pips
+    >>> inks = [set_colours(np.random.default_rng(s), black, red)[1] for s in range(200)]
+    >>> min(0.114 * b + 0.587 * g + 0.299 * r for b, g, r in inks) > 60
+    True
+    """
     hsv = cv2.cvtColor(np.uint8([[body]]), cv2.COLOR_BGR2HSV)[0, 0].astype(np.float32)
     hsv[0] = (hsv[0] + rng.uniform(-3, 3)) % 180
     hsv[1] = np.clip(hsv[1] * rng.uniform(0.85, 1.12), 0, 255)
     hsv[2] = np.clip(hsv[2] * rng.uniform(0.85, 1.12), 0, 255)
     body = tuple(int(v) for v in cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0])
-    lum = 0.114 * ink[0] + 0.587 * ink[1] + 0.299 * ink[2]
+    # a light ink is one lighter than the body (not lighter than mid-grey: red or green pips
+    # on black are darker than that, and a dark ink in their place would hide them)
+    light = _lum(ink) > _lum(body)
     u = rng.random()
     if u < 0.25:
-        g = rng.uniform(200, 255) if lum > 128 else rng.uniform(0, 60)
+        g = rng.uniform(200, 255) if light else rng.uniform(0, 60)
         ink = (g, g, g)
     elif u < 0.55:  # a tinted ink: gold, cream or pastel for a light one, navy or brown...
-        light = lum > 128
         # ... in a third of them near the body's own hue (gold on orange: low contrast)
         hue = (hsv[0] + rng.uniform(-15, 15)) % 180 if rng.random() < 0.35 else rng.uniform(0, 180)
         tint = np.uint8(
