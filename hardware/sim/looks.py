@@ -40,17 +40,22 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
+def _lum(bgr) -> float:
+    """The lightness of a BGR colour (Rec. 601 weights), 0..255."""
+    return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
+
+
 def contrast_ink(rng: np.random.Generator, body, low: bool = False) -> tuple[int, int, int]:
     """A mark colour that stands out from the body (random hue, lightness far from the body);
     ``low``: one of low contrast (lightness 30-75 apart: coloured pips on a coloured die)."""
-    lum = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
+    lum = _lum(body)
     lo, hi = (30, 75) if low else (80, 256)
     for _ in range(40):
         c = random_colour(rng)
         if low and rng.random() < 0.5:  # the body's own hue, lighter or darker
             f = rng.uniform(0.35, 0.7) if lum > 110 else rng.uniform(1.6, 2.6)
             c = tuple(int(np.clip(v * f, 0, 255)) for v in body)
-        if lo < abs(0.114 * c[0] + 0.587 * c[1] + 0.299 * c[2] - lum) < hi:
+        if lo < abs(_lum(c) - lum) < hi:
             return c
     return (20, 20, 20) if lum > 128 else (240, 240, 240)
 
@@ -62,11 +67,6 @@ def die_colours(rng: np.random.Generator, low_contrast: float = 0.25):
         return _D6_PAIRS[rng.integers(0, len(_D6_PAIRS))]
     body = random_colour(rng)
     return body, contrast_ink(rng, body, low=rng.random() < low_contrast)
-
-
-def _lum(bgr) -> float:
-    """The lightness of a BGR colour (Rec. 601 weights), 0..255."""
-    return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
 
 
 def set_colours(rng: np.random.Generator, body, ink):
