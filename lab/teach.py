@@ -92,7 +92,7 @@ DETECTOR_GOOD = 0.98  # the shipped detector finds this share of the photos' dic
 MAX_THRESHOLD = 0.995  # a fold model's threshold until the cross-validation sets its own
 WEAK = 0.95  # cross-validated best guesses right less often: a weak taught network,
 # whose readings are not used (the shipped network reads alone)
-NEVER = 1.01  # a threshold no confidence reaches
+NEVER = risk.NEVER  # a threshold no confidence reaches
 # thresholds tried (at most 0.99, as the shipped models' own)
 GRID = (
     0.5,
@@ -224,26 +224,19 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     tested = len(choices[True]) + len(choices[False]) + 1
     dice = sum(len(h.truth) for h in held)
     level = risk.DELTA / tested
-    bound = max(risk.ALPHA, risk.least_bound(dice, level))
+    bound = risk.held_to(dice, delta=level)
 
     def stated(right: int, wrong: int) -> dict:
-        return {
-            "wrong_rate_bound": round(bound, 6),
-            "confidence": round(1 - risk.DELTA, 6),
-            "calibration_dice": dice,
-            "read": right + wrong,
-            "read_wrong": wrong,
-            "choices_tested": tested,
-        }
-
-    def holds(wrong: int) -> bool:
-        return risk.upper_bound(wrong, dice, level) <= bound + 1e-12
+        """What the choice holds, as a card states it (the card's thresholds say which)."""
+        out = risk.Choice(NEVER, bound, level, dice, right + wrong, wrong).to_json(tested)
+        del out["threshold"]
+        return out
 
     for backed in (True, False):  # the next family is read only when this one holds none
         ok = []
         for alone, agree in choices[backed]:
             right, wrong, _ = _tally(held, turns, alone, agree, backed)
-            if holds(wrong):
+            if risk.holds(wrong, dice, bound, level):
                 ok.append((right, alone, alone if agree is None else agree, agree, wrong))
         if ok:
             right, alone, _, agree, wrong = max(ok, key=lambda c: c[:3])
@@ -260,7 +253,7 @@ def _choose(held: list[_Held], turns: int, floors: tuple[float, float]) -> dict:
     # hold the bound
     never = {"threshold": NEVER, "die_thresholds": {}, "agree_threshold": None}
     shipped_right, shipped_wrong, _ = _tally(held, turns, NEVER, None, True)
-    if holds(shipped_wrong):
+    if risk.holds(shipped_wrong, dice, bound, level):
         return {**never, "bound": stated(shipped_right, shipped_wrong)}
     return {**never, "shipped_backs": False, "bound": stated(0, 0)}
 

@@ -89,6 +89,26 @@ def least_bound(n: int, delta: float = DELTA) -> float:
     return upper_bound(0, n, delta)
 
 
+def held_to(dice: int, alpha: float = ALPHA, delta: float = DELTA) -> float:
+    """The wrong-read rate ``dice`` calibration dice can hold a reader to at ``1 - delta``:
+    ``alpha``, or the least they can show when that is more (1 without dice).
+
+    >>> held_to(2000), round(held_to(100), 4), held_to(0)
+    (0.005, 0.0295, 1.0)
+    """
+    return max(alpha, least_bound(dice, delta)) if dice else 1.0
+
+
+def holds(wrong: int, dice: int, bound: float, delta: float = DELTA) -> bool:
+    """Whether ``wrong`` reads wrong of ``dice`` calibration dice keep the wrong-read rate
+    under ``bound`` at ``1 - delta``.
+
+    >>> holds(0, 100, held_to(100)), holds(1, 100, held_to(100))
+    (True, False)
+    """
+    return upper_bound(wrong, dice, delta) <= bound + 1e-12
+
+
 def dice_needed(alpha: float = ALPHA, delta: float = DELTA) -> int:
     """The fewest calibration dice that can show a wrong-read rate of ``alpha`` at ``1 -
     delta`` (none of them read wrong).
@@ -190,11 +210,11 @@ def choose_sequence(
     >>> choose_sequence(steps[:2], 100, alpha=0.05, lowest=0.5).threshold
     0.65
     """
-    bound = max(alpha, least_bound(dice, delta)) if dice else 1.0
+    bound = held_to(dice, alpha, delta)
     best = Choice(NEVER, bound, delta, dice, 0, 0)
     below = None  # the threshold of the step after the chosen one
     for i, (threshold, read, k) in enumerate(steps):
-        if upper_bound(k, dice, delta) > bound + 1e-12:
+        if not holds(k, dice, bound, delta):
             break
         best = Choice(float(threshold), bound, delta, dice, int(read), int(k))
         below = steps[i + 1][0] if i + 1 < len(steps) else None
