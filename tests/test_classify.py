@@ -592,6 +592,59 @@ def test_a_die_read_once_on_a_still_tray_is_checked_on_its_tight_crop_when_touch
     assert faces == [None, None, "star"]
 
 
+def _pip_counter(monkeypatch, count: int) -> list:
+    """vision.pips.read_many counting ``count`` pips on every crop: how many crops it is
+    handed, call by call."""
+    from types import SimpleNamespace
+
+    from vision import classify
+
+    calls = []
+
+    def read_many(crops, again=True):
+        calls.append(len(crops))
+        return [SimpleNamespace(count=count) for _ in crops]
+
+    monkeypatch.setattr(classify, "read_many", read_many)
+    return calls
+
+
+def _dice_apart(sides=(60, 60, 60)) -> tuple[np.ndarray, list]:
+    """A 3, a 6 and a 2 lying apart on felt, drawn ``sides`` px across."""
+    img = np.full((100, 420, 3), (40, 90, 30), np.uint8)
+    boxes = [(20 + 140 * k, 20, side, side) for k, side in enumerate(sides)]
+    for (x, y, w, h), face in zip(boxes, ("3", "6", "2"), strict=True):
+        img[y : y + h, x : x + w] = draw_face(load("d6"), "d6", face, w)
+    return img, boxes
+
+
+def test_a_moving_frame_counts_no_pips_and_a_still_tray_counts_them_where_a_read_stands(
+    monkeypatch,
+):
+    """A moving frame's one read is never scored (rolls come from still frames): the pips are
+    not counted on it, so a count of one pip on every die withdraws nothing. On a still tray
+    they are, on every read that is scored: the one read of a network alone (then each die
+    read again at four turns, the pips heard again), but with a second network only the
+    dice read at four turns, whose reading replaces the one read's, and a box read again at
+    the median size, whose one read stands."""
+    img, boxes = _dice_apart()
+    first = FaceClassifier("d6", second=False)
+    calls = _pip_counter(monkeypatch, 1)
+    assert [r.face for r in read_boxes(first, img, boxes)] == ["3", "6", "2"]
+    assert calls == []
+    assert [r.face for r in read_boxes(first, img, boxes, retry=True)] == [None] * 3
+    assert calls == [3, 3]  # the one read of the three, then the three at four turns
+    both = FaceClassifier("d6")
+    calls.clear()
+    assert [r.face for r in read_boxes(both, img, boxes)] == ["3", "6", "2"]
+    assert [r.face for r in read_boxes(both, img, boxes, retry=True)] == [None] * 3
+    assert calls == [3]  # the three at four turns only
+    img, boxes = _dice_apart((60, 60, 40))  # the 2 under 0.8 of the median die
+    calls.clear()
+    assert [r.face for r in read_boxes(both, img, boxes, retry=True)] == [None] * 3
+    assert calls == [2, 2]  # the 2 and its median-size crop, then the others at four turns
+
+
 def test_the_threshold_of_small_dice_is_the_cards_and_only_for_its_own_network(tmp_path):
     """``small_threshold`` is the card's ``small`` part (once, four turns); a threshold given
     to the classifier, or a card with no such part, sets none (the table then reads small

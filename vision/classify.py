@@ -344,8 +344,7 @@ class FaceClassifier:
         self, crops, turns: int = 1, quick: bool = False
     ) -> tuple[list[CropReading], list[tuple[str, str]]]:
         """:meth:`classify` and :meth:`best_guesses` of the same crops, from one run.
-        ``quick``: a taught head whose second opinion must agree reads without it, and takes
-        no face (a moving frame's reads, never scored; ``vision.frameread``)."""
+        ``quick``: a reading never scored (see :meth:`_classify`)."""
         return self._classify(crops, turns, quick)
 
     def crop(self, frame_bgr: np.ndarray, box, others=(), margin: float | None = None):
@@ -404,9 +403,10 @@ class FaceClassifier:
         self, crops, turns: int, quick: bool = False
     ) -> tuple[list[CropReading], list[tuple[str, str]]]:
         """:meth:`classify`'s readings, and each crop's best (die, face) guess before any
-        threshold (what a taught network's agreement is judged on). ``quick``: a taught head
-        whose second opinion must agree reads without it, and takes no face (a moving
-        frame's reads, never scored)."""
+        threshold (what a taught network's agreement is judged on). ``quick``: a reading
+        never scored (a moving frame's, or one a still tray's read at four turns replaces;
+        ``vision.frameread``): the pips are not counted, and a taught head whose second
+        opinion must agree reads without it and takes no face."""
         if len(crops) == 0:
             return [], []
         if self.photos_once:
@@ -418,10 +418,18 @@ class FaceClassifier:
         out, best, split = self.decide_turns(die_t, face_t, turns)
         if self._shipped is not None and self._backed.get(turns, True):
             out = self._backed_by_shipped(crops, turns, out, best, split)
+        if quick:
+            return _guessed(out, best), best
+        return self.hear_pips(crops, out, best, turns), best
+
+    def hear_pips(self, crops, out, best, turns: int) -> list[CropReading]:
+        """The readings ``out`` of ``crops`` at ``turns`` turns (best guesses ``best``) with
+        the pips counted on them heard (:meth:`pips_heard`): what :meth:`classify` does last,
+        for readings first made ``quick``."""
         counts = self.pip_counts(
             crops, self.pips_asked(out, best, turns), self._pips_again(out, turns)
         )
-        return _guessed(self.pips_heard(out, best, counts, turns), best), best
+        return _guessed(self.pips_heard(out, best, counts, turns), best)
 
     def _may_agree(self, r: CropReading, turns: int) -> bool:
         """Whether a reading not read may be, if the pips counted agree with its best guess

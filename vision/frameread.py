@@ -73,7 +73,8 @@ def read_boxes(
     once); the new ones are added to it.
     Every die read at ``TURNS`` turns, and a die read once on a still tray (``retry``)
     that touches another (:func:`touching`), is read again on a tight crop (``TIGHT``) as
-    its reading was made, and its face kept only when both agree.
+    its reading was made, and its face kept only when both agree. A one read that is never
+    scored (a moving frame's; a still tray's that the four turns replace) counts no pips.
     """
     if not boxes:
         return []
@@ -94,10 +95,12 @@ def read_boxes(
                 cx, cy = x + w / 2, y + h / 2
                 again.append(i)
                 crops.append(clf.crop(frame_bgr, (cx - m / 2, cy - m / 2, m, m)))
-    # a taught head whose second opinion must agree reads a moving frame quickly, without
-    # it (no face taken); a still tray's dice are all read again below, with it
-    quick = turns == 1 and clf.head_has_second
-    read = clf.read_and_guess(crops, 1, quick=True)[0] if quick else clf.classify(crops, turns)
+    # with a second network (or a taught head's second opinion), a still tray is read as a
+    # photo is: every die at four turns by both networks, whose reading stands (the one
+    # read alone is surer and wrong more often on dice unlike the training photos:
+    # docs/vision.md)
+    every = retry and turns == 1 and not clf.photos_once and (clf.second or clf.head_has_second)
+    read = _read_all(clf, crops, len(boxes), again, turns, retry, every)
     out = read[: len(boxes)]
     for k, i in enumerate(again):
         first, second = out[i], read[len(boxes) + k]
@@ -105,10 +108,6 @@ def read_boxes(
             out[i] = replace(first.withdrawn(), confidence=min(first.confidence, second.confidence))
     retried: set[int] = set()
     if retry and turns == 1 and not clf.photos_once:  # (photos_once: the same read)
-        # with a second network, a still tray is read as a photo is: every die at four
-        # turns by both networks, whose reading stands (the one read alone is surer and
-        # wrong more often on dice unlike the training photos: docs/vision.md)
-        every = clf.second or clf.head_has_second
         doubt = [
             i
             for i, r in enumerate(out)
@@ -132,6 +131,28 @@ def read_boxes(
     for i, r in zip(stay, kept, strict=True):
         out[i] = r
     return out
+
+
+def _read_all(clf: FaceClassifier, crops, n: int, again, turns: int, retry: bool, every: bool):
+    """The readings of all ``crops`` (the ``n`` boxes' first, then the median-size crops of
+    the boxes ``again``) at ``turns`` turns, for :func:`read_boxes`.
+
+    A one read that is never scored is read quickly, without counting pips (on 10 dice they
+    cost about as much as the detector and the classifier together: ``dicetray bench``): a
+    moving frame's (rolls are taken from still frames), and a still tray's where ``every``
+    die is read again. A taught head whose second opinion must agree reads so without it (no
+    face taken). The one reads that stand on a still tray (a box read again at the median
+    size, one taken for no die) hear the pips, as any scored read does."""
+    quick = turns == 1 and (not retry or every)
+    read, best = clf.read_and_guess(crops, turns, quick=quick)
+    if every and not clf.head_has_second:
+        stand = [i for i, r in enumerate(read) if i >= n or i in again or r.not_a_die > 0.5]
+        heard = clf.hear_pips(
+            [crops[i] for i in stand], [read[i] for i in stand], [best[i] for i in stand], 1
+        )
+        for i, r in zip(stand, heard, strict=True):
+            read[i] = r
+    return read
 
 
 def touching(boxes) -> set[int]:
