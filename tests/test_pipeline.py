@@ -342,6 +342,37 @@ def test_a_small_die_is_read_for_sure_only_at_the_cards_small_threshold(monkeypa
             assert all((d.face == "4") is (not small or conf >= cut) for d in dice), dice
 
 
+def test_a_still_tray_reads_its_small_dice_with_both_networks_as_a_photo_does(monkeypatch):
+    """Dice under SMALL_PX on a still tray, read again at four turns by both networks, keep
+    that reading at the card's threshold of small dice for the two, as a photo's small dice
+    do: the first network alone (here sure of a 1 on every die), which reads small dice it
+    never saw far worse (``lab.smalldice``), is not heard on them."""
+    from dataclasses import replace
+
+    from vision import pipeline
+    from vision.pipeline import SMALL_PX, Recognizer
+
+    ds = load("d6")
+    rec = Recognizer(ds)
+    assert rec.classifier.second and rec.classifier.small_joint
+    rng = np.random.default_rng(6)
+    style = random_style(rng, die_px=(28, 30))
+    dice = [("d6", "4"), ("d6", "2"), ("d6", "6")]
+    frame, _ = compose(ds, place_dice(ds, dice, rng, style), rng, style)
+    real = pipeline.read_boxes
+
+    def first_sure_of_a_1(clf, frame_bgr, boxes, **kw):
+        out = real(clf, frame_bgr, boxes, **kw)
+        if clf is rec._whole:
+            out = [replace(r, die="d6", face="1", confidence=1.0) for r in out]
+        return out
+
+    monkeypatch.setattr(pipeline, "read_boxes", first_sure_of_a_1)
+    read = rec.read(frame).dice  # the first frame: still
+    assert len(read) == 3 and all(max(d.w, d.h) < SMALL_PX for d in read)
+    assert sorted(d.face for d in read) == ["2", "4", "6"]
+
+
 def test_a_taught_head_reads_a_small_die_as_large_as_its_teaching_dice_at_its_threshold(
     monkeypatch,
 ):

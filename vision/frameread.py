@@ -113,7 +113,7 @@ def read_boxes(
             for i, r in enumerate(out)
             if (every or r.face is None) and r.not_a_die <= 0.5 and i not in again
         ]
-        known = {i: r for i in doubt if (r := _held_at(held, boxes[i])) is not None}
+        known = {i: r for i in doubt if (r := held_at(held, boxes[i])) is not None}
         ask = [i for i in doubt if i not in known]
         again_read = clf.classify([crops[i] for i in ask], TURNS) if ask else []
         again_read = _tight(clf, frame_bgr, boxes, ask, again_read, set(ask), TURNS)
@@ -171,7 +171,7 @@ def touching(boxes) -> set[int]:
     return {int(i) for i in np.flatnonzero(near.any(axis=1))}
 
 
-def _held_at(held: list | None, box) -> CropReading | None:
+def held_at(held: list | None, box) -> CropReading | None:
     """The reading ``held`` keeps for a box in the same place as ``box`` (centres within a
     tenth of its side, sides within a tenth), or None."""
     x, y, w, h = box

@@ -30,7 +30,7 @@ from vision.detect import (
     shaken_motion,
 )
 from vision.dicesets import DiceSet, load
-from vision.frameread import read_boxes
+from vision.frameread import held_at, read_boxes
 from vision.taught import resolve
 from vision.types import DieReading, FrameReading
 
@@ -188,29 +188,35 @@ class Recognizer:
                 self.classifier, seen, found.boxes, **how, held=None if fine else self._held
             )
             tiny = [i for i, b in enumerate(found.boxes) if max(b[2], b[3]) < SMALL_PX]
-            # a photo's dice under SMALL_PX are read by both networks at four turns where the
-            # card set their threshold on the two's mean (``small_joint``): real dice left out
-            # and shrunk to 32 px, 85.0% of matteop65's read right so against 13.0% by the
-            # first network alone (``lab.smalldice``). Else, and on a camera frame, they are
-            # read by the first network alone, as their threshold was set
-            both_small = fine and self.classifier.small_joint
-            by_first = tiny and self._whole is not self.classifier and not both_small
-            if by_first and (fine or moved < STILL):
-                alone = read_boxes(
+            # Dice under SMALL_PX are read by both networks at four turns where the card set
+            # their threshold on the two's mean (``small_joint``): a photo's, and a still
+            # tray's that were read again so (``held``): real dice left out and shrunk to
+            # 32 px, 85.0% of matteop65's read right so against 13.0% by the first network
+            # alone (``lab.smalldice``). Else (a die the still tray's read at four turns
+            # left out, a moving frame's) they are read by the first network alone, as its
+            # threshold of small dice was set.
+            joint: set[int] = set()
+            if self.classifier.small_joint and (fine or (moved < STILL and self.classifier.second)):
+                joint = {i for i in tiny if fine or held_at(self._held, found.boxes[i]) is not None}
+            alone = [i for i in tiny if i not in joint]
+            if alone and self._whole is not self.classifier and (fine or moved < STILL):
+                first = read_boxes(
                     self._whole, seen, found.boxes, **how, held=None if fine else self._held_small
                 )
-                readings = [alone[i] if i in tiny else r for i, r in enumerate(readings)]
+                readings = [first[i] if i in alone else r for i, r in enumerate(readings)]
             drop = NOT_A_DIE_PHOTO if fine else NOT_A_DIE_CAMERA
             # a taught head's thresholds were set on the owner's dice as the table sees them,
             # small ones too (``vision.teach``): a die as large as the teaching dice is read
             # at the head's thresholds, a smaller one at the head's threshold of small dice
             # (set on the teaching dice shrunk; SMALL_SURE for a folder taught before); the
-            # shipped network reads small dice at its card's threshold for them
+            # shipped networks read small dice at their card's threshold for them
             taught_px = self.taught.small_die_px if self.classifier.taught_head else None
-            reader = self.classifier if both_small else self._whole
-            small_cut = reader.small_threshold(TURNS if fine else 1)
-            small_cut = SMALL_SURE if small_cut is None else small_cut
-            by_pips = self._small_by_pips(seen, found.boxes, readings, small_cut, both_small)
+            cuts = {
+                False: self._whole.small_threshold(TURNS if fine else 1),
+                True: self.classifier.small_threshold(TURNS) if joint else None,
+            }
+            cuts = {k: SMALL_SURE if c is None else c for k, c in cuts.items()}
+            by_pips = self._small_by_pips(seen, found.boxes, readings, joint, cuts[True])
             for i, (box, r) in enumerate(zip(found.boxes, readings, strict=True)):
                 if r.not_a_die > drop:
                     continue
@@ -218,6 +224,7 @@ class Recognizer:
                     doubted.add(tuple(box))
                 side = max(box[2], box[3])
                 taught = taught_px is not None and side >= taught_px
+                small_cut = cuts[i in joint]
                 sure = side >= SMALL_PX or taught or r.confidence >= small_cut or i in by_pips
                 face = r.face if side >= MIN_READ_PX and sure else None
                 # not read: the face it most likely shows, offered first to whoever sets it
@@ -236,18 +243,18 @@ class Recognizer:
         )
         return FrameReading(tuple(dice), hand, moved, not dice and not hand)
 
-    def _small_by_pips(self, frame_bgr, boxes, readings, small_cut: float, both: bool) -> set:
-        """The photo's dice under SMALL_PX read by both networks (``both``) whose face is
-        sure although under ``small_cut``: at or over the card's threshold for small dice
+    def _small_by_pips(self, frame_bgr, boxes, readings, joint: set, small_cut: float) -> set:
+        """The dice ``joint`` (under SMALL_PX, read by both networks at four turns) whose face
+        is sure although under ``small_cut``: at or over the card's threshold for small dice
         the pips agree with (``FaceClassifier.small_pip_threshold``), and the pips counted,
         looking again, agree."""
-        cut = self.classifier.small_pip_threshold() if both else None
+        cut = self.classifier.small_pip_threshold() if joint else None
         if cut is None:
             return set()
         idx = [
             i
-            for i, (b, r) in enumerate(zip(boxes, readings, strict=True))
-            if max(b[2], b[3]) < SMALL_PX and r.face is not None and cut <= r.confidence < small_cut
+            for i in sorted(joint)
+            if readings[i].face is not None and cut <= readings[i].confidence < small_cut
         ]
         crops = [self.classifier.crop(frame_bgr, boxes[i]) for i in idx]
         pairs = [(readings[i].die, readings[i].face) for i in idx]
