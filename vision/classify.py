@@ -344,7 +344,10 @@ class FaceClassifier:
         self, crops, turns: int = 1, quick: bool = False
     ) -> tuple[list[CropReading], list[tuple[str, str]]]:
         """:meth:`classify` and :meth:`best_guesses` of the same crops, from one run.
-        ``quick``: a reading never scored (see :meth:`_classify`)."""
+        ``quick``: a reading never scored (a moving frame's, or one a still tray's read at
+        four turns replaces; ``vision.frameread``): the pips are not counted
+        (:meth:`hear_pips` hears them later where such a reading stands), and a taught head
+        whose second opinion must agree reads without it and takes no face."""
         return self._classify(crops, turns, quick)
 
     def crop(self, frame_bgr: np.ndarray, box, others=(), margin: float | None = None):
@@ -403,10 +406,8 @@ class FaceClassifier:
         self, crops, turns: int, quick: bool = False
     ) -> tuple[list[CropReading], list[tuple[str, str]]]:
         """:meth:`classify`'s readings, and each crop's best (die, face) guess before any
-        threshold (what a taught network's agreement is judged on). ``quick``: a reading
-        never scored (a moving frame's, or one a still tray's read at four turns replaces;
-        ``vision.frameread``): the pips are not counted, and a taught head whose second
-        opinion must agree reads without it and takes no face."""
+        threshold (what a taught network's agreement is judged on); ``quick``: see
+        :meth:`read_and_guess`."""
         if len(crops) == 0:
             return [], []
         if self.photos_once:

@@ -190,11 +190,11 @@ class Recognizer:
             tiny = [i for i, b in enumerate(found.boxes) if max(b[2], b[3]) < SMALL_PX]
             # Dice under SMALL_PX are read by both networks at four turns where the card set
             # their threshold on the two's mean (``small_joint``): a photo's, and a still
-            # tray's that were read again so (``held``): real dice left out and shrunk to
-            # 32 px, 85.0% of matteop65's read right so against 13.0% by the first network
-            # alone (``lab.smalldice``). Else (a die the still tray's read at four turns
-            # left out, a moving frame's) they are read by the first network alone, as its
-            # threshold of small dice was set.
+            # tray's that were read again so (``held``). Real dice left out and shrunk to
+            # 32 px: 85.0% of matteop65's read right so, 13.0% by the first network alone
+            # (``lab.smalldice``). The others (a moving frame's, one the still tray's read
+            # at four turns left out) are read by the first network alone, at its own
+            # threshold of small dice.
             joint: set[int] = set()
             if self.classifier.small_joint and (fine or (moved < STILL and self.classifier.second)):
                 joint = {i for i in tiny if fine or held_at(self._held, found.boxes[i]) is not None}
