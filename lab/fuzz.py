@@ -1,7 +1,7 @@
 """Fuzzing the rules engines with hostile events: ``python -m lab.fuzz --actions 100000``.
 
 Each step sends an engine either a legal event (a throw or a listed choice, from
-``tray.rules.playthrough``) or a hostile one made from it: a seat that is ``true`` or ``1.0``,
+``tray.playthrough``) or a hostile one made from it: a seat that is ``true`` or ``1.0``,
 a float, NaN or infinity where a number belongs, an unknown key, a die or face not in the
 set, a wrong type, a huge or deeply nested value. The engine must answer every event with a
 new state or a ``RuleError`` and nothing else, and keep its promises: the input state is never
@@ -24,9 +24,9 @@ import random
 import sys
 import time
 
+from tray.playthrough import choose, default_layout, throw
 from tray.rules import games
 from tray.rules.engine import RuleError
-from tray.rules.playthrough import choose, default_layout, throw
 
 HOSTILE = (
     "seat_true",

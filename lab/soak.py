@@ -43,6 +43,7 @@ import traceback
 import zlib
 from collections import Counter
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 GAMES = ("tally-up", "toss-up", "bank", "diced-out", "rollers")
@@ -254,6 +255,7 @@ def worker(state: Path, seed: int, throws: int) -> int:
 def _next_journal(state: Path, rng: random.Random, truth_path: Path):
     """The unfinished game's journal, resumed (a roll the kill left misread corrected), or a
     new game's: the next of GAMES in turn."""
+    from tray.app.session import make_journal
     from tray.rules import games
     from tray.rules.engine import RuleError
     from tray.rules.journal import Journal, find_unfinished, journal_path
@@ -264,8 +266,8 @@ def _next_journal(state: Path, rng: random.Random, truth_path: Path):
         game_id = GAMES[done % len(GAMES)]
         engine = games.get(game_id)
         n = max(engine.MIN_PLAYERS, min(engine.MAX_PLAYERS, rng.choice((2, 3))))
-        return Journal.create(
-            journal_path(state, game_id), game_id, ["Ann", "Ben", "Cy"][:n], {}, None
+        return make_journal(
+            journal_path(state, game_id, datetime.now(UTC)), game_id, ["Ann", "Ben", "Cy"][:n], {}
         )
     journal = Journal.open(path, salvage=True)
     _emit(resumed=path.name, events=len(journal.events), damaged=journal.damage is not None)

@@ -11,9 +11,10 @@ import urllib.request
 from websockets.sync.client import connect
 
 from hardware.buttons import ButtonPress
+from tray import playthrough
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.net.attach import NetTable
-from tray.rules import playthrough
 from tray.rules.journal import Journal
 from tray.table.presses import press_plan
 from tray.table.table import Table
@@ -21,7 +22,9 @@ from tray.table.table import Table
 
 def table_on_web(tmp_path, game="tally-up", players=("Ana", "Ben"), options=None, **net_kw):
     """(session, net): a game on a Table driven by the test, its page on 127.0.0.1:free."""
-    journal = Journal.create(tmp_path / f"{game}.jsonl", game, list(players), options or {}, None)
+    journal = Journal.create(
+        tmp_path / f"{game}.jsonl", game, list(players), options or {}, default_layout(game)
+    )
     session = Session(Table(journal), None, None, None)
     net = NetTable(web="127.0.0.1:0", broker=net_kw.pop("broker", None), **net_kw).start()
     net.attach(session)

@@ -14,6 +14,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 from hardware.buttons import ButtonPress
 from tray.app.play import main_play
 from tray.app.session import Session, resume_offer
+from tray.layouts import default_layout
 from tray.rules.journal import Journal
 from tray.table.table import Table
 from vision.types import DieReading, FrameReading
@@ -92,7 +93,9 @@ def throw(*specs, still=4):
 
 
 def make_session(tmp_path, game, players, script, options=None):
-    j = Journal.create(tmp_path / f"{game}.jsonl", game, players, options or {}, None)
+    j = Journal.create(
+        tmp_path / f"{game}.jsonl", game, players, options or {}, default_layout(game)
+    )
     table = Table(j)
     source = ScriptedSource(script)
     s = Session(table, source, ScriptedRecognizer(source), SimpleSettler(), read_timeout=0.0)
@@ -200,7 +203,7 @@ def test_camera_dropout_mid_game_keeps_the_game_and_goes_on(tmp_path):
 
 def test_resume_offer_names_the_unfinished_game(tmp_path):
     assert resume_offer(tmp_path) is None
-    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
+    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, default_layout("bank"))
     j.append({"type": "roll", "dice": ["d6:1", "d6:2"]})
     path, text = resume_offer(tmp_path)
     assert path == tmp_path / "g.jsonl"

@@ -9,6 +9,7 @@ import random
 import pytest
 
 from tray.commands import main_duel
+from tray.layouts import default_layout
 from tray.rules import bots
 from tray.rules.engine import action, roll
 from tray.rules.games import bank, diced_out, tally_up, toss_up
@@ -21,24 +22,29 @@ D6 = {"d6": ["1", "2", "3", "4", "5", "6"]}
     "game,n", [("toss-up", 30), ("bank", 30), ("diced-out", 120), ("tally-up", 10), ("rollers", 10)]
 )
 def test_best_beats_random(game, n):
-    result = bots.duel(game, ["best", "random"], n, seed=3)
+    result = bots.duel(game, ["best", "random"], n, default_layout(game), seed=3)
     assert result["games"] == n
     # DICEDOUT! has one decision only (the extra mark after a 2 or 12): a smaller edge
     assert result["wins"]["best"] > (1.2 if game == "diced-out" else 1.5) * result["wins"]["random"]
 
 
 def test_duel_is_seeded_and_rotates_seats():
-    a = bots.duel("toss-up", ["careful", "random", "bold"], 6, seed=9)
-    assert a == bots.duel("toss-up", ["careful", "random", "bold"], 6, seed=9)
+    a = bots.duel("toss-up", ["careful", "random", "bold"], 6, default_layout("toss-up"), seed=9)
+    assert a == bots.duel(
+        "toss-up", ["careful", "random", "bold"], 6, default_layout("toss-up"), seed=9
+    )
     assert sum(a["wins"].values()) >= 6
-    assert set(bots.duel("bank", ["best", "best"], 2, seed=1)["wins"]) == {"best", "best2"}
+    assert set(bots.duel("bank", ["best", "best"], 2, default_layout("bank"), seed=1)["wins"]) == {
+        "best",
+        "best2",
+    }
 
 
 def test_duel_refuses_bad_input():
     with pytest.raises(ValueError, match="unknown policy"):
-        bots.duel("bank", ["best", "clever"], 1)
+        bots.duel("bank", ["best", "clever"], 1, default_layout("bank"))
     with pytest.raises(ValueError, match="2 to 5 players"):
-        bots.duel("rollers", ["best"], 1)
+        bots.duel("rollers", ["best"], 1, default_layout("rollers"))
 
 
 def test_parse_seat():

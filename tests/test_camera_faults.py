@@ -21,6 +21,7 @@ from hardware.guard import (
 )
 from hardware.replay import ReplaySource
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.rules.journal import Journal
 from tray.table.table import Table
 from vision.types import FrameReading
@@ -97,7 +98,7 @@ class NoSettle:
 
 
 def test_the_loop_survives_every_fault_and_shows_what_is_wrong(tmp_path):
-    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
+    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, default_layout("bank"))
     j.append({"type": "roll", "dice": ["d6:3", "d6:4"]})
     table = Table(j)
     rec = Seen()
@@ -132,7 +133,9 @@ def _bank_table(tmp_path, frames, recognizer):
     (table, session, rolls settled)."""
     from vision.settle import Settler
 
-    table = Table(Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None))
+    table = Table(
+        Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, default_layout("bank"))
+    )
     settled = []
     s = Session(table, Script(frames), recognizer, Settler(), read_timeout=0.0)
     s.on_settled = lambda roll, t: settled.append(roll)

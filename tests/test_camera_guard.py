@@ -15,6 +15,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 from hardware.frames import FrameSource
 from hardware.guard import PICTURE_FLAT, Guarded, picture_fault
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.rules.journal import Journal
 from tray.table.table import Table
 from vision.types import FrameReading
@@ -93,7 +94,7 @@ class NoSettle:
 
 
 def test_the_table_shows_the_fault_and_goes_on(tmp_path):
-    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
+    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, default_layout("bank"))
     table = Table(j)
     rec = Seen()
     items = [TINY[0]] * 5 + [lambda: GOOD] + [FLAT[0]] * 5 + [lambda: GOOD]

@@ -7,7 +7,8 @@ from dataclasses import asdict
 
 import pytest
 
-from tray.rules import games, playthrough
+from tray import playthrough
+from tray.rules import games
 from tray.rules.engine import Facts, action, roll
 
 NAMES = ["Ana", "Ben", "Cy"]

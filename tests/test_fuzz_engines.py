@@ -28,7 +28,7 @@ def test_engines_answer_every_event_with_a_state_or_a_rule_error(game_id, seed):
 def test_every_kind_of_hostile_event_is_refused(game_id, kind):
     import random
 
-    from tray.rules.playthrough import choose, default_layout
+    from tray.playthrough import choose, default_layout
 
     engine = games.get(game_id)
     layout = default_layout(game_id)

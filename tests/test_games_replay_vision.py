@@ -1,5 +1,5 @@
 """Each game played through the REAL vision pipeline: a scripted sequence of throws (seeded, from
-the random player tray.rules.playthrough) is rendered by the simulated tray, read by
+the random player tray.playthrough) is rendered by the simulated tray, read by
 vision.pipeline.Recognizer and vision.settle.Settler, and the decisions are pressed on the
 buttons through the app's mapping. The game the journal holds at the end must be exactly the
 one the script leads to by the rules alone (same scores, same state), including a game where
@@ -17,8 +17,9 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import pytest
 
+from tray import playthrough
 from tray.app.demo import run_demo
-from tray.rules import games, playthrough
+from tray.rules import games
 from tray.rules.journal import Journal, replay
 
 PLAYERS = ["Ana", "Ben"]

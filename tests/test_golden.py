@@ -5,7 +5,7 @@ as a diff. After an intended rules change, regenerate and review the diff:
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden.py
 
 The example journals in fixtures/journals/ are checked here too: each still replays to a
-finished game (they are written by ``tray.rules.playthrough.regenerate_examples``).
+finished game (they are written by ``tray.playthrough.regenerate_examples``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from unittest import mock
 
 import pytest
 
+from tray.playthrough import EXAMPLES, format_playthrough, play, regenerate_examples
 from tray.rules import games
 from tray.rules.journal import Journal
-from tray.rules.playthrough import EXAMPLES, format_playthrough, play, regenerate_examples
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "journals"

@@ -17,6 +17,7 @@ from tray.history import (
     holm,
     read_folder,
 )
+from tray.layouts import default_layout
 from tray.rules.engine import action, roll
 from tray.rules.journal import Journal
 
@@ -69,7 +70,7 @@ def test_few_rolls_cannot_tell():
 
 def _toss_game(folder, name, winner):
     """A Toss Up! game that ``winner`` (0 or 1) wins 110 to 0."""
-    j = Journal.create(folder / name, "toss-up", ["Ann", "Ben"], {}, None)
+    j = Journal.create(folder / name, "toss-up", ["Ann", "Ben"], {}, default_layout("toss-up"))
     tens = roll(*["toss:green"] * 10)
     bust = roll(*["toss:red"] * 10)
     if winner == 1:

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from tray.replay import main_replay
 from tray.rules.engine import RuleError, action, roll
 from tray.rules.journal import (
     Journal,
@@ -17,7 +18,6 @@ from tray.rules.journal import (
     journal_path,
     replay,
 )
-from tray.rules.replay import main_replay
 
 LAYOUT = {"d6": ["1", "2", "3", "4", "5", "6"]}
 PLAYERS = ["Ann", "Ben", "Cy"]

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from tray.layouts import default_layout
 from tray.rules.engine import action, roll
 from tray.rules.journal import Journal, JournalError
 
 
 def _game(path) -> Journal:
-    j = Journal.create(path, "bank", ["Ann", "Ben"], {"rounds": 10}, None)
+    j = Journal.create(path, "bank", ["Ann", "Ben"], {"rounds": 10}, default_layout("bank"))
     for dice in (("d6:1", "d6:2"), ("d6:2", "d6:2"), ("d6:5", "d6:6")):
         j.append(roll(*dice))
     j.append(action(0, "bank"))

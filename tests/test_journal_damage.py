@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tray.replay import main_replay
 from tray.rules.engine import RuleError, action, roll
 from tray.rules.journal import Journal, JournalError, JournalWriteError
-from tray.rules.replay import main_replay
 
 LAYOUT = {"d6": ["1", "2", "3", "4", "5", "6"]}
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "journals"

@@ -2,7 +2,8 @@
 goes from a part of the project to a part it may know, as written once in MAY_KNOW.
 
 The parts, from the bottom: ``vision`` (frames in, settled rolls out) and the rules engines know
-nothing of the table; ``hardware`` (cameras, buttons, the simulated tray) knows only the dice
+nothing of the table, nor of each other (a game is given its dice layout: ``tray.layouts``
+takes the shipped one from ``vision``'s dice sets); ``hardware`` (cameras, buttons, the simulated tray) knows only the dice
 sets of ``vision``; ``tray.table`` knows the rules; the screen and the network each know the
 table, never each other; ``tray.app`` puts camera, vision, table, screen and network together;
 the workshop ``lab`` may use everything, and nothing but ``lab`` (and the tests) uses it.
@@ -18,7 +19,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("tray", "vision", "hardware", "lab")
 
-_TABLE_AND_BELOW = {"tray.table", "tray.history", "tray.rules", "vision", "hardware"}
+_TABLE_AND_BELOW = {
+    "tray.table",
+    "tray.history",
+    "tray.layouts",
+    "tray.playthrough",
+    "tray.rules",
+    "vision",
+    "hardware",
+}
 _EVERY_PART = {"tray.app", "tray.net", "tray.screen", "tray.commands"} | _TABLE_AND_BELOW
 
 #: each part of the project and the parts it may import. A module belongs to the longest part
@@ -27,10 +36,13 @@ MAY_KNOW: dict[str, set[str]] = {
     "vision": set(),
     "hardware": {"vision"},
     "tray": set(),  # the empty package file
-    "tray.rules": {"vision"},  # the dice-set data of vision/dicesets
+    "tray.rules": set(),  # pure: a game is given its dice layout, it reads no dice-set file
+    "tray.layouts": {"tray.rules", "vision"},  # each game's shipped layout, from vision's sets
+    "tray.playthrough": {"tray.rules", "tray.layouts"},  # the seeded random player
+    "tray.replay": {"tray.rules", "tray.playthrough"},  # dicetray replay
     "tray.history": {"tray.rules"},
-    "tray.commands": {"tray.rules"},
-    "tray.table": {"tray.rules", "vision", "hardware"},  # hardware: the button events
+    "tray.commands": {"tray.rules", "tray.layouts"},
+    "tray.table": {"tray.rules", "tray.layouts", "vision", "hardware"},  # hardware: buttons
     "tray.screen": {"tray.table", "tray.history", "tray.rules", "vision"},
     "tray.net": {"tray.table", "tray.history", "tray.rules", "vision", "hardware"},
     "tray.app": _EVERY_PART - {"tray.app"},
@@ -38,7 +50,7 @@ MAY_KNOW: dict[str, set[str]] = {
     "tray.net.bench": _EVERY_PART,  # dicetray netbench: tables, phones and a broker
     "tray.net.standings": _EVERY_PART,  # dicetray standings: reads the table's config
     "hardware.pi": _EVERY_PART,  # python -m hardware.pi: checks everything a table needs
-    "tray.cli": _EVERY_PART,
+    "tray.cli": _EVERY_PART | {"tray.replay"},
     "lab": _EVERY_PART | {"tray.cli"},
 }
 
@@ -156,6 +168,11 @@ def test_the_parts_know_each_other_one_way_only():
             "tray.rules.odds",
             "import importlib\nimportlib.import_module('tray.table.table')\n",
             "tray.rules may not import tray.table",
+        ),
+        (
+            "tray.rules.journal",
+            "def create():\n    from vision.dicesets import load\n",
+            "tray.rules may not import vision",
         ),
     ],
 )

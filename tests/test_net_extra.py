@@ -13,6 +13,7 @@ import pytest
 
 import tray.net
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.net import INSTALL_HINT, MissingExtra
 from tray.net.attach import NetTable
 from tray.net.broker import LocalBroker, free_port
@@ -62,7 +63,9 @@ def test_standings_follow_every_table_on_the_broker(tmp_path):
     )
     try:
         for name, game in (("t1", "bank"), ("t2", "toss-up")):
-            journal = Journal.create(tmp_path / f"{name}.jsonl", game, ["Ana", "Ben"], {}, None)
+            journal = Journal.create(
+                tmp_path / f"{name}.jsonl", game, ["Ana", "Ben"], {}, default_layout(game)
+            )
             session = Session(Table(journal), None, None, None)
             net = NetTable(None, BrokerConfig(broker.url), name=name).start()
             net.attach(session)

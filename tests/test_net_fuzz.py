@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.net.app import create_app
 from tray.net.attach import NetTable
 from tray.rules.journal import Journal
@@ -41,7 +42,9 @@ OK = {200, 202, 400, 401, 403, 404, 405, 413, 415, 429}
 
 def _rig(tmp_path_factory):
     folder = tmp_path_factory.mktemp("fuzz")
-    journal = Journal.create(folder / "g.jsonl", "bank", ["Ana", "Ben"], {"rounds": 10}, None)
+    journal = Journal.create(
+        folder / "g.jsonl", "bank", ["Ana", "Ben"], {"rounds": 10}, default_layout("bank")
+    )
     session = Session(Table(journal), None, None, None)
     net = NetTable(None, None, name="F1")
     net.attach(session)

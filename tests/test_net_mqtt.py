@@ -19,6 +19,7 @@ import pytest
 from netkit import throw
 
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.net.broker import LocalBroker, free_port
 from tray.net.mqtt import JournalTail, Publisher
 from tray.net.netconfig import BrokerConfig
@@ -93,7 +94,9 @@ def wait(test, seconds: float = 20.0, what: str = "") -> None:
 def test_every_record_once_and_in_order_across_a_broker_restart(tmp_path):
     broker = LocalBroker(tmp_path / "broker").start()
     sub = Subscriber(broker.port)
-    journal = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {"rounds": 10}, None)
+    journal = Journal.create(
+        tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {"rounds": 10}, default_layout("bank")
+    )
     session = Session(Table(journal), None, None, None)
     pub = Publisher(BrokerConfig(broker.url, "t1")).start()
     pub.follow(journal.path, "bank")
@@ -137,7 +140,9 @@ def test_the_state_is_retained_and_holds_no_hidden_choice(tmp_path):
 
     with_broker = LocalBroker(tmp_path / "broker").start()
     try:
-        journal = Journal.create(tmp_path / "t.jsonl", "tally-up", ["Ana", "Ben"], {}, None)
+        journal = Journal.create(
+            tmp_path / "t.jsonl", "tally-up", ["Ana", "Ben"], {}, default_layout("tally-up")
+        )
         session = Session(Table(journal), None, None, None)
         net = NetTable(None, BrokerConfig(with_broker.url), name="t2").start()
         net.attach(session)
@@ -255,7 +260,7 @@ def test_the_demo_is_followed_on_the_page_and_the_broker_across_a_restart(tmp_pa
 
 def test_journal_tail_reads_whole_lines_only(tmp_path):
     path = tmp_path / "j.jsonl"
-    j = Journal.create(path, "bank", ["Ana", "Ben"], {"rounds": 10}, None)
+    j = Journal.create(path, "bank", ["Ana", "Ben"], {"rounds": 10}, default_layout("bank"))
     tail = JournalTail(path)
     assert tail.poll() == []
     j.append({"type": "roll", "dice": ["d6:1", "d6:2"]})

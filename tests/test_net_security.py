@@ -14,6 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.net.app import MAX_BODY, create_app
 from tray.net.attach import NetTable
 from tray.rules.journal import Journal
@@ -25,7 +26,9 @@ class Rig:
 
     def __init__(self, tmp_path, game="bank", players=("Ana", "Ben", "Cy")):
         self.now = [100.0]
-        journal = Journal.create(tmp_path / "g.jsonl", game, list(players), {"rounds": 10}, None)
+        journal = Journal.create(
+            tmp_path / "g.jsonl", game, list(players), {"rounds": 10}, default_layout(game)
+        )
         self.session = Session(Table(journal), None, None, None)
         self.net = NetTable(None, None, name="T1", claim_s=60, clock=lambda: self.now[0])
         self.net.attach(self.session)

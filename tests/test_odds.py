@@ -7,6 +7,7 @@ import json
 from fractions import Fraction as F
 
 from tray.commands import main_odds
+from tray.layouts import default_layout
 from tray.rules.engine import action, roll
 from tray.rules.games import bank, diced_out, rollers, tally_up, toss_up
 from tray.rules.journal import Journal
@@ -229,7 +230,9 @@ def test_odds_command_bad_journal(tmp_path, capsys):
 def test_odds_command_after_n_heads_its_table_with_the_decision_at_n(tmp_path, capsys):
     """A finished game asked about event 2: the header is the prompt after event 2, not the
     end of the game (before: "Game over: Ann wins" above the odds of event 2)."""
-    j = Journal.create(tmp_path / "t.jsonl", "toss-up", ["Ann", "Ben"], {}, None)
+    j = Journal.create(
+        tmp_path / "t.jsonl", "toss-up", ["Ann", "Ben"], {}, default_layout("toss-up")
+    )
     for _ in range(11):
         j.append(roll(*["toss:green"] * 10))
     j.append(action(0, "stop"))

@@ -8,6 +8,7 @@ from dataclasses import replace
 from hardware.sim.tray import SimulatedTray
 from tray.app.config import ConfigError, parse_config
 from tray.app.session import Session
+from tray.layouts import default_layout
 from tray.rules.journal import Journal
 from tray.table.played import PlayedRolls
 from tray.table.table import Table
@@ -38,7 +39,9 @@ class Unsure:
 
 def _game(tmp_path, played_root):
     tray = SimulatedTray(D6, seed=5, realtime=False)
-    table = Table(Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None))
+    table = Table(
+        Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, default_layout("bank"))
+    )
     rec = Unsure()
     session = Session(table, tray, rec, Settler(), read_timeout=0.0)
     log = []

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tray.playthrough import choose, default_layout, throw
 from tray.rules import games
 from tray.rules.engine import RuleError
 from tray.rules.journal import Journal, replay
-from tray.rules.playthrough import choose, default_layout, throw
 
 MAX_EVENTS = 5000
 SUMMARY_KEYS = {"game", "players", "round", "active", "finished", "winner"}
@@ -284,7 +284,7 @@ def test_the_engine_module_has_the_interface(game_id):
 
 
 def test_play_is_deterministic_for_a_seed():
-    from tray.rules.playthrough import play
+    from tray.playthrough import play
 
     a = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=5)
     assert a == play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=5)
@@ -333,7 +333,7 @@ def test_choose_follows_the_default_at_the_default_rate():
 
 
 def test_format_playthrough_lists_every_event_with_what_follows():
-    from tray.rules.playthrough import format_playthrough, play
+    from tray.playthrough import format_playthrough, play
 
     events = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=4)
     text = format_playthrough(

@@ -9,6 +9,7 @@ import random
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 from lab.soak import Tally, main, physical_throw, reasons, worker
+from tray.layouts import default_layout
 from tray.rules.engine import roll
 from tray.rules.journal import Journal
 
@@ -37,7 +38,7 @@ def test_the_worker_plays_checks_every_roll_and_reports(tmp_path, capsys):
 
 
 def test_a_lost_acknowledged_event_is_counted(tmp_path):
-    j = Journal.create(tmp_path / "g.jsonl", "bank", ["A", "B"], {}, None)
+    j = Journal.create(tmp_path / "g.jsonl", "bank", ["A", "B"], {}, default_layout("bank"))
     j.append(roll("d6:1", "d6:2"))
     tally = Tally()
     tally.take({"ack": "g.jsonl", "size": j._size, "events": 1})

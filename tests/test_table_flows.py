@@ -8,6 +8,7 @@ from __future__ import annotations
 from hardware.buttons import ButtonPress, ButtonRelease
 from tray.app.demo import log_line, start_by_buttons
 from tray.app.session import discard, resume_offer
+from tray.layouts import default_layout
 from tray.table.memory import MemoryJournal
 from tray.table.menu import StartMenu
 from tray.table.presses import ButtonMapper, MenuButtons, handle_key, menu_plan, press_plan
@@ -81,7 +82,7 @@ def test_demo_start_screen_is_worked_by_a_button(capsys):
 def test_resume_offer_says_who_and_how_far_and_discard_puts_the_game_aside(tmp_path):
     from tray.rules.journal import Journal
 
-    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, None)
+    j = Journal.create(tmp_path / "g.jsonl", "bank", ["Ana", "Ben"], {}, default_layout("bank"))
     assert resume_offer(tmp_path)[1] == "Resume Bank with Ana and Ben (not started)"
     j.append({"type": "roll", "dice": ["d6:1", "d6:2"]})
     assert resume_offer(tmp_path)[1] == "Resume Bank with Ana and Ben (round 1)"

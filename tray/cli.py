@@ -27,7 +27,7 @@ COMMANDS = {
     "demo": ("tray.app.demo", "main_demo", "a whole game on the simulated tray"),
     "play": ("tray.app.play", "main_play", "run the table: camera, buttons and screen"),
     "calibrate": ("tray.app.calibrate", "main", "find the tray, fix exposure and white balance"),
-    "replay": ("tray.rules.replay", "main_replay", "print the state a game journal leads to"),
+    "replay": ("tray.replay", "main_replay", "print the state a game journal leads to"),
     "recognize": ("vision.cli", "main_recognize", "read the dice in photos"),
     "eval": ("lab.cli", "main_eval", "accuracy figures of the vision pipeline"),
     "bench": ("lab.cli", "main_bench", "speed figures of the vision pipeline"),

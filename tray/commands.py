@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 
+from tray.layouts import default_layout
 from tray.rules import bots, games
 from tray.rules.journal import Journal, JournalError
 from tray.rules.odds import odds_json
@@ -91,7 +92,7 @@ def main_duel(argv: list[str]) -> int:
         print("dicetray duel: --games must be 1 or more", file=sys.stderr)
         return 2
     try:
-        result = bots.duel(args.game, names, args.games, args.seed)
+        result = bots.duel(args.game, names, args.games, default_layout(args.game), args.seed)
     except ValueError as err:
         print(f"dicetray duel: {err}", file=sys.stderr)
         return 2

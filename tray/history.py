@@ -17,10 +17,11 @@ with a note, never an error. From the games read:
 Example::
 
     >>> import tempfile, pathlib
+    >>> from tray.layouts import default_layout
     >>> from tray.rules.journal import Journal
     >>> from tray.rules.engine import roll
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> j = Journal.create(d / "g.jsonl", "bank", ["Ann", "Ben"], {"rounds": 10}, None)
+    >>> j = Journal.create(d / "g.jsonl", "bank", ["Ann", "Ben"], {}, default_layout("bank"))
     >>> _ = j.append(roll("d6:3", "d6:4"))
     >>> (d / "notes.jsonl").write_text("hello")
     5

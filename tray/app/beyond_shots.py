@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from tray.history import read_folder
+from tray.layouts import default_layout
 from tray.rules import bots
 from tray.rules.engine import roll
 from tray.rules.journal import Journal
@@ -104,7 +105,11 @@ def history_folder(folder: Path, games: int = 6) -> Path:
     ][:games]
     for i, (game, names, options) in enumerate(plan):
         j = Journal.create(
-            folder / f"2026-11-2{i}_12-00-00_{game}.jsonl", game, names, options, None
+            folder / f"2026-11-2{i}_12-00-00_{game}.jsonl",
+            game,
+            names,
+            options,
+            default_layout(game),
         )
         seats = [bots.Bot(game, bots.policy_of_name(n)) for n in names]
         while not j.finished:

@@ -24,6 +24,7 @@ import queue
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tray.app.config import ConfigError, load_config
@@ -32,6 +33,7 @@ from tray.app.session import (
     Session,
     discard,
     led_states,
+    make_journal,
     options_of,
     play_key,
     resume_offer,
@@ -265,7 +267,10 @@ class Play:
             self.events.get_nowait()
 
     def new_journal(self, game_id: str, players: list[str], options: dict):
-        j = Journal.create(journal_path(self.journal_dir, game_id), game_id, players, options, None)
+        began = datetime.now(UTC)
+        j = make_journal(
+            journal_path(self.journal_dir, game_id, began), game_id, players, options, began
+        )
         self.journals.append(j.path)
         return j
 

@@ -4,7 +4,7 @@ camera misread as a person at the table would (they know the truth), and, with
 ``buttons_only``, work the start screen, the table menu and the end screen with their buttons
 too (never a key, never a direct call a person could not make).
 
-Decisions come from ``tray.rules.playthrough.choose`` (the seeded random player) or the game's
+Decisions come from ``tray.playthrough.choose`` (the seeded random player) or the game's
 suggested default; table-level actions ("end game early") are never taken.
 
 >>> sim = SimPlayers(session, tray, random.Random(0), print)       # doctest: +SKIP
@@ -17,8 +17,8 @@ import random
 from collections import Counter
 from collections.abc import Callable
 
+from tray import playthrough
 from tray.app.session import Session
-from tray.rules import playthrough
 from tray.table.presses import menu_plan, press_plan
 
 
@@ -27,7 +27,7 @@ class SimPlayers:
     tray, answer decisions with button presses through the same queue and mapping as people,
     and fix dice the camera misread, as a person at the table would (they know the truth).
 
-    Decisions come from ``tray.rules.playthrough.choose`` (the seeded random player) or the game's
+    Decisions come from ``tray.playthrough.choose`` (the seeded random player) or the game's
     suggested default; table-level actions ("end game early") are never taken.
 
     >>> sim = SimPlayers(session, tray, random.Random(0), print,

@@ -1,6 +1,6 @@
 """``dicetray screenshots``: every screen of every game, drawn headless to PNG files.
 
-The states come from the real engines: a seeded random game (tray.rules.playthrough) is replayed
+The states come from the real engines: a seeded random game (tray.playthrough) is replayed
 and the screen is drawn at its interesting moments (the first prompt, a secret IN/OUT choice
 and its countdown and reveal, the choices of DICEDOUT! and Rollers, every kind of big moment,
 the end), plus the overlays (a wrong roll, dice that could not be read, the camera lost), the
@@ -20,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tray import playthrough
 from tray.app.beyond_shots import beyond_views
 from tray.app.capture_shots import capture_views
-from tray.rules import games, playthrough
+from tray.rules import games
 from tray.screen.display import Display, parse_size
 from tray.screen.view import SetupView, build_view, how_to_view, start_view
 from tray.table.choices import classify_decision

@@ -19,8 +19,10 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
+from tray.layouts import default_layout
 from tray.rules.journal import Journal, find_unfinished
 from tray.screen.odds_view import odds_lines
 from tray.screen.view import SetupView, build_view
@@ -33,12 +35,22 @@ ODDS_HOLD_S = 0.4  # a button held this long shows the live odds (mode "hold")
 DEMO_NAMES = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo"]
 
 
-def make_journal(path: Path | None, game_id: str, players: list[str], options: dict):
-    """A new journal file at ``path`` (tray.rules.journal), or an in-memory one when None."""
+def make_journal(
+    path: Path | None,
+    game_id: str,
+    players: list[str],
+    options: dict,
+    began: datetime | None = None,
+):
+    """A new journal file at ``path`` (tray.rules.journal), or an in-memory one when None,
+    with the dice the game ships with (``tray.layouts``) and ``began`` (default: now) in
+    its header."""
+    layout = default_layout(game_id)
     if path is None:
-        return MemoryJournal.create(None, game_id, players, options, None)
-
-    return Journal.create(path, game_id, players, options, None)
+        return MemoryJournal.create(None, game_id, players, options, layout)
+    began = began or datetime.now(UTC)
+    when = began.astimezone(UTC).replace(microsecond=0).isoformat()
+    return Journal.create(path, game_id, players, options, layout, time=when)
 
 
 def resume_offer(journal_dir: str | Path) -> tuple[Path, str] | None:

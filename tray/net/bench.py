@@ -31,6 +31,8 @@ import threading
 import time
 from pathlib import Path
 
+from tray.layouts import default_layout
+
 LOST_AFTER_S = 10.0  # a roll no phone update showed within this long counts as lost
 
 
@@ -229,7 +231,9 @@ class BenchTable:
         self.games += 1
         old = getattr(self, "session", None)
         path = self.folder / f"table{self.n}-game{self.games}.jsonl"
-        journal = Journal.create(path, "bank", ["Ana", "Ben", "Cy", "Dee"], {"rounds": 10}, None)
+        journal = Journal.create(
+            path, "bank", ["Ana", "Ben", "Cy", "Dee"], {"rounds": 10}, default_layout("bank")
+        )
         self.session = Session(Table(journal), None, None, None)
         self.net.attach(self.session)
         self.ended_at = None
@@ -240,7 +244,7 @@ class BenchTable:
     def turn(self, t: float, every: float, collector: Collector) -> int:
         """One loop turn at ``t``; returns 1 when a roll was taken."""
         from hardware.buttons import ButtonPress
-        from tray.rules import playthrough
+        from tray import playthrough
 
         table = self.session.table
         rolled = 0

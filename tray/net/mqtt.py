@@ -49,10 +49,11 @@ class JournalTail:
     written waits for the next call), blank lines skipped, the checksum key dropped.
 
     >>> import tempfile, pathlib
+    >>> from tray.layouts import default_layout
     >>> from tray.rules.journal import Journal
     >>> from tray.rules.engine import roll
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.jsonl"
-    >>> j = Journal.create(path, "bank", ["Ann", "Ben"], {"rounds": 10}, None)
+    >>> j = Journal.create(path, "bank", ["Ann", "Ben"], {"rounds": 10}, default_layout("bank"))
     >>> tail = JournalTail(path)
     >>> _ = j.append(roll("d6:1", "d6:2")); _ = j.undo()
     >>> [(i, r["type"]) for i, r in tail.poll()]

@@ -28,7 +28,8 @@ Policies (``POLICIES``):
 
 Example::
 
-    >>> result = duel("bank", ["best", "random"], games=20, seed=1)
+    >>> d6 = {"d6": ["1", "2", "3", "4", "5", "6"]}           # the dice's layout
+    >>> result = duel("bank", ["best", "random"], games=20, layout=d6, seed=1)
     >>> result["games"], sorted(result["wins"])
     (20, ['best', 'random'])
     >>> result["wins"]["best"] > result["wins"]["random"]
@@ -44,7 +45,6 @@ from tray.rules import games, odds
 from tray.rules import games as game_modules  # duel() has a parameter named games
 from tray.rules.engine import Decision, RollSpec, action, roll, winners
 from tray.rules.games import rollers, tally_up, toss_up
-from tray.rules.playthrough import default_layout
 
 POLICIES = ("best", "careful", "bold", "random")
 MAX_EVENTS = 50000  # a game that has not ended by then is a bug in a policy or an engine
@@ -113,8 +113,8 @@ class Bot:
 
     >>> import random
     >>> from tray.rules.games import toss_up
-    >>> from vision.dicesets import load
-    >>> s = toss_up.new_game(["Ana", "Bot"], load("toss-up").layout())
+    >>> layout = {"toss": ["green", "green", "green", "yellow", "yellow", "red"]}
+    >>> s = toss_up.new_game(["Ana", "Bot"], layout)
     >>> for greens in (10, 10, 7):                         # 27 points, 3 dice left
     ...     s = toss_up.apply(s, roll(*["toss:green"] * greens + ["toss:yellow"] * (10 - greens)))
     >>> d = toss_up.expect(s).decisions[0]
@@ -520,13 +520,14 @@ def play_game(
     game_id: str,
     policies: list[str],
     rng: random.Random,
+    layout: dict,
     names: list[str] | None = None,
     options: dict | None = None,
 ) -> dict:
-    """One whole game of bots; returns the final state."""
+    """One whole game of bots with the dice ``layout``; returns the final state."""
     engine = games.get(game_id)
     names = names or [f"{p}{i}" for i, p in enumerate(policies)]
-    state = engine.new_game(names, default_layout(game_id), options)
+    state = engine.new_game(names, layout, options)
     bots = [Bot(game_id, p) for p in policies]
     count = 0
     while not state["finished"]:
@@ -541,9 +542,15 @@ def play_game(
 
 
 def duel(
-    game_id: str, policies: list[str], games: int, seed: int = 0, options: dict | None = None
+    game_id: str,
+    policies: list[str],
+    games: int,
+    layout: dict,
+    seed: int = 0,
+    options: dict | None = None,
 ) -> dict:
-    """Play ``games`` games; seats rotate every game so nobody always starts.
+    """Play ``games`` games with the dice ``layout``; seats rotate every game so nobody
+    always starts.
 
     Returns ``{"games": N, "wins": {label: wins}, "shared": games with a shared win}``, a
     shared win counting for each winner. Labels are the policy names (``best``, ``best2``
@@ -570,7 +577,7 @@ def duel(
     for g in range(games):
         order = [(g + i) % n for i in range(n)]
         state = play_game(
-            game_id, [policies[i] for i in order], rng, [labels[i] for i in order], options
+            game_id, [policies[i] for i in order], rng, layout, [labels[i] for i in order], options
         )
         w = state.get("winner")
         if w is None and state["game"] == "bank":

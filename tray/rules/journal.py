@@ -92,10 +92,6 @@ class JournalWriteError(OSError):
     """
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
-
-
 def _dump(record: dict) -> bytes:
     """One journal line: the record as JSON with the CRC-32 of that JSON as its last key.
 
@@ -195,7 +191,8 @@ class Journal:
         >>> import tempfile, pathlib
         >>> from tray.rules.engine import roll
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.jsonl"
-        >>> j = Journal.create(path, "bank", ["Ann", "Ben"], {}, None)  # None: shipped dice set
+        >>> d6 = {"d6": ["1", "2", "3", "4", "5", "6"]}  # the layout: each die's faces
+        >>> j = Journal.create(path, "bank", ["Ann", "Ben"], {}, d6)
         >>> j.expect().roll.dice
         ('d6', 'd6')
         >>> _ = j.append(roll("d6:6", "d6:1"))
@@ -227,23 +224,24 @@ class Journal:
         path: str | Path,
         game_id: str,
         players: list[str],
-        options: dict | None = None,
-        layout: dict | None = None,
+        options: dict | None,
+        layout: dict,
         *,
         time: str | None = None,
     ) -> Journal:
         """Start a new game in a new journal file (its folder is made if needed).
 
-        ``layout`` None takes the dice set the game ships with. ``time`` (ISO 8601) defaults
-        to now; it is informational only. Raises RuleError/ValueError if the game refuses the
-        players or options, FileExistsError if ``path`` exists; nothing is written then.
+        ``layout``: which faces each die of the game's dice set carries (the table gives the
+        shipped one, ``tray.layouts.default_layout``; the rules read no dice-set file).
+        ``time`` (ISO 8601, when the game began) is kept in the header when given; it is
+        informational only (the rules read no clock). Raises RuleError/ValueError if the game
+        refuses the players, options or layout, FileExistsError if ``path`` exists; nothing is
+        written then.
         """
         path = Path(path)
         engine = games.get(game_id)
-        if layout is None:
-            from vision.dicesets import load  # the shipped layout; vision/ knows no games
-
-            layout = load(engine.DICE_SET).layout()
+        if not isinstance(layout, dict):
+            raise ValueError(f"a game needs its dice layout (a dict of die: faces), not {layout!r}")
         options = dict(options or {})
         initial = engine.new_game(list(players), layout, options)
         # store the options as resolved by the game (defaults filled in) when the game takes
@@ -263,7 +261,7 @@ class Journal:
             "players": list(players),
             "options": options,
             "layout": layout,
-            "time": time or _now(),
+            **({"time": time} if time else {}),
         }
         try:
             data = _dump(header)
@@ -728,9 +726,9 @@ def find_unfinished(directory: str | Path, limit: int | None = 10) -> Path | Non
     return None
 
 
-def journal_path(directory: str | Path, game_id: str, when: _dt.datetime | None = None) -> Path:
-    """A fresh file name for a new game's journal: ``DIR/2026-11-21_23-40-05_bank.jsonl``."""
-    when = when or _dt.datetime.now(_dt.UTC)
+def journal_path(directory: str | Path, game_id: str, when: _dt.datetime) -> Path:
+    """A fresh file name for a new game's journal begun at ``when`` (the table's clock):
+    ``DIR/2026-11-21_23-40-05_bank.jsonl``."""
     base = Path(directory) / f"{when.strftime('%Y-%m-%d_%H-%M-%S')}_{game_id}"
     path, n = base.with_suffix(".jsonl"), 2
     while path.exists():

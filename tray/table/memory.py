@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tray.layouts import default_layout
 from tray.rules import engine, games
 from tray.rules.engine import Expect, RuleError
 
@@ -31,9 +32,7 @@ class MemoryJournal:
     def create(cls, path, game_id, players, options, layout):
         """Like ``Journal.create`` (``path`` ignored; ``layout`` None = the game's dice set)."""
         if layout is None:
-            from vision import dicesets
-
-            layout = dicesets.load(games.get(game_id).DICE_SET).layout()
+            layout = default_layout(game_id)
         return cls(game_id, players, options, layout)
 
     @property

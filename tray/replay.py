@@ -3,7 +3,7 @@
 Kept apart from ``tray.rules.journal`` so that the journal never imports the playthrough
 module (which writes journals): ``journal <- playthrough <- replay``, no circle.
 
->>> from tray.rules.replay import scoreboard
+>>> from tray.replay import scoreboard
 >>> print(scoreboard({"game": "bank", "round": 3, "active": "Ann", "finished": False,
 ...                   "players": [{"name": "Ann", "score": 40}, {"name": "Ben", "score": 12}]}))
 bank: round 3, Ann to play
@@ -17,8 +17,8 @@ import argparse
 import json
 import sys
 
+from tray.playthrough import format_playthrough
 from tray.rules.journal import Journal, JournalError
-from tray.rules.playthrough import format_playthrough
 
 
 def scoreboard(summary: dict, title: str | None = None) -> str:

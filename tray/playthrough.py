@@ -16,7 +16,7 @@ the ``random.Random`` passed in, so a seed replays the same game.
 Example::
 
     >>> import random
-    >>> from tray.rules.playthrough import play, final_state
+    >>> from tray.playthrough import play, final_state
     >>> events = play("bank", ["Ann", "Ben"], {"rounds": 10}, seed=7)
     >>> state = final_state("bank", ["Ann", "Ben"], {"rounds": 10}, events)
     >>> state["finished"], state["round"]
@@ -28,9 +28,9 @@ from __future__ import annotations
 import copy
 import json
 import random
-from functools import cache
 from pathlib import Path
 
+from tray.layouts import default_layout, shipped_layout
 from tray.rules import games
 from tray.rules.engine import Expect, RollSpec, describe, roll
 from tray.rules.journal import Journal
@@ -38,19 +38,6 @@ from tray.rules.journal import Journal
 ROLL_RATE = 0.6
 TABLE_RATE = 0.0
 DEFAULT_RATE = 0.5
-
-
-@cache
-def _shipped_layout(dice_set: str) -> dict[str, list[str]]:
-    from vision.dicesets import load
-
-    return load(dice_set).layout()
-
-
-def default_layout(game_id: str) -> dict[str, list[str]]:
-    """The layout of the dice set a game ships with (a fresh copy)."""
-    engine = games.get(game_id)
-    return {die: list(faces) for die, faces in _shipped_layout(engine.DICE_SET).items()}
 
 
 def throw(spec: RollSpec, rng: random.Random, layout: dict[str, list[str]] | None = None) -> dict:
@@ -63,7 +50,7 @@ def throw(spec: RollSpec, rng: random.Random, layout: dict[str, list[str]] | Non
     >>> ev["type"], len(ev["dice"]), all(d.startswith("d6:") for d in ev["dice"])
     ('roll', 2, True)
     """
-    layout = layout or _shipped_layout(spec.dice_set)
+    layout = layout or shipped_layout(spec.dice_set)
     if spec.dice is not None:
         ids = list(spec.dice)
     elif spec.choose_from is not None:
@@ -302,7 +289,7 @@ def bench_journal(
     events = play(game_id, players, options, seed)
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         path = Path(tmp) / "bench.jsonl"
-        j = Journal.create(path, game_id, players, options)
+        j = Journal.create(path, game_id, players, options, default_layout(game_id))
         t0 = time.perf_counter()
         for ev in events:
             j.append(ev)
@@ -320,11 +307,11 @@ def bench_journal(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tray.rules.playthrough examples|bench|show GAME``: regenerate the example
+    """``python -m tray.playthrough examples|bench|show GAME``: regenerate the example
     journals, print journal speed figures, or print one seeded random game."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m tray.rules.playthrough")
+    ap = argparse.ArgumentParser(prog="python -m tray.playthrough")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("examples", help="rewrite fixtures/journals/<game>.jsonl")
     b = sub.add_parser("bench", help="journal append (fsync) and replay speed per game")
