@@ -3,10 +3,11 @@ goes from a part of the project to a part it may know, as written once in MAY_KN
 
 The parts, from the bottom: ``vision`` (frames in, settled rolls out) and the rules engines know
 nothing of the table, nor of each other (a game is given its dice layout: ``tray.layouts``
-takes the shipped one from ``vision``'s dice sets); ``hardware`` (cameras, buttons, the simulated tray) knows only the dice
-sets of ``vision``; ``tray.table`` knows the rules; the screen and the network each know the
-table, never each other; ``tray.app`` puts camera, vision, table, screen and network together;
-the workshop ``lab`` may use everything, and nothing but ``lab`` (and the tests) uses it.
+takes the shipped one from ``vision``'s dice sets); ``hardware`` (cameras, buttons, the
+simulated tray) knows only the dice sets of ``vision``; ``tray.table`` knows the rules; the
+screen and the network each know the table, never each other; ``tray.app`` puts camera,
+vision, table, screen and network together; the workshop ``lab`` may use everything, and
+nothing but ``lab`` (and the tests) uses it.
 """
 
 from __future__ import annotations
