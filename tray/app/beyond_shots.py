@@ -110,6 +110,7 @@ def history_folder(folder: Path, games: int = 6) -> Path:
             names,
             options,
             default_layout(game),
+            time=f"2026-11-2{i}T12:00:00+00:00",  # as its file name says
         )
         seats = [bots.Bot(game, bots.policy_of_name(n)) for n in names]
         while not j.finished:
