@@ -70,6 +70,7 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
     assert opinion == {
         "network": "classifier-d6-second.onnx",
         "sha256": file_sha256(second_path("d6")),
+        "agreed": "mean",
     }
     assert saved["taught_with"]["second_opinion"] is True
     assert model.classifier_dir is None and model.detector_dir is None
@@ -1040,6 +1041,7 @@ def test_a_head_taught_not_to_doubt_the_turns_reads_the_mean_of_them(taught, tmp
         clf = _taught_as(
             root,
             tmp_path / f"doubt-{doubt}-{ones}",
+            second_opinion=False,  # the head's own score (a second head's would be mixed in)
             turn_doubt=doubt,
             shipped_backs=False,
             shipped_heard=False,
@@ -1196,7 +1198,8 @@ def test_a_backed_head_takes_the_shipped_read_of_a_die_it_does_not_read(
 
 def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_path):
     """A taught d6 head is heard with a second head taught on the card's second network's
-    features: a die both read as the same face scores the lesser of their sureness; a die
+    features: a die both read as the same face scores the mean of their sureness (a folder
+    taught before the mean, the lesser); a die
     the second reads as another face is not read, unless the shipped network names that
     face too, when the die is read as the two name it, at the lesser of their sureness
     (``vision.head.second_opinion``)."""
@@ -1232,7 +1235,7 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
         k, q = joint_best(die_2[:, i].mean(0), face_2[:, i].mean(0), heard.pairs)
         ks, qs = joint_best(die_s[:, i].mean(0), face_s[:, i].mean(0), heard.pairs)
         if name(k) == best[i]:
-            kind, want, face = "agree", min(a.confidence, q), a.face
+            kind, want, face = "agree", (a.confidence + q) / 2, a.face
         elif heard._reader.hearing.shipped and ks == k:
             kind, want, face = "two of three", min(q, qs), name(k)[1]
         else:
@@ -1241,6 +1244,20 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
         assert h.confidence == pytest.approx(want, abs=1e-4)
         assert h.face in (None, face)
     assert "agree" in kinds
+    # a folder taught before the mean was heard set its thresholds on the lesser of the two
+    saved = json.loads((tmp_path / "heard" / "taught.json").read_text())
+    assert saved["thresholds"]["classifier"]["second_opinion"]["agreed"] == "mean"
+    del saved["thresholds"]["classifier"]["second_opinion"]["agreed"]
+    (tmp_path / "heard" / "taught.json").write_text(json.dumps(saved))
+    before = FaceClassifier("d6", taught=tmp_path / "heard").classify(crops, TURNS)
+    lesser = {
+        i: min(a.confidence, joint_best(die_2[:, i].mean(0), face_2[:, i].mean(0), heard.pairs)[1])
+        for i, a in enumerate(alone.classify(crops, TURNS))
+        if name(joint_best(die_2[:, i].mean(0), face_2[:, i].mean(0), heard.pairs)[0]) == best[i]
+    }
+    assert lesser
+    for i, want in lesser.items():
+        assert before[i].confidence == pytest.approx(want, abs=1e-4)
 
 
 class _Says:
@@ -1389,10 +1406,14 @@ def test_a_taught_head_whose_second_network_changed_reads_no_more(taught, tmp_pa
     with pytest.raises(TaughtError, match=r"head-d6-second\.npz is missing"):
         FaceClassifier("d6", taught=tmp_path / "gone")
     # a record whose second opinion is not what teaching writes: damaged, in one line
-    for i, bad in enumerate(("yes", {})):
+    # (or one that scores a die both heads name in a way no table knows)
+    for i, bad in enumerate(("yes", {}, "agreed: most")):
         _taught_as(root, tmp_path / f"bad-{i}")
         saved = json.loads((tmp_path / f"bad-{i}" / "taught.json").read_text())
-        saved["thresholds"]["classifier"]["second_opinion"] = bad
+        if bad == "agreed: most":
+            saved["thresholds"]["classifier"]["second_opinion"]["agreed"] = "most"
+        else:
+            saved["thresholds"]["classifier"]["second_opinion"] = bad
         (tmp_path / f"bad-{i}" / "taught.json").write_text(json.dumps(saved))
         with pytest.raises(TaughtError, match=r"damaged .*teach it again") as got:
             FaceClassifier("d6", taught=tmp_path / f"bad-{i}")

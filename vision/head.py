@@ -444,12 +444,22 @@ def decide(
     return pair, round(hear_pips(pair, float(score), pips), 6)
 
 
-def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None, pips=None):
+# how a die both heads name is scored (``second_opinion``), as ``taught.json`` says it under
+# the second opinion: the mean of the two's sureness, or (a folder taught before
+# 2026-12-01, whose thresholds were set on it) the lesser
+AGREED = ("mean", "lesser")
+
+
+def second_opinion(
+    pair, score: float, die_p, face_p, pairs, shipped=None, pips=None, agreed: str = "mean"
+):
     """The reading of ``pair`` (a die and face read, see :func:`decide`) at ``score``, with a
     second taught head heard: a head fitted on another network's features, whose
     probabilities (``die_p``, ``face_p``: their mean over the turns read) are given. Its
-    likeliest pair the same, the score is the lesser of the two readers' sureness. Another
-    pair: no read (score 0), unless ``shipped`` (the shipped network's die and face
+    likeliest pair the same, the score is the mean of the two readers' sureness (as the table
+    hears the two shipped d6 networks: the mean of their answers; ``agreed="lesser"``: the
+    lesser, which ranked the dice worse, see docs/teaching.md). Another pair: no read
+    (score 0), unless ``shipped`` (the shipped network's die and face
     probabilities, their mean over the turns, when it is heard) names that pair too; then two
     readers of the three name it, and it is read at the lesser of their sureness, the pips
     counted heard on it (``pips``, as :func:`hear_pips` hears them). The pips counted are a
@@ -464,6 +474,8 @@ def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None, pips=
 
     >>> pairs = (np.array([0, 0]), np.array([0, 1]), ("d6",), ("1", "2"))
     >>> second_opinion(("d6", "2"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs)
+    (('d6', '2'), 0.8)
+    >>> second_opinion(("d6", "2"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs, agreed="lesser")
     (('d6', '2'), 0.7)
     >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs)
     (('d6', '1'), 0.0)
@@ -481,7 +493,7 @@ def second_opinion(pair, score: float, die_p, face_p, pairs, shipped=None, pips=
     """
     best, q = best_pair(die_p, face_p, pairs)
     if best == tuple(pair):
-        return best, float(min(score, q))
+        return best, float((score + q) / 2 if agreed == "mean" else min(score, q))
     if pips is not None and pips(best) is True and pips(tuple(pair)) is False:
         # (the surer score: the shipped network naming it too would give min(q, qs) heard)
         return best, hear_pips(best, q, pips)

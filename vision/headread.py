@@ -18,7 +18,16 @@ import numpy as np
 
 from vision.classcard import TURNS, shipped_second
 from vision.crops import to_input
-from vision.head import Head, Hearing, best_pair, decide, hear_pips, pooled, second_opinion
+from vision.head import (
+    AGREED,
+    Head,
+    Hearing,
+    best_pair,
+    decide,
+    hear_pips,
+    pooled,
+    second_opinion,
+)
 from vision.onnx import file_sha256, open_session
 from vision.taught import TaughtError, TaughtModel
 from vision.types import CropReading
@@ -38,6 +47,9 @@ class HeadReader:
     # features that must agree (``vision.head.second_opinion``): (the network's session,
     # its input's name, the head); None where it heard none
     opinion: tuple | None = None
+    # the score of a die both heads name (``vision.head.AGREED``): as teaching set its
+    # thresholds on it
+    agreed: str = AGREED[0]
 
     def read(self, clf, crops, turns: int, quick: bool = False):
         """Readings by the taught head of the crops ``clf`` (the FaceClassifier holding it)
@@ -132,6 +144,7 @@ class HeadReader:
                     clf.pairs,
                     (die_s[:, i].mean(0), face_s[:, i].mean(0)) if self.hearing.shipped else None,
                     pips,
+                    self.agreed,
                 )
             elif self.opinion is not None:
                 score = 0.0  # (quick: not heard)
@@ -198,9 +211,15 @@ def load_head(
         backed = cuts.get("shipped_backs", False)
         if not isinstance(backed, bool):
             raise ValueError("shipped_backs must be true or false")
-        opinion = None
+        opinion, agreed = None, AGREED[0]
         heard = cuts.get("second_opinion")
         if heard is not None:
+            if not isinstance(heard, dict):
+                raise ValueError("second_opinion must be a table")
+            # a folder taught before the mean was heard set its thresholds on the lesser
+            agreed = heard.get("agreed", "lesser")
+            if agreed not in AGREED:
+                raise ValueError(f"second_opinion: agreed must be one of {', '.join(AGREED)}")
             # its thresholds were set with the second opinion heard: without the network
             # it was taught beside, the head does not read at all
             # (shipped_second checked the file against the card's hash: not hashed again)
@@ -216,7 +235,7 @@ def load_head(
                 raise ValueError("its second opinion's head is missing")
             session = open_session(path)
             opinion = (session, session.get_inputs()[0].name, Head.load(taught.second_head))
-        return HeadReader(head, head_cuts, hearing, backed, opinion), small_cuts, None
+        return HeadReader(head, head_cuts, hearing, backed, opinion, agreed), small_cuts, None
     except (KeyError, TypeError, ValueError) as exc:
         raise TaughtError(
             f"{taught.folder}: its head or thresholds are damaged ({exc}): teach it "
