@@ -1198,9 +1198,9 @@ def test_a_backed_head_takes_the_shipped_read_of_a_die_it_does_not_read(
 
 def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_path):
     """A taught d6 head is heard with a second head taught on the card's second network's
-    features: a die both read as the same face scores the mean of their sureness (a folder
-    taught before the mean, the lesser); a die
-    the second reads as another face is not read, unless the shipped network names that
+    features: a die both read as the same face scores the mean of their sureness where both
+    are at least one half, else the lesser (a folder taught before the mean, the lesser); a
+    die the second reads as another face is not read, unless the shipped network names that
     face too, when the die is read as the two name it, at the lesser of their sureness
     (``vision.head.second_opinion``)."""
     from vision.classcard import second_path
@@ -1235,7 +1235,10 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
         k, q = joint_best(die_2[:, i].mean(0), face_2[:, i].mean(0), heard.pairs)
         ks, qs = joint_best(die_s[:, i].mean(0), face_s[:, i].mean(0), heard.pairs)
         if name(k) == best[i]:
-            kind, want, face = "agree", (a.confidence + q) / 2, a.face
+            # (the mean where both find the face likelier right than wrong)
+            lesser = min(a.confidence, q)
+            want = (a.confidence + q) / 2 if lesser >= 0.5 else lesser
+            kind, want, face = ("agree" if lesser >= 0.5 else "agree, one unsure"), want, a.face
         elif heard._reader.hearing.shipped and ks == k:
             kind, want, face = "two of three", min(q, qs), name(k)[1]
         else:

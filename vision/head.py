@@ -448,6 +448,10 @@ def decide(
 # the second opinion: the mean of the two's sureness, or (a folder taught before
 # 2026-12-01, whose thresholds were set on it) the lesser
 AGREED = ("mean", "lesser")
+# ... the mean only where both find the face likelier right than wrong: a reader under one
+# half (a head in doubt of its turns, or overruled by the shipped network: ``decide``) keeps
+# the die at its own score
+HALF = 0.5
 
 
 def second_opinion(
@@ -456,11 +460,12 @@ def second_opinion(
     """The reading of ``pair`` (a die and face read, see :func:`decide`) at ``score``, with a
     second taught head heard: a head fitted on another network's features, whose
     probabilities (``die_p``, ``face_p``: their mean over the turns read) are given. Its
-    likeliest pair the same, the score is the mean of the two readers' sureness (as the table
-    hears the two shipped d6 networks: the mean of their answers; ``agreed="lesser"``: the
-    lesser, which ranked the dice worse, see docs/teaching.md). Another pair: no read
-    (score 0), unless ``shipped`` (the shipped network's die and face
-    probabilities, their mean over the turns, when it is heard) names that pair too; then two
+    likeliest pair the same, the score is the mean of the two readers' sureness where both
+    are at least one half (as the table hears the two shipped d6 networks: the mean of their
+    answers), else the lesser (``agreed="lesser"``: the lesser always, which ranked the dice
+    worse, see docs/teaching.md). Another pair: no read (score 0), unless ``shipped`` (the
+    shipped network's die and face probabilities, their mean over the turns, when it is
+    heard) names that pair too; then two
     readers of the three name it, and it is read at the lesser of their sureness, the pips
     counted heard on it (``pips``, as :func:`hear_pips` hears them). The pips counted are a
     reader too: counting the second head's number and not the first's, they name its pair
@@ -477,6 +482,8 @@ def second_opinion(
     (('d6', '2'), 0.8)
     >>> second_opinion(("d6", "2"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs, agreed="lesser")
     (('d6', '2'), 0.7)
+    >>> second_opinion(("d6", "2"), 0.3, [1.0], [0.0, 1.0, 0.0], pairs)  # one in doubt
+    (('d6', '2'), 0.3)
     >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs)
     (('d6', '1'), 0.0)
     >>> second_opinion(("d6", "1"), 0.9, [1.0], [0.2, 0.7, 0.1], pairs, ([1.0], [0.1, 0.8, 0]))
@@ -493,7 +500,8 @@ def second_opinion(
     """
     best, q = best_pair(die_p, face_p, pairs)
     if best == tuple(pair):
-        return best, float((score + q) / 2 if agreed == "mean" else min(score, q))
+        both = agreed == "mean" and min(score, q) >= HALF
+        return best, float((score + q) / 2 if both else min(score, q))
     if pips is not None and pips(best) is True and pips(tuple(pair)) is False:
         # (the surer score: the shipped network naming it too would give min(q, qs) heard)
         return best, hear_pips(best, q, pips)
