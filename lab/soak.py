@@ -266,9 +266,9 @@ def _next_journal(state: Path, rng: random.Random, truth_path: Path):
         game_id = GAMES[done % len(GAMES)]
         engine = games.get(game_id)
         n = max(engine.MIN_PLAYERS, min(engine.MAX_PLAYERS, rng.choice((2, 3))))
-        return make_journal(
-            journal_path(state, game_id, datetime.now(UTC)), game_id, ["Ann", "Ben", "Cy"][:n], {}
-        )
+        began = datetime.now(UTC)
+        path = journal_path(state, game_id, began)
+        return make_journal(path, game_id, ["Ann", "Ben", "Cy"][:n], {}, began)
     journal = Journal.open(path, salvage=True)
     _emit(resumed=path.name, events=len(journal.events), damaged=journal.damage is not None)
     truths = _truths(truth_path)

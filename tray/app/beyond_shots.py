@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
+from tray.app.session import make_journal
 from tray.history import read_folder
-from tray.layouts import default_layout
 from tray.rules import bots
 from tray.rules.engine import roll
-from tray.rules.journal import Journal
 from tray.screen.history_screen import history_pages
 from tray.screen.odds_view import odds_lines
 from tray.screen.view import build_view
@@ -104,13 +104,9 @@ def history_folder(folder: Path, games: int = 6) -> Path:
         ("bank", two, {"rounds": 10}),
     ][:games]
     for i, (game, names, options) in enumerate(plan):
-        j = Journal.create(
-            folder / f"2026-11-2{i}_12-00-00_{game}.jsonl",
-            game,
-            names,
-            options,
-            default_layout(game),
-            time=f"2026-11-2{i}T12:00:00+00:00",  # as its file name says
+        began = datetime(2026, 11, 20 + i, 12, tzinfo=UTC)  # as its file name says
+        j = make_journal(
+            folder / f"2026-11-2{i}_12-00-00_{game}.jsonl", game, names, options, began
         )
         seats = [bots.Bot(game, bots.policy_of_name(n)) for n in names]
         while not j.finished:
