@@ -1520,3 +1520,43 @@ def test_a_taught_head_reads_each_die_alone_its_neighbours_painted_out(taught):
         seen[name] = crops[0]  # the first die's crop
     assert seen["taught"].min() >= 80  # the dark die painted out: only tray and die left
     assert seen["shipped"].min() <= 30
+
+
+def test_teaching_names_the_teaching_die_whose_wrong_read_sets_the_threshold(taught, tmp_path):
+    """A taught threshold lets no teaching die be read wrong, so the surest wrong read sets
+    how sure every read must be. One die labelled 5 that shows a 2 is read as the 2 it shows
+    by heads that never saw its photo: teaching names it first (photo, box, label, read), and
+    the owner's summary says where it is, to mend its label."""
+    import csv
+    import shutil
+
+    root, record = taught
+    for m in record["heldout"]["misread"]:  # the fixture's own, if any: real dice of it
+        assert (root / "photos" / "images" / m["file"]).is_file() and 0 < m["score"] <= 1
+    photos = tmp_path / "photos"
+    shutil.copytree(root / "photos", photos)
+    with open(photos / "labels.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    wrong = next(r for r in rows if r["value"] == "2")
+    wrong["value"] = "5"
+    with open(photos / "labels.csv", "w", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=list(rows[0]))
+        out.writeheader()
+        out.writerows(rows)
+    record = teach(photos, "d6", tmp_path / "taught", seed=1)
+    first = record["heldout"]["misread"][0]
+    box = [round(float(wrong[k]), 1) for k in ("x", "y", "w", "h")]
+    assert (first["file"], first["box"]) == (wrong["file"], box)
+    assert first["label"] == ["d6", "5"] and first["read"] == ["d6", "2"]
+    scores = [m["score"] for m in record["heldout"]["misread"]]
+    assert scores == sorted(scores, reverse=True) and first["score"] >= 0.5
+    # ... which no threshold may read: so sure a wrong read (of 48 dice) leaves the head
+    # reading fewer dice than the shipped models, and the folder keeps them
+    assert record["thresholds"]["classifier"] is None
+    lines = summary(record, "taught")
+    print(lines)
+    assert "the taught folder reads with the shipped classifier" in lines[-1]
+    said = [line for line in lines if "surest wrong read" in line]
+    assert len(said) == 1
+    assert f"in {wrong['file']} the die labelled 5 at x {float(wrong['x']):g}" in said[0]
+    assert "was read as 2" in said[0] and "mend labels.csv" in said[0]

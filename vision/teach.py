@@ -56,6 +56,7 @@ from vision.onnx import file_sha256, open_session
 from vision.taught import HEAD_FORMAT, TAUGHT_FILE, writing
 from vision.teachcrops import SHRINK_PX, copies_for, read_photos
 from vision.teachcv import (
+    FLOOR,
     HEARINGS,
     PULLS,
     VIEWS,
@@ -70,6 +71,7 @@ from vision.teachcv import (
     keeps,
     shipped_reads,
     small_dice_answers,
+    surest_misreads,
     tally,
 )
 from vision.teachdet import FOLDS, find_figures, photo_folds, teach_detector
@@ -216,6 +218,8 @@ def teach(
                 "agreed": AGREED[0],  # the score of a die both heads name (second_opinion)
             }
         heldout.update(heldout_figures(reads, answers, shipped, truth))
+        where = [(ph.file, lab) for ph in photos for lab in ph.labels]
+        heldout["misread"] = surest_misreads(reads[TURNS], truth, where)
         cut = small["photo"]["threshold"]
         heldout["shrunk"] = tally(
             [a[0] if a is not None and a[1] >= cut else None for a in small_answers["photo"]],
@@ -423,6 +427,20 @@ def summary(record: dict, out) -> list[str]:
                 "a second head, taught on the shipped second network, must read a die the "
                 "same before the table takes the read"
             )
+    miss = h.get("misread") or []
+    if miss and miss[0]["score"] >= FLOOR:
+        m = miss[0]
+        (die, face), (read_die, read_face) = m["label"], m["read"]
+        label, read = (
+            (face, read_face) if die == read_die else (f"{die} {face}", f"{read_die} {read_face}")
+        )
+        x, y = m["box"][:2]
+        lines.append(
+            f"the surest wrong read of a teaching die sets how sure the table must be of a "
+            f"read: in {m['file']} the die labelled {label} at x {x:g}, y {y:g} was read as "
+            f"{read}, {m['score']:.0%} sure. If its label is wrong, mend labels.csv and teach "
+            "again: the table will ask about fewer dice"
+        )
     if h.get("kept_shipped_models"):
         lines.append(h["kept_shipped_models"])
     return lines

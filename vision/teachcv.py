@@ -394,6 +394,49 @@ def heldout_figures(reads, answers: dict, shipped: dict, truth) -> dict:
     }
 
 
+MISREADS = 3  # the surest wrong reads of teaching dice that teaching names to the owner
+
+
+def surest_misreads(reads, truth, where, n: int = MISREADS) -> list[dict]:
+    """The teaching dice that heads fitted without their photos read wrong, surest first (at
+    most ``n``; a read scored 0, which no threshold takes, is left out): each one's photo and
+    label (``where[d]``: (file, ``vision.labelled.Label``)), what it was read as, how sure.
+    A taught threshold lets no teaching die be read wrong (``vision.risk``: with a few hundred
+    dice no wrong read fits the bound), so the surest of them sets how sure every read must
+    be: one die whose label is wrong makes the table ask about each die read less sure than
+    it. The owner is shown it, to check its label (``summary``).
+
+    >>> from vision.labelled import Label
+    >>> where = [("a.jpg", Label(10, 20, 30, 30, "d6", "5"))] * 3
+    >>> reads = [(("d6", "2"), 0.97), (("d6", "3"), 0.8), (("d6", "4"), 0.0)]
+    >>> truth = [("d6", "5"), ("d6", "3"), ("d6", "1")]
+    >>> [(m["file"], m["box"], m["label"], m["read"], m["score"])
+    ...  for m in surest_misreads(reads, truth, where)]
+    [('a.jpg', [10.0, 20.0, 30.0, 30.0], ['d6', '5'], ['d6', '2'], 0.97)]
+    """
+    wrong = sorted(
+        (
+            (score, d)
+            for d, ((pair, score), t) in enumerate(zip(reads, truth, strict=True))
+            if tuple(pair) != tuple(t) and score > 0
+        ),
+        key=lambda w: (-w[0], w[1]),
+    )
+    out = []
+    for score, d in wrong[:n]:
+        file, lab = where[d]
+        out.append(
+            {
+                "file": file,
+                "box": [round(float(v), 1) for v in (lab.x, lab.y, lab.w, lab.h)],
+                "label": [lab.die, lab.face],
+                "read": list(reads[d][0]),
+                "score": round(float(score), 4),
+            }
+        )
+    return out
+
+
 def keeps(heldout: dict) -> bool:
     """Whether the head is kept: on the dice it never saw it reads at least as many right as
     the shipped models, as photos are read and as the camera reads."""

@@ -141,6 +141,8 @@ def summary_lines(summary: dict) -> list[str]:
      'held out: camera_path: face_right 0.958',
      'held out: camera_path: shipped_models: face_right 0.917',
      'held out: shipped_models: face_right 0.800']
+    >>> summary_lines({"heldout": {"misread": [{"file": "a.jpg", "score": 0.97}]}})
+    ['held out: misread: file a.jpg, score 0.970']
     """
     held = summary.get("heldout") if isinstance(summary, dict) else None
     if not isinstance(held, dict):
@@ -161,6 +163,9 @@ def summary_lines(summary: dict) -> list[str]:
     for k, v in held.items():
         if isinstance(v, dict):
             lines += part(f"held out: {k}: ", v)
+        elif isinstance(v, list) and all(isinstance(item, dict) for item in v):
+            for item in v:  # (the surest wrong reads: a line each)
+                lines += part(f"held out: {k}: ", item)
         else:
             lines.append(f"held out: {k} {say(v)}")
     return lines
