@@ -210,6 +210,50 @@ def test_command_on_the_simulated_tray_with_a_simulated_roller(tmp_path, monkeyp
     assert "teaching: classifier" in capsys.readouterr().err  # the tqdm bar
 
 
+def test_the_guided_capture_ends_with_the_lines_dicetray_teach_prints(
+    tmp_path, monkeypatch, capsys
+):
+    """Teaching's record (``vision.teach``) is told to the owner as `dicetray teach` tells
+    it: in words, with the teaching die whose wrong read sets how sure reads must be, not as
+    a dump of its figures."""
+
+    def fake_teach(folder, dice_set, out_dir, progress=None, seed=0):
+        progress("classifier", 1, 1)
+        out_dir.mkdir()
+        return {
+            "dice_set": dice_set.id,
+            "taught_with": {"photos": 6, "dice": 60},
+            "seconds": 41.5,
+            "thresholds": {"classifier": None, "detector": None},
+            "heldout": {
+                "photos": 6,
+                "dice": 60,
+                "misread": [
+                    {
+                        "file": "003.jpg",
+                        "box": [120.0, 88.0, 40.0, 41.0],
+                        "label": ["d6", "5"],
+                        "read": ["d6", "2"],
+                        "score": 0.97,
+                    }
+                ],
+                "kept_shipped_models": "the taught head read fewer dice than the shipped ones",
+            },
+        }
+
+    monkeypatch.setattr(teaching, "load_teacher", lambda: (fake_teach, ValueError))
+    out = []
+    args = ["--teach", "--out", str(tmp_path / "cap"), "--source", "sim", "--dice-set", "d6"]
+    args += ["--per-face", "1", "--sim-roller", "--headless"]
+    rc = calibrate.main([*args, "--config", str(tmp_path / "none.toml")], out=out.append)
+    assert rc == 0, capsys.readouterr().err
+    text = "\n".join(out)
+    assert f"taught d6 from 6 photos (60 dice) in 41.5 s -> {tmp_path / 'cap' / 'taught'}" in text
+    assert "in 003.jpg the die labelled 5 at x 120, y 88 was read as 2, 97% sure" in text
+    assert "the taught head read fewer dice than the shipped ones" in text
+    assert "held out:" not in text
+
+
 # ------------------------------------------------------------------- bad input, dropouts
 
 

@@ -1557,6 +1557,10 @@ def test_teaching_names_the_teaching_die_whose_wrong_read_sets_the_threshold(tau
     print(lines)
     assert "the taught folder reads with the shipped classifier" in lines[-1]
     said = [line for line in lines if "surest wrong read" in line]
+    # ... as the guided capture tells it too (dicetray calibrate --teach)
+    from tray.table.teaching import owner_lines
+
+    assert owner_lines(record, "taught") == lines
     assert len(said) == 1
     assert f"in {wrong['file']} the die labelled 5 at x {float(wrong['x']):g}" in said[0]
     assert "was read as 2" in said[0] and "mend labels.csv" in said[0]

@@ -27,8 +27,8 @@ from tray.table.teaching import (
     TeachingUnavailable,
     format_left,
     load_taught,
+    owner_lines,
     say_stale,
-    summary_lines,
     teach_folder,
 )
 
@@ -136,7 +136,7 @@ def teach_after(folder: CaptureFolder, display=None, out=print, teacher=None, se
     except ValueError as exc:  # vision.teach.TeachError: bad input, one line
         print(f"dicetray calibrate: teaching failed: {exc}", file=sys.stderr)
         return 1
-    for line in summary_lines(summary):
+    for line in owner_lines(summary, out_dir):
         out(f"  {line}")
     out(f"Taught model written to {out_dir} (use it with --taught {out_dir}).")
     return 0

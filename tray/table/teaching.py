@@ -171,6 +171,28 @@ def summary_lines(summary: dict) -> list[str]:
     return lines
 
 
+# the parts of a record of ``vision.teach.teach`` that its owner's summary reads
+RECORD_PARTS = {"dice_set", "taught_with", "heldout", "thresholds", "seconds"}
+
+
+def owner_lines(record: dict, out) -> list[str]:
+    """What teaching into ``out`` gave, for the owner: the lines `dicetray teach` prints
+    (``vision.teach.summary``: the figures in words, the die that sets the threshold, why
+    the shipped models are kept) for a record of ``vision.teach``; any other record (another
+    teacher's) as its held-out figures, a line each (:func:`summary_lines`).
+
+    >>> owner_lines({"heldout": {"face_right": 1.0}}, "taught")
+    ['held out: face_right 1.000']
+    """
+    if isinstance(record, dict) and RECORD_PARTS <= record.keys():
+        try:
+            from vision.teach import summary
+        except ImportError:
+            return summary_lines(record)
+        return summary(record, out)
+    return summary_lines(record)
+
+
 def load_taught(folder, cfg, diceset):
     """The taught model to read ``diceset`` with: ``folder`` (--taught), else the config's
     ``[vision] taught`` for the set, else None (the shipped models). Raises
