@@ -142,7 +142,12 @@ def test_capture_plays_through_with_corrections_then_teaches(tmp_path, capsys):
     assert rc == 0, capsys.readouterr().err
     taught = tmp_path / "cap" / "taught"
     assert (taught / "taught.json").is_file()
-    assert any("held out" in line for line in lines)
+    # ... and says what it gave as `dicetray teach` does
+    # (two throws' dice: too few to judge a taught head, which it says)
+    told = [line.strip() for line in lines]
+    n = len(rows)
+    assert f"taught toss-up from {len(cap.saved)} photos ({n} dice)" in "\n".join(told)
+    assert any(line.startswith(f"the photos hold {n} dice: too few") for line in told), told
     capsys.readouterr()
     # the taught folder reads toss-up dice; for d6 dice it is refused in one line
     assert (
