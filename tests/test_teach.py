@@ -1563,4 +1563,7 @@ def test_teaching_names_the_teaching_die_whose_wrong_read_sets_the_threshold(tau
     assert owner_lines(record, "taught") == lines
     assert len(said) == 1
     assert f"in {wrong['file']} the die labelled 5 at x {float(wrong['x']):g}" in said[0]
-    assert "was read as 2" in said[0] and "mend labels.csv" in said[0]
+    assert "was read as 2" in said[0]
+    # the pip counter counts the 2 it shows: the label is likely wrong, and the owner is told
+    assert (first["pips"], first["pips_read"]) == (2, True)
+    assert "2 pips are counted on it: its label is likely wrong. Mend labels.csv" in said[0]

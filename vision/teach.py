@@ -219,7 +219,7 @@ def teach(
             }
         heldout.update(heldout_figures(reads, answers, shipped, truth))
         where = [(ph.file, lab) for ph in photos for lab in ph.labels]
-        heldout["misread"] = surest_misreads(reads[TURNS], truth, where)
+        heldout["misread"] = surest_misreads(reads[TURNS], truth, where, counted[0], clf.pip_faces)
         cut = small["photo"]["threshold"]
         heldout["shrunk"] = tally(
             [a[0] if a is not None and a[1] >= cut else None for a in small_answers["photo"]],
@@ -435,11 +435,18 @@ def summary(record: dict, out) -> list[str]:
             (face, read_face) if die == read_die else (f"{die} {face}", f"{read_die} {read_face}")
         )
         x, y = m["box"][:2]
+        # the pips counted on it name the face read: the geometric reader says so too
+        counted = m.get("pips_read") is True
         lines.append(
             f"the surest wrong read of a teaching die sets how sure the table must be of a "
             f"read: in {m['file']} the die labelled {label} at x {x:g}, y {y:g} was read as "
-            f"{read}, {m['score']:.0%} sure. If its label is wrong, mend labels.csv and teach "
-            "again: the table will ask about fewer dice"
+            f"{read}, {m['score']:.0%} sure"
+            + (
+                f", and {m['pips']} pips are counted on it: its label is likely wrong. Mend "
+                if counted
+                else ". If its label is wrong, mend "
+            )
+            + "labels.csv and teach again: the table will ask about fewer dice"
         )
     if h.get("kept_shipped_models"):
         lines.append(h["kept_shipped_models"])

@@ -397,14 +397,19 @@ def heldout_figures(reads, answers: dict, shipped: dict, truth) -> dict:
 MISREADS = 3  # the surest wrong reads of teaching dice that teaching names to the owner
 
 
-def surest_misreads(reads, truth, where, n: int = MISREADS) -> list[dict]:
+def surest_misreads(
+    reads, truth, where, pips=None, pip_faces=None, n: int = MISREADS
+) -> list[dict]:
     """The teaching dice that heads fitted without their photos read wrong, surest first (at
     most ``n``; a read scored 0, which no threshold takes, is left out): each one's photo and
     label (``where[d]``: (file, ``vision.labelled.Label``)), what it was read as, how sure.
     A taught threshold lets no teaching die be read wrong (``vision.risk``: with a few hundred
     dice no wrong read fits the bound), so the surest of them sets how sure every read must
     be: one die whose label is wrong makes the table ask about each die read less sure than
-    it. The owner is shown it, to check its label (``summary``).
+    it. The owner is shown it, to check its label (``summary``). ``pips``: the pips counted
+    on each die's crop (``vision.pips``; None: no count), kept with it ("pips"), and
+    whether that count is the face read's (``pip_faces``: {face: its pips}; "pips_read"): the
+    geometric reader's word that the label is wrong.
 
     >>> from vision.labelled import Label
     >>> where = [("a.jpg", Label(10, 20, 30, 30, "d6", "5"))] * 3
@@ -413,6 +418,9 @@ def surest_misreads(reads, truth, where, n: int = MISREADS) -> list[dict]:
     >>> [(m["file"], m["box"], m["label"], m["read"], m["score"])
     ...  for m in surest_misreads(reads, truth, where)]
     [('a.jpg', [10.0, 20.0, 30.0, 30.0], ['d6', '5'], ['d6', '2'], 0.97)]
+    >>> [(m["pips"], m["pips_read"])
+    ...  for m in surest_misreads(reads, truth, where, [2, None, None], {"2": 2, "5": 5})]
+    [(2, True)]
     """
     wrong = sorted(
         (
@@ -425,13 +433,17 @@ def surest_misreads(reads, truth, where, n: int = MISREADS) -> list[dict]:
     out = []
     for score, d in wrong[:n]:
         file, lab = where[d]
+        read = list(reads[d][0])
+        count = None if pips is None or pips[d] is None else int(pips[d])
         out.append(
             {
                 "file": file,
                 "box": [round(float(v), 1) for v in (lab.x, lab.y, lab.w, lab.h)],
                 "label": [lab.die, lab.face],
-                "read": list(reads[d][0]),
+                "read": read,
                 "score": round(float(score), 4),
+                "pips": count,
+                "pips_read": None if count is None else (pip_faces or {}).get(read[1]) == count,
             }
         )
     return out
