@@ -1567,3 +1567,23 @@ def test_teaching_names_the_teaching_die_whose_wrong_read_sets_the_threshold(tau
     # the pip counter counts the 2 it shows: the label is likely wrong, and the owner is told
     assert (first["pips"], first["pips_read"]) == (2, True)
     assert "2 pips are counted on it: its label is likely wrong. Mend labels.csv" in said[0]
+
+
+def test_the_summary_names_the_die_of_a_set_of_several_and_not_a_read_under_one_half(taught):
+    """Of a set of several dice the line names the die with the face; a surest wrong read
+    under one half sets no threshold (none is taken under it), so nothing is said of it."""
+    _, record = taught
+    mixed = json.loads(json.dumps(record))
+    wrong = {"file": "007.jpg", "box": [12.5, 40.0, 30.0, 31.0], "score": 0.92}
+    mixed["heldout"]["misread"] = [
+        wrong | {"label": ["red", "2"], "read": ["blue", "2"], "pips": None, "pips_read": None}
+    ]
+    said = [line for line in summary(mixed, "taught") if "surest wrong read" in line]
+    assert said == [
+        "the surest wrong read of a teaching die sets how sure the table must be of a read: "
+        "in 007.jpg the die labelled red 2 at x 12.5, y 40 was read as blue 2, 92% sure. If "
+        "its label is wrong, mend labels.csv and teach again: the table will ask about fewer "
+        "dice"
+    ]
+    mixed["heldout"]["misread"][0]["score"] = 0.49
+    assert not any("surest wrong read" in line for line in summary(mixed, "taught"))
