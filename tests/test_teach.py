@@ -1554,7 +1554,6 @@ def test_teaching_names_the_teaching_die_whose_wrong_read_sets_the_threshold(tau
     # reading fewer dice than the shipped models, and the folder keeps them
     assert record["thresholds"]["classifier"] is None
     lines = summary(record, "taught")
-    print(lines)
     assert "the taught folder reads with the shipped classifier" in lines[-1]
     said = [line for line in lines if "surest wrong read" in line]
     # ... as the guided capture tells it too (dicetray calibrate --teach)
