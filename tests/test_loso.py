@@ -64,12 +64,18 @@ def test_each_source_is_left_out_once_and_read_whole(realdice, tmp_path):
             f = fold["figures"][path]
             assert f["dice"] == dice[source]  # every photo of it, whatever its part
             assert 0 <= f["wrong"] <= 1 and abs(f["right"] + f["asked"] + f["wrong"] - 1) < 1e-9
-        assert fold["figures"]["boxes_photo"]["found"] == 1.0
+        b = fold["figures"]["boxes_photo"]
+        assert b["found"] == 1.0
+        # the best guesses: every die read right is one, and the ceiling lies under them
+        assert b["right"] <= b["best_guess"] and 0 <= b["ceiling"] <= b["best_guess"]
+        assert b["guess_counts"][0] == dice[source]
     # the stand-in's dice are clear rendered ones: the detector finds most of them
     assert report["all"]["photo"]["found"] >= 0.8
     assert report["all"]["photo"]["dice"] == sum(dice.values())
+    pooled = report["all"]["boxes_photo"]["guess_counts"]
+    assert pooled[0] == sum(dice.values()) and pooled[2] <= pooled[1] <= pooled[0]
     text = loso.format_report(report, "test")
-    assert "all sources" in text and "SHIPPED detector" in text
+    assert "all sources" in text and "SHIPPED detector" in text and "ceiling" in text
     for source in dice:
         assert source in text
 
