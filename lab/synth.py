@@ -242,7 +242,7 @@ class SyntheticDice:
             look = random_look(rng, digits=self.digits, translucent=self.translucent)
         else:
             look = Look(
-                font=int(TRAIN_FONTS[int(rng.integers(0, 3))]),
+                font=TRAIN_FONTS[int(rng.integers(0, 3))],
                 stroke=float(rng.uniform(0.035, 0.06)),
             )
         own = rng.random() >= self.random_colours

@@ -1,6 +1,7 @@
 """Training variation (lab.synth, hardware.sim.render and looks): looks, lights, the held-out
 other style, the real casino crops, and the model contract of the training exports."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -11,7 +12,10 @@ from hardware.sim import looks
 from hardware.sim.looks import (
     FAR_LIGHTS,
     HELD_OUT_FONT,
+    HELD_OUT_FONTS,
+    ITALIC_SLANT,
     OTHER_LOOK,
+    TRAIN_FONTS,
     Look,
     draw_face_mask,
     light_cast,
@@ -26,18 +30,42 @@ from lab.synth import DieStyle, SyntheticDice
 from vision.dicesets import load
 
 
+def _digit(digit: str, look: Look) -> np.ndarray:
+    m = np.zeros((64, 64), np.uint8)
+    looks._put_strokes(m, digit, look, 2, 40, 40)
+    return m > 127
+
+
+def test_the_held_out_print_is_drawn_unlike_every_training_font():
+    # the same glyphs whichever OpenCV draws them: each digit of the held-out look overlaps
+    # the same digit of every training font, upright or slanted, by well under the whole
+    other = replace(OTHER_LOOK, ttf="")
+    for digit in "12345":
+        held = _digit(digit, other)
+        assert held.sum() > 200
+        for font in TRAIN_FONTS:
+            for slant in (0.0, ITALIC_SLANT):
+                train = _digit(digit, Look(font=font, slant=slant))
+                iou = (held & train).sum() / (held | train).sum()
+                assert iou < 0.75, (digit, font, slant, iou)
+    # and a font is its own best match: the measure tells glyphs apart
+    a, b = _digit("3", Look(font="rowmans")), _digit("3", Look(font="rowmans", slant=0.01))
+    assert (a & b).sum() / (a | b).sum() > 0.85
+
+
 def test_training_looks_never_use_the_held_out_font_or_light():
     rng = np.random.default_rng(3)
     looks = [random_look(rng) for _ in range(300)]
-    fonts = {look.font & 0x0F for look in looks}
-    assert HELD_OUT_FONT not in fonts and len(fonts) >= 4
+    fonts = {look.font for look in looks}
+    assert not fonts & set(HELD_OUT_FONTS) and len(fonts) == len(TRAIN_FONTS)
+    assert {look.slant for look in looks} == {0.0, ITALIC_SLANT}
     # training stars are all thinner and sharper than the held-out look's fat rounded star
     assert max(look.star_inner for look in looks) < OTHER_LOOK.star_inner
     assert max(look.star_round for look in looks) < OTHER_LOOK.star_round
-    assert OTHER_LOOK.font & 0x0F == HELD_OUT_FONT
+    assert OTHER_LOOK.font == HELD_OUT_FONT
     styles = [random_style(rng, wide=True) for _ in range(200)]
     assert not any(s.floor == "check" or s.palette == "other" for s in styles)
-    assert not any(s.look is not None and s.look.font & 0x0F == HELD_OUT_FONT for s in styles)
+    assert not any(s.look is not None and s.look.font in HELD_OUT_FONTS for s in styles)
     # the held-out light is off the warm-cold axis: green lifted over red and blue
     casts = np.array([s.cast for s in styles])
     other_tint = OTHER_LIGHT[1] - (OTHER_LIGHT[0] + OTHER_LIGHT[2]) / 2
@@ -78,7 +106,8 @@ def test_looks_print_in_outline_fonts_about_half_the_time_and_centre_the_digit()
     rng = np.random.default_rng(4)
     looks = [random_look(rng) for _ in range(400)]
     share = np.mean([bool(look.ttf) for look in looks])
-    # (pygame-ce ships one font, so there is always one; Debian's DejaVu adds 21)
+    # (pygame-ce ships one font, so there is always one; Debian's DejaVu adds 21, the train
+    # extra six)
     assert ttf_fonts() and 0.4 < share < 0.6
     assert len({look.ttf for look in looks} - {""}) >= min(6, len(ttf_fonts()))
     assert not OTHER_LOOK.ttf  # the held-out look stays a Hershey font
@@ -97,6 +126,18 @@ def test_looks_print_in_outline_fonts_about_half_the_time_and_centre_the_digit()
         load("tally-up").faces["-100"], 48, np.random.default_rng(0), look=Look(ttf=ttf_fonts()[0])
     )[0][0]
     assert wide[:, 0].max() < 0.5 and wide[:, -1].max() < 0.5 and wide.sum() > 50
+
+
+def test_the_train_extra_adds_computer_modern_and_never_a_times_face():
+    # the tests run with the train extra (make test), so matplotlib's fonts are there: six
+    # Computer Modern faces, each printing a digit; its Times-like STIX faces are left out
+    names = [Path(f).name for f in ttf_fonts()]
+    assert [n for n in names if n.startswith("cm")] == [f"{n}.ttf" for n in looks.CM_FONTS]
+    assert not [n for n in names if "STIX" in n or "Times" in n or n.startswith(("cmex", "cmsy"))]
+    face = load("rollers").faces["4"]
+    for path in ttf_fonts()[-len(looks.CM_FONTS) :]:
+        m = draw_face_mask(face, 64, np.random.default_rng(1), look=Look(digits=True, ttf=path))
+        assert m[0][0].sum() > 40, path
 
 
 def test_look_faces_and_the_other_style_render():

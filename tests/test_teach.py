@@ -1111,9 +1111,11 @@ def test_each_die_is_judged_on_the_crop_cut_from_the_box_the_detector_found(tmp_
     monkeypatch.setattr(Detector, "detect_fine", right_halves)
     halved = teach(tmp_path / "photos", "d6", tmp_path / "halved", seed=1)["heldout"]
     assert halved["found"] == whole["found"] == 1.0  # every half box lies on its die
-    # half a die reads worse, for the shipped models and for the head read once
+    # half a die reads worse for the shipped models, on either path (here 40 -> 36 of 48 dice
+    # read right); the taught head, taught on the same halves, may read them as well as the
+    # whole dice (47 of 48 both, with OpenCV 5.1), so it does not tell the crops apart
     cam_whole, cam_halved = whole["camera_path"], halved["camera_path"]
-    assert cam_halved["best_guess_right"] < cam_whole["best_guess_right"]
+    assert cam_halved["shipped_models"]["face_right"] < cam_whole["shipped_models"]["face_right"]
     assert halved["shipped_models"]["face_right"] < whole["shipped_models"]["face_right"]
 
 

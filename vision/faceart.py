@@ -19,18 +19,22 @@ which training code can use for augmentation.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import cv2
 import numpy as np
+from HersheyFonts import HersheyFonts
 
 from vision.dicesets import DiceSet, Die, Face, hex_to_rgb
 
-__all__ = ["bgr", "draw_face", "draw_side", "face_rgba", "pip_positions"]
+__all__ = ["bgr", "draw_face", "draw_side", "face_rgba", "pip_positions", "put_text"]
 
 _SS = 4  # supersampling factor
 _CORNER = 0.15  # corner radius, share of the face side
-_FONT = cv2.FONT_HERSHEY_SIMPLEX
+# Numbers and text are drawn from the Hershey stroke fonts that the PyPI package Hershey-Fonts
+# carries (MIT), not by cv2.putText: every OpenCV then prints the same glyphs (OpenCV 5 draws
+# its FONT_HERSHEY_* in a typeface of its own). Roman simplex is what OpenCV 4's SIMPLEX drew.
+STROKE_FONT = "rowmans"
 
 # Pip centres in unit face coordinates (0..1, y down), the usual Western arrangement.
 _L, _M, _H = 0.25, 0.5, 0.75
@@ -106,15 +110,62 @@ _BOLT = np.array(
 )
 
 
-def _fit_text(text: str, box_w: float, box_h: float, thick_share: float) -> tuple[float, int]:
-    """Font scale and thickness so that ``text`` fits in box_w x box_h (pixels)."""
-    scale = 1.0
-    for _ in range(3):  # thickness depends on the scale: settle in a few rounds
-        thick = max(1, round(box_h * thick_share))
-        (tw, th), _base = cv2.getTextSize(text, _FONT, scale, thick)
-        scale *= min(box_w / max(tw, 1), box_h / max(th, 1))
-    thick = max(1, round(box_h * thick_share))
-    return scale, thick
+@cache
+def _stroke_font(font: str) -> HersheyFonts:
+    hf = HersheyFonts()
+    hf.load_default_font(font)
+    return hf
+
+
+@lru_cache(maxsize=512)
+def text_strokes(text: str, font: str = STROKE_FONT) -> np.ndarray:
+    """``text`` in the Hershey stroke font ``font``: its segments, (n, 2, 2) float32, y down.
+
+    >>> text_strokes("1").shape[1:], text_strokes("").shape
+    ((2, 2), (0, 2, 2))
+    """
+    segments = list(_stroke_font(font).lines_for_text(text))
+    return np.array(segments, np.float32).reshape(-1, 2, 2)
+
+
+def put_text(
+    img: np.ndarray,
+    text: str,
+    centre: tuple[float, float],
+    box: tuple[float, float],
+    thick: int,
+    colour,
+    *,
+    font: str = STROKE_FONT,
+    slant: float = 0.0,
+    turn: float = 0.0,
+) -> None:
+    """Print ``text`` into ``img`` in a stroke font, ``thick`` px strokes, centred on
+    ``centre`` and as large as the ``box`` (w, h px, strokes included) allows; ``slant``
+    leans the top right (x shift per unit of height), ``turn`` turns it clockwise (radians).
+
+    >>> img = np.zeros((40, 40), np.uint8)
+    >>> put_text(img, "7", (20, 20), (20, 30), 3, 255)
+    >>> ys, xs = np.nonzero(img > 127)
+    >>> bool(ys.max() - ys.min() <= 30 and xs.max() - xs.min() <= 21)  # within the box, or a px
+    True
+    >>> bool(abs(ys.min() + ys.max() - 40) <= 2 and abs(xs.min() + xs.max() - 40) <= 2)  # centred
+    True
+    """
+    seg = text_strokes(text, font)
+    if not len(seg):
+        return
+    pts = seg.reshape(-1, 2).copy()
+    pts[:, 0] -= slant * pts[:, 1]  # y down: the top leans right
+    lo, hi = pts.min(0), pts.max(0)
+    size = np.maximum(hi - lo, 1e-3)
+    scale = max(min((box[0] - thick) / size[0], (box[1] - thick) / size[1]), 1e-3)
+    pts = (pts - (lo + hi) / 2) * scale
+    if turn:
+        c, s = math.cos(turn), math.sin(turn)
+        pts = pts @ np.array([[c, s], [-s, c]], np.float32)
+    fixed = np.round((pts + np.asarray(centre, np.float32)) * 16).astype(np.int32)
+    cv2.polylines(img, list(fixed.reshape(-1, 2, 2)), False, colour, thick, cv2.LINE_AA, 4)
 
 
 def _draw_mark(
@@ -164,19 +215,8 @@ def _draw_mark(
         else:
             box_w = n * (0.64 if len(text) > 3 else 0.60) * grow
             box_h = n * (0.24 if len(text) > 2 else 0.30) * grow
-        scale, thick = _fit_text(text, box_w, box_h, 0.20)
-        (tw, th), _ = cv2.getTextSize(text, _FONT, scale, thick)
-        if turn == 0.0:
-            org = (round(cx - tw / 2), round(cy + th / 2))
-            cv2.putText(img, text, org, _FONT, scale, colour, thick, aa)
-        else:  # draw upright on a layer, then turn it (putText has no angle)
-            layer = np.zeros((n, n), np.uint8)
-            org = (round(cx - tw / 2), round(cy + th / 2))
-            cv2.putText(layer, text, org, _FONT, scale, 255, thick, aa)
-            m = cv2.getRotationMatrix2D((cx, cy), -math.degrees(turn), 1.0)
-            layer = cv2.warpAffine(layer, m, (n, n), flags=cv2.INTER_LINEAR)
-            a = layer.astype(np.float32)[..., None] / 255.0
-            img[:] = (img * (1 - a) + np.array(colour, np.float32) * a).astype(np.uint8)
+        thick = max(1, round(box_h * 0.20))
+        put_text(img, text, (cx, cy), (box_w, box_h), thick, colour, turn=turn)
     else:  # parse() in dicesets already refuses unknown marks
         raise ValueError(f"face {face.id!r}: unknown mark {face.mark!r}")
 

@@ -9,6 +9,7 @@ never drawn in training: the held-out "other style" of ``dicetray eval``.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 from dataclasses import dataclass, replace
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.faceart import put_text
 
 # --------------------------------------------------------------------------------------------
 # colours
@@ -202,22 +205,34 @@ _ZAP = np.array(
 # OTHER_LIGHT and OTHER_FLOOR in hardware.sim.render) is never drawn in training: the held-out
 # "other style" of ``dicetray eval``.
 
-_ITALIC = cv2.FONT_ITALIC
+# stroke fonts: the Hershey fonts as Hershey-Fonts (PyPI, MIT) carries them, drawn here so
+# that every OpenCV draws the same glyphs (OpenCV 5's putText draws all its Hershey fonts in one
+# sans typeface). The first three are the roman simplex, duplex and triplex; a look may slant
+# any of them. The Times family is never drawn in training: its italic is the held-out print.
 TRAIN_FONTS = (
-    cv2.FONT_HERSHEY_SIMPLEX,
-    cv2.FONT_HERSHEY_DUPLEX,
-    cv2.FONT_HERSHEY_TRIPLEX,
-    cv2.FONT_HERSHEY_PLAIN,
-    cv2.FONT_HERSHEY_SIMPLEX | _ITALIC,
-    cv2.FONT_HERSHEY_DUPLEX | _ITALIC,
-    cv2.FONT_HERSHEY_TRIPLEX | _ITALIC,
+    "rowmans",
+    "rowmand",
+    "rowmant",
+    "futural",
+    "futuram",
+    "cursive",
+    "gothiceng",
+    "gothicger",
+    "gothicita",
+    "gothgbt",
 )
-HELD_OUT_FONT = cv2.FONT_HERSHEY_COMPLEX  # never in training, upright or italic
+HELD_OUT_FONTS = ("timesr", "timesi", "timesib", "timesrb", "timesg")
+HELD_OUT_FONT = "timesi"
+ITALIC_SLANT = 0.22  # x shift per unit of height of a slanted look
 # outline (TrueType) fonts, as real dice are printed: the DejaVu family of Debian's
-# fonts-dejavu-core (sans, serif, mono, condensed; bold, oblique, extra light) and the font
-# pygame-ce ships. Looks print with one of them about half the time; a machine
-# without them draws the Hershey fonts alone.
+# fonts-dejavu-core (sans, serif, mono, condensed; bold, oblique, extra light), the font
+# pygame-ce ships and, where the train extra is installed, the Computer Modern fonts
+# matplotlib ships (BaKoMa's TrueType Computer Modern: roman, bold, italic, old-style figures,
+# sans, typewriter; BaKoMa Fonts Licence; its STIX fonts are Times-like, so not used). Looks
+# print with one of them about half the time; a machine without them draws the Hershey fonts
+# alone.
 TTF_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/TTF"))
+CM_FONTS = ("cmr10", "cmb10", "cmti10", "cmmi10", "cmss10", "cmtt10")
 TTF_SHARE = 0.5
 # share of training looks that print pip faces as digits, for sets with pip faces: Rollers
 # half (measured: a network trained without that share read 22% of the held-out digit dice
@@ -250,6 +265,10 @@ def ttf_fonts() -> tuple[str, ...]:
     import pygame  # a dependency of dicetray (the screen): its own font is always there
 
     found += [str(f) for f in sorted(Path(pygame.__file__).parent.glob("*.ttf"))]
+    mpl = importlib.util.find_spec("matplotlib")  # found, not imported
+    if mpl is not None and mpl.origin:
+        cm = Path(mpl.origin).parent / "mpl-data" / "fonts" / "ttf"
+        found += [str(cm / f"{n}.ttf") for n in CM_FONTS if (cm / f"{n}.ttf").is_file()]
     return tuple(found)
 
 
@@ -294,6 +313,13 @@ def _ttf_mask(text: str, path: str) -> np.ndarray:
     return a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1] if len(ys) else a
 
 
+def _put_strokes(m: np.ndarray, text: str, look: Look, thick: int, max_w: float, max_h: float):
+    """Print ``text`` in the look's stroke font into the mask ``m``, ``thick`` px strokes,
+    centred, as large as ``max_w`` x ``max_h`` px allow (strokes included)."""
+    c = m.shape[0] / 2
+    put_text(m, text, (c, c), (max_w, max_h), thick, 255, font=look.font, slant=look.slant)
+
+
 @dataclass(frozen=True)
 class Look:
     """How a dice set is printed: font and stroke of numbers and text, star and ring shapes,
@@ -303,7 +329,8 @@ class Look:
     (False, True)
     """
 
-    font: int = cv2.FONT_HERSHEY_SIMPLEX
+    font: str = "rowmans"  # a stroke font (TRAIN_FONTS, HELD_OUT_FONTS)
+    slant: float = 0.0  # x shift per unit of height: ITALIC_SLANT slants the print
     ttf: str = ""  # an outline font file, used instead of ``font`` when given
     stroke: float = 0.045  # stroke width, share of the face side
     text_size: float = 1.0  # text size factor
@@ -323,7 +350,8 @@ class Look:
 def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: float = 0.0) -> Look:
     """A training look: any of TRAIN_FONTS (never HELD_OUT_FONT), stroke widths, star and ring
     shapes; pip faces as digits in ``digits`` of the looks, see-through in ``translucent``."""
-    font = TRAIN_FONTS[int(rng.integers(0, len(TRAIN_FONTS)))]
+    # one draw picks the font and whether it is slanted (seeded scenes keep every other draw)
+    pick_font = int(rng.integers(0, 2 * len(TRAIN_FONTS)))
     stroke = float(rng.uniform(0.025, 0.085))
     # the outline font is picked from the stroke already drawn, not by another draw: seeded
     # scenes (the held-out ones of ``dicetray eval`` among them) keep every other draw
@@ -331,7 +359,8 @@ def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: floa
     pick = int(stroke * 1e9) % 997 / 997
     ttf = ttfs[int(pick / TTF_SHARE * len(ttfs))] if ttfs and pick < TTF_SHARE else ""
     return Look(
-        font=int(font),
+        font=TRAIN_FONTS[pick_font // 2],
+        slant=ITALIC_SLANT * (pick_font % 2),
         ttf=ttf,
         stroke=stroke,
         text_size=float(rng.uniform(0.8, 1.1)),
@@ -352,7 +381,7 @@ def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: floa
 # the held-out look: a serif italic font, thick strokes, fat rounded stars, a thick ring, pips
 # printed as digits on the pip faces of sets with other faces (Rollers: 1-5 and a star)
 OTHER_LOOK = Look(
-    font=int(HELD_OUT_FONT | _ITALIC),
+    font=HELD_OUT_FONT,
     stroke=0.07,
     text_size=0.95,
     digits=False,
@@ -486,12 +515,7 @@ def _draw_text(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> n
     if look.ttf:
         _put_ttf(m, text, look.ttf, width_frac * half, height_frac * half)
     else:
-        font = look.font
-        (tw, th), _base = cv2.getTextSize(text, font, 1.0, thick)
-        scale = min(width_frac * half / tw, height_frac * half / th)
-        (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
-        org = (int(half - tw / 2), int(half + th / 2))
-        cv2.putText(m, text, org, font, scale, 255, thick, cv2.LINE_AA)
+        _put_strokes(m, text, look, thick, width_frac * half, height_frac * half)
     return m
 
 
