@@ -28,11 +28,12 @@ from hardware.sim.styles import OTHER_LIGHT, other_style, random_style
 from lab import labels, photos, synth
 from lab.synth import DieStyle, SyntheticDice
 from vision.dicesets import load
+from vision.faceart import put_text
 
 
 def _digit(digit: str, look: Look) -> np.ndarray:
     m = np.zeros((64, 64), np.uint8)
-    looks._put_strokes(m, digit, look, 2, 40, 40)
+    put_text(m, digit, (32, 32), (40, 40), 2, 255, font=look.font, slant=look.slant)
     return m > 127
 
 

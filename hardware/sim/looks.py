@@ -313,13 +313,6 @@ def _ttf_mask(text: str, path: str) -> np.ndarray:
     return a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1] if len(ys) else a
 
 
-def _put_strokes(m: np.ndarray, text: str, look: Look, thick: int, max_w: float, max_h: float):
-    """Print ``text`` in the look's stroke font into the mask ``m``, ``thick`` px strokes,
-    centred, as large as ``max_w`` x ``max_h`` px allow (strokes included)."""
-    c = m.shape[0] / 2
-    put_text(m, text, (c, c), (max_w, max_h), thick, 255, font=look.font, slant=look.slant)
-
-
 @dataclass(frozen=True)
 class Look:
     """How a dice set is printed: font and stroke of numbers and text, star and ring shapes,
@@ -515,7 +508,8 @@ def _draw_text(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> n
     if look.ttf:
         _put_ttf(m, text, look.ttf, width_frac * half, height_frac * half)
     else:
-        _put_strokes(m, text, look, thick, width_frac * half, height_frac * half)
+        box = (width_frac * half, height_frac * half)
+        put_text(m, text, (half, half), box, thick, 255, font=look.font, slant=look.slant)
     return m
 
 
