@@ -219,7 +219,7 @@ def choose_thresholds(
     read takes a sure upright read alone, so its threshold is chosen after the one-read
     threshold, over ``TURNED_GRID``, a die counting as read down from the highest candidate
     that reads it and as wrong if any candidate reads it wrong (a bound on what it costs).
-    ``floors``: the least thresholds (once, four turns) of the set (``SET_FLOORS``).
+    ``floors``: the least thresholds (once, four turns), set on unseen dice or far prints.
     When not even the surest four-turn candidate holds, the four-turn read reads nothing
     (threshold ``vision.risk.NEVER``, ``upright_alone`` false).
     Small dice get a threshold of their own first (:func:`choose_small`), in force when the
@@ -454,15 +454,6 @@ def choose_small_pips(
     return _pips_added(conf, read, wrong, extra, wrong, m, crops.die < 0, alpha, delta)
 
 
-# Least thresholds of a set, (read once, read at four turns), over what calibrate finds on
-# the training looks. tally-up: its network is sure and wrong on stars drawn in
-# an art it never saw (a fat gold star read as the die's 200 or 150): on 150 other-style
-# scenes of seeds the eval does not use, sure-wrong reads were 1.02% at 0.95 and 0.38% at
-# 0.98 read once, 0.76% at 0.95 and 0.13% at 0.97 at four turns; the classic look loses
-# 2.3 points of sure reads at 0.98 (98.3% -> 96.0% read right on 100 classic scenes).
-SET_FLOORS = {"tally-up": (0.98, 0.97)}
-
-
 @dataclass
 class Calibration:
     """What sets a classifier's thresholds: held-out rendered dice (``rendered``, with the
@@ -551,19 +542,28 @@ def calibration_data(
     return Calibration(rendered, synthetic, real)
 
 
-def _floors(unseen: dict, set_id: str) -> dict[str, float]:
-    """The least threshold of each read: the set's own (``SET_FLOORS``) and those set on
-    unseen dice (``lab.unseen``: once, turned, joint, small_once, small_turned, small_joint)."""
-    once, turned = SET_FLOORS.get(set_id, (0.0, 0.0))
-    least = {
-        "once": once,
-        "turned": turned,
-        "joint": turned,
-        "small_once": 0.0,
-        "small_turned": 0.0,
-        "small_joint": 0.0,
+def _floors(unseen: dict, far: dict | None = None) -> dict[str, float]:
+    """The least threshold of each read: those set on unseen dice (``lab.unseen``: once,
+    turned, joint, small_once, small_turned, small_joint) and on prints never trained on
+    (``far``, ``lab.farprint``); 0 where neither sets one."""
+    keys = ("once", "turned", "joint", "small_once", "small_turned", "small_joint")
+    parts = (unseen, far or {})
+    return {
+        k: max(float((part.get(k) or {}).get("threshold", 0.0)) for part in parts) for k in keys
     }
-    return {k: max(v, float((unseen.get(k) or {}).get("threshold", 0.0))) for k, v in least.items()}
+
+
+def far_print_floors(meta: dict, onnx_path: Path, log=print) -> dict:
+    """The card's floors set on prints never trained on (``far_print``, ``lab.farprint``) if
+    they were set on this very network (its SHA-256), else none: another network reads a
+    print it never saw otherwise."""
+    from vision.onnx import file_sha256
+
+    far = meta.get("far_print") or {}
+    if far and far.get("sha256") != file_sha256(onnx_path):
+        log(f"far-print floors of {onnx_path.name} were set on another network: not kept")
+        return {}
+    return far
 
 
 def _lift(part: dict, floor: float) -> None:
@@ -589,6 +589,7 @@ def calibrate_file(
     alpha: float = ALPHA,
     delta: float = DELTA,
     unseen: dict | None = None,
+    far_print: dict | None = None,
 ) -> dict:
     """Set the thresholds of the ONNX classifier in ``models_dir`` (:func:`choose_thresholds`)
     on ``data`` and write them into its JSON card, with the bound each holds, the dice that
@@ -598,7 +599,9 @@ def calibrate_file(
     :func:`calibrate_joint`). Refuses calibration crops from any photo that is not a
     calibrate photo. ``unseen``: floors under the thresholds, set on dice of sources the
     networks never saw (``lab.unseen.floors``; None: the card's own, kept from its last
-    calibration; {}: none), kept in the card."""
+    calibration; {}: none), kept in the card. ``far_print``: floors set on prints the
+    network never trained on (``lab.farprint``, with the network's SHA-256; None: the card's
+    own while it is the same network, :func:`far_print_floors`)."""
     from vision.classcard import model_paths, second_path
     from vision.classify import FaceClassifier
     from vision.pipeline import MIN_READ_PX, NOT_A_DIE_CAMERA, NOT_A_DIE_PHOTO, SMALL_PX
@@ -612,7 +615,9 @@ def calibrate_file(
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     if unseen is None:
         unseen = meta.get("unseen") or {}
-    fl = _floors(unseen, set_id)
+    if far_print is None:
+        far_print = far_print_floors(meta, model_paths(set_id, models_dir)[0], log)
+    fl = _floors(unseen, far_print)
     chosen = choose_thresholds(
         clf,
         data.path("camera"),
@@ -686,6 +691,12 @@ def calibrate_file(
                 if unseen
                 else ""
             )
+            + (
+                "; none under its floor in 'far_print' (the same bound on held-out rendered "
+                "dice printed in glyphs bent beyond any training look's, lab.farprint)"
+                if far_print
+                else ""
+            )
         ),
         "alpha": alpha,
         "confidence": 1 - delta,
@@ -693,6 +704,9 @@ def calibrate_file(
     meta.pop("unseen", None)
     if unseen:
         meta["unseen"] = unseen
+    meta.pop("far_print", None)
+    if far_print:
+        meta["far_print"] = far_print
     if realdice is not None and set_id == "d6":
         from lab.splits import RULES, table
 

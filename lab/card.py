@@ -135,6 +135,17 @@ def model_facts(models_dir: Path = MODELS) -> dict:
                     if isinstance(unseen.get(key), dict)
                 },
             }
+        far = meta.get("far_print")
+        if far:  # floors set on prints the network never trained on (lab.farprint)
+            out[path.stem]["far_print"] = {
+                "sha256": far.get("sha256"),
+                "scenes": far.get("scenes"),
+                **{
+                    key: {k: far[key].get(k) for k in ("threshold", "bound", "set_on")}
+                    for key in UNSEEN_KEYS
+                    if isinstance(far.get(key), dict)
+                },
+            }
         joint = meta.get("joint")
         if joint:  # a second network heard at four turns (vision.classcard.second_path)
             out[path.stem]["joint"] = {
@@ -398,16 +409,34 @@ UNSEEN_KEYS = {
 }
 
 
-def _unseen_line(name: str, unseen: dict) -> str:
-    """What the floors of one model are and rest on."""
+def _floor_parts(floors: dict) -> list[str]:
+    """Each floor of a card's ``unseen`` or ``far_print``: its threshold, and its wrong reads
+    among the dice it was set on."""
     parts = []
     for key, what in UNSEEN_KEYS.items():
-        f = unseen.get(key)
+        f = floors.get(key)
         if f:
             b = f["bound"]
             parts.append(
                 f"{what} {f['threshold']:.3g} ({b['read_wrong']} wrong of {b['calibration_dice']})"
             )
+    return parts
+
+
+def _far_line(name: str, far: dict) -> str:
+    """What the far-print floors of one model are and rest on."""
+    return (
+        f"`{name}`: no threshold under its floor, the same bound on dice printed in glyphs bent "
+        f"beyond any training look's (`lab.farprint`: {far.get('scenes')} rendered scenes, and "
+        "as many of small dice, read by this network, which never trained on such a print): "
+        + "; ".join(_floor_parts(far))
+        + "."
+    )
+
+
+def _unseen_line(name: str, unseen: dict) -> str:
+    """What the floors of one model are and rest on."""
+    parts = _floor_parts(unseen)
     sources = sorted({s for key in UNSEEN_KEYS for s in (unseen.get(key) or {}).get("set_on", {})})
     cap = unseen.get("per_source")
     return (
@@ -496,6 +525,8 @@ def render_thresholds(fig: dict) -> list[str]:
     for name, m in fig["models"].items():
         if m.get("unseen"):
             out += ["", _unseen_line(name, m["unseen"])]
+        if m.get("far_print"):
+            out += ["", _far_line(name, m["far_print"])]
     det = fig["models"].get("detector")
     if det:
         out += [

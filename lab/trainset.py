@@ -65,7 +65,7 @@ def _synth_chunk(args):
 
 
 def _rendered_chunk(args):
-    set_id, seed, scenes, size, partial, die_px = args
+    set_id, seed, scenes, size, partial, die_px, far_print = args
     ds = load(set_id)
     dice, faces = class_lists(ds)
     rng = np.random.default_rng(seed)
@@ -78,6 +78,7 @@ def _rendered_chunk(args):
         random_colours=ANY_COLOUR.get(set_id, 0.0),
         partial=partial,
         die_px=die_px,
+        far_print=far_print,
     ):
         xs.append(crop)
         yd.append(-1 if die is None else dice.index(die))
@@ -127,12 +128,13 @@ def make_rendered(
     size: int = INPUT_SIZE,
     partial: float = 0.0,
     die_px: tuple[float, float] | None = None,
+    far_print: bool = False,
 ):
     """Crops of rendered scenes: (crops, die index, face index, die side in pixels), or None
-    when hardware.sim.render is not there (``partial``, ``die_px``: see
+    when hardware.sim.render is not there (``partial``, ``die_px``, ``far_print``: see
     ``hardware.sim.render.rendered_crops``)."""
     jobs = [
-        (set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial, die_px)
+        (set_id, seed * 1000 + 500 + i, scenes // (workers * 2), size, partial, die_px, far_print)
         for i in range(workers * 2)
     ]
     with worker_pool(workers) as pool:

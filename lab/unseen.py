@@ -167,15 +167,17 @@ def floors(
     alpha: float = ALPHA,
     delta: float = DELTA,
     per_source: int | None = PER_SOURCE,
+    set_id: str = SET_ID,
 ) -> dict:
     """The least threshold of each read (``KEYS``) at which the wrong-read rate of the unseen
     dice (at most ``per_source`` of each source) is bounded by ``alpha`` at ``1 - delta``
     (``vision.risk.choose``, no floor under ``LEAST_THRESHOLD``): {key: {"threshold",
-    "bound", "set_on"}}."""
+    "bound", "set_on"}}. ``set_id``: whose decision code reads them (``lab.farprint`` sets
+    other sets' floors so)."""
     from vision.classify import TURNS, FaceClassifier
     from vision.dicesets import load
 
-    clf = FaceClassifier(load(SET_ID), second=False)  # the decision code, thresholds at 0
+    clf = FaceClassifier(load(set_id), second=False)  # the decision code, thresholds at 0
     clf.upright_alone = False
     for turns in (1, TURNS):
         clf.use_thresholds(turns, 0.0)

@@ -16,6 +16,8 @@ from hardware.sim.looks import (
     ITALIC_SLANT,
     OTHER_LOOK,
     TRAIN_FONTS,
+    WARP_MAX,
+    WARP_SHARE,
     Look,
     draw_face_mask,
     light_cast,
@@ -52,6 +54,29 @@ def test_the_held_out_print_is_drawn_unlike_every_training_font():
     # and a font is its own best match: the measure tells glyphs apart
     a, b = _digit("3", Look(font="rowmans")), _digit("3", Look(font="rowmans", slant=0.01))
     assert (a & b).sum() / (a | b).sum() > 0.85
+
+
+def test_training_looks_bend_their_glyphs_into_typefaces_of_their_own():
+    rng = np.random.default_rng(6)
+    drawn = [random_look(rng) for _ in range(400)]
+    bent = [look for look in drawn if look.warp]
+    assert abs(len(bent) / len(drawn) - WARP_SHARE) < 0.08
+    assert (
+        max(look.warp for look in bent) <= WARP_MAX and len({look.warp_seed for look in bent}) > 200
+    )
+    assert {look.widen < 0.9 for look in bent} == {True, False} and not OTHER_LOOK.warp
+    face = load("rollers").faces["3"]
+
+    def three(look: Look) -> np.ndarray:
+        return draw_face_mask(face, 64, np.random.default_rng(1), look=look)[0][0] > 0.5
+
+    plain = Look(font="rowmans", digits=True)
+    look = replace(plain, warp=WARP_MAX, widen=1.2, warp_seed=17)
+    a, b, other = three(look), three(look), three(replace(look, warp_seed=18))
+    assert (a == b).all()  # one look prints its 3 one way, as a typeface does
+    for m in (a, other):  # and a bent 3 is not the font's own, nor another look's
+        assert (m & three(plain)).sum() / (m | three(plain)).sum() < 0.75
+    assert (a & other).sum() / (a | other).sum() < 0.75
 
 
 def test_training_looks_never_use_the_held_out_font_or_light():

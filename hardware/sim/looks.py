@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -234,6 +235,15 @@ ITALIC_SLANT = 0.22  # x shift per unit of height of a slanted look
 TTF_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/TTF"))
 CM_FONTS = ("cmr10", "cmb10", "cmti10", "cmmi10", "cmss10", "cmtt10")
 TTF_SHARE = 0.5
+# share of training looks whose glyphs are bent and widened into a typeface of their own (a
+# print never seen is then one more bend away, not a new shape: Rollers read 3% of the held-out
+# italic's digits wrong when trained on the fonts as drawn), and the most a glyph bends
+WARP_SHARE = 0.6
+WARP_MAX = 0.045
+# prints further from the fonts than training bends them (``far_look``): no network trains on
+# them; thresholds are held to the wrong-read bound on them too (lab.farprint)
+FAR_WARP = (1.5 * WARP_MAX, 2.5 * WARP_MAX)
+FAR_WIDEN = ((0.55, 0.7), (1.35, 1.5))
 # share of training looks that print pip faces as digits, for sets with pip faces: Rollers
 # half (measured: a network trained without that share read 22% of the held-out digit dice
 # right on the camera path, 50% after 8 epochs at half; classic 97.7% -> 96.8%), others (d6)
@@ -338,6 +348,11 @@ class Look:
     pip: float = 1.0  # pip radius factor
     logo: bool = False  # a casino-style ring of small print around the single pip
     translucent: float = 0.0
+    # the print's own typeface, made from the font: each glyph bent by a smooth field of
+    # ``warp`` x the face side at most, and ``widen`` x as wide (the same for one look)
+    warp: float = 0.0
+    widen: float = 1.0
+    warp_seed: int = 0
 
 
 def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: float = 0.0) -> Look:
@@ -351,12 +366,16 @@ def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: floa
     ttfs = ttf_fonts()
     pick = int(stroke * 1e9) % 997 / 997
     ttf = ttfs[int(pick / TTF_SHARE * len(ttfs))] if ttfs and pick < TTF_SHARE else ""
+    text_size = float(rng.uniform(0.8, 1.1))
+    # the glyphs' bend, from the text size already drawn (no draw of its own, as above)
+    bits = int(text_size * 1e9)
+    bent = bits % 997 / 997 < WARP_SHARE
     return Look(
         font=TRAIN_FONTS[pick_font // 2],
         slant=ITALIC_SLANT * (pick_font % 2),
         ttf=ttf,
         stroke=stroke,
-        text_size=float(rng.uniform(0.8, 1.1)),
+        text_size=text_size,
         digits=bool(rng.random() < digits),
         star_points=int(rng.choice([5, 5, 5, 6, 4])),
         star_inner=float(rng.uniform(0.3, 0.5)),
@@ -368,6 +387,28 @@ def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: floa
         pip=float(rng.uniform(0.75, 1.3)),
         logo=bool(rng.random() < 0.15),
         translucent=float(rng.uniform(0.25, 0.65)) if rng.random() < translucent else 0.0,
+        warp=WARP_MAX * (bits // 997 % 991) / 991 if bent else 0.0,
+        widen=0.75 + 0.55 * (bits // 7 % 983) / 983 if bent else 1.0,
+        warp_seed=bits,
+    )
+
+
+def far_look(rng: np.random.Generator, digits: float = 0.0) -> Look:
+    """A training look with its glyphs bent further than any training look's (``FAR_WARP``)
+    and made narrower or wider than any (``FAR_WIDEN``): a typeface no network trained on,
+    for the threshold floors of ``lab.farprint``; pip faces as digits in ``digits`` of them.
+
+    >>> look = far_look(np.random.default_rng(0), digits=1.0)
+    >>> look.digits, look.warp > WARP_MAX, not 0.7 < look.widen < 1.35
+    (True, True, True)
+    """
+    look = random_look(rng, digits=digits, translucent=0.25)
+    lo, hi = FAR_WIDEN[int(rng.integers(0, 2))]
+    return replace(
+        look,
+        warp=float(rng.uniform(*FAR_WARP)),
+        widen=float(rng.uniform(lo, hi)),
+        warp_seed=int(rng.integers(0, 2**31)),
     )
 
 
@@ -505,12 +546,35 @@ def _draw_text(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> n
     big = mark == "text" and not face.circle  # printed as large as the face allows
     width_frac = (0.9 if face.circle else 1.6 if big else 1.2) * pen.j(0.9, 1.05) * look.text_size
     height_frac = 0.9 if big else 0.75
+    t = np.zeros_like(m)
     if look.ttf:
-        _put_ttf(m, text, look.ttf, width_frac * half, height_frac * half)
+        _put_ttf(t, text, look.ttf, width_frac * half, height_frac * half)
     else:
         box = (width_frac * half, height_frac * half)
-        put_text(m, text, (half, half), box, thick, 255, font=look.font, slant=look.slant)
-    return m
+        put_text(t, text, (half, half), box, thick, 255, font=look.font, slant=look.slant)
+    return np.maximum(m, bend_glyphs(t, text, look))
+
+
+def bend_glyphs(t: np.ndarray, text: str, look: Look) -> np.ndarray:
+    """The printed text mask ``t`` bent and widened as ``look`` says: the same text always the
+    same way in one look, as a typeface is.
+
+    >>> t = np.zeros((64, 64), np.uint8); t[16:48, 28:36] = 255
+    >>> bent = bend_glyphs(t, "1", Look(warp=0.04, widen=1.3, warp_seed=5))
+    >>> bool((bent > 127).sum() > (t > 127).sum()), bool((bend_glyphs(t, "1", Look()) == t).all())
+    (True, True)
+    """
+    if not look.warp and look.widen == 1.0:
+        return t
+    c = t.shape[0]
+    rng = np.random.default_rng([look.warp_seed, zlib.crc32(text.encode())])
+    field = rng.normal(0.0, 1.0, (2, 4, 4)).clip(-2, 2) * (look.warp / 2 * c)
+    dx, dy = (cv2.resize(f, (c, c), interpolation=cv2.INTER_CUBIC) for f in field)
+    widen = min(look.widen, 1.0) if len(text) > 2 else look.widen  # long text fills the face
+    ys, xs = np.mgrid[0:c, 0:c].astype(np.float32)
+    mx = (xs - c / 2) / widen + c / 2 + dx.astype(np.float32)
+    my = ys + dy.astype(np.float32)
+    return cv2.remap(t, mx, my, cv2.INTER_LINEAR, borderValue=0)
 
 
 #: how each kind of mark is drawn into the face's mask (a light is a colour, drawn apart)

@@ -43,6 +43,7 @@ from hardware.sim.looks import (
 )
 from hardware.sim.styles import (
     Style,
+    far_print_style,
     random_style,
     tray_floor,
 )
@@ -744,6 +745,7 @@ def rendered_crops(
     random_colours: float = 0.0,
     partial: float = 0.0,
     die_px: tuple[float, float] | None = None,
+    far_print: bool = False,
 ):
     """Crops of dice in rendered scenes (:func:`render_scene`), labelled by its truth.
 
@@ -753,7 +755,8 @@ def rendered_crops(
     ``random_colours``: share of scenes whose dice get random colours (``recoloured``).
     ``partial``: for this share of the dice of 50 px or more, also a crop of a box over one
     corner of it (as a detector boxes one pip cluster of a large die), yielded as
-    (crop, None, NONE_CLASS, side): one pip of a 4 is not a 1.
+    (crop, None, NONE_CLASS, side): one pip of a 4 is not a 1. ``far_print``: every scene
+    printed beyond training's looks (``styles.far_print_style``), never for training.
     """
     original = dice_set
     for _ in range(scenes):
@@ -765,19 +768,14 @@ def rendered_crops(
         k = int(rng.integers(1, min(len(counts), 6) + 1))
         pick = [counts[i] for i in rng.choice(len(counts), size=k, replace=False)]
         dice = [(d.id, d.faces[int(rng.integers(0, 6))]) for d in pick]
+        digits = digit_share(original.id)
+        style = (
+            far_print_style(rng, die_px, digits)
+            if far_print
+            else random_style(rng, die_px, wide=True, digits=digits, far_lights=FAR_LIGHTS)
+        )
         try:
-            frame, labels = render_scene(
-                dice_set,
-                dice,
-                rng,
-                style=random_style(
-                    rng,
-                    die_px,
-                    wide=True,
-                    digits=digit_share(original.id),
-                    far_lights=FAR_LIGHTS,
-                ),
-            )
+            frame, labels = render_scene(dice_set, dice, rng, style=style)
         except ValueError:  # the dice did not fit this tray: another scene
             continue
         for lab in labels:

@@ -1,7 +1,8 @@
 """How a rendered tray looks, one look a throw: its floor (felt, wood, paper, odd trays for the
 detector), rim, light, camera troubles and the dice's print (``hardware.sim.looks``): a
 :class:`Style`, drawn at random by :func:`random_style` (training's and the held-out scenes'),
-:func:`other_style` (the held-out style no training draws) or :func:`far_light_style`; and
+:func:`other_style` (the held-out style no training draws), :func:`far_light_style` or
+:func:`far_print_style` (prints bent beyond training's, for threshold floors); and
 the floor it puts under the dice (:func:`tray_floor`).
 """
 
@@ -18,6 +19,7 @@ from hardware.sim.looks import (
     DIGIT_SHARE_DEFAULT,
     OTHER_LOOK,
     Look,
+    far_look,
     light_cast,
     random_look,
 )
@@ -150,6 +152,21 @@ def far_light_style(rng: np.random.Generator, warmth: float) -> Style:
     True
     """
     return replace(random_style(rng), cast=tuple(float(v) for v in light_cast(rng, warmth)))
+
+
+def far_print_style(
+    rng: np.random.Generator, die_px: tuple | None = None, digits: float = DIGIT_SHARE_DEFAULT
+) -> Style:
+    """A training tray look (:func:`random_style`, wide) whose dice are printed in a
+    ``looks.far_look``: glyphs bent and widened beyond any training look's. Training never
+    draws it, nor is it the held-out other style: ``lab.farprint`` sets threshold floors on it.
+
+    >>> import numpy as np
+    >>> from hardware.sim.looks import WARP_MAX
+    >>> far_print_style(np.random.default_rng(0)).look.warp > WARP_MAX
+    True
+    """
+    return replace(random_style(rng, die_px, wide=True), look=far_look(rng, digits))
 
 
 def other_style(
