@@ -6,15 +6,24 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 
 import numpy as np
 
-from hardware.sim.looks import FAR_WARP, FAR_WIDEN, WARP_MAX, far_look, random_look
+from hardware.sim.looks import (
+    FAR_WARP,
+    FAR_WIDEN,
+    WARP_MAX,
+    draw_face_mask,
+    far_look,
+    random_look,
+)
 from hardware.sim.styles import far_print_style, other_style
 from lab.calibrate import Calibration, calibrate_file
 from lab.farprint import far_crops, far_floors
 from lab.trainset import Crops, make_rendered
 from vision.classcard import model_paths
+from vision.dicesets import load
 from vision.onnx import file_sha256
 
 
@@ -28,6 +37,14 @@ def test_far_prints_are_bent_beyond_every_training_look_and_are_not_the_judges()
     assert FAR_WIDEN[0][1] <= min(widen) and max(widen) <= FAR_WIDEN[1][0]
     assert {look.widen < 1 for look in far} == {True, False}
     assert all(look.digits for look in far)
+    # its stars are bent too, which no training look's are
+    star = load("tally-up").faces["star"]
+
+    def drawn(look):
+        return draw_face_mask(star, 64, np.random.default_rng(3), look=look)[0][0] > 0.5
+
+    a, b = drawn(replace(far[0], bend_marks=False)), drawn(far[0])
+    assert (a & b).sum() / (a | b).sum() < 0.85 and not any(look.bend_marks for look in train)
     # a far print is a training font bent: never the held-out other style's font or tray
     judge = other_style(np.random.default_rng(1))
     for _ in range(20):

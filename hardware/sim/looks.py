@@ -353,6 +353,7 @@ class Look:
     warp: float = 0.0
     widen: float = 1.0
     warp_seed: int = 0
+    bend_marks: bool = False  # stars and zaps bent too (far looks only: training never does)
 
 
 def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: float = 0.0) -> Look:
@@ -395,8 +396,9 @@ def random_look(rng: np.random.Generator, digits: float = 0.0, translucent: floa
 
 def far_look(rng: np.random.Generator, digits: float = 0.0) -> Look:
     """A training look with its glyphs bent further than any training look's (``FAR_WARP``)
-    and made narrower or wider than any (``FAR_WIDEN``): a typeface no network trained on,
-    for the threshold floors of ``lab.farprint``; pip faces as digits in ``digits`` of them.
+    and made narrower or wider than any (``FAR_WIDEN``), its stars and zaps bent as well: a
+    print no network trained on, for the threshold floors of ``lab.farprint``; pip faces as
+    digits in ``digits`` of them.
 
     >>> look = far_look(np.random.default_rng(0), digits=1.0)
     >>> look.digits, look.warp > WARP_MAX, not 0.7 < look.widen < 1.35
@@ -409,6 +411,7 @@ def far_look(rng: np.random.Generator, digits: float = 0.0) -> Look:
         warp=float(rng.uniform(*FAR_WARP)),
         widen=float(rng.uniform(lo, hi)),
         warp_seed=int(rng.integers(0, 2**31)),
+        bend_marks=True,
     )
 
 
@@ -529,14 +532,14 @@ def _draw_star(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> n
     if look.star_round:
         blur = cv2.GaussianBlur(m.astype(np.float32), (0, 0), look.star_round * pen.c)
         m = np.clip((blur - 110) * 3, 0, 255).astype(np.uint8)
-    return m
+    return bend_glyphs(m, mark, look) if look.bend_marks else m
 
 
 def _draw_zap(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> np.ndarray:
     sc = pen.j(0.9, 1.2)
     poly = np.array([pen.px(u * sc, v * sc) for u, v in _ZAP], np.int32)
     cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, 4)
-    return m
+    return bend_glyphs(m, mark, look) if look.bend_marks else m
 
 
 def _draw_text(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> np.ndarray:
@@ -552,12 +555,14 @@ def _draw_text(m: np.ndarray, pen: _Pen, face, mark: str, text, look: Look) -> n
     else:
         box = (width_frac * half, height_frac * half)
         put_text(t, text, (half, half), box, thick, 255, font=look.font, slant=look.slant)
-    return np.maximum(m, bend_glyphs(t, text, look))
+    room = (1.2 if face.circle else 1.84) * half  # inside the ring, or the face
+    return np.maximum(m, bend_glyphs(t, text, look, room))
 
 
-def bend_glyphs(t: np.ndarray, text: str, look: Look) -> np.ndarray:
-    """The printed text mask ``t`` bent and widened as ``look`` says: the same text always the
-    same way in one look, as a typeface is.
+def bend_glyphs(t: np.ndarray, text: str, look: Look, room: float | None = None) -> np.ndarray:
+    """The printed mask ``t`` of ``text`` (or of a mark: ``"star"``, ``"zap"``) bent and
+    widened as ``look`` says: the same text always the same way in one look, as a typeface
+    is. Widened, it stays within ``room`` px across (default: most of the face).
 
     >>> t = np.zeros((64, 64), np.uint8); t[16:48, 28:36] = 255
     >>> bent = bend_glyphs(t, "1", Look(warp=0.04, widen=1.3, warp_seed=5))
@@ -570,10 +575,12 @@ def bend_glyphs(t: np.ndarray, text: str, look: Look) -> np.ndarray:
     rng = np.random.default_rng([look.warp_seed, zlib.crc32(text.encode())])
     field = rng.normal(0.0, 1.0, (2, 4, 4)).clip(-2, 2) * (look.warp / 2 * c)
     dx, dy = (cv2.resize(f, (c, c), interpolation=cv2.INTER_CUBIC) for f in field)
-    widen = min(look.widen, 1.0) if len(text) > 2 else look.widen  # long text fills the face
+    cols = np.nonzero(t.max(0))[0]
+    room = 0.92 * c if room is None else room
+    widen = min(look.widen, room / (cols[-1] - cols[0] + 1)) if len(cols) else 1.0
     ys, xs = np.mgrid[0:c, 0:c].astype(np.float32)
-    mx = (xs - c / 2) / widen + c / 2 + dx.astype(np.float32)
-    my = ys + dy.astype(np.float32)
+    mx = ((xs - c / 2) / widen + c / 2 + dx).astype(np.float32)
+    my = (ys + dy).astype(np.float32)
     return cv2.remap(t, mx, my, cv2.INTER_LINEAR, borderValue=0)
 
 
