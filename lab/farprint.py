@@ -5,10 +5,10 @@ Calibration (``lab.calibrate``) sets a classifier's thresholds on held-out dice 
 trained on. A typeface it never saw is another matter: at thresholds so set, Rollers dice with
 digits in the held-out Times italic were read 3% wrong. So the thresholds of the sets whose
 faces carry print (``SETS``) are also held to the same bound (``vision.risk.choose``) on dice
-printed in a ``hardware.sim.looks.far_look``: a training font with its glyphs bent 1.5-2.5 x
-as far as any training look bends them, and narrower or wider than any. Neither training nor
-the held-out "other style" of the card's figures draws such a print, so the floors are set on
-neither. The least threshold at which the bound holds on them is a floor under what
+printed in a ``hardware.sim.looks.far_look``: a training font with its glyphs bent 1.1-1.6 x
+as far as any training look bends them, narrower or wider than any, its stars and zaps bent
+too. Neither training nor the held-out "other style" of the card's figures draws such a print,
+so the floors are set on neither. The least threshold at which the bound holds on them is a floor under what
 calibration sets, one for each way the table reads (``lab.unseen.KEYS`` but the two-network
 reads): once, at four turns, and both for dice of ``MIN_READ_PX`` to ``SMALL_PX``.
 
