@@ -124,28 +124,11 @@ def model_facts(models_dir: Path = MODELS) -> dict:
                     for key in ("once", "turned")
                 },
             }
-        unseen = meta.get("unseen")
-        if unseen:  # floors set on dice of sources the networks never saw (lab.unseen)
-            out[path.stem]["unseen"] = {
-                "folds": unseen.get("folds"),
-                "per_source": unseen.get("per_source"),
-                **{
-                    key: {k: unseen[key].get(k) for k in ("threshold", "bound", "set_on")}
-                    for key in UNSEEN_KEYS
-                    if isinstance(unseen.get(key), dict)
-                },
-            }
-        far = meta.get("far_print")
-        if far:  # floors set on prints the network never trained on (lab.farprint)
-            out[path.stem]["far_print"] = {
-                "sha256": far.get("sha256"),
-                "scenes": far.get("scenes"),
-                **{
-                    key: {k: far[key].get(k) for k in ("threshold", "bound", "set_on")}
-                    for key in UNSEEN_KEYS
-                    if isinstance(far.get(key), dict)
-                },
-            }
+        # floors set on dice of sources the networks never saw (lab.unseen), and on prints
+        # the network never trained on (lab.farprint)
+        for key, said in (("unseen", ("folds", "per_source")), ("far_print", ("sha256", "scenes"))):
+            if meta.get(key):
+                out[path.stem][key] = _floors_said(meta[key], said)
         joint = meta.get("joint")
         if joint:  # a second network heard at four turns (vision.classcard.second_path)
             out[path.stem]["joint"] = {
@@ -396,6 +379,19 @@ def _bound(bound, calibration) -> str:
     if calibration and calibration.get("bound"):
         return str(calibration["bound"])
     return "none stated"
+
+
+def _floors_said(floors: dict, said: tuple[str, ...]) -> dict:
+    """What the card says of a model's floors: the fields ``said``, and each floor's
+    threshold, bound and the dice it was set on."""
+    return {
+        **{k: floors.get(k) for k in said},
+        **{
+            key: {k: floors[key].get(k) for k in ("threshold", "bound", "set_on")}
+            for key in UNSEEN_KEYS
+            if isinstance(floors.get(key), dict)
+        },
+    }
 
 
 # the floors of lab.unseen, as the card names them

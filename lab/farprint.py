@@ -8,9 +8,10 @@ faces carry print (``SETS``) are also held to the same bound (``vision.risk.choo
 printed in a ``hardware.sim.looks.far_look``: a training font with its glyphs bent 1.1-1.6 x
 as far as any training look bends them, narrower or wider than any, its stars and zaps bent
 too. Neither training nor the held-out "other style" of the card's figures draws such a print,
-so the floors are set on neither. The least threshold at which the bound holds on them is a floor under what
-calibration sets, one for each way the table reads (``lab.unseen.KEYS`` but the two-network
-reads): once, at four turns, and both for dice of ``MIN_READ_PX`` to ``SMALL_PX``.
+so the floors are set on neither. The least threshold at which the bound holds on them is a
+floor under what calibration sets, one for each way the table reads (``lab.unseen.KEYS`` but
+the two-network reads): once, at four turns, and both for dice of ``MIN_READ_PX`` to
+``SMALL_PX``.
 
 The floors belong to the network that read the far prints, so its card keeps them with its
 SHA-256 (``far_print``) and calibrating another network drops them
