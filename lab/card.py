@@ -353,8 +353,18 @@ def _table(head: list[str], rows: list[list[str]], right_from: int) -> list[str]
     return [f"| {' | '.join(r)} |" for r in (head, align, *rows)]
 
 
+def _num(t: float) -> str:
+    """A threshold to three decimals, or four where three would round it up to 1.
+
+    >>> _num(0.9), _num(0.9871), _num(0.9997), _num(1.0)
+    ('0.9', '0.987', '0.9997', '1')
+    """
+    places = 4 if 0.9995 <= t < 1 else 3
+    return f"{t:.{places}f}".rstrip("0").rstrip(".")
+
+
 def _thr(t: float, per_die: dict) -> str:
-    text = f"{t:.3f}".rstrip("0").rstrip(".") if t <= 1 else "never (asks)"
+    text = _num(t) if t <= 1 else "never (asks)"
     if per_die:
         text += " (" + ", ".join(f"{d} {v:g}" for d, v in sorted(per_die.items())) + ")"
     return text
@@ -413,9 +423,8 @@ def _floor_parts(floors: dict) -> list[str]:
         f = floors.get(key)
         if f:
             b = f["bound"]
-            parts.append(
-                f"{what} {f['threshold']:.3g} ({b['read_wrong']} wrong of {b['calibration_dice']})"
-            )
+            wrong = f"{b['read_wrong']} wrong of {b['calibration_dice']}"
+            parts.append(f"{what} {_num(f['threshold'])} ({wrong})")
     return parts
 
 

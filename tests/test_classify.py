@@ -462,12 +462,12 @@ def test_no_agreement_with_a_shipped_network_that_takes_the_box_for_no_die(tmp_p
     assert shipped_says(none=0.67) is None  # the shipped one sees no die: no agreement
 
 
-def test_rollers_printed_with_digits_in_a_typeface_never_trained_on_are_read_untaught():
+def test_rollers_printed_with_digits_in_a_typeface_never_trained_on_are_never_read_wrong():
     # The held-out other style (a Times italic, light, floor never trained on) with digits
-    # for 1-5: the shipped network reads 64 of these 119 for sure and 3 wrong (a 3 as a 5,
-    # a 4 as a star); the network before it, trained on looks whose print OpenCV 5 drew in
-    # the held-out font's typeface, 56 and 14 wrong. The rest are asked about. Wrong reads
-    # of an unseen typeface are not yet rare enough (docs/vision.md, "The printed fonts").
+    # for 1-5, read at four turns: the shipped network reads 36 of these 119 for sure and
+    # none wrong (34-36 and none on seeds 7 and 8), asking about the rest. Its thresholds
+    # sit on floors set on prints bent past its training (lab.farprint); over the thresholds
+    # of its training looks alone it read about half and 3 wrong (a 3 as a 5, a 4 as a star).
     from hardware.sim.render import render_scene
     from hardware.sim.styles import other_style
 
@@ -486,8 +486,8 @@ def test_rollers_printed_with_digits_in_a_typeface_never_trained_on_are_read_unt
     got = [(r.die, r.face) for r in clf.classify(crops, TURNS)]
     wrong = [(t, g) for t, g in zip(truth, got, strict=True) if g[1] is not None and g != t]
     right = sum(g == t for t, g in zip(truth, got, strict=True))
-    assert len(truth) > 80 and len(wrong) <= 4, wrong
-    assert right >= 0.5 * len(truth), f"read {right} of {len(truth)}"
+    assert len(truth) > 80 and not wrong, wrong
+    assert right >= 0.2 * len(truth), f"read {right} of {len(truth)}"
 
 
 @pytest.mark.parametrize("warmth", [3.0, -3.0])
