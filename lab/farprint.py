@@ -15,7 +15,8 @@ the two-network reads): once, at four turns, and both for dice of ``MIN_READ_PX`
 
 The floors belong to the network that read the far prints, so its card keeps them with its
 SHA-256 (``far_print``) and calibrating another network drops them
-(``lab.calibrate.far_print_floors``). One command sets them and then the thresholds afresh:
+(``lab.calibrate.far_print_floors``). ``lab.train`` sets them for each network of these sets
+it trains (``--far-scenes``); this command sets them, and then the thresholds, afresh:
 
     python -m lab.farprint --sets rollers tally-up --models DIR
 """

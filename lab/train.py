@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lab import farprint
 from lab.calibrate import calibrate_file, calibration_data, recalibrate
 from lab.labels import REALDICE_DIR
 from lab.trainset import (
@@ -38,6 +39,7 @@ from lab.trainset import (
     mined_negatives,
     real_d6,
 )
+from lab.unseen import format_floors
 from vision.crops import CROP_MARGIN
 from vision.dicesets import SET_IDS, load
 
@@ -411,7 +413,11 @@ def train_set(set_id: str, args, log=print) -> dict:
         log(f"[{set_id}] thresholds over the floors of the card it replaces (unseen)")
     onnx_path = export(net, Exported, out_dir, set_id, size, meta, from_onnx)
     log(f"[{set_id}] wrote {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB)")
-    return calibrate_file(set_id, out_dir, data, log, realdice)
+    far = None  # a set whose faces carry print: floors on prints this network never saw
+    if set_id in farprint.SETS and args.far_scenes:
+        far = farprint.far_floors(set_id, out_dir, args.far_scenes, workers=args.workers)
+        log(f"[{set_id}] floors on far prints:\n{format_floors(far)}")
+    return calibrate_file(set_id, out_dir, data, log, realdice, far_print=far)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -457,6 +463,13 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=0.3,
         help="share of rendered dice of 50+ px also cut as a corner-only crop, labelled not-a-die",
+    )
+    p.add_argument(
+        "--far-scenes",
+        type=int,
+        default=farprint.SCENES,
+        help="Rollers, Tally Up!: scenes of far prints the thresholds' floors are set on "
+        "(lab.farprint; 0: none)",
     )
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--batch", type=int, default=128)
