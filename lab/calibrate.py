@@ -542,14 +542,19 @@ def calibration_data(
     return Calibration(rendered, synthetic, real)
 
 
+# the reads a floor may sit under (lab.unseen, lab.farprint): once, four turns, the two
+# networks' mean, and each for small dice
+FLOOR_KEYS = ("once", "turned", "joint", "small_once", "small_turned", "small_joint")
+
+
 def _floors(unseen: dict, far: dict | None = None) -> dict[str, float]:
-    """The least threshold of each read: those set on unseen dice (``lab.unseen``: once,
-    turned, joint, small_once, small_turned, small_joint) and on prints never trained on
-    (``far``, ``lab.farprint``); 0 where neither sets one."""
-    keys = ("once", "turned", "joint", "small_once", "small_turned", "small_joint")
+    """The least threshold of each read (``FLOOR_KEYS``): those set on unseen dice
+    (``lab.unseen``) and on prints never trained on (``far``, ``lab.farprint``); 0 where
+    neither sets one."""
     parts = (unseen, far or {})
     return {
-        k: max(float((part.get(k) or {}).get("threshold", 0.0)) for part in parts) for k in keys
+        k: max(float((part.get(k) or {}).get("threshold", 0.0)) for part in parts)
+        for k in FLOOR_KEYS
     }
 
 
@@ -772,9 +777,10 @@ def calibrate_joint(
     return joint
 
 
-def recalibrate(set_id: str, args, log=print) -> dict:
+def recalibrate(set_id: str, args, log=print, far_print: dict | None = None) -> dict:
     """Set the thresholds of an already trained classifier afresh (no torch needed), on the
-    same calibration crops ``train_set`` uses (``dicetray train --calibrate``)."""
+    same calibration crops ``train_set`` uses (``dicetray train --calibrate``); ``far_print``:
+    as :func:`calibrate_file` takes it."""
     from vision.classify import FaceClassifier
 
     size = FaceClassifier(set_id, models_dir=args.out).input_size
@@ -782,4 +788,4 @@ def recalibrate(set_id: str, args, log=print) -> dict:
     data = calibration_data(
         set_id, size, args.holdout, args.holdout_scenes, args.seed, args.workers, realdice
     )
-    return calibrate_file(set_id, args.out, data, log, realdice)
+    return calibrate_file(set_id, args.out, data, log, realdice, far_print=far_print)

@@ -24,7 +24,6 @@ it trains (``--far-scenes``); this command sets them, and then the thresholds, a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -78,7 +77,7 @@ def far_floors(
 
 def main(argv: list[str] | None = None) -> int:
     from lab.labels import REALDICE_DIR
-    from vision.classcard import MODELS_DIR, model_paths
+    from vision.classcard import MODELS_DIR
 
     p = argparse.ArgumentParser(
         prog="python -m lab.farprint",
@@ -95,10 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     for set_id in args.sets:
         fl = far_floors(set_id, Path(args.models), args.scenes, SEED, args.workers)
         print(f"[{set_id}] floors on far prints:\n{format_floors(fl)}")
-        meta_path = model_paths(set_id, args.models)[1]
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        meta["far_print"] = fl
-        meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         cal = argparse.Namespace(
             out=args.models,
             holdout=args.holdout,
@@ -107,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             realdice=str(REALDICE_DIR),
         )
-        recalibrate(set_id, cal)
+        recalibrate(set_id, cal, far_print=fl)
     return 0
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from lab.calibrate import (
+    FLOOR_KEYS,
     LEAST_THRESHOLD,
     counted_pips,
     decisions,
@@ -62,7 +63,7 @@ PARTS = ("train", "calibrate")  # the photos of each source read unseen: never "
 # most this many of its dice (evenly spaced in its order), so that the sources with the most
 # photos (matteop65_webcam, numeric_tube) do not set the floors alone
 PER_SOURCE = 250
-KEYS = ("once", "turned", "joint", "small_once", "small_turned", "small_joint")
+KEYS = FLOOR_KEYS
 
 
 @dataclass
