@@ -217,6 +217,25 @@ def _photos(realdice: Path, source: str):
         yield img, labels, boxes
 
 
+def chase_dice(realdice: Path):
+    """(image, face) of every chase_casino_crops crop: one die a crop, the crop its box."""
+    root = realdice / "chase_casino_crops"
+    for rc in read_chase(root, size=SIZE):
+        yield cv2.imread(str(root / "images" / rc.file)), str(rc.value)
+
+
+def labelled_dice(realdice: Path, source: str):
+    """(image, die box as the classifier should see it, face) of every labelled die of
+    ``source`` (a chase_casino_crops crop: the whole crop)."""
+    if source == "chase_casino_crops":
+        for img, face in chase_dice(realdice):
+            yield img, (0.0, 0.0, float(img.shape[1]), float(img.shape[0])), face
+        return
+    for img, labels, boxes in _photos(realdice, source):
+        for lab, box in zip(labels, boxes, strict=True):
+            yield img, box, lab["face"]
+
+
 def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dict:
     """Every photo (or crop) of ``source`` read with the classifier in ``models_dir``: the
     photo path and the camera path through ``vision.pipeline.Recognizer`` (with
@@ -233,11 +252,9 @@ def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dic
     guesses = Guesses([], [])
     if source == "chase_casino_crops":
         clf = FaceClassifier(ds, models_dir=models_dir)
-        root = realdice / source
-        for rc in read_chase(root, size=SIZE):
-            img = cv2.imread(str(root / "images" / rc.file))
+        for img, face in chase_dice(realdice):
             h, w = img.shape[:2]
-            truth = [{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": str(rc.value)}]
+            truth = [{"x": 0, "y": 0, "w": w, "h": h, "die": "d6", "face": face}]
             for path, kw in (("photo", {"turns": TURNS}), ("camera", {"retry": True})):
                 r = read_boxes(clf, img, [(0, 0, w, h)], **kw)[0]
                 t = Tally()
@@ -245,7 +262,7 @@ def score_source(realdice: Path, source: str, models_dir: Path, detector) -> dic
                 counts[path].add(_count(t))
                 counts[f"boxes_{path}"].add(_count(t))
                 if path == "photo":
-                    guesses.add(r.confidence, _guess(r, str(rc.value)))
+                    guesses.add(r.confidence, _guess(r, face))
         return _with_guesses(counts, guesses)
     rec = Recognizer(ds, models_dir=models_dir, detector=detector)
     clf = rec.classifier

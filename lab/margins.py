@@ -11,7 +11,7 @@ table reads d6 at four turns. No pips, no thresholds: per source and way of cutt
 share of dice whose best guess is right and the *ceiling* (right and surer than every wrong
 one, ``lab.loso.Guesses``): what a threshold could read.
 
-    python -m lab.margins --cache work-data/loso --second lite0-plain-e3-c2-r6000-s1-x96
+    python -m lab.margins --cache DIR --second lite0-plain-e3-c2-r6000-s1-x96
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ import argparse
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from lab.labels import REALDICE_DIR
-from lab.loso import CACHE, SET_ID, Guesses, _photos
+from lab.loso import CACHE, SET_ID, Guesses, labelled_dice
 from lab.splits import SOURCES
 
 FIRST = "plain-e2-c2-r6000-s1"  # the fold recipe of the first network, as the card's rows
@@ -38,46 +37,33 @@ WAYS = {
 SIZE = 64
 
 
-def labelled_dice(realdice: Path, source: str):
-    """(image, box, face) of every labelled die of ``source`` (a chase crop: the whole)."""
-    if source == "chase_casino_crops":
-        from lab.photos import read_chase
-
-        root = realdice / source
-        for rc in read_chase(root, size=SIZE):
-            img = cv2.imread(str(root / "images" / rc.file))
-            if img is not None:
-                yield img, (0.0, 0.0, float(img.shape[1]), float(img.shape[0])), str(rc.value)
-        return
-    for img, labels, boxes in _photos(realdice, source):
-        for lab, box in zip(labels, boxes, strict=True):
-            yield img, box, lab["face"]
-
-
-def answers(sessions, crops: list[np.ndarray]) -> np.ndarray:
-    """The mean face answers (without ``none``) of ``sessions`` over ``crops`` at four turns:
-    for each network the mean over crops and turns, then the mean over the networks."""
+def turned_answers(sessions, crop: np.ndarray) -> np.ndarray:
+    """Each network's face answers (without ``none``) of one crop, the mean of four turns:
+    networks x faces."""
     from vision.crops import to_input
 
-    x = to_input(np.stack(crops))
-    x = np.concatenate([np.rot90(x, k, (2, 3)) for k in range(4)])
-    got = [
-        s.run(["face_prob"], {s.get_inputs()[0].name: np.ascontiguousarray(x)})[0] for s in sessions
-    ]
-    return np.mean([g.mean(0) for g in got], axis=0)[:-1]
+    x = to_input(crop[None])
+    x = np.ascontiguousarray(np.concatenate([np.rot90(x, k, (2, 3)) for k in range(4)]))
+    return np.stack(
+        [s.run(["face_prob"], {s.get_inputs()[0].name: x})[0].mean(0) for s in sessions]
+    )[:, :-1]
 
 
 def score_source(realdice: Path, source: str, nets: list[Path]) -> dict:
-    """{way: Guesses figures} of one left-out source read by its fold's networks ``nets``."""
+    """{way: Guesses figures} of one left-out source read by its fold's networks ``nets``:
+    each crop's answers the mean over its turns, a way's the mean over its crops, then over
+    the networks."""
     from vision.crops import cut_crop
     from vision.onnx import open_session
 
     sessions = [open_session(p) for p in nets]
     faces = [str(f) for f in range(1, 7)]
+    margins = sorted({m for ms in WAYS.values() for m in ms})
     guesses = {way: Guesses([], []) for way in WAYS}
     for img, box, face in labelled_dice(realdice, source):
-        for way, margins in WAYS.items():
-            p = answers(sessions, [cut_crop(img, box, SIZE, m) for m in margins])
+        read = {m: turned_answers(sessions, cut_crop(img, box, SIZE, m)) for m in margins}
+        for way, ms in WAYS.items():
+            p = np.mean([read[m] for m in ms], axis=0).mean(0)
             k = int(np.argmax(p))
             guesses[way].add(float(p[k]), faces[k] == face)
     return {way: g.figures() | {"dice": len(g.sure)} for way, g in guesses.items()}
