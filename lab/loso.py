@@ -24,7 +24,9 @@ recipe) reads no photo through it again.
 
 ``--recipe camera`` adds camera faults to the real training crops
 (``lab.trainset.camera_spoil``: lost resolution, light, saturation, gamma, blur, noise, JPEG,
-glare, a slight tilt); ``--balance`` gives each training source the same weight.
+glare, a slight tilt); ``--recipe loose`` cuts the second copy of each at 0.85-1.6 times
+its box (another labeller's or detector's box); ``--balance`` gives each training source
+the same weight.
 ``--train-all DIR`` trains the same recipe on every source's ``train`` photos and calibrates
 it on every ``calibrate`` photo: a candidate
 for the shipped classifier.
@@ -301,7 +303,13 @@ def _with_guesses(counts: dict, guesses: Guesses) -> dict:
 # the recipe
 
 
-RECIPES = {"plain": None, "camera": camera_spoil}  # what augments the real training crops
+# how the real training crops are cut and spoiled (``lab.trainset.real_d6``'s arguments)
+RECIPES = {
+    "plain": {},
+    "camera": {"augment": camera_spoil},
+    # copies cut at 0.85-1.6 times the box's side: boxes drawn tighter or looser than a source's
+    "loose": {"zoom": (0.85, 1.6)},
+}
 
 
 @dataclass
@@ -420,7 +428,7 @@ class Trainer:
                 self._real = (z["x"], z["y"], z["src"].tolist())
             else:
                 made = real_d6(
-                    self.realdice, "train", r.real_copies, r.seed, SIZE, augment=RECIPES[r.name]
+                    self.realdice, "train", r.real_copies, r.seed, SIZE, **RECIPES[r.name]
                 )
                 if made is None:
                     raise SystemExit(f"no real training photo in {self.realdice}")

@@ -59,6 +59,7 @@ def read_matteop65(
     rng: np.random.Generator | None = None,
     angle: float = 0.0,
     jitter: float = 0.0,
+    zoom: tuple[float, float] | None = None,
 ) -> list[RealCrop]:
     """Crops of the matteop65 webcam set (MIT, (c) 2021 Matteo A. Penlington).
 
@@ -81,12 +82,21 @@ def read_matteop65(
             cx += rng.uniform(-jitter, jitter) * side
             cy += rng.uniform(-jitter, jitter) * side
             side *= rng.uniform(1 - jitter, 1 + jitter)
+        side *= _zoomed(rng, zoom)
         m = crop_matrix(cx, cy, side, size, angle_deg=angle)
         crop = cv2.warpAffine(
             img, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
         )
         out.append(RealCrop(crop, value, row["split"], "matteop65_webcam", f, parts.get(f, "")))
     return out
+
+
+def _zoomed(rng: np.random.Generator | None, zoom: tuple[float, float] | None) -> float:
+    """A factor on the crop's side drawn log-uniformly from ``zoom`` (1 without ``rng``):
+    a label box tighter or looser than this source's, as another labeller or detector draws."""
+    if rng is None or zoom is None:
+        return 1.0
+    return float(np.exp(rng.uniform(np.log(zoom[0]), np.log(zoom[1]))))
 
 
 def _cut_row(
@@ -97,6 +107,7 @@ def _cut_row(
     angle: float,
     jitter: float,
     antialias: bool,
+    zoom: tuple[float, float] | None = None,
 ) -> np.ndarray:
     """The crop of a labels.csv row's box as the pipeline cuts a detected box (``CROP_MARGIN``
     round the box, the edge repeated outside), turned by ``angle`` degrees and, with ``rng``,
@@ -109,6 +120,7 @@ def _cut_row(
         cx += rng.uniform(-jitter, jitter) * side
         cy += rng.uniform(-jitter, jitter) * side
         side *= rng.uniform(1 - jitter, 1 + jitter)
+    side *= _zoomed(rng, zoom)
     m = crop_matrix(cx, cy, side, size, angle_deg=angle)
     shrink = antialias and side > 2 * size
     src = cv2.GaussianBlur(img, (0, 0), 0.45 * side / size) if shrink else img
@@ -127,6 +139,7 @@ def read_rune55(
     rng: np.random.Generator | None = None,
     angle: float = 0.0,
     jitter: float = 0.0,
+    zoom: tuple[float, float] | None = None,
 ) -> list[RealCrop]:
     """Crops of the rune55 set (Roboflow "rune55" v3, CC BY 4.0; via N3VERS4YDIE, MIT).
 
@@ -139,7 +152,7 @@ def read_rune55(
     out = []
     for row, img in _rows_with_images(root):
         f = row["file"]
-        crop = _cut_row(img, row, size, rng, angle, jitter, antialias=True)
+        crop = _cut_row(img, row, size, rng, angle, jitter, antialias=True, zoom=zoom)
         out.append(
             RealCrop(crop, int(row["value"]), rune55_split(f), row["source"], f, parts.get(f, ""))
         )
@@ -152,6 +165,7 @@ def read_chase(
     rng: np.random.Generator | None = None,
     angle: float = 0.0,
     jitter: float = 0.0,
+    zoom: tuple[float, float] | None = None,
 ) -> list[RealCrop]:
     """Crops of translucent casino dice (chase_casino_crops: github
     chaseelliottpatterson/dice-reader @ee67b72, MIT, (c) 2024 Chase).
@@ -168,7 +182,7 @@ def read_chase(
         img = cv2.imread(str(root / "images" / row["file"]), cv2.IMREAD_COLOR)
         if img is None:
             continue
-        crop = _cut_row(img, row, size, rng, angle, jitter, antialias=False)
+        crop = _cut_row(img, row, size, rng, angle, jitter, antialias=False, zoom=zoom)
         split = {"train": "train", "val": "valid"}.get(row["split"], "test")
         out.append(
             RealCrop(

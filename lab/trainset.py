@@ -282,17 +282,24 @@ def real_d6(
     size: int = INPUT_SIZE,
     sources=None,
     augment=None,
+    zoom: tuple[float, float] | None = None,
 ):
     """Real d6 crops of one part (``lab.splits``), cut at the labelled boxes: for ``train``,
     ``copies`` randomly turned/jittered copies of each die (the first plain, the others
     weighted by ``REAL_WEIGHT``, recoloured and, with ``augment(crop, rng) -> crop``, spoiled
-    further); for any other part one plain crop of each. ``sources``: only these sources
+    further; with ``zoom`` (lo, hi), cut at a side drawn from lo to hi times the box's); for
+    any other part one plain crop of each. ``sources``: only these sources
     (``lab.splits.SOURCES``), else all. Returns (crops, faces 0-5, sources) or None."""
     rng = np.random.default_rng(seed)
     xs, ys, src = [], [], []
     for c in range(copies if part == "train" else 1):
         kw = (
-            {"rng": rng, "jitter": 0.08, "angle": float(rng.uniform(0, 360))}
+            {
+                "rng": rng,
+                "jitter": 0.08,
+                "angle": float(rng.uniform(0, 360)),
+                "zoom": zoom if c else None,
+            }
             if part == "train"
             else {}
         )

@@ -123,3 +123,24 @@ def test_a_fold_heard_with_a_second_network_shows_the_threshold_of_the_two():
     assert "joint" not in loso.format_fold("numeric_tube", fold)
     fold["threshold_joint"] = 0.73
     assert loso.format_fold("numeric_tube", fold).endswith("0.940/0.880 joint 0.730")
+
+
+def test_the_loose_recipe_cuts_real_crops_at_other_scales_of_the_box():
+    from lab.photos import _cut_row
+
+    img = np.zeros((300, 300, 3), np.uint8)
+    img[110:190, 110:190] = 255  # a white die of 80 px, its box labelled tight
+    row = {"x": 110, "y": 110, "w": 80, "h": 80}
+    rng = np.random.default_rng(0)
+
+    def white(zoom):
+        crop = _cut_row(img, row, 64, rng, 0.0, 0.0, antialias=False, zoom=zoom)
+        return float((crop > 127).mean())
+
+    plain = white(None)
+    assert plain == pytest.approx(1 / 1.35**2, abs=0.03)  # the die as the table cuts it
+    assert white((1.6, 1.6)) == pytest.approx(plain / 1.6**2, abs=0.02)  # a looser box
+    assert white((0.85, 0.85)) == pytest.approx(min(1.0, plain / 0.85**2), abs=0.03)
+    assert loso.RECIPES["loose"]["zoom"] == (0.85, 1.6)
+    shares = [white(loso.RECIPES["loose"]["zoom"]) for _ in range(200)]
+    assert min(shares) < 0.24 < 0.6 < max(shares)  # copies from both ends of the range
