@@ -43,6 +43,10 @@ ANY_COLOUR = {"d6": 0.7}
 # common everyday colourway): the random pairs above make one in a hundred or so, since a
 # vivid pip on black is too close in lightness for ``contrast_ink`` unless it is low contrast
 DARK_VIVID = 0.15
+# of the crops that show the die's sides, the share seen steeply: sides as deep as 0.3-0.7 of
+# the top face, printed with the marks of other faces of the die (an oblique phone photo);
+# 0 draws none, and no random number more (the committed networks trained without them)
+SIDE_MARKS = 0.0
 
 
 def dark_vivid(rng: np.random.Generator) -> tuple[tuple, tuple]:
@@ -238,6 +242,7 @@ class SyntheticDice:
         elif face_id is None:
             face_id = die.faces[rng.integers(0, 6)]
         face = self.ds.faces[face_id]
+        sides = [self.ds.faces[f] for f in sorted(set(die.faces)) if f != face_id]
         if self.wide:
             look = random_look(rng, digits=self.digits, translucent=self.translucent)
         else:
@@ -262,8 +267,67 @@ class SyntheticDice:
             from vision.faceart import face_rgba
 
             art = face_rgba(self.ds, die.id, face_id, 96, rng)[0].astype(np.float32)
-            return self.draw(rng, face, DieStyle(body, ink), strength, art), die.id, face_id
-        return self.draw(rng, face, DieStyle(body, ink), strength, look=look), die.id, face_id
+            return (
+                self.draw(rng, face, DieStyle(body, ink), strength, art, sides=sides),
+                die.id,
+                face_id,
+            )
+        return (
+            self.draw(rng, face, DieStyle(body, ink), strength, look=look, sides=sides),
+            die.id,
+            face_id,
+        )
+
+    def _sides(self, img, rng, quad, centre, side, radius, style, see, floor, sides, look):
+        """The die's body below its top face ``quad``, as a view not straight down shows it;
+        seen steeply (``SIDE_MARKS`` of them, where ``sides`` are given), deep and printed."""
+        n = img.shape[0]
+        body = np.array(style.body, np.float32)
+        d = rng.normal(0, 0.12, 2) * side
+        steep = bool(SIDE_MARKS and sides and rng.random() < SIDE_MARKS)
+        if steep:
+            a = rng.uniform(0, 2 * math.pi)
+            d = np.array([math.cos(a), math.sin(a)]) * rng.uniform(0.3, 0.7) * side
+        side_mask = np.maximum(
+            rounded_square(n, quad + d, radius), rounded_square(n, quad + d / 2, radius)
+        )
+        if steep:  # a deep side: the body swept all the way
+            for t in (0.25, 0.75):
+                side_mask = np.maximum(side_mask, rounded_square(n, quad + d * t, radius))
+        shade = rng.uniform(0.45, 0.85)
+        side_col = body * shade
+        if see:  # the floor shows through the body, tinted by it
+            side_col = side_col * (1 - see) + floor * (body / 255.0) * see * 1.3
+        img = img * (1 - side_mask[..., None]) + side_col * side_mask[..., None]
+        if steep:
+            img = self._side_marks(img, rng, quad, centre, d, sides, style, shade, look)
+        return img
+
+    def _side_marks(self, img, rng, quad, centre, d, sides, style, shade, look):
+        """The marks of other faces of the die printed on the sides that ``d`` (where the body
+        extends from the top face ``quad``) shows, in the side's shade."""
+        n, k = img.shape[0], 64
+        for i in range(4):
+            p, q = quad[i], quad[(i + 1) % 4]
+            normal = np.array([q[1] - p[1], p[0] - q[0]])
+            if normal @ ((p + q) / 2 - centre) < 0:
+                normal = -normal
+            if normal @ d <= 0.15 * np.linalg.norm(normal) * np.linalg.norm(d):
+                continue  # a side turned away, or seen too edge-on to show its marks
+            other = sides[int(rng.integers(0, len(sides)))]
+            layers = draw_face_mask(other, k, rng, look=look)
+            if not layers:
+                continue
+            mask = np.rot90(np.max([m for m, _c in layers], axis=0), int(rng.integers(0, 4)))
+            corners = np.array([p, q, q + d, p + d], np.float64)
+            mid = corners.mean(0)
+            dst = ((corners - mid) * 0.86 + mid).astype(np.float32)
+            src = np.float32([[0, 0], [k, 0], [k, k], [0, k]])
+            h = cv2.getPerspectiveTransform(src, dst)
+            m = cv2.warpPerspective(np.ascontiguousarray(mask, np.float32), h, (n, n))
+            ink = np.array(style.ink, np.float32) * shade
+            img = img * (1 - m[..., None]) + ink * m[..., None]
+        return img
 
     def draw(
         self,
@@ -273,8 +337,10 @@ class SyntheticDice:
         strength: float = 1.0,
         art: np.ndarray | None = None,
         look: Look | None = None,
+        sides=(),
     ) -> np.ndarray:
-        """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``."""
+        """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``;
+        ``sides``: the die's other faces, printed on its sides seen steeply (``SIDE_MARKS``)."""
         n = self.canvas
         img = _felt(rng, n)
         # the die's top face inside the crop: side such that CROP_MARGIN * box ~ crop
@@ -298,15 +364,7 @@ class SyntheticDice:
             img *= (1 - sh * rng.uniform(0.2, 0.6))[..., None]
         # side faces seen when the view is not straight down: the die body extends away
         if rng.random() < 0.55 * strength:
-            d = rng.normal(0, 0.12, 2) * side
-            side_mask = np.maximum(
-                rounded_square(n, quad + d, radius), rounded_square(n, quad + d / 2, radius)
-            )
-            shade = rng.uniform(0.45, 0.85)
-            side_col = body * shade
-            if see:  # the floor shows through the body, tinted by it
-                side_col = side_col * (1 - see) + floor * (body / 255.0) * see * 1.3
-            img = img * (1 - side_mask[..., None]) + side_col * side_mask[..., None]
+            img = self._sides(img, rng, quad, centre, side, radius, style, see, floor, sides, look)
         top = rounded_square(n, quad, radius)
         # face texture: the marks in die coordinates, then warped onto the quad
         k = 96

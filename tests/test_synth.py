@@ -397,3 +397,44 @@ def test_a_workers_pool_ends_though_its_parent_ran_pygame():
     assert done.returncode == 0, done.stderr
     # the parent catches SIGTERM (SDL), its workers do not
     assert done.stdout.strip().splitlines()[-1] == "True [False, False, False, False]"
+
+
+def test_a_die_seen_steeply_shows_other_faces_marks_on_the_sides_facing_the_camera():
+    ds = load("d6")
+    syn = SyntheticDice(ds)
+    n, half = 128, 24.0
+    quad = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * half + n / 2
+    centre = np.array([n / 2, n / 2])
+    style = DieStyle((230, 230, 230), (0, 0, 0))
+    rng = np.random.default_rng(1)
+    sides = [ds.faces["6"]]
+
+    def dark(d):
+        img = np.full((n, n, 3), 200.0, np.float32)
+        out = syn._side_marks(img, rng, quad, centre, np.array(d), sides, style, 0.7, Look())
+        return out[..., 0] < 100
+
+    right = dark((0.5 * 2 * half, 0.0))  # the body extends to the right: its right side shows
+    cols = np.flatnonzero(right.any(axis=0))
+    assert right.sum() > 40 and cols.min() >= n / 2 + half  # marks beyond the top's right edge
+    left = dark((-0.5 * 2 * half, 0.0))
+    assert left.sum() > 40 and np.flatnonzero(left.any(axis=0)).max() < n / 2 - half
+    both = dark((0.4 * 2 * half, 0.4 * 2 * half))  # down and right: two sides
+    assert both[int(n / 2 + half) :, : int(n / 2 + half)].any()  # the lower side
+    assert both[: int(n / 2 + half), int(n / 2 + half) :].any()  # the right side
+
+
+def test_steep_sides_are_drawn_only_when_asked(monkeypatch):
+    ds = load("d6")
+
+    def crops():
+        syn = SyntheticDice(ds, random_colours=0.7, wide=True)
+        rng = np.random.default_rng(5)
+        return [syn.sample(rng)[0] for _ in range(30)]
+
+    monkeypatch.setattr(synth, "SIDE_MARKS", 0.0)
+    off, again = crops(), crops()
+    assert all(np.array_equal(a, b) for a, b in zip(off, again, strict=True))
+    monkeypatch.setattr(synth, "SIDE_MARKS", 1.0)
+    on = crops()
+    assert sum(not np.array_equal(a, b) for a, b in zip(off, on, strict=True)) >= 5
