@@ -350,6 +350,7 @@ class Base:
     epochs: int = 6
     seed: int = 1
     workers: int = 2
+    side_marks: float = 0.0  # its synthetic dice: lab.synth.SyntheticDice's side_marks
     seconds: float = field(default=0.0)
 
     @property
@@ -370,13 +371,24 @@ class Base:
 
         if self.checkpoint.is_file() and self.data.is_file():
             info = json.loads((self.folder / "base.json").read_text(encoding="utf-8"))
+            if float(info.get("side_marks", 0.0)) != self.side_marks:
+                raise SystemExit(
+                    f"the base network in {self.folder} was drawn with side marks "
+                    f"{info.get('side_marks', 0.0)}, not {self.side_marks}: give another --cache"
+                )
             self.seconds = float(info.get("seconds", 0))
             return
         torch.set_num_threads(threads)
         torch.manual_seed(self.seed)
         t0 = time.time()
         x, yd, yf = make_synthetic(
-            SET_ID, self.samples, self.seed, self.workers, size=SIZE, backgrounds=False
+            SET_ID,
+            self.samples,
+            self.seed,
+            self.workers,
+            size=SIZE,
+            backgrounds=False,
+            side_marks=self.side_marks,
         )
         made = make_rendered(SET_ID, self.scenes, self.seed, self.workers, SIZE, partial=0.3)
         if made is not None:
@@ -401,6 +413,7 @@ class Base:
             "mined_scenes": self.mined,
             "epochs": self.epochs,
             "real_photos": 0,
+            "side_marks": self.side_marks,
         }
         (self.folder / "base.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
         log(f"[base] trained in {self.seconds:.0f} s")
@@ -795,6 +808,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--holdout-scenes", type=int, default=500, help="held-out rendered scenes")
     p.add_argument("--base-only", action="store_true", help="only train the base network")
     p.add_argument(
+        "--side-marks",
+        type=float,
+        default=0.0,
+        help="the base network's synthetic dice: this share of those showing their sides seen "
+        "steeply, the sides printed (lab.synth.SyntheticDice's side_marks; a cache holds one "
+        "base: give another --cache)",
+    )
+    p.add_argument(
         "--train-all",
         metavar="DIR",
         default=None,
@@ -869,6 +890,7 @@ def main(argv: list[str] | None = None) -> int:
         epochs=args.base_epochs,
         seed=args.seed,
         workers=args.workers,
+        side_marks=args.side_marks,
     )
     base.ensure(args.threads, log)
     log(f"[base] {base.seconds:.0f} s to train it (once; kept in {base.folder})")

@@ -43,9 +43,10 @@ ANY_COLOUR = {"d6": 0.7}
 # common everyday colourway): the random pairs above make one in a hundred or so, since a
 # vivid pip on black is too close in lightness for ``contrast_ink`` unless it is low contrast
 DARK_VIVID = 0.15
-# of the crops that show the die's sides, the share seen steeply: sides as deep as 0.3-0.7 of
-# the top face, printed with the marks of other faces of the die (an oblique phone photo);
-# 0 draws none, and no random number more (the committed networks trained without them)
+# of the crops that show the die's sides, the share seen steeply (``SyntheticDice``'s
+# ``side_marks``): sides as deep as 0.3-0.7 of the top face, printed with the marks of other
+# faces of the die (an oblique phone photo); at 0 none, and no random number more drawn (the
+# committed networks trained without them)
 SIDE_MARKS = 0.0
 
 
@@ -218,8 +219,10 @@ class SyntheticDice:
         digits: float | None = None,
         translucent: float = 0.2,
         wide: bool = False,
+        side_marks: float = SIDE_MARKS,
     ):
         self.ds = dice_set
+        self.side_marks = side_marks
         self.wide = wide
         if faceart_share is None:
             faceart_share = 0.35 if wide else 0.5
@@ -280,11 +283,11 @@ class SyntheticDice:
 
     def _sides(self, img, rng, quad, centre, side, radius, style, see, floor, sides, look):
         """The die's body below its top face ``quad``, as a view not straight down shows it;
-        seen steeply (``SIDE_MARKS`` of them, where ``sides`` are given), deep and printed."""
+        seen steeply (``side_marks`` of them, where ``sides`` are given), deep and printed."""
         n = img.shape[0]
         body = np.array(style.body, np.float32)
         d = rng.normal(0, 0.12, 2) * side
-        steep = bool(SIDE_MARKS and sides and rng.random() < SIDE_MARKS)
+        steep = bool(self.side_marks and sides and rng.random() < self.side_marks)
         if steep:
             a = rng.uniform(0, 2 * math.pi)
             d = np.array([math.cos(a), math.sin(a)]) * rng.uniform(0.3, 0.7) * side
@@ -340,7 +343,7 @@ class SyntheticDice:
         sides=(),
     ) -> np.ndarray:
         """Draw one face of a die of ``style`` as a crop would show it, spoiled by ``strength``;
-        ``sides``: the die's other faces, printed on its sides seen steeply (``SIDE_MARKS``)."""
+        ``sides``: the die's other faces, printed on its sides seen steeply (``side_marks``)."""
         n = self.canvas
         img = _felt(rng, n)
         # the die's top face inside the crop: side such that CROP_MARGIN * box ~ crop

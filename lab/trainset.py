@@ -41,10 +41,17 @@ def class_lists(ds) -> tuple[list[str], list[str]]:
 
 
 def _synth_chunk(args):
-    set_id, seed, n, n_neg, random_colours, strength, size, backgrounds = args
+    set_id, seed, n, n_neg, random_colours, strength, size, backgrounds, side_marks = args
     ds = load(set_id)
     rng = np.random.default_rng(seed)
-    synth = SyntheticDice(ds, size=size, random_colours=random_colours, canvas=2 * size, wide=True)
+    synth = SyntheticDice(
+        ds,
+        size=size,
+        random_colours=random_colours,
+        canvas=2 * size,
+        wide=True,
+        side_marks=side_marks,
+    )
     dice, faces = class_lists(ds)
     xs, yd, yf = [], [], []
     for _ in range(n):
@@ -103,16 +110,18 @@ def make_synthetic(
     strength: float = 1.0,
     size: int = INPUT_SIZE,
     backgrounds: bool = True,
+    side_marks: float = 0.0,
 ):
     """``n`` synthetic crops (+ negatives) of a set, made in ``workers`` processes.
     ``backgrounds``: some not-a-die crops are cut from real photos with their dice painted
-    out (``real_backgrounds``); False: none (a network that never sees a real photo)."""
+    out (``real_backgrounds``); False: none (a network that never sees a real photo).
+    ``side_marks``: ``SyntheticDice``'s (dice seen steeply, their sides printed)."""
     random_colours = ANY_COLOUR.get(set_id, 0.0)
     chunks = max(workers * 4, 1)
     per = n // chunks
     neg = int(per * neg_share)
     jobs = [
-        (set_id, seed * 1000 + i, per, neg, random_colours, strength, size, backgrounds)
+        (set_id, seed * 1000 + i, per, neg, random_colours, strength, size, backgrounds, side_marks)
         for i in range(chunks)
     ]
     with worker_pool(workers) as pool:
