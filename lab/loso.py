@@ -363,12 +363,8 @@ class Base:
 
     def ensure(self, threads: int, log=print) -> None:
         """Train the base network once (synthetic crops with no real background, rendered
-        scenes and the detector's false boxes on rendered scenes; no real photo at all)."""
-        import torch
-
-        from lab.train import build_model, card, export, fit
-        from lab.trainset import make_rendered, make_synthetic, mined_negatives
-
+        scenes and the detector's false boxes on rendered scenes; no real photo at all). One
+        drawn otherwise than asked (``side_marks``) is not used: SystemExit."""
         if self.checkpoint.is_file() and self.data.is_file():
             info = json.loads((self.folder / "base.json").read_text(encoding="utf-8"))
             if float(info.get("side_marks", 0.0)) != self.side_marks:
@@ -378,6 +374,11 @@ class Base:
                 )
             self.seconds = float(info.get("seconds", 0))
             return
+        import torch
+
+        from lab.train import build_model, card, export, fit
+        from lab.trainset import make_rendered, make_synthetic, mined_negatives
+
         torch.set_num_threads(threads)
         torch.manual_seed(self.seed)
         t0 = time.time()

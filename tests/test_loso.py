@@ -144,3 +144,20 @@ def test_the_loose_recipe_cuts_real_crops_at_other_scales_of_the_box():
     assert loso.RECIPES["loose"]["zoom"] == (0.85, 1.6)
     shares = [white(loso.RECIPES["loose"]["zoom"]) for _ in range(200)]
     assert min(shares) < 0.24 < 0.6 < max(shares)  # copies from both ends of the range
+
+
+def test_a_cached_base_drawn_with_other_side_marks_is_refused_not_mixed(tmp_path):
+    folder = tmp_path / "base"
+    folder.mkdir()
+    (folder / "classifier-d6.pt").write_bytes(b"a network")
+    np.savez(folder / "crops.npz", x=np.zeros((1, 64, 64, 3), np.uint8))
+    (folder / "base.json").write_text('{"seconds": 300, "side_marks": 0.4}', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"side marks 0\.4, not 0\.0: give another --cache"):
+        loso.Base(folder).ensure(1)
+    same = loso.Base(folder, side_marks=0.4)
+    same.ensure(1)  # the same drawing: kept, nothing trained
+    assert same.seconds == 300
+    (folder / "base.json").write_text('{"seconds": 305}', encoding="utf-8")  # before the option
+    plain = loso.Base(folder)
+    plain.ensure(1)
+    assert plain.seconds == 305
