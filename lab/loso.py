@@ -51,8 +51,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from lab.labels import REALDICE_DIR, matteop65_die_side
-from lab.photos import read_chase
+from lab.labels import REALDICE_DIR, matteop65_die_side, read_label_rows
 from lab.splits import SOURCES, entries
 from lab.trainset import camera_spoil
 
@@ -220,10 +219,13 @@ def _photos(realdice: Path, source: str):
 
 
 def chase_dice(realdice: Path):
-    """(image, face) of every chase_casino_crops crop: one die a crop, the crop its box."""
+    """(image, face) of every chase_casino_crops crop: one die a crop, the crop its box (each
+    file decoded once; one that does not decode is left out, as ``read_chase`` leaves it)."""
     root = realdice / "chase_casino_crops"
-    for rc in read_chase(root, size=SIZE):
-        yield cv2.imread(str(root / "images" / rc.file)), str(rc.value)
+    for row in read_label_rows(root / "labels.csv"):
+        img = cv2.imread(str(root / "images" / row["file"]), cv2.IMREAD_COLOR)
+        if img is not None:
+            yield img, str(int(row["value"]))
 
 
 def labelled_dice(realdice: Path, source: str):

@@ -77,12 +77,7 @@ def read_matteop65(
         value = int(row["value"])
         # cut around the die box as the pipeline cuts a detected box
         side = matteop65_die_side(w, h, value) * CROP_MARGIN
-        cx, cy = x + w / 2, y + h / 2
-        if rng is not None and jitter:
-            cx += rng.uniform(-jitter, jitter) * side
-            cy += rng.uniform(-jitter, jitter) * side
-            side *= rng.uniform(1 - jitter, 1 + jitter)
-        side *= _zoomed(rng, zoom)
+        cx, cy, side = _moved(rng, x + w / 2, y + h / 2, side, jitter, zoom)
         m = crop_matrix(cx, cy, side, size, angle_deg=angle)
         crop = cv2.warpAffine(
             img, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
@@ -91,12 +86,27 @@ def read_matteop65(
     return out
 
 
-def _zoomed(rng: np.random.Generator | None, zoom: tuple[float, float] | None) -> float:
-    """A factor on the crop's side drawn log-uniformly from ``zoom`` (1 without ``rng``):
-    a label box tighter or looser than this source's, as another labeller or detector draws."""
-    if rng is None or zoom is None:
-        return 1.0
-    return float(np.exp(rng.uniform(np.log(zoom[0]), np.log(zoom[1]))))
+def _moved(
+    rng: np.random.Generator | None,
+    cx: float,
+    cy: float,
+    side: float,
+    jitter: float,
+    zoom: tuple[float, float] | None,
+) -> tuple[float, float, float]:
+    """A crop's centre and side as a training copy cuts them: with ``rng``, shifted and
+    resized by up to ``jitter`` of its side, then the side scaled by a factor drawn
+    log-uniformly from ``zoom`` (a label box tighter or looser than this source's, as another
+    labeller or detector draws); without ``rng`` as they are."""
+    if rng is None:
+        return cx, cy, side
+    if jitter:
+        cx += rng.uniform(-jitter, jitter) * side
+        cy += rng.uniform(-jitter, jitter) * side
+        side *= rng.uniform(1 - jitter, 1 + jitter)
+    if zoom is not None:
+        side *= float(np.exp(rng.uniform(np.log(zoom[0]), np.log(zoom[1]))))
+    return cx, cy, side
 
 
 def _cut_row(
@@ -115,12 +125,7 @@ def _cut_row(
     crop is blurred first and shrunk with INTER_AREA."""
     x, y, w, h = (float(row[k]) for k in ("x", "y", "w", "h"))
     side = max(w, h) * CROP_MARGIN
-    cx, cy = x + w / 2, y + h / 2
-    if rng is not None and jitter:
-        cx += rng.uniform(-jitter, jitter) * side
-        cy += rng.uniform(-jitter, jitter) * side
-        side *= rng.uniform(1 - jitter, 1 + jitter)
-    side *= _zoomed(rng, zoom)
+    cx, cy, side = _moved(rng, x + w / 2, y + h / 2, side, jitter, zoom)
     m = crop_matrix(cx, cy, side, size, angle_deg=angle)
     shrink = antialias and side > 2 * size
     src = cv2.GaussianBlur(img, (0, 0), 0.45 * side / size) if shrink else img

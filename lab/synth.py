@@ -245,7 +245,12 @@ class SyntheticDice:
         elif face_id is None:
             face_id = die.faces[rng.integers(0, 6)]
         face = self.ds.faces[face_id]
-        sides = [self.ds.faces[f] for f in sorted(set(die.faces)) if f != face_id]
+        # the faces its sides may show (only where sides are printed)
+        sides = (
+            [self.ds.faces[f] for f in sorted(set(die.faces)) if f != face_id]
+            if self.side_marks
+            else ()
+        )
         if self.wide:
             look = random_look(rng, digits=self.digits, translucent=self.translucent)
         else:
