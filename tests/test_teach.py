@@ -70,7 +70,7 @@ def test_the_taught_folder_records_what_it_was_taught_with(taught):
     assert opinion == {
         "network": "classifier-d6-second.onnx",
         "sha256": file_sha256(second_path("d6")),
-        "agreed": "mean",
+        "agreed": "blend",
     }
     assert saved["taught_with"]["second_opinion"] is True
     assert model.classifier_dir is None and model.detector_dir is None
@@ -1198,17 +1198,20 @@ def test_a_backed_head_takes_the_shipped_read_of_a_die_it_does_not_read(
     assert all(r.face is None for r in backed.classify(crops, TURNS))
 
 
-def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_path):
+def test_the_second_head_is_heard_as_teaching_heard_it(taught, tmp_path):
     """A taught d6 head is heard with a second head taught on the card's second network's
-    features: a die both read as the same face scores the mean of their sureness where both
-    are at least one half, else the lesser (a folder taught before the mean, the lesser); a
-    die the second reads as another face is not read, unless the shipped network names that
-    face too, when the die is read as the two name it, at the lesser of their sureness
-    (``vision.head.second_opinion``)."""
+    features. Taught now, the two heads' probabilities are averaged turn by turn and read
+    as one head's (``vision.head.blend``, then ``decide``). A folder taught before heard the
+    second head's best pair against the first's (``vision.head.second_opinion``): a die both
+    read as the same face scored the mean of their sureness where both are at least one
+    half, else the lesser (taught before the mean: the lesser always); a die the second
+    read as another face was not read, unless the shipped network named that face too, when
+    the die was read as the two named it, at the lesser of their sureness. Each folder is
+    read as its thresholds were set."""
     from vision.classcard import second_path
     from vision.classify import TURNS, FaceClassifier
     from vision.crops import to_input
-    from vision.head import Head, joint_best, pooled
+    from vision.head import Head, blend, decide, joint_best, pooled
     from vision.onnx import open_session
 
     root, _ = taught
@@ -1217,7 +1220,7 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
         root, tmp_path / "alone", second_opinion=False, pips=False, shipped_backs=False
     )
     crops, _faces = _fresh_crops(heard, tmp_path / "fresh", 3, seed=98)
-    # the second opinion, worked out here from its head and network
+    # both heads' answers at each turn, worked out here from the heads and the networks
     session = open_session(second_path("d6"))
     x = np.concatenate([np.rot90(to_input(crops), k, (2, 3)) for k in range(TURNS)])
     die_2, face_2, feats = session.run(
@@ -1227,8 +1230,34 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
         pooled(feats), die_2, face_2
     )
     die_2, face_2 = die_2.reshape(TURNS, len(crops), -1), face_2.reshape(TURNS, len(crops), -1)
-    # ... and the shipped network's mean answer, heard when the taught folder hears it
-    die_s, face_s = FaceClassifier("d6", second=False).turn_answers(crops, TURNS)
+    shipped = FaceClassifier("d6", second=False)
+    die_x, face_x, emb = shipped.answers_embedded(x)
+    die_1, face_1 = Head.load(root / "taught" / "head-d6.npz").proba_embedded(emb, die_x, face_x)
+    die_1, face_1 = die_1.reshape(TURNS, len(crops), -1), face_1.reshape(TURNS, len(crops), -1)
+    # ... and the shipped network's answers, heard when the taught folder hears them
+    die_s, face_s = shipped.turn_answers(crops, TURNS)
+    saved = json.loads((tmp_path / "heard" / "taught.json").read_text())
+    assert saved["thresholds"]["classifier"]["second_opinion"]["agreed"] == "blend"
+    hearing = heard._reader.hearing
+    read = 0
+    for i, h in enumerate(heard.classify(crops, TURNS)):
+        pair, want = decide(
+            blend(die_1[:, i], die_2[:, i]),
+            blend(face_1[:, i], face_2[:, i]),
+            die_s[:, i],
+            face_s[:, i],
+            heard.pairs,
+            heed=hearing.shipped,
+            doubt_turns=hearing.turns,
+        )
+        assert h.confidence == pytest.approx(want, abs=1e-4)
+        assert h.face in (None, pair[1])
+        read += h.face is not None
+    assert read
+    # a folder taught before the blend: the second head's best pair heard against the first's
+    saved["thresholds"]["classifier"]["second_opinion"]["agreed"] = "mean"
+    (tmp_path / "heard" / "taught.json").write_text(json.dumps(saved))
+    heard = FaceClassifier("d6", taught=tmp_path / "heard")
     kinds = set()
     reads = zip(heard.classify(crops, TURNS), alone.classify(crops, TURNS), strict=True)
     best = alone.best_guesses(crops, TURNS)
@@ -1250,8 +1279,6 @@ def test_the_second_opinion_must_agree_before_a_taught_read_is_sure(taught, tmp_
         assert h.face in (None, face)
     assert "agree" in kinds
     # a folder taught before the mean was heard set its thresholds on the lesser of the two
-    saved = json.loads((tmp_path / "heard" / "taught.json").read_text())
-    assert saved["thresholds"]["classifier"]["second_opinion"]["agreed"] == "mean"
     del saved["thresholds"]["classifier"]["second_opinion"]["agreed"]
     (tmp_path / "heard" / "taught.json").write_text(json.dumps(saved))
     before = FaceClassifier("d6", taught=tmp_path / "heard").classify(crops, TURNS)
@@ -1287,7 +1314,8 @@ class _Says:
 def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
     taught, tmp_path, monkeypatch, hearing
 ):
-    """The first taught head names one face, the second head and the shipped network another:
+    """A folder taught before the blend (``agreed`` "mean"): the first taught head names one
+    face, the second head and the shipped network another:
     the die is read as those two name it, at the lesser of their sureness; with the shipped
     network not heard (teaching chose so), the two heads disagree and the die is asked about;
     with the pips heard and counting another number (the first head's), it is asked about;
@@ -1306,6 +1334,7 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
         shipped_backs=False,
         shipped_heard=heard,
     )
+    clf._reader.agreed = "mean"
     crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 2, seed=97)
     die_s, face_s = FaceClassifier("d6", second=False).turn_answers(crops, TURNS)
     named = [
@@ -1336,6 +1365,35 @@ def test_two_readers_of_three_read_a_die_the_first_head_reads_otherwise(
             assert r.confidence == 0.0 and r.face is None
     if hearing in ("shipped heard", "pips with the second"):
         assert any(r.face is not None for r in clf.classify(crops, TURNS))
+
+
+@pytest.mark.parametrize("heard", [True, False])
+def test_two_blended_heads_naming_different_faces_read_neither(taught, tmp_path, heard):
+    """Taught now, the two heads are heard as one (their answers averaged turn by turn): the
+    first head 0.9 sure of one face and the second 0.8 sure of another blend to under one
+    half for either, so the die is asked about, whether the shipped network (naming the
+    second head's face) is heard or not; heard, it discounts the first head's face further."""
+    from vision.classify import TURNS, FaceClassifier
+    from vision.head import joint_best
+
+    root, _ = taught
+    clf = _taught_as(root, tmp_path / "t", pips=False, shipped_backs=False, shipped_heard=heard)
+    assert clf._reader.agreed == "blend"
+    crops, _faces = _fresh_crops(clf, tmp_path / "fresh", 2, seed=97)
+    die_s, face_s = FaceClassifier("d6", second=False).turn_answers(crops, TURNS)
+    named = [
+        joint_best(die_s[:, i].mean(0), face_s[:, i].mean(0), clf.pairs) for i in range(len(crops))
+    ]
+    n_faces = len(clf.faces) + 1
+    shipped = [int(clf.pairs[1][k]) for k, _q in named]
+    first = [(f + 1) % len(clf.faces) for f in shipped]
+    clf._reader.head = _Says(first, 0.9, n_faces)
+    session, name, _head2 = clf._reader.opinion
+    clf._reader.opinion = (session, name, _Says(shipped, 0.8, n_faces))
+    blended = (0.9 + 0.2 / (n_faces - 1)) / 2  # the first head's face, blended
+    for r, (_k, q) in zip(clf.classify(crops, TURNS), named, strict=True):
+        assert r.face is None
+        assert r.confidence == pytest.approx(blended * (1 - q / 2) if heard else blended, abs=1e-4)
 
 
 def test_the_shipped_network_backs_a_taught_head_only_where_the_second_network_agrees(
@@ -1370,8 +1428,9 @@ def test_the_shipped_network_backs_a_taught_head_only_where_the_second_network_a
             face[odd, :-1] = np.roll(face[odd, :-1], 1, axis=1)
             return die, face, feats
 
-    session, name, head2 = backed._reader.opinion
-    backed._reader.opinion = (Rolled(session), name, head2)
+    session, name, _head2 = backed._reader.opinion
+    # (nor does the second head: the backing is heard, and the second network's own answer)
+    backed._reader.opinion = (Rolled(session), name, _Says([0] * len(crops), 0.2, n_faces))
     x = np.concatenate([np.rot90(to_input(crops), k, (2, 3)) for k in range(TURNS)])
     _d, face_2, _f = backed._reader.opinion[0].run(["die_prob", "face_prob", "features"], {name: x})
     own = face_2.reshape(TURNS, len(crops), -1).mean(0)[:, :-1].argmax(1)

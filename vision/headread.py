@@ -3,10 +3,10 @@
 A taught folder (``dicetray teach``) holds a head fitted on the shipped network's features
 (:mod:`vision.head`), the thresholds teaching set on its scores, which other opinions it
 hears (the pips counted, the shipped network, a turn read as another face), and where the
-card names a second network, a second head on that network's features whose opinion must
-agree. :func:`load_head` takes them from the folder; a :class:`HeadReader` reads crops with
-them, through the network and the decision rules of the
-:class:`~vision.classify.FaceClassifier` that holds it.
+card names a second network, a second head on that network's features, heard with the
+first as teaching heard it (``vision.head.AGREED``). :func:`load_head` takes them from the
+folder; a :class:`HeadReader` reads crops with them, through the network and the decision
+rules of the :class:`~vision.classify.FaceClassifier` that holds it.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from vision.classcard import TURNS, shipped_second
 from vision.crops import to_input
 from vision.head import (
     AGREED,
+    BLEND,
     Head,
     Hearing,
     best_pair,
+    blend,
     decide,
     hear_pips,
     pooled,
@@ -44,11 +46,11 @@ class HeadReader:
     # reads it
     backed: bool
     # the second opinion teaching heard with it: a head on the card's second network's
-    # features that must agree (``vision.head.second_opinion``): (the network's session,
-    # its input's name, the head); None where it heard none
+    # features: (the network's session, its input's name, the head); None where it heard none
     opinion: tuple | None = None
-    # the score of a die both heads name (``vision.head.AGREED``): as teaching set its
-    # thresholds on it
+    # how the second head is heard (``vision.head.AGREED``): blended with the first, or
+    # (a folder taught before) its best pair heard against the first's; as teaching set
+    # its thresholds on it
     agreed: str = AGREED[0]
 
     def read(self, clf, crops, turns: int, quick: bool = False):
@@ -86,7 +88,12 @@ class HeadReader:
                 )
             ]
             die_2, face_2 = head2.proba_embedded(pooled(feats_2), die_2, face_2)
-            opinion = (die_2.reshape(turns, n, -1).mean(0), face_2.reshape(turns, n, -1).mean(0))
+            die_2, face_2 = die_2.reshape(turns, n, -1), face_2.reshape(turns, n, -1)
+            if self.agreed == BLEND:
+                # the two heads read as one (``vision.head.blend``), turn by turn
+                die_t, face_t = blend(die_t, die_2), blend(face_t, face_2)
+            else:
+                opinion = (die_2.mean(0), face_2.mean(0))
         cut = self.cuts.get(turns, self.cuts[TURNS])
         decided = [
             decide(
@@ -146,7 +153,7 @@ class HeadReader:
                     pips,
                     self.agreed,
                 )
-            elif self.opinion is not None:
+            elif self.opinion is not None and quick:
                 score = 0.0  # (quick: not heard)
             best.append(pair)
             die_conf = float(dp[clf.dice.index(pair[0])])

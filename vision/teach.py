@@ -15,14 +15,14 @@ puts to use. What teaching does:
 3. a head (``vision.head``) is fitted on those readings (and, tried too, on them beside the
    readings of each crop's centre zoomed up, ``vision.head.zoomed``), once per fold of the
    photos, and each die is read by the head that never saw its photo; where the dice set's
-   card has a second network, a second head is fitted on its readings alike, and a die is
-   read only when both heads name the same face, or the second head and the shipped network
-   (or the pips counted) another one (``vision.head.second_opinion``). From those reads the
-   abstention thresholds are set (``vision.risk``): the lowest at which the rate of wrong
-   reads is bounded, at 95% confidence, by 0.5% (or, with too few dice to show that, by the
-   least rate they can show, and then none of them may be read wrong); the 5% is shared
-   among every way of reading tried (views and hearings), since the one reading the most
-   is taken; the dice shrunk set alike the threshold of dice smaller than the teaching dice;
+   card has a second network, a second head is fitted on its readings alike, and the two
+   heads' answers are averaged at each turn and read as one head's (``vision.head.blend``).
+   From those reads the abstention thresholds are set (``vision.risk``): the lowest at which
+   the rate of wrong reads is bounded, at 95% confidence, by 0.5% (or, with too few dice to
+   show that, by the least rate they can show, and then none of them may be read wrong); the
+   5% is shared among every way of reading tried (views and hearings), since the one reading
+   the most is taken; the dice shrunk set alike the threshold of dice smaller than the
+   teaching dice;
 4. the head is fitted on every photo and written with its thresholds. It is kept when, on
    the dice it never saw, it reads at least as many right as the shipped models read alone.
 
@@ -215,7 +215,7 @@ def teach(
             thresholds["second_opinion"] = {
                 "network": second_at.name,
                 "sha256": clf.meta["joint"]["sha256"],  # (shipped_second checked the file)
-                "agreed": AGREED[0],  # the score of a die both heads name (second_opinion)
+                "agreed": AGREED[0],  # how the second head is heard (vision.head.AGREED)
             }
         heldout.update(heldout_figures(reads, answers, shipped, truth))
         where = [(ph.file, lab) for ph in photos for lab in ph.labels]

@@ -10,7 +10,7 @@ import numpy as np
 
 from vision import risk
 from vision.classify import TURNS, FaceClassifier
-from vision.head import Head, Hearing, best_pair, decide, second_opinion
+from vision.head import AGREED, BLEND, Head, Hearing, best_pair, blend, decide, second_opinion
 
 # tried in this order; a tie keeps the first, and the first is kept unless another reads this
 # share of the dice more (``choose_hearing``)
@@ -61,6 +61,7 @@ def cross_validate(
     tick,
     second=None,
     opinions: dict | None = None,
+    agreed: str = AGREED[0],
 ) -> tuple[dict, dict]:
     """Each die read by a head (``view``: pulled by its pull, zoomed or not, see ``VIEWS``)
     fitted without its fold's photos, in
@@ -68,7 +69,8 @@ def cross_validate(
     as it is and shrunk to a small die's size (``counted``: the pips counted on each, see
     :func:`vision.teachcrops.read_photos`); with ``second``
     (:meth:`vision.teachcrops.Readings.second_arrays`), the second opinion's head, fitted
-    alike, heard too (:func:`vision.head.second_opinion`); its reads
+    alike, heard too, as ``agreed`` says (``vision.head.AGREED``: the two heads' answers
+    blended, or :func:`vision.head.second_opinion`); its reads
     are kept in ``opinions`` by fold and pull (the zoomed and the plain views share them).
     ``tick(f)`` is called when fold ``f`` is done."""
     photo_of = arrays[3]
@@ -88,16 +90,24 @@ def cross_validate(
         for shrunk, into in ((False, heard), (True, heard_small)):
             opinion = opinions[f, view[0]][shrunk] if second is not None else None
             probs = _head_reads(head, arrays, dice, shrunk)
+            if opinion is not None and agreed == BLEND:
+                probs = [
+                    (blend(td, dp), blend(tf, fp), sd, sf)
+                    for (td, tf, sd, sf), (dp, fp) in zip(probs, opinion, strict=True)
+                ]
+                opinion = None  # (heard in the blend)
             for hearing, reads in into.items():
                 got = _probe_reads(probs, clf, dice, counted[shrunk], hearing)
                 for turns in (1, TURNS):
                     for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
                         if opinion is not None:
                             sd, sf = probs[j][2][:turns], probs[j][3][:turns]
+                            dp, fp = opinion[j]
                             pair, score = second_opinion(
                                 pair,
                                 score,
-                                *opinion[turns][j],
+                                dp[:turns].mean(0),
+                                fp[:turns].mean(0),
                                 clf.pairs,
                                 (sd.mean(0), sf.mean(0)) if hearing.shipped else None,
                                 clf.pip_opinion(counted[shrunk][d]) if hearing.pips else None,
@@ -124,19 +134,13 @@ def fit_second(second, arrays, rows, pull: float) -> Head:
     return Head.fit(feats[rows], die_p[rows], face_p[rows], face_y[rows], die_y[rows], pull)
 
 
-def _opinions(head: Head, second, arrays, dice: list[int], shrunk: bool = False) -> dict:
-    """The second opinion's probabilities of each of ``dice`` as the table hears them, read
-    once (the upright turn) and at four turns (their mean): {turns: [(die_p, face_p)]};
-    of the dice shrunk with ``shrunk``."""
+def _opinions(head: Head, second, arrays, dice: list[int], shrunk: bool = False) -> list:
+    """The second opinion's probabilities of each of ``dice`` at its four straight turns,
+    upright first: [(die_p, face_p), each turns x classes]; of the dice shrunk with
+    ``shrunk``."""
     feats, die_p, face_p = second
     straight = _straight(arrays, shrunk)
-    out: dict = {1: [], TURNS: []}
-    for d in dice:
-        rows = straight[d]
-        dp, fp = head.proba_embedded(feats[rows], die_p[rows], face_p[rows])
-        for turns in (1, TURNS):
-            out[turns].append((dp[:turns].mean(0), fp[:turns].mean(0)))
-    return out
+    return [head.proba_embedded(feats[rows], die_p[rows], face_p[rows]) for rows in straight[dice]]
 
 
 def choose_pull(tried: list, truth, against=None):
