@@ -1086,7 +1086,15 @@ def test_the_summary_says_how_many_dice_a_surer_table_needs(taught):
     assert not any("listen" in line for line in lines)  # this one hears the pips
     assert not any("weigh" in line for line in lines)  # ... and the shipped network
     assert not any("turned" in line for line in lines)  # ... and doubts the turns
-    assert "a second head, taught on the shipped second network, must read a die" in "".join(lines)
+    # the second head: blended with the first (a folder taught before: it had to agree)
+    assert "a second head, taught on the shipped second network, reads every die with" in (
+        "".join(lines)
+    )
+    before = json.loads(json.dumps(record))
+    before["thresholds"]["classifier"]["second_opinion"]["agreed"] = "mean"
+    assert "a second head, taught on the shipped second network, must read a die" in "".join(
+        summary(before, "taught")
+    )
     deaf = json.loads(json.dumps(record))
     deaf["thresholds"]["classifier"] |= {"shipped_heard": False, "turn_doubt": False}
     lines = summary(deaf, "taught")

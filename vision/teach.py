@@ -50,7 +50,7 @@ from vision.classcard import model_paths, shipped_second
 from vision.classify import TURNS, FaceClassifier
 from vision.detect import Detector
 from vision.dicesets import DiceSet, DiceSetError, load
-from vision.head import AGREED, Hearing
+from vision.head import AGREED, BLEND, Hearing
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256, open_session
 from vision.taught import HEAD_FORMAT, TAUGHT_FILE, writing
@@ -422,10 +422,14 @@ def summary(record: dict, out) -> list[str]:
                 "these dice's marks are read better up close, so the taught reader also looks "
                 "at each die's top face zoomed in (twice the network's work a read)"
             )
-        if cut.get("second_opinion"):
+        heard2 = cut.get("second_opinion")
+        if heard2:
             lines.append(
-                "a second head, taught on the shipped second network, must read a die the "
-                "same before the table takes the read"
+                "a second head, taught on the shipped second network, reads every die with "
+                "the first: the table takes the face the two give together"
+                if isinstance(heard2, dict) and heard2.get("agreed") == BLEND
+                else "a second head, taught on the shipped second network, must read a die "
+                "the same before the table takes the read"
             )
     miss = h.get("misread") or []
     if miss and miss[0]["score"] >= FLOOR:
