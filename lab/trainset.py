@@ -29,7 +29,14 @@ from hardware.sim.looks import FAR_LIGHTS
 from hardware.sim.render import rendered_crops
 from lab.labels import REALDICE_DIR, matteop65_die_side
 from lab.photos import read_chase, read_matteop65, read_rune55, real_backgrounds
-from lab.synth import ANY_COLOUR, SyntheticDice, negative_crop, recolour_crop, worker_pool
+from lab.synth import (
+    ANY_COLOUR,
+    SIDE_MARKS,
+    SyntheticDice,
+    negative_crop,
+    recolour_crop,
+    worker_pool,
+)
 from vision.crops import CROP_MARGIN, INPUT_SIZE, NONE_CLASS, cut_crop
 from vision.dicesets import load
 
@@ -110,7 +117,7 @@ def make_synthetic(
     strength: float = 1.0,
     size: int = INPUT_SIZE,
     backgrounds: bool = True,
-    side_marks: float = 0.0,
+    side_marks: float = SIDE_MARKS,
 ):
     """``n`` synthetic crops (+ negatives) of a set, made in ``workers`` processes.
     ``backgrounds``: some not-a-die crops are cut from real photos with their dice painted

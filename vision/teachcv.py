@@ -10,7 +10,7 @@ import numpy as np
 
 from vision import risk
 from vision.classify import TURNS, FaceClassifier
-from vision.head import AGREED, BLEND, Head, Hearing, best_pair, blend, decide, second_opinion
+from vision.head import Head, Hearing, best_pair, blend, decide
 
 # tried in this order; a tie keeps the first, and the first is kept unless another reads this
 # share of the dice more (``choose_hearing``)
@@ -61,7 +61,6 @@ def cross_validate(
     tick,
     second=None,
     opinions: dict | None = None,
-    agreed: str = AGREED[0],
 ) -> tuple[dict, dict]:
     """Each die read by a head (``view``: pulled by its pull, zoomed or not, see ``VIEWS``)
     fitted without its fold's photos, in
@@ -69,10 +68,9 @@ def cross_validate(
     as it is and shrunk to a small die's size (``counted``: the pips counted on each, see
     :func:`vision.teachcrops.read_photos`); with ``second``
     (:meth:`vision.teachcrops.Readings.second_arrays`), the second opinion's head, fitted
-    alike, heard too, as ``agreed`` says (``vision.head.AGREED``: the two heads' answers
-    blended, or :func:`vision.head.second_opinion`); its reads
-    are kept in ``opinions`` by fold and pull (the zoomed and the plain views share them).
-    ``tick(f)`` is called when fold ``f`` is done."""
+    alike, blended with it (:func:`vision.head.blend`, as a folder taught now is read); its
+    reads are kept in ``opinions`` by fold and pull (the zoomed and the plain views share
+    them). ``tick(f)`` is called when fold ``f`` is done."""
     photo_of = arrays[3]
     n = len(die_photo)
     opinions = {} if opinions is None else opinions
@@ -88,31 +86,19 @@ def cross_validate(
                 _opinions(head2, second, arrays, dice, s) for s in (False, True)
             ]
         for shrunk, into in ((False, heard), (True, heard_small)):
-            opinion = opinions[f, view[0]][shrunk] if second is not None else None
             probs = _head_reads(head, arrays, dice, shrunk)
-            if opinion is not None and agreed == BLEND:
+            if second is not None:
                 probs = [
                     (blend(td, dp), blend(tf, fp), sd, sf)
-                    for (td, tf, sd, sf), (dp, fp) in zip(probs, opinion, strict=True)
+                    for (td, tf, sd, sf), (dp, fp) in zip(
+                        probs, opinions[f, view[0]][shrunk], strict=True
+                    )
                 ]
-                opinion = None  # (heard in the blend)
             for hearing, reads in into.items():
                 got = _probe_reads(probs, clf, dice, counted[shrunk], hearing)
                 for turns in (1, TURNS):
-                    for j, (d, (pair, score)) in enumerate(zip(dice, got[turns], strict=True)):
-                        if opinion is not None:
-                            sd, sf = probs[j][2][:turns], probs[j][3][:turns]
-                            dp, fp = opinion[j]
-                            pair, score = second_opinion(
-                                pair,
-                                score,
-                                dp[:turns].mean(0),
-                                fp[:turns].mean(0),
-                                clf.pairs,
-                                (sd.mean(0), sf.mean(0)) if hearing.shipped else None,
-                                clf.pip_opinion(counted[shrunk][d]) if hearing.pips else None,
-                            )
-                        reads[turns][d] = (pair, score)
+                    for d, read in zip(dice, got[turns], strict=True):
+                        reads[turns][d] = read
         tick(f)
     return heard, heard_small
 
