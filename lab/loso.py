@@ -577,6 +577,16 @@ def with_second(first: Path, second: Path, out: Path) -> Path:
     return out
 
 
+def unseen_copy(folds: Path, out: Path, sources: list[str] | None) -> Path:
+    """``out``: a copy of the folds in ``folds`` that ``--unseen`` calibrates over their
+    floors, of ``sources`` only (None: every fold). The folds of other sources in ``out`` stay
+    as they were: a run of some sources leaves the others calibrated."""
+    for fold in sorted(p for p in folds.iterdir() if p.is_dir()):
+        if sources is None or fold.name in sources:
+            shutil.copytree(fold, out / fold.name, dirs_exist_ok=True)
+    return out
+
+
 def hears_second(fold: Path) -> bool:
     """Whether the card in ``fold`` was calibrated with the second network lying beside its
     first (its ``joint`` names that file's SHA-256: ``vision.classcard.shipped_second``), so
@@ -965,7 +975,7 @@ def main(argv: list[str] | None = None) -> int:
         # the folds calibrated over their floors in a folder of their own: the recipe's own
         # cards stay as they were
         tag = f"{tag}-unseen" + ("" if args.unseen_cap is None else f"{args.unseen_cap}")
-        folds = Path(shutil.copytree(folds, cache / "folds" / tag, dirs_exist_ok=True))
+        folds = unseen_copy(folds, cache / "folds" / tag, args.sources)
     report = run(
         realdice,
         trainer,

@@ -125,6 +125,22 @@ def test_a_fold_heard_with_a_second_network_shows_the_threshold_of_the_two():
     assert loso.format_fold("numeric_tube", fold).endswith("0.940/0.880 joint 0.730")
 
 
+def test_an_unseen_run_of_some_sources_leaves_the_other_folds_calibrated(tmp_path):
+    """``--unseen --sources S`` calibrates a fresh copy of S's folds only: the copies of other
+    sources, calibrated by an earlier run, are not put back to their uncalibrated cards."""
+    for name in ("PXL_phone", "i_single"):
+        (tmp_path / "folds" / name).mkdir(parents=True)
+        (tmp_path / "folds" / name / "classifier-d6.json").write_text("as trained")
+    (tmp_path / "unseen" / "PXL_phone").mkdir(parents=True)
+    (tmp_path / "unseen" / "PXL_phone" / "classifier-d6.json").write_text("calibrated")
+    out = loso.unseen_copy(tmp_path / "folds", tmp_path / "unseen", ["i_single"])
+    assert out == tmp_path / "unseen"
+    assert (out / "PXL_phone" / "classifier-d6.json").read_text() == "calibrated"
+    assert (out / "i_single" / "classifier-d6.json").read_text() == "as trained"
+    loso.unseen_copy(tmp_path / "folds", out, None)  # every source: each copied afresh
+    assert (out / "PXL_phone" / "classifier-d6.json").read_text() == "as trained"
+
+
 def test_the_loose_recipe_cuts_real_crops_at_other_scales_of_the_box():
     from lab.photos import _cut_row
 
