@@ -50,7 +50,7 @@ from vision.classcard import model_paths, shipped_second
 from vision.classify import TURNS, FaceClassifier
 from vision.detect import Detector
 from vision.dicesets import DiceSet, DiceSetError, load
-from vision.head import AGREED, BLEND, Hearing
+from vision.head import BLEND, Hearing
 from vision.labelled import LabelError, Photo, crops_only, read_folder
 from vision.onnx import file_sha256, open_session
 from vision.taught import HEAD_FORMAT, TAUGHT_FILE, writing
@@ -215,7 +215,7 @@ def teach(
             thresholds["second_opinion"] = {
                 "network": second_at.name,
                 "sha256": clf.meta["joint"]["sha256"],  # (shipped_second checked the file)
-                "agreed": AGREED[0],  # how the second head is heard (vision.head.AGREED)
+                "agreed": BLEND,  # how the second head is heard (vision.head.AGREED)
             }
         heldout.update(heldout_figures(reads, answers, shipped, truth))
         where = [(ph.file, lab) for ph in photos for lab in ph.labels]
